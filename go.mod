@@ -1,0 +1,3 @@
+module github.com/modelgateway/gw
+
+go 1.26.0
