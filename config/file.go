@@ -1,0 +1,226 @@
+package config
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"reflect"
+	"strings"
+)
+
+// DefaultPort is where `gw serve` listens unless told otherwise.
+const DefaultPort = 8787
+
+// LocalTokenPrefix starts every token `gw serve` accepts from local clients.
+const LocalTokenPrefix = "gw-local-"
+
+// File is the content of config.json. Keys gw does not know are kept on disk
+// when Save rewrites the file (see Save), so a newer gw's settings survive an
+// older gw.
+type File struct {
+	BaseURL         string `json:"base_url,omitempty"`
+	LocalToken      string `json:"local_token,omitempty"`
+	Port            int    `json:"port,omitempty"`
+	InsecureStorage bool   `json:"insecure_storage,omitempty"`
+}
+
+// ParseError is a config file that is not valid JSON (or has a field of the
+// wrong type). The file is left as it is.
+type ParseError struct {
+	Path         string
+	Line, Column int // 1-based; 0 when unknown
+	Err          error
+}
+
+func (e *ParseError) Error() string {
+	where := e.Path
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d:%d", e.Path, e.Line, e.Column)
+	}
+	return fmt.Sprintf("config file %s: %s; fix it by hand or move it away and run gw auth login again (gw has not changed it)",
+		where, describeJSONError(e.Err))
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Load reads the config file. A missing (or blank) file is the zero File.
+func Load(path string) (File, error) {
+	var f File
+	_, err := readObject(path, &f)
+	if err != nil {
+		return File{}, err
+	}
+	if f.Port < 0 || f.Port > 65535 {
+		return File{}, fmt.Errorf("config file %s: port %d is out of range (1-65535); fix it or remove the \"port\" line", path, f.Port)
+	}
+	return f, nil
+}
+
+// readObject decodes path into dst and also returns every top-level key as raw
+// JSON, so Save can write back what it does not know. A missing file yields
+// (nil, nil) and leaves dst untouched.
+func readObject(path string, dst any) (map[string]json.RawMessage, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading config file: %w", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, parseError(path, data, err)
+	}
+	if err := json.Unmarshal(data, dst); err != nil {
+		return nil, parseError(path, data, err)
+	}
+	return raw, nil
+}
+
+func parseError(path string, data []byte, err error) error {
+	pe := &ParseError{Path: path, Err: err}
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off >= 0 {
+		pe.Line, pe.Column = lineCol(data, off)
+	}
+	return pe
+}
+
+// lineCol turns a byte offset (as encoding/json reports it: the count of bytes
+// read, so the bad byte is at offset-1) into a 1-based line and column.
+func lineCol(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off > 0 {
+		off-- // point at the offending byte, not past it
+	}
+	line, col = 1, 1
+	for _, b := range data[:off] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			return fmt.Sprintf("%q should be a %s, not a JSON %s", te.Field, te.Type.Kind(), te.Value)
+		}
+		return fmt.Sprintf("the file should hold a JSON object, not a JSON %s", te.Value)
+	}
+	return "not valid JSON: " + err.Error()
+}
+
+// Save writes f to path atomically (mode 0600, directory 0700). Keys in the
+// existing file that File does not know are kept; known keys are written from
+// f (and dropped when empty). An existing file that does not parse is left
+// untouched and reported.
+func Save(path string, f File) error {
+	var old File
+	raw, err := readObject(path, &old)
+	if err != nil {
+		return err
+	}
+	if raw == nil {
+		raw = map[string]json.RawMessage{}
+	}
+	known, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(known, &fields); err != nil {
+		return err
+	}
+	for _, name := range jsonNames(reflect.TypeOf(f)) {
+		delete(raw, name)
+	}
+	for k, v := range fields {
+		raw[k] = v
+	}
+	out, err := json.MarshalIndent(raw, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, append(out, '\n'), 0o600)
+}
+
+func jsonNames(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// Update loads the file, lets fn change it and saves it. Nothing is written
+// when fn returns an error or changes nothing.
+func Update(path string, fn func(*File) error) error {
+	f, err := Load(path)
+	if err != nil {
+		return err
+	}
+	before := f
+	if err := fn(&f); err != nil {
+		return err
+	}
+	if f == before {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+	}
+	return Save(path, f)
+}
+
+// EnsureLocalToken returns the per-install token that local clients present
+// to `gw serve`, creating and saving it the first time.
+func EnsureLocalToken(path string) (string, error) {
+	var tok string
+	err := Update(path, func(f *File) error {
+		if f.LocalToken == "" {
+			t, err := NewLocalToken()
+			if err != nil {
+				return err
+			}
+			f.LocalToken = t
+		}
+		tok = f.LocalToken
+		return nil
+	})
+	return tok, err
+}
+
+// NewLocalToken makes a fresh "gw-local-" + 32 hex characters token.
+func NewLocalToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("generating the local token: %w", err)
+	}
+	return LocalTokenPrefix + hex.EncodeToString(b[:]), nil
+}

@@ -1,0 +1,10 @@
+//go:build !(linux || freebsd || openbsd || netbsd || dragonfly)
+
+package keychain
+
+import (
+	"runtime"
+	"time"
+)
+
+func osBackendName(time.Duration) string { return platformBackend(runtime.GOOS) }

@@ -1,0 +1,113 @@
+package keychain
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+
+	"github.com/modelgateway/gw/config"
+)
+
+type fileStore struct{ path string }
+
+// NewFile is the insecure store the user opts into with --insecure-storage: a
+// JSON object {account: key} in a file of mode 0600, rewritten atomically. It
+// refuses to read a file that others may read.
+func NewFile(path string) Store { return &fileStore{path: path} }
+
+func (s *fileStore) Backend() string { return "file " + s.path + " (insecure)" }
+
+// PermissionError is a credentials file that group or others can access.
+type PermissionError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("refusing to read %s: its mode %04o lets other users read it; run: chmod 600 %s (and consider the key leaked: create a new one)",
+		e.Path, e.Mode.Perm(), e.Path)
+}
+
+// read returns the stored keys; a missing file is an empty map.
+func (s *fileStore) read(checkPerm bool) (map[string]string, error) {
+	f, err := os.Open(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the credentials file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading the credentials file: %w", err)
+	}
+	// Windows has no Unix permission bits; its ACLs default to the user.
+	if checkPerm && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+		return nil, &PermissionError{Path: s.path, Mode: st.Mode()}
+	}
+	keys := map[string]string{}
+	if st.Size() == 0 {
+		return keys, nil
+	}
+	// The decoder's errors quote at most one character, never a whole value.
+	if err := json.NewDecoder(f).Decode(&keys); err != nil {
+		return nil, fmt.Errorf("credentials file %s is damaged (%v); delete it and run: gw auth login --insecure-storage", s.path, err)
+	}
+	return keys, nil
+}
+
+func (s *fileStore) Get(account string) (string, error) {
+	keys, err := s.read(true)
+	if err != nil {
+		return "", err
+	}
+	key, ok := keys[account]
+	if !ok || key == "" {
+		return "", fmt.Errorf("%w in %s for account %q", ErrNotFound, s.path, account)
+	}
+	return key, nil
+}
+
+// Set rewrites the file with mode 0600 — which also repairs a file whose
+// permissions were too open.
+func (s *fileStore) Set(account, key string) error {
+	if key == "" {
+		return errors.New("refusing to store an empty key")
+	}
+	keys, err := s.read(false)
+	if err != nil {
+		return err
+	}
+	keys[account] = key
+	return s.write(keys)
+}
+
+func (s *fileStore) Delete(account string) error {
+	keys, err := s.read(false)
+	if err != nil {
+		return err
+	}
+	if _, ok := keys[account]; !ok {
+		return fmt.Errorf("%w in %s for account %q", ErrNotFound, s.path, account)
+	}
+	delete(keys, account)
+	if len(keys) == 0 {
+		if err := os.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the credentials file: %w", err)
+		}
+		return nil
+	}
+	return s.write(keys)
+}
+
+func (s *fileStore) write(keys map[string]string) error {
+	data, err := json.MarshalIndent(keys, "", "  ")
+	if err != nil {
+		return err
+	}
+	return config.WriteFileAtomic(s.path, append(data, '\n'), 0o600)
+}

@@ -1,0 +1,157 @@
+package keychain
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/zalando/go-keyring"
+)
+
+// DefaultTimeout bounds every OS keychain call.
+const DefaultTimeout = 3 * time.Second
+
+// keyringAPI is the part of go-keyring gw uses; tests substitute a fake.
+type keyringAPI interface {
+	Get(service, user string) (string, error)
+	Set(service, user, password string) error
+	Delete(service, user string) error
+}
+
+// goKeyring calls the real OS keychain through go-keyring.
+type goKeyring struct{}
+
+func (goKeyring) Get(service, user string) (string, error) { return keyring.Get(service, user) }
+func (goKeyring) Set(service, user, pw string) error       { return keyring.Set(service, user, pw) }
+func (goKeyring) Delete(service, user string) error        { return keyring.Delete(service, user) }
+
+type osStore struct {
+	kr      keyringAPI
+	timeout time.Duration
+
+	backendOnce sync.Once
+	backend     string
+	nameBackend func(timeout time.Duration) string
+}
+
+// NewOS is the OS keychain (macOS Keychain, Windows Credential Manager,
+// Secret Service on Linux) under service "gw". Every call gives up after
+// timeout (DefaultTimeout when <= 0): on Linux a locked keyring or a missing
+// D-Bus Secret Service can otherwise hang forever.
+func NewOS(timeout time.Duration) Store {
+	return newOS(goKeyring{}, timeout, osBackendName)
+}
+
+func newOS(kr keyringAPI, timeout time.Duration, name func(time.Duration) string) *osStore {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return &osStore{kr: kr, timeout: timeout, nameBackend: name}
+}
+
+// Backend names the OS keychain; on Linux it also names the program that
+// provides the Secret Service when it can find out quickly.
+func (s *osStore) Backend() string {
+	s.backendOnce.Do(func() { s.backend = s.nameBackend(s.timeout) })
+	return s.backend
+}
+
+func (s *osStore) Get(account string) (string, error) {
+	var key string
+	err := s.call("reading the key", func() error {
+		var err error
+		key, err = s.kr.Get(Service, account)
+		return err
+	})
+	if err != nil {
+		return "", s.wrap(err, account)
+	}
+	return key, nil
+}
+
+func (s *osStore) Set(account, key string) error {
+	if key == "" {
+		return errors.New("refusing to store an empty key")
+	}
+	err := s.call("storing the key", func() error { return s.kr.Set(Service, account, key) })
+	return s.wrap(err, account)
+}
+
+func (s *osStore) Delete(account string) error {
+	err := s.call("deleting the key", func() error { return s.kr.Delete(Service, account) })
+	return s.wrap(err, account)
+}
+
+// TimeoutError is an OS keychain that did not answer in time.
+type TimeoutError struct {
+	Op      string // "reading the key", …
+	Backend string
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s did not answer within %s while %s (is it locked or not running?); unlock it, or store the key in a file instead: gw auth login --insecure-storage",
+		e.Backend, e.Timeout, e.Op)
+}
+
+// call runs fn in a goroutine so a hung keychain cannot hang gw. On time-out
+// the goroutine is left to finish on its own; its result is discarded.
+func (s *osStore) call(op string, fn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	timer := time.NewTimer(s.timeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		return &TimeoutError{Op: op, Backend: s.plainBackend(), Timeout: s.timeout}
+	}
+}
+
+// plainBackend names the backend without asking D-Bus (which may be what hangs).
+func (s *osStore) plainBackend() string {
+	return platformBackend(runtime.GOOS)
+}
+
+func (s *osStore) wrap(err error, account string) error {
+	var te *TimeoutError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, keyring.ErrNotFound), errors.Is(err, ErrNotFound):
+		return fmt.Errorf("%w in %s for account %q", ErrNotFound, s.plainBackend(), account)
+	case errors.As(err, &te):
+		return err
+	case errors.Is(err, keyring.ErrSetDataTooBig):
+		return fmt.Errorf("%s: the key is too long to store", s.plainBackend())
+	}
+	return &UnavailableError{Backend: s.plainBackend(), Err: err}
+}
+
+// UnavailableError is an OS keychain that answered with an error other than
+// "not found" (no D-Bus session, no Secret Service, access denied, …).
+type UnavailableError struct {
+	Backend string
+	Err     error
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("%s is not usable: %v; fix it, or store the key in a file instead: gw auth login --insecure-storage", e.Backend, e.Err)
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+func platformBackend(goos string) string {
+	switch goos {
+	case "darwin", "ios":
+		return "macOS Keychain"
+	case "windows":
+		return "Windows Credential Manager"
+	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly":
+		return "Secret Service"
+	}
+	return "OS keychain (unsupported on " + goos + ")"
+}
