@@ -8,3 +8,5 @@ import (
 )
 
 func osBackendName(time.Duration) string { return platformBackend(runtime.GOOS) }
+
+func platformPrecheck() error { return nil }

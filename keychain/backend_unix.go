@@ -3,7 +3,9 @@
 package keychain
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -34,11 +36,7 @@ func osBackendName(timeout time.Duration) string {
 }
 
 func secretServiceOwner() string {
-	// A private connection: the shared one (dbus.SessionBus) may autolaunch a bus.
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
-		return ""
-	}
-	conn, err := dbus.ConnectSessionBus()
+	conn, err := connectSessionBus()
 	if err != nil {
 		return ""
 	}
@@ -48,10 +46,44 @@ func secretServiceOwner() string {
 	if err != nil {
 		return ""
 	}
-	comm, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(pid), 10) + "/comm")
+	// cmdline, not comm: comm is cut at 15 bytes ("gnome-keyring-d").
+	cmdline, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(pid), 10) + "/cmdline")
 	if err != nil {
 		return ""
 	}
-	name := strings.TrimSpace(string(comm))
+	argv0, _, _ := strings.Cut(string(cmdline), "\x00")
+	name := filepath.Base(strings.TrimSpace(argv0))
+	if name == "." || name == "/" {
+		return ""
+	}
 	return strings.TrimSuffix(name, "-daemon") // gnome-keyring-daemon → gnome-keyring
+}
+
+// connectSessionBus connects to the user's session bus without starting one:
+// godbus (and so go-keyring) would otherwise run dbus-launch, leaving a bus
+// and a keyring daemon behind that nobody can unlock.
+func connectSessionBus() (*dbus.Conn, error) {
+	conn, err := dbus.SessionBusPrivateNoAutoStartup()
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Auth(nil); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if err := conn.Hello(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// platformPrecheck fails fast, before go-keyring runs, when there is no
+// session bus to find a Secret Service on (an SSH login, a container).
+func platformPrecheck() error {
+	conn, err := connectSessionBus()
+	if err != nil {
+		return fmt.Errorf("no D-Bus session bus (%v), so no Secret Service to keep the key", err)
+	}
+	return conn.Close()
 }

@@ -34,6 +34,7 @@ type osStore struct {
 	backendOnce sync.Once
 	backend     string
 	nameBackend func(timeout time.Duration) string
+	precheck    func() error // nil: none
 }
 
 // NewOS is the OS keychain (macOS Keychain, Windows Credential Manager,
@@ -41,7 +42,9 @@ type osStore struct {
 // timeout (DefaultTimeout when <= 0): on Linux a locked keyring or a missing
 // D-Bus Secret Service can otherwise hang forever.
 func NewOS(timeout time.Duration) Store {
-	return newOS(goKeyring{}, timeout, osBackendName)
+	s := newOS(goKeyring{}, timeout, osBackendName)
+	s.precheck = platformPrecheck
+	return s
 }
 
 func newOS(kr keyringAPI, timeout time.Duration, name func(time.Duration) string) *osStore {
@@ -100,7 +103,15 @@ func (e *TimeoutError) Error() string {
 // the goroutine is left to finish on its own; its result is discarded.
 func (s *osStore) call(op string, fn func() error) error {
 	done := make(chan error, 1)
-	go func() { done <- fn() }()
+	go func() {
+		if s.precheck != nil {
+			if err := s.precheck(); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- fn()
+	}()
 	timer := time.NewTimer(s.timeout)
 	defer timer.Stop()
 	select {

@@ -280,4 +280,3 @@ func (failingKeyring) Get(string, string) (string, error) {
 }
 func (failingKeyring) Set(string, string, string) error { return errors.New("no") }
 func (failingKeyring) Delete(string, string) error      { return errors.New("no") }
-

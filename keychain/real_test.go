@@ -1,0 +1,140 @@
+package keychain
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestOSStore_RealSecretService stores, reads and deletes a key in a real
+// gnome-keyring over D-Bus, and checks with secret-tool that the keyring
+// really holds it. It never touches the user's own keyring: unless it already
+// runs inside scripts/with-keyring.sh (GW_ISOLATED_KEYRING=1), it re-runs
+// itself there. With GW_REQUIRE_REAL_KEYCHAIN=1 missing tools fail the test
+// instead of skipping it.
+func TestOSStore_RealSecretService(t *testing.T) {
+	required := os.Getenv("GW_REQUIRE_REAL_KEYCHAIN") == "1"
+	skip := func(format string, args ...any) {
+		t.Helper()
+		if required {
+			t.Fatalf(format+" (GW_REQUIRE_REAL_KEYCHAIN=1)", args...)
+		}
+		t.Skipf(format, args...)
+	}
+	if runtime.GOOS != "linux" {
+		skip("the Secret Service test needs Linux, not %s", runtime.GOOS)
+	}
+	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon", "secret-tool"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			skip("%s is not installed; install: apt-get install -y dbus gnome-keyring libsecret-tools", tool)
+		}
+	}
+
+	if os.Getenv("GW_ISOLATED_KEYRING") != "1" {
+		runIsolated(t)
+		return
+	}
+
+	account := "test-" + randomHex(t, 6)
+	key := "sk-test-" + randomHex(t, 16)
+	s := NewOS(DefaultTimeout)
+
+	if b := s.Backend(); b != "Secret Service (gnome-keyring)" {
+		t.Errorf("Backend() = %q, want Secret Service (gnome-keyring)", b)
+	}
+	if _, err := s.Get(account); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get before Set: %v, want ErrNotFound", err)
+	}
+	if err := s.Set(account, key); err != nil {
+		t.Fatalf("Set: %v", err)
+	}
+	got, err := s.Get(account)
+	if err != nil || got != key {
+		t.Fatalf("Get = %q, %v; want the stored key", Mask(got), err)
+	}
+	// Ask the keyring itself, by the attributes other tools would use.
+	out, err := exec.Command("secret-tool", "lookup", "service", Service, "username", account).Output()
+	if err != nil {
+		t.Fatalf("secret-tool lookup: %v", err)
+	}
+	if strings.TrimRight(string(out), "\n") != key {
+		t.Errorf("secret-tool found %q, want the key gw stored", Mask(string(out)))
+	}
+
+	replacement := "sk-test-" + randomHex(t, 16)
+	if err := s.Set(account, replacement); err != nil {
+		t.Fatalf("second Set: %v", err)
+	}
+	if got, _ := s.Get(account); got != replacement {
+		t.Errorf("after replacing, Get = %q", Mask(got))
+	}
+
+	if err := s.Delete(account); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if _, err := s.Get(account); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get after Delete: %v, want ErrNotFound", err)
+	}
+	if err := s.Delete(account); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second Delete: %v, want ErrNotFound", err)
+	}
+	if out, _ := exec.Command("secret-tool", "lookup", "service", Service, "username", account).Output(); len(out) != 0 {
+		t.Error("the keyring still holds the key after Delete")
+	}
+}
+
+// runIsolated re-runs this test binary, for this test only, inside
+// scripts/with-keyring.sh.
+func runIsolated(t *testing.T) {
+	t.Helper()
+	script := filepath.Join(repoRoot(t), "scripts", "with-keyring.sh")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(script, exe, "-test.run=^TestOSStore_RealSecretService$", "-test.v", "-test.count=1", "-test.timeout=2m")
+	// Inside the isolated session everything is installed, so a skip there is a failure.
+	cmd.Env = append(os.Environ(), "GW_REQUIRE_REAL_KEYCHAIN=1")
+	out, err := cmd.CombinedOutput()
+	t.Logf("under %s:\n%s", filepath.Base(script), out)
+	if err != nil {
+		t.Fatalf("the isolated run failed: %v", err)
+	}
+	if !strings.Contains(string(out), "--- PASS: TestOSStore_RealSecretService") {
+		t.Fatal("the isolated run did not pass the test")
+	}
+}
+
+// repoRoot walks up from the package directory to the module root.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(data), "module github.com/modelgateway/gw\n") {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("cannot find the repository root (go.mod of github.com/modelgateway/gw) above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+func randomHex(t *testing.T, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
