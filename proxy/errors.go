@@ -1,0 +1,89 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+)
+
+// Error codes of the responses gw serve writes itself. Clients see them in
+// error.code; error.type is always "gw_error".
+const (
+	CodeOriginRefused     = "origin_refused"
+	CodeCrossSiteRefused  = "cross_site_refused"
+	CodeHostRefused       = "host_refused"
+	CodeLocalTokenMissing = "local_token_missing"
+	CodeLocalTokenInvalid = "local_token_invalid"
+	CodeNotFound          = "not_found"
+	CodeNoKey             = "no_key"
+	CodeKeyUnavailable    = "key_unavailable"
+	CodeUnreachable       = "upstream_unreachable"
+)
+
+// Messages of the hosted service's error conditions; gw's own errors start
+// with them so agents that recognise the service's errors recognise these.
+const (
+	msgKeyRejected = "API key invalid or unauthorized"
+	msgUnreachable = "unable to connect to API"
+)
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+}
+
+// writeError writes an error in the OpenAI shape. It sets no CORS header on
+// purpose: a browser must not be able to read any answer of gw serve.
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	b, _ := json.Marshal(errorBody{Error: errorDetail{Message: message, Type: "gw_error", Code: code}})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func decodeObject(body []byte) (map[string]any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // keep numbers exactly as sent
+	var doc map[string]any
+	if dec.Decode(&doc) != nil || doc == nil {
+		return nil, false
+	}
+	return doc, true
+}
+
+// appendToMessage adds hint to the first message field it knows, in the
+// shapes gateways use: {"error":{"message"}}, {"error":"…"}, {"message"},
+// {"detail"}.
+func appendToMessage(doc map[string]any, hint string) bool {
+	if inner, ok := doc["error"].(map[string]any); ok {
+		if m, ok := inner["message"].(string); ok {
+			inner["message"] = m + hint
+			return true
+		}
+	}
+	for _, k := range []string{"error", "message", "detail"} {
+		if m, ok := doc[k].(string); ok {
+			doc[k] = m + hint
+			return true
+		}
+	}
+	return false
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

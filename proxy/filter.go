@@ -1,0 +1,141 @@
+package proxy
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// refusal is why the filter turned a request away.
+type refusal struct {
+	status  int
+	code    string
+	message string
+}
+
+// filter holds the rules a request must pass before it is forwarded. As in
+// kubectl proxy, every rule rejects; nothing here grants more than the rules
+// before it. The order matters only for which reason is reported: browser
+// signs first (they are the attack gw serve exists to stop), then the Host
+// (DNS rebinding), then the local token, then the path.
+type filter struct {
+	localToken  string
+	acceptHosts map[string]bool // lower-case host names without port
+}
+
+func newFilter(localToken string, extraHosts []string) *filter {
+	f := &filter{localToken: localToken, acceptHosts: map[string]bool{
+		"127.0.0.1": true, "localhost": true, "::1": true,
+	}}
+	for _, h := range extraHosts {
+		h = strings.ToLower(strings.Trim(h, "[]"))
+		if h != "" {
+			f.acceptHosts[h] = true
+		}
+	}
+	return f
+}
+
+func (f *filter) check(r *http.Request) *refusal {
+	if o := r.Header.Values("Origin"); len(o) > 0 {
+		return &refusal{http.StatusForbidden, CodeOriginRefused, fmt.Sprintf(
+			"request refused: it carries an Origin header (%s), so it comes from a web page; "+
+				"gw serve only accepts local tools, and a page must not spend your balance", quoteShort(o[0]))}
+	}
+	if strings.EqualFold(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site")), "cross-site") {
+		return &refusal{http.StatusForbidden, CodeCrossSiteRefused,
+			"request refused: Sec-Fetch-Site is cross-site, so a web page sent it; gw serve only accepts local tools"}
+	}
+	if ref := f.checkHost(r); ref != nil {
+		return ref
+	}
+	if ref := f.checkToken(r); ref != nil {
+		return ref
+	}
+	if !forwardable(r.URL.Path) {
+		return &refusal{http.StatusNotFound, CodeNotFound, fmt.Sprintf(
+			"not found: gw serve forwards only /v1/… paths, not %s; set the client's base URL to http://%s/v1",
+			quoteShort(r.URL.Path), r.Host)}
+	}
+	return nil
+}
+
+func (f *filter) checkHost(r *http.Request) *refusal {
+	port := localPort(r)
+	host, hostPort, err := net.SplitHostPort(r.Host)
+	if err == nil && port != "" && hostPort == port && f.acceptHosts[strings.ToLower(host)] {
+		return nil
+	}
+	want := "127.0.0.1, localhost or [::1]"
+	if port != "" {
+		want += " with port " + port
+	}
+	return &refusal{http.StatusForbidden, CodeHostRefused, fmt.Sprintf(
+		"request refused: Host %s is not %s (protection against DNS rebinding); "+
+			"point the client at http://127.0.0.1:%s/v1", quoteShort(r.Host), want, port)}
+}
+
+func (f *filter) checkToken(r *http.Request) *refusal {
+	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		return &refusal{http.StatusUnauthorized, CodeLocalTokenMissing, msgKeyRejected +
+			": gw serve needs its local token as the client's key (Authorization: Bearer gw-local-…); " +
+			"gw auth status shows it, gw init agent --mode proxy writes it into the agent config"}
+	}
+	scheme, token, _ := strings.Cut(auth, " ")
+	token = strings.TrimSpace(token)
+	if !strings.EqualFold(scheme, "Bearer") || f.localToken == "" ||
+		subtle.ConstantTimeCompare([]byte(token), []byte(f.localToken)) != 1 {
+		hint := ""
+		if !strings.HasPrefix(token, "gw-local-") {
+			// The commonest mistake: the real key pasted where the local token belongs.
+			hint = " (the client sent something that is not a gw local token — the real API key belongs in gw's keychain, not in the client)"
+		}
+		return &refusal{http.StatusUnauthorized, CodeLocalTokenInvalid, msgKeyRejected +
+			": the client's key is not this install's gw serve local token" + hint +
+			"; gw auth status shows the token, gw init agent --mode proxy writes it into the agent config"}
+	}
+	return nil
+}
+
+// forwardable reports whether path is under /v1/ and has no dot segments,
+// which could otherwise climb out of the base path on the upstream.
+func forwardable(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/v1/")
+	if !ok {
+		return false
+	}
+	for seg := range strings.SplitSeq(rest, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// localPort is the port of the connection the request came in on, so the
+// Host check needs no configuration and works with --port 0.
+func localPort(r *http.Request) string {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return ""
+	}
+	_, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return ""
+	}
+	return port
+}
+
+// quoteShort quotes client-provided text for a message, bounded so a hostile
+// header cannot blow up a log line or an error body.
+func quoteShort(s string) string {
+	const max = 100
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,280 @@
+// Package proxy is gw serve's handler: a localhost-only /v1 reverse proxy to
+// the hosted service that swaps the client's local token for the real key.
+//
+// A request passes a filter (no browser Origin, no cross-site fetch, a
+// loopback Host with the listener's port, the local token, a /v1/ path)
+// before httputil.ReverseProxy forwards it. Rewrite, not Director, sets the
+// key: Rewrite runs after hop-by-hop headers are removed, so a client's
+// "Connection: Authorization" cannot strip it. Responses stream through
+// unbuffered; usage is read from the stream as it passes.
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/keychain"
+)
+
+// Options configure the handler. Upstream, Transport, Keys and LocalToken are
+// required.
+type Options struct {
+	Upstream   *url.URL          // the hosted base URL, ending in /v1
+	Transport  http.RoundTripper // to the upstream (api.NewTransport in gw serve)
+	Keys       *Keys             // the real API key
+	LocalToken string            // what clients must send as their Bearer key
+	// AcceptHosts are host names accepted in the Host header besides
+	// 127.0.0.1, localhost and [::1]: the --listen address when it is not
+	// loopback.
+	AcceptHosts []string
+	// Log receives one line per request; nil writes none.
+	Log io.Writer
+	// ModelIDs lists the ids an unknown model is compared with for "did you
+	// mean"; nil or an error: the built-in catalogue.
+	ModelIDs func(ctx context.Context) ([]string, error)
+}
+
+// Handler is gw serve's http.Handler.
+type Handler struct {
+	filter   *filter
+	keys     *Keys
+	rp       *httputil.ReverseProxy
+	upstream *url.URL
+	log      *logger
+	modelIDs func(ctx context.Context) ([]string, error)
+}
+
+// ErrShuttingDown is the cause given to requests cut off because gw serve
+// stopped before they finished.
+var ErrShuttingDown = errors.New("gw serve is shutting down")
+
+// maxErrorBody bounds how much of an upstream error body is read to add a
+// model suggestion; bigger bodies pass through untouched.
+const maxErrorBody = 64 << 10
+
+type ctxKey int
+
+const (
+	entryCtx ctxKey = iota
+	keyCtx
+)
+
+// New builds the handler.
+func New(o Options) (*Handler, error) {
+	switch {
+	case o.Upstream == nil || o.Upstream.Scheme == "" || o.Upstream.Host == "":
+		return nil, errors.New("proxy: an absolute upstream base URL is required")
+	case o.Transport == nil:
+		return nil, errors.New("proxy: an upstream transport is required")
+	case o.Keys == nil:
+		return nil, errors.New("proxy: a key source is required")
+	case o.LocalToken == "":
+		return nil, errors.New("proxy: a local token is required")
+	}
+	up := *o.Upstream
+	up.Path = strings.TrimSuffix(up.Path, "/")
+	up.RawPath = strings.TrimSuffix(up.RawPath, "/")
+	h := &Handler{
+		filter:   newFilter(o.LocalToken, o.AcceptHosts),
+		keys:     o.Keys,
+		upstream: &up,
+		log:      &logger{w: o.Log},
+		modelIDs: o.ModelIDs,
+	}
+	h.rp = &httputil.ReverseProxy{
+		Rewrite:        h.rewrite,
+		Transport:      o.Transport,
+		FlushInterval:  -1, // every write reaches the client at once: no buffering anywhere
+		ModifyResponse: h.modifyResponse,
+		ErrorHandler:   h.errorHandler,
+		ErrorLog:       log.New(io.Discard, "", 0), // failures are reported in the request log
+	}
+	return h, nil
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e := &entry{start: time.Now(), method: r.Method, path: r.URL.Path}
+	defer func() {
+		if p := recover(); p != nil {
+			// ReverseProxy aborts the connection when the upstream dies
+			// mid-stream; say so in the log, then let the server abort.
+			if e.note == "" {
+				e.note = "aborted=upstream_stream_broken"
+			}
+			h.log.write(e, time.Now())
+			panic(p)
+		}
+		h.log.write(e, time.Now())
+	}()
+
+	if ref := h.filter.check(r); ref != nil {
+		e.status, e.note = ref.status, "refused="+ref.code
+		writeError(w, ref.status, ref.code, ref.message)
+		return
+	}
+	key, err := h.keys.Get(r.Context())
+	if err != nil || key == "" {
+		status, code, msg := http.StatusUnauthorized, CodeNoKey,
+			msgKeyRejected+": no key stored — run gw auth login"
+		if err != nil && !errors.Is(err, keychain.ErrNotFound) {
+			status, code = http.StatusServiceUnavailable, CodeKeyUnavailable
+			msg = msgKeyRejected + ": gw serve could not read the key (" + err.Error() + ") — run gw doctor"
+		}
+		e.status, e.note = status, "refused="+code
+		writeError(w, status, code, msg)
+		return
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		e.model = &modelScanner{}
+		r.Body = &scanBody{ReadCloser: r.Body, s: e.model}
+	}
+	ctx := context.WithValue(context.WithValue(r.Context(), entryCtx, e), keyCtx, key)
+	h.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// rewrite maps /v1/<rest>?<query> to <upstream base>/<rest>?<query> and puts
+// the real key in place of whatever the client sent.
+func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
+	out := pr.Out
+	out.URL.Path = strings.TrimPrefix(pr.In.URL.Path, "/v1")
+	out.URL.RawPath = ""
+	if rp := pr.In.URL.RawPath; rp != "" {
+		out.URL.RawPath = strings.TrimPrefix(rp, "/v1")
+	}
+	pr.SetURL(h.upstream)
+
+	key, _ := pr.In.Context().Value(keyCtx).(string)
+	out.Header.Set("Authorization", "Bearer "+key)
+	// Headers that only make sense between the client and gw serve.
+	out.Header.Del("Cookie")
+	out.Header.Del("Proxy-Authorization")
+	if out.Header.Get("Accept-Encoding") == "" {
+		// Otherwise the transport asks for gzip on its own and the upstream
+		// may compress, and so hold back, SSE events.
+		out.Header.Set("Accept-Encoding", "identity")
+	}
+}
+
+func (h *Handler) modifyResponse(res *http.Response) error {
+	e, _ := res.Request.Context().Value(entryCtx).(*entry)
+	if e == nil {
+		return nil
+	}
+	e.status = res.StatusCode
+	if res.Header.Get("Content-Encoding") != "" && res.Header.Get("Content-Encoding") != "identity" {
+		return nil // compressed at the client's request: passed through as is
+	}
+	ct := strings.ToLower(res.Header.Get("Content-Type"))
+	switch {
+	case res.StatusCode >= 400:
+		h.suggestModel(res, e)
+	case strings.HasPrefix(ct, "text/event-stream"):
+		res.Body = &usageReader{ReadCloser: res.Body, sse: true, onUsage: func(u Usage) { e.usage = &u }}
+	case strings.Contains(ct, "json") && res.ContentLength <= maxSniffLine:
+		res.Body = &usageReader{ReadCloser: res.Body, onUsage: func(u Usage) { e.usage = &u }}
+	}
+	return nil
+}
+
+// suggestModel adds the closest listed id to an unknown-model error and
+// leaves every other error body exactly as the upstream sent it.
+func (h *Handler) suggestModel(res *http.Response, e *entry) {
+	model := ""
+	if e.model != nil {
+		model = e.model.Model()
+	}
+	if model == "" {
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
+	rest := res.Body
+	if err != nil || len(body) > maxErrorBody {
+		res.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), rest}
+		return
+	}
+	ae := api.ClassifyResponse(res.StatusCode, res.Header, body, model)
+	suggestion := ""
+	if ae != nil && ae.Condition == api.UnknownModel {
+		suggestion = h.closestID(res.Request.Context(), model)
+	}
+	if suggestion != "" && suggestion != model {
+		body = addSuggestion(body, res.Header.Get("Content-Type"), suggestion)
+		res.ContentLength = int64(len(body))
+		res.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		e.note = "suggested=" + suggestion
+	}
+	res.Body = readCloser{bytes.NewReader(body), rest}
+}
+
+func (h *Handler) closestID(ctx context.Context, model string) string {
+	var ids []string
+	if h.modelIDs != nil {
+		if listed, err := h.modelIDs(ctx); err == nil {
+			ids = listed
+		}
+	}
+	if len(ids) == 0 {
+		ids = api.CatalogIDs()
+	}
+	return api.ClosestID(model, ids)
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	e, _ := r.Context().Value(entryCtx).(*entry)
+	if e == nil {
+		e = &entry{}
+	}
+	ctx := r.Context()
+	switch {
+	case errors.Is(context.Cause(ctx), ErrShuttingDown):
+		e.status, e.note = http.StatusServiceUnavailable, "aborted=shutting_down"
+		writeError(w, e.status, CodeUnreachable, msgUnreachable+": gw serve stopped before the service answered")
+	case ctx.Err() != nil:
+		// The client went away: nobody to answer. 499 as nginx logs it.
+		e.status, e.note = 499, "aborted=client_gone"
+	default:
+		msg := msgUnreachable + ": " + err.Error()
+		if ae := api.ClassifyTransport(err); ae != nil {
+			msg = ae.Error()
+			if !strings.HasPrefix(msg, msgUnreachable) {
+				msg = msgUnreachable + ": " + msg
+			}
+		}
+		e.status, e.note = http.StatusBadGateway, "refused="+CodeUnreachable
+		writeError(w, e.status, CodeUnreachable, msg)
+	}
+}
+
+// addSuggestion appends "(did you mean …?)" to the message of an error body,
+// whatever shape the upstream used; other fields are kept.
+func addSuggestion(body []byte, contentType, id string) []byte {
+	hint := fmt.Sprintf(" (did you mean %q?)", id)
+	if doc, ok := decodeObject(body); ok {
+		if appendToMessage(doc, hint) {
+			if b, err := marshalNoEscape(doc); err == nil {
+				return b
+			}
+		}
+		return body
+	}
+	if strings.Contains(contentType, "json") {
+		return body
+	}
+	return append(bytes.TrimRight(body, "\r\n"), append([]byte(hint), '\n')...)
+}
