@@ -1,0 +1,147 @@
+// Package doctor walks the path from gw's configuration to a working model and reports, check by check, what
+// works and what does not: config → base URL → DNS → TCP → TLS → HTTP /models without and with the key → the
+// model list → each model id, plus the coding agent's config, the local proxy and where the key is kept.
+//
+// Every check runs and none stops the others: a check that cannot run because one before it failed is
+// reported as skipped, saying why. Independent checks run concurrently and every network step is bounded, so
+// Run answers within Input.Timeout (15 s by default) even when the network hangs.
+package doctor
+
+import (
+	"context"
+	"crypto/x509"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelgateway/gw/keychain"
+)
+
+// Status is the outcome of one check.
+type Status string
+
+const (
+	Pass Status = "pass"
+	Warn Status = "warn" // works, but something deserves attention; does not make the report fail
+	Fail Status = "fail"
+	Skip Status = "skip" // could not run because an earlier check failed (Cause says which)
+)
+
+// Stable check ids (model checks are "model:" + the id).
+const (
+	IDConfig      = "config"
+	IDBaseURL     = "base_url"
+	IDDNS         = "dns"
+	IDTCP         = "tcp"
+	IDTLS         = "tls"
+	IDHTTP        = "http"
+	IDKey         = "key"
+	IDModels      = "models"
+	IDAgentConfig = "agent_config"
+	IDProxy       = "proxy"
+	IDKeychain    = "keychain"
+	ModelIDPrefix = "model:"
+)
+
+// Check is the result of one check. Condition and Message are set only on failures that match one of the
+// service's documented error conditions; Cause says what exactly was found and Fix the one thing to do.
+type Check struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Status    Status `json:"status"`
+	Condition string `json:"condition,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Cause     string `json:"cause,omitempty"`
+	Fix       string `json:"fix,omitempty"`
+	Detail    string `json:"detail,omitempty"` // what was checked or found, on any status
+}
+
+// Report is every check in a stable order. OK is false when at least one check failed.
+type Report struct {
+	OK     bool    `json:"ok"`
+	Checks []Check `json:"checks"`
+}
+
+// Get returns the check with the given id.
+func (r Report) Get(id string) (Check, bool) {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+// Where the base URL came from; the values match config.Source.
+const (
+	SourceFlag    = "flag"
+	SourceEnv     = "env"
+	SourceConfig  = "config"
+	SourceDefault = "default"
+)
+
+// Input is everything Run needs, resolved by the caller. Nothing here is read from the process environment
+// by Run itself except through Getenv, so tests drive Run without the CLI.
+type Input struct {
+	// BaseURL is the effective base URL exactly as given (not trimmed or corrected) and BaseURLSource where it
+	// came from (SourceFlag, SourceEnv, SourceConfig, SourceDefault).
+	BaseURL       string
+	BaseURLSource string
+	// CanonicalURL is the service's address built into the binary; "" when the build has none.
+	CanonicalURL string
+
+	// ConfigPath is the config file; ConfigErr the error loading it (nil when it loaded or does not exist).
+	// ConfigBaseURL is the base URL saved in it, used to notice http where https was configured.
+	ConfigPath    string
+	ConfigErr     error
+	ConfigBaseURL string
+
+	// Key is the resolved API key and where it came from, or KeyErr the error resolving it (wrapping
+	// keychain.ErrNotFound when there is none). KeychainBackend names the OS keychain gw would use.
+	Key             keychain.Resolved
+	KeyErr          error
+	KeychainBackend string
+
+	// Models are the ids given with --model; AgentConfigs the OpenCode config files to read (missing files are
+	// fine: they are reported as not found).
+	Models       []string
+	AgentConfigs []string
+
+	// ProxyAddr is where `gw serve` listens ("127.0.0.1:8787"); LocalToken the token it accepts.
+	ProxyAddr  string
+	LocalToken string
+
+	// Version goes into the User-Agent of the requests.
+	Version string
+
+	// Getenv reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY (nil: none set).
+	Getenv func(string) string
+
+	// Network lets tests point DNS and dialing at loopback servers; zero value: the system's.
+	Network Network
+
+	// Timeout bounds the whole run (default 15 s); StepTimeout each network step (default 5 s).
+	Timeout     time.Duration
+	StepTimeout time.Duration
+
+	// OnCheck, if set, is called as each check finishes (serialised), e.g. to update a spinner.
+	OnCheck func(Check)
+}
+
+// Network is how doctor reaches the service. Every field is optional.
+type Network struct {
+	// Resolver answers the dns check and resolves names for every connection.
+	Resolver *net.Resolver
+	// Dial opens TCP connections (for the tcp, tls and HTTP checks).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// RootCAs replaces the system trust store (tests serving their own certificate).
+	RootCAs *x509.CertPool
+	// HTTPClient replaces the client built from the above (api.NewTransport with Dial and RootCAs).
+	HTTPClient *http.Client
+}
+
+// DefaultTimeout bounds the whole run: the command answers within it even when the network hangs.
+const DefaultTimeout = 15 * time.Second
+
+// DefaultStepTimeout bounds each network step.
+const DefaultStepTimeout = 5 * time.Second

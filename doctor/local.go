@@ -1,0 +1,122 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/proxy"
+)
+
+// checkConfig reports the config file: a file that does not parse is a failure (gw never rewrites it).
+func (r *run) checkConfig() Check {
+	in := r.in
+	if in.ConfigErr != nil {
+		return Check{ID: IDConfig, Status: Fail,
+			Cause: in.ConfigErr.Error(),
+			Fix:   "fix the file by hand, or move it away and run: gw auth login"}
+	}
+	if in.ConfigPath == "" {
+		return Check{ID: IDConfig, Status: Pass, Detail: "no config file in use"}
+	}
+	if _, err := os.Stat(in.ConfigPath); errors.Is(err, fs.ErrNotExist) {
+		return Check{ID: IDConfig, Status: Pass, Detail: in.ConfigPath + " does not exist yet (nothing saved; gw auth login creates it)"}
+	} else if err != nil {
+		return Check{ID: IDConfig, Status: Fail, Cause: "the config file cannot be read: " + err.Error(),
+			Fix: "check the permissions of " + in.ConfigPath}
+	}
+	return Check{ID: IDConfig, Status: Pass, Detail: in.ConfigPath}
+}
+
+// checkKeychain says which backend holds the key (never the key itself; the masked form only).
+func (r *run) checkKeychain() Check {
+	in := r.in
+	c := Check{ID: IDKeychain}
+	if in.KeyErr != nil || in.Key.Key == "" {
+		c.Status = Fail
+		switch {
+		case in.KeyErr == nil || errors.Is(in.KeyErr, keychain.ErrNotFound):
+			where := "the OS keychain"
+			if in.KeychainBackend != "" {
+				where = in.KeychainBackend
+			}
+			c.Cause = fmt.Sprintf("no key is stored: GW_API_KEY is not set and %s has no key for gw", where)
+			c.Fix = "run: gw auth login"
+		default:
+			c.Cause = "the key could not be read: " + in.KeyErr.Error()
+			c.Fix = "unlock the keychain and retry, or set GW_API_KEY, or store the key in a file with: gw auth login --insecure-storage"
+		}
+		return c
+	}
+	masked := keychain.Mask(in.Key.Key)
+	switch in.Key.Source {
+	case keychain.SourceFile:
+		c.Status = Warn
+		c.Detail = masked + " in " + in.Key.Backend
+		c.Cause = "the key is kept in a plain file (stored with --insecure-storage): anyone who can read your files can use it"
+		c.Fix = "once an OS keychain is available, run: gw auth login (it stores the key there)"
+	case keychain.SourceEnv:
+		c.Status = Pass
+		c.Detail = masked + " from the environment variable GW_API_KEY (overrides any stored key)"
+	default:
+		c.Status = Pass
+		c.Detail = masked + " in " + in.Key.Backend
+	}
+	if in.Key.Warning != nil {
+		c.Status = Warn
+		c.Cause = "the OS keychain failed, so the key came from the next source: " + in.Key.Warning.Error()
+		c.Fix = "unlock or repair the OS keychain, then run: gw auth login"
+	}
+	return c
+}
+
+// checkProxy asks whether `gw serve` answers on its address with this install's token. Not running is only a
+// failure when an agent config sends its requests there.
+func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check {
+	in := r.in
+	if in.ProxyAddr == "" {
+		return skipped(IDProxy, "no address for gw serve is known")
+	}
+	ctx, cancel := r.step(ctx)
+	defer cancel()
+	err := proxy.Probe(ctx, in.ProxyAddr, in.LocalToken)
+	select {
+	case <-agentReady:
+	case <-ctx.Done():
+	}
+	r.mu.Lock()
+	users := r.agent.proxyUsers
+	r.mu.Unlock()
+
+	if err == nil {
+		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve answers on " + in.ProxyAddr + " and accepts this install's local token"}
+	}
+	c := Check{ID: IDProxy, Cause: err.Error()}
+	switch {
+	case errors.Is(err, proxy.ErrNotRunning) && len(users) == 0:
+		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve is not running on " + in.ProxyAddr + "; no agent config found here uses it"}
+	case errors.Is(err, proxy.ErrNotRunning):
+		c = unreachable(c)
+		c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but nothing answers there", users[0], in.ProxyAddr)
+		c.Fix = "run: gw serve (and keep it running while the agent works)"
+	case errors.Is(err, proxy.ErrTokenRejected):
+		c.Status = Fail
+		c.Fix = "restart gw serve so it uses this install's local token"
+	case errors.Is(err, proxy.ErrNotGwServe):
+		c.Status = Fail
+		if len(users) == 0 {
+			c.Status = Warn
+		}
+		c.Fix = fmt.Sprintf("stop the program on %s, or run gw serve --port N on a free port and re-run gw init agent", in.ProxyAddr)
+	default:
+		c.Status = Warn
+		c.Fix = "run: gw serve"
+	}
+	if c.Status == Fail && len(users) > 0 && c.Condition == "" {
+		c = unreachable(c)
+	}
+	return c
+}

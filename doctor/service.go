@@ -1,0 +1,513 @@
+package doctor
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
+)
+
+// baseURL is the outcome of the base_url check that the network checks build on.
+type baseURL struct {
+	check Check
+	// target is the URL the network checks use: the given one, or the corrected one when the given one is
+	// malformed in a way that has a safe correction (so the report still says whether the rest works).
+	target    *url.URL
+	corrected bool
+	// differs is set when a well-formed base URL is not the canonical one; the check's final status waits
+	// for the http check (see finishBaseURL).
+	differs bool
+}
+
+// walkService runs the chain base_url → dns → tcp → tls → http → key → models → model:<id>. Each step needs
+// the one before it; a step whose predecessor failed is skipped with the reason.
+func (r *run) walkService(ctx context.Context, agentReady <-chan struct{}) {
+	bu := r.checkBaseURL()
+	if bu.target == nil {
+		r.set(bu.check)
+		why := "there is no usable base URL (see base_url)"
+		for _, id := range []string{IDDNS, IDTCP, IDTLS, IDHTTP} {
+			r.set(skipped(id, why))
+		}
+		r.set(r.keyWithoutService(why))
+		r.set(skipped(IDModels, why))
+		r.modelChecks(ctx, agentReady, nil, why)
+		return
+	}
+	u := bu.target
+	via := ""
+	if bu.corrected {
+		via = "checked with the corrected base URL " + u.Redacted()
+	}
+
+	dns := r.checkDNS(ctx, u)
+	r.set(withDetail(dns, via))
+
+	var tcp Check
+	if dns.Status == Fail {
+		tcp = skipped(IDTCP, "the host name did not resolve (see dns)")
+	} else {
+		tcp = r.checkTCP(ctx, u)
+	}
+	r.set(tcp)
+
+	var tlsc Check
+	switch {
+	case u.Scheme != "https":
+		tlsc = skipped(IDTLS, "not used: the base URL is plain http")
+	case tcp.Status != Pass && tcp.Status != Warn:
+		tlsc = skipped(IDTLS, "no TCP connection (see "+failedOf(dns, tcp)+")")
+	default:
+		tlsc = r.checkTLS(ctx, u)
+	}
+	r.set(tlsc)
+
+	var httpc Check
+	var open []api.Model // the list the service gave without a key (an open service)
+	// The checks the HTTP request depends on; a TLS check that does not apply (plain http, or a proxy tunnel)
+	// blocks nothing.
+	path := []Check{dns, tcp}
+	if tlsc.Status != Skip || tcp.Status == Fail || tcp.Status == Skip {
+		path = append(path, tlsc)
+	}
+	if f := failedIn(path...); f != "" {
+		httpc = skipped(IDHTTP, "the service cannot be reached (see "+f+")")
+	} else {
+		httpc, open = r.checkHTTP(ctx, u)
+	}
+	r.set(withDetail(httpc, via))
+	r.set(r.finishBaseURL(bu, append(path, httpc)))
+
+	var key Check
+	var models []api.Model
+	switch {
+	case r.in.KeyErr != nil || r.in.Key.Key == "":
+		key = r.keyWithoutService("")
+	case httpc.Status == Fail || httpc.Status == Skip:
+		key = skipped(IDKey, "the service did not answer (see "+failedOf(append(path, httpc)...)+")")
+	default:
+		key, models = r.checkKey(ctx, u)
+	}
+	r.set(key)
+
+	var mc Check
+	var available []string
+	switch {
+	case key.Status == Pass:
+		mc, available = checkModels(models)
+	case key.Status == Fail && r.in.Key.Key == "" && open != nil:
+		// No key, but the service lists models without one: still worth checking the ids against it.
+		mc, available = checkModels(open)
+	default:
+		mc = skipped(IDModels, "the service did not give the model list (see "+failedOf(append(path, httpc, key)...)+")")
+	}
+	r.set(mc)
+	why := ""
+	if mc.Status == Skip {
+		why = "the model list is not available (see " + failedOf(append(path, httpc, key, mc)...) + ")"
+	}
+	r.modelChecks(ctx, agentReady, available, why)
+}
+
+// failedIn names the first of the checks that failed or was skipped, "" when none did.
+func failedIn(cs ...Check) string {
+	for _, c := range cs {
+		if c.Status == Fail || c.Status == Skip {
+			return c.ID
+		}
+	}
+	return ""
+}
+
+// failedOf names the first of the checks that failed or was skipped, else the last one.
+func failedOf(cs ...Check) string {
+	for _, c := range cs {
+		if c.Status == Fail || c.Status == Skip {
+			return c.ID
+		}
+	}
+	if len(cs) > 0 {
+		return cs[len(cs)-1].ID
+	}
+	return ""
+}
+
+func withDetail(c Check, d string) Check {
+	if d == "" {
+		return c
+	}
+	if c.Detail == "" {
+		c.Detail = d
+	} else {
+		c.Detail += "; " + d
+	}
+	return c
+}
+
+func describeSource(src string) string {
+	switch src {
+	case SourceFlag:
+		return "from --base-url"
+	case SourceEnv:
+		return "from GW_BASE_URL"
+	case SourceConfig:
+		return "from the config file"
+	case SourceDefault:
+		return "built into gw"
+	}
+	return "given"
+}
+
+// fixFor says how to set the base URL to want, where the current value came from.
+func fixFor(src, want string) string {
+	switch src {
+	case SourceFlag:
+		return "run again with --base-url " + want
+	case SourceEnv:
+		return "run: export GW_BASE_URL=" + want
+	}
+	return "run: gw auth login --base-url " + want
+}
+
+// redactURL hides a password or query in a URL before it is printed.
+func redactURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.User == nil && u.RawQuery == "") {
+		return raw
+	}
+	if u.RawQuery != "" {
+		u.RawQuery = "…"
+	}
+	return u.Redacted()
+}
+
+func unreachable(c Check) Check {
+	c.Status = Fail
+	c.Condition = string(api.ServiceUnreachable)
+	c.Message = api.ServiceUnreachable.Message()
+	return c
+}
+
+// checkBaseURL validates the base URL's shape. The seed's "base address differs from {base_url}" shows up
+// here in every form a user produces: a missing /v1, a trailing slash, a pasted endpoint path, whitespace, a
+// scheme that is not http(s), http where https was configured, or another address altogether.
+func (r *run) checkBaseURL() baseURL {
+	in := r.in
+	c := Check{ID: IDBaseURL}
+	raw := in.BaseURL
+	if raw == "" {
+		c.Cause = "no base URL: none given with --base-url, GW_BASE_URL or the config file, and this build has no default"
+		c.Fix = "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>"
+		return baseURL{check: unreachable(c)}
+	}
+	src := describeSource(in.BaseURLSource)
+	var bp *config.BaseURLProblem
+	if _, err := config.ValidateBaseURL(raw); err != nil {
+		if !errors.As(err, &bp) {
+			c.Cause = fmt.Sprintf("the base URL %q (%s) cannot be used: %v", redactURL(raw), src, err)
+			c.Fix = fixFor(in.BaseURLSource, "<the service's address, ending in /v1>")
+			return baseURL{check: unreachable(c)}
+		}
+	} else {
+		// Only a well-formed URL can be a downgrade of the configured or canonical https one.
+		for _, https := range []string{in.ConfigBaseURL, in.CanonicalURL} {
+			if err := config.CheckScheme(https, raw); err != nil {
+				errors.As(err, &bp)
+				break
+			}
+		}
+	}
+	if bp != nil {
+		c.Cause = fmt.Sprintf("the base URL %q (%s) %s", redactURL(raw), src, bp.Problem)
+		if bp.Fixed == "" {
+			c.Fix = fixFor(in.BaseURLSource, "<the service's address, ending in /v1>")
+			return baseURL{check: unreachable(c)}
+		}
+		c.Fix = fixFor(in.BaseURLSource, bp.Fixed)
+		u, err := url.Parse(bp.Fixed)
+		if err != nil {
+			return baseURL{check: unreachable(c)}
+		}
+		return baseURL{check: unreachable(c), target: u, corrected: true}
+	}
+
+	u, err := url.Parse(raw)
+	if err != nil { // ValidateBaseURL accepted it, so this does not happen; stay safe anyway
+		c.Cause = fmt.Sprintf("the base URL %q (%s) does not parse: %v", redactURL(raw), src, err)
+		c.Fix = fixFor(in.BaseURLSource, "<the service's address, ending in /v1>")
+		return baseURL{check: unreachable(c)}
+	}
+	c.Status = Pass
+	c.Detail = fmt.Sprintf("%s (%s)", u.Redacted(), src)
+	if in.CanonicalURL != "" && raw != in.CanonicalURL {
+		return baseURL{check: c, target: u, differs: true}
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		c.Status = Warn
+		c.Cause = "the base URL uses plain http to a remote host: the API key travels unencrypted"
+		c.Fix = fixFor(in.BaseURLSource, "https://"+u.Host+u.EscapedPath())
+	}
+	return baseURL{check: c, target: u}
+}
+
+// finishBaseURL settles a base URL that differs from the canonical one. Asked for on the command line, it is
+// a warning. Coming from GW_BASE_URL or the config file it is a warning while the service answers there (a
+// staging or self-hosted gateway), and the seed's "base address differs" failure when it does not.
+func (r *run) finishBaseURL(bu baseURL, path []Check) Check {
+	httpc := path[len(path)-1]
+	c := bu.check
+	if !bu.differs {
+		return c
+	}
+	in := r.in
+	canon := in.CanonicalURL
+	fix := fixFor(in.BaseURLSource, canon)
+	if in.BaseURLSource == SourceEnv {
+		fix = "run: unset GW_BASE_URL (gw then uses " + canon + ")"
+	}
+	if in.BaseURLSource == SourceFlag {
+		fix = "run without --base-url to use " + canon
+	}
+	base := fmt.Sprintf("the base URL %s (%s) differs from the service's address %s", redactURL(in.BaseURL), describeSource(in.BaseURLSource), canon)
+	if in.BaseURLSource == SourceFlag || httpc.Status == Pass || httpc.Status == Warn {
+		c.Status = Warn
+		c.Cause = base + "; used as asked"
+		if in.BaseURLSource != SourceFlag {
+			c.Cause = base + "; a service answers there, so it is taken as intended"
+		}
+		c.Fix = fix
+		return c
+	}
+	c = unreachable(c)
+	c.Cause = base + " and the service cannot be reached there (see " + failedOf(path...) + ")"
+	c.Fix = fix
+	return c
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// hostPort is the host and port the connection goes to: the proxy's when one applies, else the service's.
+func (r *run) hostPort(u *url.URL) (host, port string, viaProxy *url.URL) {
+	if p, err := proxyFor(r.in.Getenv, u); err == nil && p != nil {
+		port = p.Port()
+		if port == "" {
+			port = map[string]string{"https": "443", "socks5": "1080"}[p.Scheme]
+			if port == "" {
+				port = "80"
+			}
+		}
+		return p.Hostname(), port, p
+	}
+	port = u.Port()
+	if port == "" {
+		port = "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+	}
+	return u.Hostname(), port, nil
+}
+
+func (r *run) checkDNS(ctx context.Context, u *url.URL) Check {
+	host, _, proxy := r.hostPort(u)
+	what := host
+	if proxy != nil {
+		what = "the proxy " + host
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return Check{ID: IDDNS, Status: Pass, Detail: what + " is an IP address: nothing to look up"}
+	}
+	ctx, cancel := r.step(ctx)
+	defer cancel()
+	addrs, err := r.resolver().LookupHost(ctx, host)
+	if err != nil {
+		return fromAPI(IDDNS, api.ClassifyTransport(err))
+	}
+	return Check{ID: IDDNS, Status: Pass, Detail: fmt.Sprintf("%s resolves to %s", what, strings.Join(addrs, ", "))}
+}
+
+func (r *run) checkTCP(ctx context.Context, u *url.URL) Check {
+	host, port, _ := r.hostPort(u)
+	ctx, cancel := r.step(ctx)
+	defer cancel()
+	conn, err := r.dial(ctx, "tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		c := fromAPI(IDTCP, api.ClassifyTransport(err))
+		return withDetail(c, proxyNote(r.in.Getenv, u))
+	}
+	defer conn.Close()
+	c := Check{ID: IDTCP, Status: Pass, Detail: "connected to " + conn.RemoteAddr().String()}
+	return withDetail(c, proxyNote(r.in.Getenv, u))
+}
+
+// checkTLS makes a handshake of its own, to name the presented certificate and its issuer. Through a proxy
+// the handshake happens inside the proxy's tunnel; the http check covers it then.
+func (r *run) checkTLS(ctx context.Context, u *url.URL) Check {
+	host, port, proxy := r.hostPort(u)
+	if proxy != nil {
+		return skipped(IDTLS, "the connection goes through the proxy "+proxy.Redacted()+"; the http check covers TLS inside it")
+	}
+	ctx, cancel := r.step(ctx)
+	defer cancel()
+	raw, err := r.dial(ctx, "tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return fromAPI(IDTLS, api.ClassifyTransport(err))
+	}
+	defer raw.Close()
+	conn := tls.Client(raw, &tls.Config{ServerName: host, RootCAs: r.in.Network.RootCAs, NextProtos: []string{"h2", "http/1.1"}})
+	if err := conn.HandshakeContext(ctx); err != nil {
+		c := fromAPI(IDTLS, api.ClassifyTransport(err))
+		var cve *tls.CertificateVerificationError
+		if errors.As(err, &cve) && len(cve.UnverifiedCertificates) > 0 {
+			cert := cve.UnverifiedCertificates[0]
+			if iss := issuer(cert); !strings.Contains(c.Cause, iss) {
+				c.Cause += fmt.Sprintf(" (the certificate presented for %s was issued by %s)", host, iss)
+			}
+		}
+		return c
+	}
+	st := conn.ConnectionState()
+	d := tls.VersionName(st.Version)
+	if len(st.PeerCertificates) > 0 {
+		cert := st.PeerCertificates[0]
+		d += fmt.Sprintf(", certificate issued by %s, valid until %s", issuer(cert), cert.NotAfter.UTC().Format("2006-01-02"))
+	}
+	return Check{ID: IDTLS, Status: Pass, Detail: d}
+}
+
+// issuer names a certificate's issuer the way people know it: common name, else organisation.
+func issuer(c *x509.Certificate) string {
+	switch {
+	case c.Issuer.CommonName != "":
+		return fmt.Sprintf("%q", c.Issuer.CommonName)
+	case len(c.Issuer.Organization) > 0:
+		return fmt.Sprintf("%q", c.Issuer.Organization[0])
+	}
+	return c.Issuer.String()
+}
+
+// checkHTTP asks for the model list without a key: a service that answers (with the list, or by asking for
+// a key) is there; anything else says what is in the way.
+func (r *run) checkHTTP(ctx context.Context, u *url.URL) (Check, []api.Model) {
+	ctx, cancel := r.step(ctx)
+	defer cancel()
+	models, err := r.client(u.String(), "").Models(ctx)
+	note := proxyNote(r.in.Getenv, u)
+	if err == nil {
+		return withDetail(Check{ID: IDHTTP, Status: Pass,
+			Detail: fmt.Sprintf("GET %s/models answered with %d models without a key", u.Redacted(), len(models))}, note), models
+	}
+	var ae *api.Error
+	if !errors.As(err, &ae) {
+		ae = api.ClassifyTransport(err)
+	}
+	if ae.Condition == api.KeyRejected {
+		return withDetail(Check{ID: IDHTTP, Status: Pass,
+			Detail: fmt.Sprintf("GET %s/models answered HTTP %d: the service asks for a key, as it should", u.Redacted(), ae.Status)}, note), nil
+	}
+	return withDetail(fromAPI(IDHTTP, ae), note), nil
+}
+
+// keyWithoutService reports the key when the service cannot be asked: a missing key is a failure on its own.
+func (r *run) keyWithoutService(why string) Check {
+	in := r.in
+	if in.KeyErr != nil || in.Key.Key == "" {
+		c := Check{ID: IDKey, Status: Fail,
+			Condition: string(api.KeyRejected), Message: api.KeyRejected.Message(),
+			Fix: "run: gw auth login (or set GW_API_KEY)"}
+		switch {
+		case in.KeyErr == nil || errors.Is(in.KeyErr, keychain.ErrNotFound):
+			c.Cause = "no API key: GW_API_KEY is not set and no key is stored, so the service would refuse every request"
+		default:
+			c.Cause = "the API key could not be read: " + in.KeyErr.Error()
+			c.Fix = "run: gw auth login (or set GW_API_KEY, or gw auth login --insecure-storage where no keychain works)"
+		}
+		return c
+	}
+	return skipped(IDKey, why)
+}
+
+func (r *run) checkKey(ctx context.Context, u *url.URL) (Check, []api.Model) {
+	ctx, cancel := r.step(ctx)
+	defer cancel()
+	models, err := r.client(u.String(), r.in.Key.Key).Models(ctx)
+	if err != nil {
+		var ae *api.Error
+		if !errors.As(err, &ae) {
+			ae = api.ClassifyTransport(err)
+		}
+		return fromAPI(IDKey, ae), nil
+	}
+	return Check{ID: IDKey, Status: Pass,
+		Detail: fmt.Sprintf("the service accepted the key %s (%s)", keychain.Mask(r.in.Key.Key), r.keyOrigin())}, models
+}
+
+func (r *run) keyOrigin() string {
+	if r.in.Key.Backend != "" {
+		return "from " + r.in.Key.Backend
+	}
+	return "from " + string(r.in.Key.Source)
+}
+
+// checkModels reports the list of models the key may use.
+func checkModels(models []api.Model) (Check, []string) {
+	ids := make([]string, 0, len(models))
+	for _, m := range models {
+		ids = append(ids, m.ID)
+	}
+	if len(ids) == 0 {
+		return Check{ID: IDModels, Status: Warn,
+			Cause: "the service lists no models for this key: the subscription includes none",
+			Fix:   "check the account's subscription on the dashboard"}, ids
+	}
+	c := Check{ID: IDModels, Status: Pass, Detail: fmt.Sprintf("%d available: %s", len(ids), strings.Join(ids, ", "))}
+	var missing []string
+	for _, e := range api.Catalog() {
+		if !slices.Contains(ids, e.ID) {
+			missing = append(missing, e.ID)
+		}
+	}
+	if len(missing) > 0 {
+		c.Detail += "; not in this subscription: " + strings.Join(missing, ", ")
+	}
+	return c, ids
+}
+
+// modelChecks checks each model id from --model and the agent configs against the list the service gave.
+// why is set when there is no list.
+func (r *run) modelChecks(ctx context.Context, agentReady <-chan struct{}, available []string, why string) {
+	select {
+	case <-agentReady:
+	case <-ctx.Done():
+	}
+	r.mu.Lock()
+	ids := append([]string(nil), r.modelIDs...)
+	r.mu.Unlock()
+	for _, id := range ids {
+		cid := ModelIDPrefix + id
+		if why != "" {
+			r.set(skipped(cid, why))
+			continue
+		}
+		if e := api.ModelError(id, available); e != nil {
+			r.set(fromAPI(cid, e))
+			continue
+		}
+		r.set(Check{ID: cid, Status: Pass, Detail: "listed by the service for this key"})
+	}
+}
