@@ -1,0 +1,416 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// ClassifyResponse maps an HTTP answer of the service (or of whatever stands
+// at the base URL) to an *Error. model is the id the request asked for, ""
+// when none (GET /models). It returns nil for 2xx answers that carry no
+// error. The service's message is scrubbed of secret-looking tokens; use
+// (*Client).ClassifyResponse to scrub the client's key as well.
+func ClassifyResponse(status int, header http.Header, body []byte, model string) *Error {
+	return classify(status, header, body, model, "", "")
+}
+
+// serviceError is what could be read from an error body, whatever its dialect.
+type serviceError struct {
+	codes   []string // code, type, status fields, lower-case
+	numeric int      // a numeric code (OpenRouter 402, LiteLLM "401"), 0 if none
+	message string   // the service's words
+	html    bool     // the body is an HTML page
+	json    bool     // the body is JSON
+	hasErr  bool     // the JSON has a top-level "error" field
+}
+
+func (s serviceError) code() string {
+	if len(s.codes) > 0 {
+		return s.codes[0]
+	}
+	if s.numeric != 0 {
+		return strconv.Itoa(s.numeric)
+	}
+	return ""
+}
+
+func parseErrorBody(body []byte) serviceError {
+	var se serviceError
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return se
+	}
+	var v any
+	if json.Unmarshal(trimmed, &v) == nil {
+		se.json = true
+		if m, ok := v.(map[string]any); ok {
+			se.hasErr = m["error"] != nil && m["error"] != false
+		}
+		se.collect(v, 0)
+		return se
+	}
+	if looksHTML(trimmed) {
+		se.html = true
+		se.message = htmlTitle(trimmed)
+		return se
+	}
+	se.message = string(trimmed)
+	return se
+}
+
+// collect walks the dialects seen in the wild:
+// OpenAI/new-api/one-api/LiteLLM {"error":{"message","type","param","code"}},
+// OpenRouter {"error":{"code":402,"message","metadata":{"raw"}}},
+// Anthropic {"type":"error","error":{"type","message"}},
+// Google {"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message"}},
+// flat {"message","code"}, FastAPI {"detail":…}, {"error":"text"},
+// {"errors":[{"message"}]} and bare strings.
+func (se *serviceError) collect(v any, depth int) {
+	if depth > 4 {
+		return
+	}
+	switch t := v.(type) {
+	case string:
+		if se.message == "" {
+			se.message = t
+		}
+	case []any:
+		for _, e := range t {
+			se.collect(e, depth+1)
+		}
+	case map[string]any:
+		if e, ok := t["error"]; ok && e != nil {
+			se.collect(e, depth+1)
+		}
+		for _, k := range []string{"code", "error_code", "type", "status", "reason"} {
+			switch c := t[k].(type) {
+			case string:
+				c = strings.ToLower(strings.TrimSpace(c))
+				if n, err := strconv.Atoi(c); err == nil && n >= 100 && n < 600 {
+					if se.numeric == 0 {
+						se.numeric = n
+					}
+				} else if c != "" && c != "error" && c != "none" && c != "null" {
+					se.codes = append(se.codes, c)
+				}
+			case float64:
+				if n := int(c); c == float64(n) && n >= 100 && n < 600 && se.numeric == 0 {
+					se.numeric = n
+				}
+			}
+		}
+		for _, k := range []string{"message", "msg", "error_msg", "error_message", "detail", "description", "errors", "error_description"} {
+			if m, ok := t[k]; ok && m != nil {
+				if s, ok := m.(string); ok {
+					if se.message == "" {
+						se.message = s
+					}
+				} else {
+					se.collect(m, depth+1)
+				}
+			}
+		}
+		// OpenRouter puts the upstream provider's words in metadata.raw.
+		if md, ok := t["metadata"].(map[string]any); ok {
+			if raw, ok := md["raw"].(string); ok && raw != "" && !strings.Contains(se.message, raw) {
+				se.message = strings.TrimSpace(se.message + " (" + raw + ")")
+			}
+		}
+	}
+}
+
+func looksHTML(b []byte) bool {
+	head := strings.ToLower(string(b[:min(len(b), 512)]))
+	return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") ||
+		strings.Contains(head, "<head") || strings.Contains(head, "<body") || strings.Contains(head, "<title")
+}
+
+var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
+func htmlTitle(b []byte) string {
+	if m := titleRE.FindSubmatch(b); m != nil {
+		return strings.TrimSpace(string(m[1]))
+	}
+	return ""
+}
+
+// Exact codes and types, lower-case, by meaning.
+var (
+	balanceCodes = set("insufficient_quota", "insufficient_balance", "insufficient_funds", "insufficient_credits",
+		"insufficient_user_quota", "billing_hard_limit_reached", "billing_not_active", "payment_required",
+		"budget_exceeded", "credit_balance_too_low", "quota_exhausted", "pre_consume_token_quota_failed",
+		"insufficient_account_balance", "account_balance_insufficient", "balance_insufficient")
+	keyCodes = set("invalid_api_key", "incorrect_api_key", "invalid_key", "invalid_token", "token_invalid",
+		"authentication_error", "auth_error", "unauthenticated", "invalid_authentication", "api_key_invalid",
+		"missing_api_key", "invalid_x_api_key", "token_expired", "key_revoked", "api_key_expired")
+	modelCodes = set("model_not_found", "invalid_model", "model_not_available", "model_not_allowed",
+		"key_model_access_denied", "team_model_access_denied", "unsupported_model", "model_not_supported",
+		"no_available_channel", "model_unavailable", "unknown_model")
+	rateCodes = set("rate_limit_exceeded", "rate_limit_error", "too_many_requests", "resource_exhausted",
+		"rate_limited", "requests_limit_exceeded")
+)
+
+func set(s ...string) map[string]bool {
+	m := make(map[string]bool, len(s))
+	for _, v := range s {
+		m[v] = true
+	}
+	return m
+}
+
+// Words, matched on the lower-cased code, type and message together.
+var (
+	balanceWords = regexp.MustCompile(`insufficient[ _-]*(balance|funds|credit|quota|account)|\bbalance\b|\bcredits?\b|\bbilling\b|\bpayment|\bquota\b|\bbudget\b|top[ -]?up|余额|额度|欠费`)
+	rateWords    = regexp.MustCompile(`rate[ _-]?limit|too many requests|per (minute|second|hour|day)|requests per|tokens per|\brpm\b|\btpm\b|slow down|concurren`)
+	modelWords   = regexp.MustCompile(`model[ _-]?not[ _-]?found|invalid[ _-]model|not a valid model|unknown model|no such model|model_not|unsupported model|model\b(?:[^.;]|\.\S){0,80}\b(does not exist|doesn't exist|not found|not available|unavailable|not allowed|not supported|not exist|is not valid|invalid)|(not|isn't) (in|part of|included in) (your |the |this )?(plan|subscription)|subscription does not|access (to )?(this |the )?model|can only access models|no available channel|无可用渠道|模型.*(不存在|不可用|无权)|不支持.*模型`)
+	keyWords     = regexp.MustCompile(`(invalid|incorrect|wrong|bad|malformed|unknown|expired|revoked|disabled)[ _-]*(api[ _-]*)?(key|token)|api[ _-]?key(?:[^.;]|\.\S){0,40}\b(invalid|not valid|incorrect|expired|revoked|disabled|not found|does not exist|missing|required)|\bno (api )?key\b|missing[ _-]*(api[ _-]*)?(key|token|authorization|bearer)|authentication|\bunauthenticated\b|x-api-key|invalid authorization|\bunauthori[sz]ed\b|not authori[sz]ed|无效的令牌|令牌.*(无效|过期|不存在|禁用)|未提供令牌|no auth credentials|invalid credentials|credentials? (not found|missing|invalid)|not authenticated|no authorization`)
+	refusalWords = regexp.MustCompile(`not found|does not exist|not available|unavailable|not allowed|invalid|not a valid|unknown|not supported|no access|do not have access`)
+	bareReason   = regexp.MustCompile(`^(\d{3}\s*)?(unauthori[sz]ed|forbidden|payment required|not found|bad request|error|access denied)\.?$`)
+)
+
+type signals struct {
+	balance, key, model, rate bool
+}
+
+func readSignals(se serviceError, model string) signals {
+	var s signals
+	for _, c := range se.codes {
+		s.balance = s.balance || balanceCodes[c]
+		s.key = s.key || keyCodes[c]
+		s.model = s.model || modelCodes[c]
+		s.rate = s.rate || rateCodes[c]
+	}
+	// Anthropic's 404 for an unknown model only says "not_found_error".
+	if model != "" {
+		for _, c := range se.codes {
+			if c == "not_found_error" && strings.Contains(se.message, model) {
+				s.model = true
+			}
+		}
+	}
+	msg := strings.ToLower(se.message)
+	words := msg + " " + strings.Join(se.codes, " ")
+	s.balance = s.balance || balanceWords.MatchString(words)
+	s.rate = s.rate || rateWords.MatchString(words)
+	s.model = s.model || modelWords.MatchString(words) ||
+		(model != "" && strings.Contains(msg, strings.ToLower(model)) && refusalWords.MatchString(msg))
+	// A bare reason phrase ("Unauthorized") says nothing about which refusal it is.
+	if !bareReason.MatchString(strings.TrimSpace(msg)) {
+		s.key = s.key || keyWords.MatchString(words)
+	}
+	return s
+}
+
+// classify is ClassifyResponse with the client's key (scrubbed from the
+// service's message), and the base URL and canonical base URL when known.
+func classify(status int, header http.Header, body []byte, model, key, canonical string) *Error {
+	se := parseErrorBody(body)
+	msg := tidy(Redact(se.message, key))
+	e := &Error{Status: status, Code: tidy(Redact(se.code(), key)), ServiceMessage: msg}
+	sig := readSignals(se, model)
+
+	// Some gateways answer 200 with an error body; read their numeric code.
+	eff := status
+	if (status < 300 || status == 0) && se.numeric >= 400 {
+		eff = se.numeric
+	}
+	said := ""
+	if msg != "" {
+		said = ": " + quoted(msg)
+	}
+	codeSaid := func() string {
+		if e.Code != "" {
+			return " (" + e.Code + ")"
+		}
+		return ""
+	}
+
+	switch {
+	case eff >= 200 && eff < 300:
+		if !se.hasErr {
+			return nil
+		}
+	case eff >= 300 && eff < 400:
+		e.Condition, e.Kind = ServiceUnreachable, KindBaseURL
+		loc := header.Get("Location")
+		e.Cause = fmt.Sprintf("the server answered %d, redirecting to %s: the base URL is not the API's address", status, orUnknown(loc))
+		e.Fix = fixBaseURL(canonical)
+		return e
+	}
+
+	if e.Status == 0 {
+		e.Status = eff
+	}
+
+	// An HTML page with a refusal comes from something in front of the API
+	// (firewall, captive portal, a website at the wrong address).
+	if se.html && (eff == 401 || eff == 403 || eff == 404 || eff == 405 || eff == 407 || eff < 300) {
+		e.Condition, e.Kind = ServiceUnreachable, KindBadResponse
+		if eff == 404 || eff == 405 || eff < 300 {
+			e.Kind = KindBaseURL
+		}
+		title := ""
+		if se.message != "" {
+			title = " titled " + quoted(tidy(se.message))
+		}
+		e.Cause = fmt.Sprintf("the server answered %d with an HTML page%s instead of the API's JSON: the base URL points at a website, or a firewall or proxy is answering in the service's place", eff, title)
+		e.Fix = fixBaseURL(canonical)
+		return e
+	}
+
+	switch {
+	case eff == 407:
+		e.Condition, e.Kind = ServiceUnreachable, KindProxy
+		e.Cause = "the HTTP proxy between this machine and the service requires authentication (407)"
+		e.Fix = "set the proxy's credentials in HTTPS_PROXY (http://user:password@proxy:port), or unset HTTPS_PROXY if no proxy is needed"
+		return e
+
+	case eff == 429:
+		if sig.balance && !(sig.rate && !hasAnyCode(se.codes, balanceCodes)) {
+			return noBalance(e, said)
+		}
+		e.Kind = KindRateLimited
+		e.Cause = "the service is rate limiting this key (429)" + said
+		if ra := header.Get("Retry-After"); ra != "" {
+			e.Fix = "wait " + retryAfter(ra) + " and retry"
+		} else {
+			e.Fix = "wait a minute and retry; lower the number of parallel requests if it keeps happening"
+		}
+		return e
+
+	case eff >= 500:
+		if sig.model && hasAnyCode(se.codes, modelCodes) && model != "" {
+			return modelErr(e, model, said)
+		}
+		e.Kind = KindServerError
+		e.Cause = fmt.Sprintf("the service failed with %d %s%s", eff, http.StatusText(eff), said)
+		if msg == "" {
+			e.Cause += " and gave no reason"
+		}
+		e.Fix = fixDoctor
+		return e
+
+	case eff == 402:
+		return noBalance(e, said)
+
+	case eff == 404 && model == "":
+		e.Condition, e.Kind = ServiceUnreachable, KindBaseURL
+		e.Cause = "the server answered 404 for the model list: nothing is served at <base URL>/models, so the base URL is not the API's address" + codeSaidIf(said)
+		e.Fix = fixBaseURL(canonical)
+		return e
+
+	case eff == 405 && model == "":
+		e.Condition, e.Kind = ServiceUnreachable, KindBaseURL
+		e.Cause = "the server does not accept GET on <base URL>/models (405): the base URL is not the API's address"
+		e.Fix = fixBaseURL(canonical)
+		return e
+	}
+
+	// 400, 401, 403, 404 (with a model), 422 and other 4xx: read the words.
+	switch {
+	case sig.model && model != "" && !sig.balance:
+		return modelErr(e, model, said)
+	case sig.balance:
+		return noBalance(e, said)
+	case sig.model && model != "":
+		return modelErr(e, model, said)
+	case sig.key:
+		e.Condition, e.Kind = KeyRejected, KindWrongKey
+		e.Cause = fmt.Sprintf("the service refused the key as invalid (%d)%s", eff, said)
+		e.Fix = fixWrongKey
+		return e
+	}
+
+	switch eff {
+	case 401, 403:
+		e.Condition, e.Kind = KeyRejected, KindKeyOrBalance
+		e.Cause = fmt.Sprintf("the service refused the key (%d)%s: either the key is wrong or the account's balance is exhausted", eff, said)
+		e.Fix = fixKeyOrBalance
+		return e
+	case 404:
+		// A 404 that says nothing about the model: the endpoint itself is missing.
+		e.Condition, e.Kind = ServiceUnreachable, KindBaseURL
+		e.Cause = "the server answered 404" + codeSaid() + said + ": the endpoint does not exist there, so the base URL is not the API's address"
+		e.Fix = fixBaseURL(canonical)
+		return e
+	}
+	e.Kind = KindOther
+	if eff < 300 {
+		e.Cause = "the service answered with an error" + codeSaid() + said
+	} else {
+		e.Cause = fmt.Sprintf("the service rejected the request with %d %s%s%s", eff, http.StatusText(eff), codeSaid(), said)
+	}
+	e.Fix = "correct the request as the service's message says; run: gw doctor to check the setup"
+	return e
+}
+
+func codeSaidIf(said string) string {
+	if said == "" {
+		return ""
+	}
+	return " (the server said" + said + ")"
+}
+
+func noBalance(e *Error, said string) *Error {
+	e.Condition, e.Kind = KeyRejected, KindNoBalance
+	e.Cause = "the account's balance is exhausted"
+	if e.Status != 0 {
+		e.Cause += fmt.Sprintf(" (%d)", e.Status)
+	}
+	e.Cause += said
+	e.Fix = fixNoBalance
+	return e
+}
+
+// modelErr decides, from the catalogue alone, whether the id is misspelled or
+// a real model this account may not use. ModelError is more precise when the
+// account's list is known.
+func modelErr(e *Error, model, said string) *Error {
+	e.Condition = UnknownModel
+	if _, ok := LookupModel(model); ok {
+		e.Kind = KindNotSubscribed
+		e.Cause = fmt.Sprintf("%s is spelled right but the service refused it (%d)%s: it is not in this account's subscription", quoted(model), e.Status, said)
+		e.Fix = "pick a model the account has (run: gw models) or upgrade the plan on the dashboard"
+		return e
+	}
+	e.Kind = KindMisspelled
+	e.Cause = fmt.Sprintf("the service does not know the model id %s (%d)%s", quoted(model), e.Status, said)
+	if c := ClosestID(model, nil); c != "" {
+		e.Cause += "; the closest listed id is " + c
+		e.Fix = "use the exact id: " + c
+	} else {
+		e.Fix = fixNotListed
+	}
+	return e
+}
+
+func hasAnyCode(codes []string, m map[string]bool) bool {
+	for _, c := range codes {
+		if m[c] {
+			return true
+		}
+	}
+	return false
+}
+
+func retryAfter(v string) string {
+	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+		if n == 1 {
+			return "1 second"
+		}
+		return strconv.Itoa(n) + " seconds"
+	}
+	return "until " + v
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unnamed location"
+	}
+	return s
+}

@@ -1,0 +1,247 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// MaxListBody caps how much of a model list is read.
+const MaxListBody = 4 << 20
+
+// Client talks to the hosted service. Its zero Version sends "gw/dev".
+type Client struct {
+	BaseURL string // {base_url}, ending in /v1, used as given
+	Key     string // "" sends no Authorization header
+	HTTP    *http.Client
+	// Version goes into the User-Agent as gw/<Version>.
+	Version string
+	// Canonical is the service's published base URL, when known; failures
+	// that mean "wrong base URL" then name it in their fix.
+	Canonical string
+}
+
+// NewClient returns a client of the service at baseURL. hc nil gets a client
+// with NewTransport's defaults.
+func NewClient(baseURL, key string, hc *http.Client) *Client {
+	if hc == nil {
+		hc = &http.Client{Transport: NewTransport(TransportOptions{})}
+	}
+	return &Client{BaseURL: baseURL, Key: key, HTTP: hc}
+}
+
+// Model is one entry of the service's model list.
+type Model struct {
+	ID            string
+	Name          string // from the service, if it gives one
+	ContextLength int    // from the service, 0 if not given
+	OwnedBy       string
+}
+
+// UserAgent is the User-Agent header the client sends.
+func (c *Client) UserAgent() string {
+	v := c.Version
+	if v == "" {
+		v = "dev"
+	}
+	return "gw/" + v
+}
+
+// NewRequest builds a request to {base}/path with the key, Accept and
+// User-Agent set. path starts with "/".
+func (c *Client) NewRequest(ctx context.Context, method, path string, body io.Reader) (*http.Request, error) {
+	u := c.BaseURL + path
+	if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return nil, &Error{
+			Condition: ServiceUnreachable, Kind: KindBaseURL,
+			Cause: fmt.Sprintf("the base URL %q is not an http(s) address", c.BaseURL),
+			Fix:   fixBaseURL(c.Canonical),
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, ClassifyTransport(err)
+	}
+	if c.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Key)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.UserAgent())
+	return req, nil
+}
+
+// ClassifyResponse is the package's ClassifyResponse that also scrubs this
+// client's key from the service's words, knows a missing key for what it is
+// and names the canonical base URL in fixes.
+func (c *Client) ClassifyResponse(status int, header http.Header, body []byte, model string) *Error {
+	e := classify(status, header, body, model, c.Key, c.Canonical)
+	if e != nil && c.Key == "" && e.Condition == KeyRejected && e.Kind != KindNoBalance {
+		e.Kind = KindWrongKey
+		e.Cause = fmt.Sprintf("no API key was sent and the service requires one (%d)", e.Status)
+		e.Fix = "run: gw auth login (or set GW_API_KEY)"
+	}
+	return e
+}
+
+// Models lists the models the key may use: GET {base}/models. Every error is
+// an *Error.
+func (c *Client) Models(ctx context.Context) ([]Model, error) {
+	req, err := c.NewRequest(ctx, http.MethodGet, "/models", nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, c.transportError(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, MaxListBody+1))
+	if err != nil {
+		return nil, c.transportError(err)
+	}
+	if res.StatusCode < 200 || res.StatusCode >= 300 {
+		return nil, c.ClassifyResponse(res.StatusCode, res.Header, body, "")
+	}
+	if len(body) > MaxListBody {
+		return nil, &Error{
+			Condition: ServiceUnreachable, Kind: KindBadResponse, Status: res.StatusCode,
+			Cause: fmt.Sprintf("the model list is larger than %d MiB, which no model list is: the base URL likely points at something else", MaxListBody>>20),
+			Fix:   fixBaseURL(c.Canonical),
+		}
+	}
+	models, perr := parseModels(body)
+	if perr == nil {
+		return models, nil
+	}
+	// Some gateways answer 200 with an error body.
+	if e := c.ClassifyResponse(res.StatusCode, res.Header, body, ""); e != nil {
+		return nil, e
+	}
+	return nil, &Error{
+		Condition: ServiceUnreachable, Kind: KindBadResponse, Status: res.StatusCode,
+		Cause: fmt.Sprintf("GET %s/models answered %d with %s, not a model list: the base URL likely points at something other than the API", c.BaseURL, res.StatusCode, perr),
+		Fix:   fixBaseURL(c.Canonical),
+	}
+}
+
+func (c *Client) transportError(err error) *Error {
+	e := ClassifyTransport(err)
+	e.Cause = Redact(e.Cause, c.Key)
+	if e.Kind == KindDNS || e.Kind == KindRefused || e.Kind == KindBaseURL || e.Kind == KindTLS {
+		e.Fix = strings.ReplaceAll(e.Fix, fixBaseURL(""), fixBaseURL(c.Canonical))
+	}
+	return e
+}
+
+// notList says what a 200 body was instead of a model list.
+type notList string
+
+func (n notList) Error() string { return string(n) }
+
+// parseModels accepts {"object":"list","data":[…]}, the same without object,
+// {"models":[…]}, a bare array, entries as objects with an id or as strings,
+// and ignores fields it does not know.
+func parseModels(body []byte) ([]Model, error) {
+	b := bytes.TrimSpace(body)
+	switch {
+	case len(b) == 0:
+		return nil, notList("an empty body")
+	case looksHTML(b):
+		if t := htmlTitle(b); t != "" {
+			return nil, notList("an HTML page titled " + quoted(tidy(t)))
+		}
+		return nil, notList("an HTML page")
+	}
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, notList("text that is not JSON (" + quoted(clip(strings.Join(strings.Fields(string(b)), " "), 60)) + ")")
+	}
+	var entries []any
+	switch t := raw.(type) {
+	case []any:
+		entries = t
+	case map[string]any:
+		found := false
+		for _, k := range []string{"data", "models"} {
+			if l, ok := t[k].([]any); ok {
+				entries, found = l, true
+				break
+			}
+		}
+		if !found {
+			return nil, notList("a JSON object without a \"data\" list")
+		}
+	default:
+		return nil, notList("a JSON value that is not a list")
+	}
+	models := make([]Model, 0, len(entries))
+	seen := map[string]bool{}
+	for _, en := range entries {
+		var m Model
+		switch v := en.(type) {
+		case string:
+			m.ID = v
+		case map[string]any:
+			m.ID = str(v["id"])
+			if m.ID == "" {
+				m.ID = str(v["model"])
+			}
+			m.Name = firstStr(v, "display_name", "name")
+			m.OwnedBy = str(v["owned_by"])
+			m.ContextLength = firstInt(v, "context_length", "context_window", "max_context_length", "max_model_len", "input_token_limit")
+			if m.ContextLength == 0 {
+				if tp, ok := v["top_provider"].(map[string]any); ok {
+					m.ContextLength = firstInt(tp, "context_length")
+				}
+			}
+		}
+		m.ID = strings.TrimSpace(m.ID)
+		if m.ID == "" || seen[m.ID] {
+			continue
+		}
+		seen[m.ID] = true
+		models = append(models, m)
+	}
+	if len(models) == 0 && len(entries) > 0 {
+		return nil, notList("a list whose entries carry no model id")
+	}
+	return models, nil
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func firstStr(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s := strings.TrimSpace(str(m[k])); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func firstInt(m map[string]any, keys ...string) int {
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case json.Number:
+			if f, err := v.Float64(); err == nil && f > 0 {
+				return int(f)
+			}
+		case string:
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
