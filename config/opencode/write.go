@@ -1,0 +1,189 @@
+package opencode
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+)
+
+// BackupSuffix is appended to the config's name for the copy of the
+// previous content kept beside it. Each write replaces the previous backup,
+// so it always holds the file as it was before the latest change.
+const BackupSuffix = ".bak"
+
+// newFileMode: a new config can hold the local token, so only the owner
+// reads it.
+const newFileMode fs.FileMode = 0o600
+
+// Written says what Write did.
+type Written struct {
+	Path   string // the file actually written (a symlink's target)
+	Backup string // the backup of the previous content; "" for a new file
+}
+
+// Write replaces the file at path with data: through a symlink to its
+// target, keeping the permissions, atomically (temp file and rename in the
+// same directory), after copying the old content to <target>.bak. A
+// read-only file or a directory in the way is refused with what to do.
+func Write(path string, data []byte) (Written, error) {
+	target, err := resolveTarget(path)
+	if err != nil {
+		return Written{}, err
+	}
+	mode := newFileMode
+	var old []byte
+	fi, err := os.Stat(target)
+	switch {
+	case err == nil:
+		if fi.IsDir() {
+			return Written{}, fmt.Errorf("%s is a directory, not a file; move it out of the way and run again", target)
+		}
+		if !fi.Mode().IsRegular() {
+			return Written{}, fmt.Errorf("%s is not a regular file; replace it with a file and run again", target)
+		}
+		mode = fi.Mode().Perm()
+		if mode&0o200 == 0 {
+			return Written{}, fmt.Errorf("%s is read-only (mode %04o); make it writable with: chmod u+w %s", target, mode, shellQuote(target))
+		}
+		if old, err = os.ReadFile(target); err != nil {
+			return Written{}, fmt.Errorf("cannot read %s: %w", target, err)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return Written{}, fmt.Errorf("cannot create %s: %w", filepath.Dir(target), err)
+		}
+	default:
+		return Written{}, fmt.Errorf("cannot inspect %s: %w", target, err)
+	}
+
+	w := Written{Path: target}
+	if old != nil {
+		w.Backup = target + BackupSuffix
+		if err := atomicWrite(w.Backup, old, mode); err != nil {
+			return Written{}, fmt.Errorf("cannot keep a backup (nothing was changed): %w", err)
+		}
+	}
+	if err := atomicWrite(target, data, mode); err != nil {
+		return Written{}, err
+	}
+	return w, nil
+}
+
+// resolveTarget follows symlinks so that a linked config (dotfiles repos
+// do this) is updated in place instead of being replaced by a file.
+func resolveTarget(path string) (string, error) {
+	li, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot inspect %s: %w", path, err)
+	}
+	if li.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		link, _ := os.Readlink(path)
+		return "", fmt.Errorf("%s is a symlink to %s, which cannot be followed (%v); fix or remove the link", path, link, unwrapPathErr(err))
+	}
+	return target, nil
+}
+
+func atomicWrite(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("cannot write in %s: permission denied; check the directory's permissions", dir)
+		}
+		return fmt.Errorf("cannot write in %s: %w", dir, unwrapPathErr(err))
+	}
+	name := tmp.Name()
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(name)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("cannot replace %s: %w", path, unwrapPathErr(err))
+	}
+	return nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+func shellQuote(s string) string {
+	if strings.ContainsAny(s, " '\"$`\\!*?[]{}()<>|&;#~") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}
+
+// Diff is a unified diff of a config change, for --dry-run. Carriage
+// returns are shown as-is so a CRLF file's diff applies to it.
+func Diff(path string, old, new []byte) string {
+	if string(old) == string(new) {
+		return ""
+	}
+	from := "a/" + filepath.ToSlash(path)
+	if old == nil {
+		from = "/dev/null"
+	}
+	ud := difflib.UnifiedDiff{
+		A:        splitLines(string(old)),
+		B:        splitLines(string(new)),
+		FromFile: from,
+		ToFile:   "b/" + filepath.ToSlash(path),
+		Context:  3,
+	}
+	s, err := difflib.GetUnifiedDiffString(ud)
+	if err != nil {
+		return fmt.Sprintf("(cannot compute diff: %v)\n", err)
+	}
+	return s
+}
+
+// splitLines keeps line endings and marks a missing final newline the way
+// diff(1) does, so the output is a valid patch.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	} else {
+		lines[len(lines)-1] += "\n\\ No newline at end of file\n"
+	}
+	return lines
+}
