@@ -1,0 +1,504 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+)
+
+var (
+	// ErrNoTTY: the picker needs a terminal on stdin and stderr; the caller asks for a flag instead.
+	ErrNoTTY = errors.New("no terminal to show the picker on")
+	// ErrCancelled: the user pressed Esc.
+	ErrCancelled = errors.New("cancelled")
+	// ErrInterrupted: the user pressed Ctrl-C (or the process got SIGINT).
+	ErrInterrupted = errors.New("interrupted")
+)
+
+// PickItem is one model offered by the picker.
+type PickItem struct {
+	ID      string
+	Name    string // display name; the id is shown when empty
+	Context int    // context window in tokens; 0 when unknown
+	// Disabled items are shown dimmed with Reason and cannot be chosen.
+	Disabled bool
+	Reason   string
+	// Selected pre-toggles the item in a multi-select picker (e.g. the models already configured).
+	Selected bool
+}
+
+// PickOptions describes one picker.
+type PickOptions struct {
+	Title string
+	Items []PickItem
+	Multi bool // choose any number with space; otherwise enter chooses the highlighted item
+}
+
+// Pick lets the user choose models and returns their ids in the order of Items. It draws on ios.ErrOut and
+// reads ios.In so that the caller can print the result on stdout. It returns ErrNoTTY without drawing
+// anything when there is no terminal to prompt on, ErrCancelled on Esc and ErrInterrupted on Ctrl-C.
+func Pick(ios *IOStreams, o PickOptions) ([]string, error) {
+	if !ios.CanPromptOnStderr() {
+		return nil, ErrNoTTY
+	}
+	if len(o.Items) == 0 {
+		return nil, errors.New("no models to pick from")
+	}
+	color := ios.StderrColorEnabled()
+	opts := []tea.ProgramOption{tea.WithInput(ios.In), tea.WithOutput(ios.ErrOut)}
+	if !color {
+		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	final, err := tea.NewProgram(newPicker(o, color), opts...).Run()
+	if errors.Is(err, tea.ErrInterrupted) {
+		return nil, ErrInterrupted
+	}
+	if err != nil {
+		return nil, fmt.Errorf("running the picker: %w", err)
+	}
+	m := final.(*picker)
+	return m.result, m.err
+}
+
+// keymap holds every key the picker understands; the same bindings drive Update and the help line.
+type keymap struct {
+	Up, Down    key.Binding
+	VimUp       key.Binding // k and j move only while no filter is being typed
+	VimDown     key.Binding
+	Toggle      key.Binding
+	Confirm     key.Binding
+	Cancel      key.Binding
+	Interrupt   key.Binding
+	Backspace   key.Binding
+	ClearFilter key.Binding
+	StartFilter key.Binding
+	filterHint  key.Binding // help entry only: "type to filter"
+}
+
+func newKeymap(multi bool) keymap {
+	km := keymap{
+		Up:          key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/k", "up")),
+		Down:        key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓/j", "down")),
+		VimUp:       key.NewBinding(key.WithKeys("k")),
+		VimDown:     key.NewBinding(key.WithKeys("j")),
+		Toggle:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
+		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Interrupt:   key.NewBinding(key.WithKeys("ctrl+c")),
+		Backspace:   key.NewBinding(key.WithKeys("backspace", "ctrl+h")),
+		ClearFilter: key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "clear filter")),
+		StartFilter: key.NewBinding(key.WithKeys("/")),
+		filterHint:  key.NewBinding(key.WithKeys(""), key.WithHelp("type", "filter")),
+	}
+	if !multi {
+		km.Toggle.SetEnabled(false)
+	}
+	return km
+}
+
+// ShortHelp implements help.KeyMap.
+func (k keymap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Toggle, k.Confirm, k.Cancel, k.ClearFilter}
+}
+
+// FullHelp implements help.KeyMap.
+func (k keymap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp(), {k.ClearFilter}} }
+
+type pickerStyles struct {
+	title, cursor, selected, disabled, filter, placeholder, status, notice lipgloss.Style
+}
+
+func newStyles(color bool) pickerStyles {
+	if !color {
+		// Plain text: the markers ("> ", "[x]") and the reason text carry the meaning on their own.
+		p := lipgloss.NewStyle()
+		return pickerStyles{p, p, p, p, p, p, p, p}
+	}
+	return pickerStyles{
+		title:       lipgloss.NewStyle().Bold(true),
+		cursor:      lipgloss.NewStyle().Foreground(lipgloss.Color("6")).Bold(true),
+		selected:    lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		disabled:    lipgloss.NewStyle().Foreground(lipgloss.Color("8")).Faint(true),
+		filter:      lipgloss.NewStyle().Foreground(lipgloss.Color("6")),
+		placeholder: lipgloss.NewStyle().Foreground(lipgloss.Color("8")),
+		status:      lipgloss.NewStyle().Foreground(lipgloss.Color("8")),
+		notice:      lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
+	}
+}
+
+// picker is the bubbletea model. Everything it shows is derived from these fields, so tests drive it
+// with messages and compare View.
+type picker struct {
+	title   string
+	items   []PickItem
+	multi   bool
+	toggled []bool
+
+	filter    string
+	filtering bool  // true once the user started typing a filter: k and j are then letters
+	visible   []int // indexes into items that match the filter
+	cursor    int   // index into visible
+	offset    int   // first visible row shown
+
+	width, height int
+	notice        string
+
+	keys   keymap
+	help   help.Model
+	styles pickerStyles
+
+	done   bool
+	result []string
+	err    error
+}
+
+func newPicker(o PickOptions, color bool) *picker {
+	m := &picker{
+		title:   o.Title,
+		items:   o.Items,
+		multi:   o.Multi,
+		toggled: make([]bool, len(o.Items)),
+		keys:    newKeymap(o.Multi),
+		help:    help.New(),
+		styles:  newStyles(color),
+	}
+	if o.Multi {
+		for i, it := range o.Items {
+			m.toggled[i] = it.Selected && !it.Disabled
+		}
+	}
+	if !color {
+		m.help.Styles = help.Styles{}
+	}
+	m.applyFilter()
+	return m
+}
+
+func (m *picker) Init() tea.Cmd { return nil }
+
+func (m *picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		m.scroll()
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+func (m *picker) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	m.notice = ""
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Interrupt):
+		return m.finish(nil, ErrInterrupted)
+	case key.Matches(msg, k.Cancel):
+		return m.finish(nil, ErrCancelled)
+	case key.Matches(msg, k.Confirm):
+		return m.confirm()
+	case key.Matches(msg, k.Up), !m.filtering && key.Matches(msg, k.VimUp):
+		m.move(-1)
+	case key.Matches(msg, k.Down), !m.filtering && key.Matches(msg, k.VimDown):
+		m.move(1)
+	case m.multi && key.Matches(msg, k.Toggle):
+		m.toggle()
+	case key.Matches(msg, k.Backspace):
+		if m.filter == "" {
+			m.filtering = false
+			break
+		}
+		r := []rune(m.filter)
+		m.setFilter(string(r[:len(r)-1]))
+	case key.Matches(msg, k.ClearFilter):
+		m.setFilter("")
+	case !m.filtering && key.Matches(msg, k.StartFilter):
+		// "/" lets a filter start with k or j.
+		m.filtering = true
+	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		m.filtering = true
+		m.setFilter(m.filter + msg.Text)
+	}
+	return m, nil
+}
+
+func (m *picker) finish(result []string, err error) (tea.Model, tea.Cmd) {
+	m.done, m.result, m.err = true, result, err
+	return m, tea.Quit
+}
+
+func (m *picker) current() (int, bool) {
+	if len(m.visible) == 0 {
+		return 0, false
+	}
+	return m.visible[m.cursor], true
+}
+
+func (m *picker) confirm() (tea.Model, tea.Cmd) {
+	if m.multi {
+		var ids []string
+		for i, on := range m.toggled {
+			if on {
+				ids = append(ids, m.items[i].ID)
+			}
+		}
+		if len(ids) > 0 {
+			return m.finish(ids, nil)
+		}
+	}
+	i, ok := m.current()
+	if !ok {
+		m.notice = "nothing matches the filter"
+		return m, nil
+	}
+	if m.items[i].Disabled {
+		m.notice = m.unavailable(i)
+		return m, nil
+	}
+	return m.finish([]string{m.items[i].ID}, nil)
+}
+
+func (m *picker) toggle() {
+	i, ok := m.current()
+	if !ok {
+		return
+	}
+	if m.items[i].Disabled {
+		m.notice = m.unavailable(i)
+		return
+	}
+	m.toggled[i] = !m.toggled[i]
+}
+
+func (m *picker) unavailable(i int) string {
+	it := m.items[i]
+	if it.Reason == "" {
+		return it.ID + " cannot be chosen"
+	}
+	return it.ID + " cannot be chosen: " + it.Reason
+}
+
+func (m *picker) move(d int) {
+	if len(m.visible) == 0 {
+		return
+	}
+	m.cursor = min(max(m.cursor+d, 0), len(m.visible)-1)
+	m.scroll()
+}
+
+func (m *picker) setFilter(f string) {
+	m.filter = f
+	m.applyFilter()
+}
+
+func (m *picker) applyFilter() {
+	// Keep the highlighted item if it still matches, so narrowing the list does not lose the user's place.
+	prev, hadPrev := m.current()
+	needle := strings.ToLower(m.filter)
+	m.visible = m.visible[:0]
+	m.cursor = 0
+	for i, it := range m.items {
+		if needle == "" || strings.Contains(strings.ToLower(it.Name), needle) || strings.Contains(strings.ToLower(it.ID), needle) {
+			if hadPrev && i == prev {
+				m.cursor = len(m.visible)
+			}
+			m.visible = append(m.visible, i)
+		}
+	}
+	m.offset = 0
+	m.scroll()
+}
+
+// Lines around the list: title, filter, status, help.
+const chromeLines = 4
+
+func (m *picker) listHeight() int {
+	if m.height <= 0 {
+		return len(m.visible) // size not known yet: show everything
+	}
+	return max(m.height-chromeLines, 1)
+}
+
+// scroll keeps the cursor inside the shown window of rows.
+func (m *picker) scroll() {
+	h := m.listHeight()
+	if m.cursor < m.offset {
+		m.offset = m.cursor
+	}
+	if m.cursor >= m.offset+h {
+		m.offset = m.cursor - h + 1
+	}
+	m.offset = max(min(m.offset, len(m.visible)-h), 0)
+}
+
+func (m *picker) View() tea.View {
+	if m.done {
+		// Leave nothing behind: the caller prints the result.
+		return tea.NewView("")
+	}
+	var b strings.Builder
+	line := func(s string) {
+		if m.width > 0 {
+			s = ansi.Truncate(s, m.width, "…")
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	s := m.styles
+
+	title := m.title
+	if title == "" {
+		title = "Pick a model"
+	}
+	line(s.title.Render(title))
+
+	if m.filter == "" && !m.filtering {
+		line("Filter: " + s.placeholder.Render("type a name or id"))
+	} else {
+		line("Filter: " + s.filter.Render(m.filter) + "_")
+	}
+
+	nameW, idW := m.columns()
+	end := min(m.offset+m.listHeight(), len(m.visible))
+	for row := m.offset; row < end; row++ {
+		line(m.row(m.visible[row], row == m.cursor, nameW, idW))
+	}
+
+	line(m.status())
+	keys := m.keys
+	if m.filtering {
+		// k and j are letters of the filter now.
+		keys.Up.SetHelp("↑", "up")
+		keys.Down.SetHelp("↓", "down")
+	}
+	keys.ClearFilter.SetEnabled(m.filter != "")
+	b.WriteString(m.help.View(keys))
+	return tea.NewView(b.String())
+}
+
+const ctxWidth = 8 // "200K ctx"
+
+// columns sizes the name and id columns. When the terminal is too narrow the names give way first: the id
+// is what the user's configuration will contain.
+func (m *picker) columns() (nameW, idW int) {
+	for _, it := range m.items {
+		nameW = max(nameW, ansi.StringWidth(displayName(it)))
+		idW = max(idW, ansi.StringWidth(it.ID))
+	}
+	if m.width <= 0 {
+		return nameW, idW
+	}
+	prefix := 2
+	if m.multi {
+		prefix += 4
+	}
+	if need := prefix + nameW + 2 + idW + 2 + ctxWidth; need > m.width {
+		nameW = max(nameW-(need-m.width), 8)
+	}
+	return nameW, idW
+}
+
+func displayName(it PickItem) string {
+	if it.Name == "" {
+		return it.ID
+	}
+	return it.Name
+}
+
+func (m *picker) row(i int, highlighted bool, nameW, idW int) string {
+	it := m.items[i]
+	s := m.styles
+	cursor := "  "
+	if highlighted {
+		cursor = s.cursor.Render(">") + " "
+	}
+	box := ""
+	if m.multi {
+		switch {
+		case it.Disabled:
+			box = "[-] "
+		case m.toggled[i]:
+			box = s.selected.Render("[x]") + " "
+		default:
+			box = "[ ] "
+		}
+	}
+	name := ansi.Truncate(displayName(it), nameW, "…")
+	text := fmt.Sprintf("%s  %s  %*s", pad(name, nameW), pad(it.ID, idW), ctxWidth, FormatContext(it.Context))
+	text = strings.TrimRight(text, " ")
+	switch {
+	case it.Disabled:
+		// The reason goes where there is room; the status line repeats it when the row is highlighted.
+		room := m.width - ansi.StringWidth(cursor+box+text) - 2
+		if it.Reason != "" && (m.width <= 0 || room >= min(ansi.StringWidth(it.Reason), 12)) {
+			r := it.Reason
+			if m.width > 0 {
+				r = ansi.Truncate(r, room, "…")
+			}
+			text += "  " + r
+		}
+		text = s.disabled.Render(text)
+	case highlighted:
+		text = s.cursor.Render(text)
+	}
+	return cursor + box + text
+}
+
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0))
+}
+
+func (m *picker) status() string {
+	s := m.styles
+	if m.notice != "" {
+		return s.notice.Render(m.notice)
+	}
+	// The row may be too narrow for the reason; say it here too.
+	if i, ok := m.current(); ok && m.items[i].Disabled {
+		return s.disabled.Render(m.unavailable(i))
+	}
+	var parts []string
+	switch {
+	case len(m.visible) == 0:
+		parts = append(parts, "no model matches "+strconv.Quote(m.filter))
+	case len(m.visible) > m.listHeight():
+		parts = append(parts, fmt.Sprintf("%d–%d of %d", m.offset+1, min(m.offset+m.listHeight(), len(m.visible)), len(m.visible)))
+	default:
+		parts = append(parts, fmt.Sprintf("%d of %d", len(m.visible), len(m.items)))
+	}
+	if m.multi {
+		n := 0
+		for _, on := range m.toggled {
+			if on {
+				n++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d selected", n))
+	}
+	return s.status.Render(strings.Join(parts, " · "))
+}
+
+// FormatContext writes a context size the way model lists do: 1000000 → "1M ctx", 200000 → "200K ctx".
+// Zero (unknown) is empty.
+func FormatContext(tokens int) string {
+	switch {
+	case tokens <= 0:
+		return ""
+	case tokens >= 999_500: // rounds to at least 1000K: say 1M
+		v := strconv.FormatFloat(float64(tokens)/1_000_000, 'f', 1, 64)
+		return strings.TrimSuffix(v, ".0") + "M ctx"
+	case tokens >= 1_000:
+		return strconv.Itoa((tokens+500)/1_000) + "K ctx"
+	default:
+		return strconv.Itoa(tokens) + " ctx"
+	}
+}

@@ -1,0 +1,407 @@
+package tui
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// The spec's eight models; one outside the subscription.
+func testItems() []PickItem {
+	return []PickItem{
+		{ID: "vendor-a/model-a-opus-4.6", Name: "Model A Opus 4.6", Context: 200_000},
+		{ID: "vendor-a/model-a-opus-4.5-thinking", Name: "Model A Opus 4.5 Thinking", Context: 200_000},
+		{ID: "vendor-a/model-a-sonnet-4.6", Name: "Model A Sonnet 4.6", Context: 1_000_000},
+		{ID: "vendor-a/model-a-sonnet-4.5", Name: "Model A Sonnet 4.5", Context: 200_000},
+		{ID: "vendor-a/model-a-sonnet-4.5-thinking", Name: "Model A Sonnet 4.5 Thinking", Context: 200_000},
+		{ID: "vendor-a/model-a-haiku-4.5", Name: "Model A Haiku 4.5", Context: 200_000},
+		{ID: "vendor-b/model-b-3-flash-preview", Name: "Model B 3 Flash Preview", Context: 1_048_576},
+		{ID: "vendor-b/model-b-3-pro-preview", Name: "Model B 3 Pro Preview", Context: 1_048_576, Disabled: true, Reason: "not in your subscription"},
+	}
+}
+
+func newTestPicker(multi bool, w, h int) *picker {
+	m := newPicker(PickOptions{Title: "Pick models for OpenCode", Items: testItems(), Multi: multi}, false)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m
+}
+
+// Keys as bubbletea delivers them.
+var (
+	kUp    = tea.KeyPressMsg{Code: tea.KeyUp}
+	kDown  = tea.KeyPressMsg{Code: tea.KeyDown}
+	kEnter = tea.KeyPressMsg{Code: tea.KeyEnter}
+	kEsc   = tea.KeyPressMsg{Code: tea.KeyEscape}
+	kSpace = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	kBack  = tea.KeyPressMsg{Code: tea.KeyBackspace}
+	kCtrlC = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	kCtrlN = tea.KeyPressMsg{Code: 'n', Mod: tea.ModCtrl}
+	kCtrlP = tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl}
+	kCtrlU = tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+)
+
+func typed(s string) []tea.Msg {
+	var msgs []tea.Msg
+	for _, r := range s {
+		msgs = append(msgs, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	return msgs
+}
+
+// send delivers messages and reports whether the picker asked to quit.
+func send(t *testing.T, m *picker, msgs ...tea.Msg) (quit bool) {
+	t.Helper()
+	for _, msg := range msgs {
+		if quit {
+			t.Fatalf("message %v sent after the picker quit", msg)
+		}
+		_, cmd := m.Update(msg)
+		if cmd != nil {
+			if _, ok := cmd().(tea.QuitMsg); ok {
+				quit = true
+			}
+		}
+	}
+	return quit
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	if strings.Contains(got, "\x1b") {
+		t.Fatalf("view with colour disabled contains escape sequences: %q", got)
+	}
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tui -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("view differs from %s (run go test ./tui -update after checking)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+func view(m *picker) string { return m.View().Content }
+
+func checkWidth(t *testing.T, v string, w int) {
+	t.Helper()
+	for _, l := range strings.Split(v, "\n") {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("line wider than %d columns: %q", w, l)
+		}
+	}
+}
+
+func TestPickerView_Single(t *testing.T) {
+	m := newTestPicker(false, 80, 20)
+	golden(t, "single_initial", view(m))
+	checkWidth(t, view(m), 80)
+}
+
+// Wide enough: the reason stands on the row. Narrower rows leave it out and the status line says it when
+// the row is highlighted (TestPicker_DisabledCannotBePicked).
+func TestPickerView_WideShowsReason(t *testing.T) {
+	m := newTestPicker(true, 110, 20)
+	golden(t, "multi_wide", view(m))
+	if !strings.Contains(view(m), "1M ctx  not in your subscription") {
+		t.Errorf("the reason is not on the disabled row:\n%s", view(m))
+	}
+}
+
+func TestPickerView_Multi(t *testing.T) {
+	m := newTestPicker(true, 80, 20)
+	send(t, m, kDown, kDown, kSpace, kDown, kSpace)
+	golden(t, "multi_toggled", view(m))
+}
+
+func TestPicker_SingleEnterPicksHighlighted(t *testing.T) {
+	m := newTestPicker(false, 80, 20)
+	if !send(t, m, kDown, kDown, kEnter) {
+		t.Fatal("enter did not end the picker")
+	}
+	if m.err != nil || !slices.Equal(m.result, []string{"vendor-a/model-a-sonnet-4.6"}) {
+		t.Errorf("result = %v, %v; want the third model", m.result, m.err)
+	}
+	if view(m) != "" {
+		t.Errorf("the picker left %q on the screen after finishing", view(m))
+	}
+}
+
+func TestPicker_MoveKeys(t *testing.T) {
+	m := newTestPicker(false, 80, 20)
+	send(t, m, kCtrlN, tea.KeyPressMsg{Code: 'j', Text: "j"}, kDown, kCtrlP, tea.KeyPressMsg{Code: 'k', Text: "k"}, kUp, kUp)
+	if i, _ := m.current(); i != 0 {
+		t.Fatalf("after 3 down and 4 up (clamped), cursor on item %d, want 0", i)
+	}
+	send(t, m, kDown, kDown, kDown)
+	send(t, m, kEnter)
+	if !slices.Equal(m.result, []string{"vendor-a/model-a-sonnet-4.5"}) {
+		t.Errorf("result = %v", m.result)
+	}
+}
+
+func TestPicker_FilterByNameAndID(t *testing.T) {
+	m := newTestPicker(false, 80, 20)
+	send(t, m, typed("SONNET 4.5")...)
+	golden(t, "filter_name", view(m))
+	if len(m.visible) != 2 {
+		t.Fatalf("filter %q shows %d models, want 2", m.filter, len(m.visible))
+	}
+
+	m = newTestPicker(false, 80, 20)
+	send(t, m, typed("vendor-b/")...)
+	if len(m.visible) != 2 || m.items[m.visible[0]].ID != "vendor-b/model-b-3-flash-preview" {
+		t.Fatalf("filtering by id: visible = %v", m.visible)
+	}
+	send(t, m, kEnter)
+	if !slices.Equal(m.result, []string{"vendor-b/model-b-3-flash-preview"}) {
+		t.Errorf("result = %v", m.result)
+	}
+}
+
+func TestPicker_JKAreLettersWhileFiltering(t *testing.T) {
+	m := newTestPicker(false, 80, 20)
+	send(t, m, typed("thin")...)
+	send(t, m, typed("k")...) // "think": a letter now, not "up"
+	if m.filter != "think" {
+		t.Fatalf("filter = %q, want %q", m.filter, "think")
+	}
+	if len(m.visible) != 2 {
+		t.Errorf("%d models match \"think\", want 2", len(m.visible))
+	}
+	// "/" starts a filter that begins with j or k.
+	m = newTestPicker(false, 80, 20)
+	send(t, m, typed("/k")...)
+	if m.filter != "k" {
+		t.Errorf("after \"/k\" filter = %q, want \"k\"", m.filter)
+	}
+}
+
+func TestPicker_BackspaceAndClear(t *testing.T) {
+	m := newTestPicker(false, 80, 20)
+	send(t, m, typed("haikux")...)
+	if len(m.visible) != 0 {
+		t.Fatalf("\"haikux\" should match nothing, got %d", len(m.visible))
+	}
+	golden(t, "filter_nomatch", view(m))
+	if send(t, m, kEnter) {
+		t.Fatal("enter with nothing matching must not end the picker")
+	}
+	send(t, m, kBack)
+	if len(m.visible) != 1 {
+		t.Fatalf("after backspace \"haiku\" matches %d, want 1", len(m.visible))
+	}
+	send(t, m, kCtrlU)
+	if m.filter != "" || len(m.visible) != 8 {
+		t.Errorf("ctrl+u: filter %q, %d visible; want all 8", m.filter, len(m.visible))
+	}
+}
+
+func TestPicker_DisabledCannotBePicked(t *testing.T) {
+	m := newTestPicker(false, 80, 20)
+	send(t, m, typed("pro")...)
+	if quit := send(t, m, kEnter); quit {
+		t.Fatalf("enter on a disabled model ended the picker with %v", m.result)
+	}
+	golden(t, "disabled_notice", view(m))
+	if !strings.Contains(view(m), "cannot be chosen: not in your subscription") {
+		t.Error("the reason is not shown")
+	}
+	// Merely highlighting it explains why too.
+	m = newTestPicker(false, 80, 20)
+	send(t, m, kUp, kDown, kDown, kDown, kDown, kDown, kDown, kDown, kDown)
+	if !strings.Contains(view(m), "vendor-b/model-b-3-pro-preview cannot be chosen: not in your subscription") {
+		t.Errorf("highlighting a disabled model does not say why:\n%s", view(m))
+	}
+
+	m = newTestPicker(true, 80, 20)
+	send(t, m, typed("pro")...)
+	send(t, m, kSpace)
+	if slices.Contains(m.toggled, true) {
+		t.Error("space toggled a disabled model")
+	}
+	if send(t, m, kEnter) {
+		t.Errorf("multi: enter on a disabled model with nothing toggled ended the picker with %v", m.result)
+	}
+}
+
+func TestPicker_DisabledPreselectedIsIgnored(t *testing.T) {
+	items := testItems()
+	items[7].Selected = true
+	items[0].Selected = true
+	m := newPicker(PickOptions{Items: items, Multi: true}, false)
+	send(t, m, kEnter)
+	if !slices.Equal(m.result, []string{"vendor-a/model-a-opus-4.6"}) {
+		t.Errorf("result = %v, want only the enabled pre-selected model", m.result)
+	}
+}
+
+func TestPicker_MultiResults(t *testing.T) {
+	m := newTestPicker(true, 80, 20)
+	// Toggle the 7th, then the 1st and untoggle nothing: result is in list order, not toggle order.
+	send(t, m, kDown, kDown, kDown, kDown, kDown, kDown, kSpace, kUp, kUp, kUp, kUp, kUp, kUp, kSpace)
+	if !send(t, m, kEnter) {
+		t.Fatal("enter did not end the picker")
+	}
+	want := []string{"vendor-a/model-a-opus-4.6", "vendor-b/model-b-3-flash-preview"}
+	if !slices.Equal(m.result, want) {
+		t.Errorf("result = %v, want %v", m.result, want)
+	}
+
+	// Toggled items hidden by the filter still count.
+	m = newTestPicker(true, 80, 20)
+	send(t, m, kSpace)
+	send(t, m, typed("haiku")...)
+	send(t, m, kSpace, kEnter)
+	want = []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-haiku-4.5"}
+	if !slices.Equal(m.result, want) {
+		t.Errorf("result = %v, want %v", m.result, want)
+	}
+
+	// Nothing toggled: the highlighted one.
+	m = newTestPicker(true, 80, 20)
+	send(t, m, kDown, kEnter)
+	if !slices.Equal(m.result, []string{"vendor-a/model-a-opus-4.5-thinking"}) {
+		t.Errorf("result = %v", m.result)
+	}
+
+	// Space twice untoggles.
+	m = newTestPicker(true, 80, 20)
+	send(t, m, kSpace, kSpace, kDown, kEnter)
+	if !slices.Equal(m.result, []string{"vendor-a/model-a-opus-4.5-thinking"}) {
+		t.Errorf("result = %v", m.result)
+	}
+}
+
+func TestPicker_SpaceTypesInSingleSelect(t *testing.T) {
+	m := newTestPicker(false, 80, 20)
+	send(t, m, typed("opus 4.5")...)
+	if m.filter != "opus 4.5" || len(m.visible) != 1 {
+		t.Errorf("filter %q shows %d, want \"opus 4.5\" showing 1", m.filter, len(m.visible))
+	}
+}
+
+func TestPicker_EscAndCtrlC(t *testing.T) {
+	m := newTestPicker(true, 80, 20)
+	send(t, m, kSpace)
+	if !send(t, m, kEsc) {
+		t.Fatal("esc did not end the picker")
+	}
+	if !errors.Is(m.err, ErrCancelled) || m.result != nil {
+		t.Errorf("esc: %v, %v; want ErrCancelled and no result", m.result, m.err)
+	}
+
+	m = newTestPicker(false, 80, 20)
+	send(t, m, typed("son")...)
+	if !send(t, m, kCtrlC) {
+		t.Fatal("ctrl+c did not end the picker")
+	}
+	if !errors.Is(m.err, ErrInterrupted) || m.result != nil {
+		t.Errorf("ctrl+c: %v, %v; want ErrInterrupted", m.result, m.err)
+	}
+	if errors.Is(ErrInterrupted, ErrCancelled) {
+		t.Error("interrupt and cancel must be distinguishable")
+	}
+}
+
+func TestPickerView_NarrowTruncates(t *testing.T) {
+	m := newTestPicker(true, 40, 20)
+	v := view(m)
+	checkWidth(t, v, 40)
+	golden(t, "narrow_40", v)
+
+	// Growing again shows the full lines.
+	send(t, m, tea.WindowSizeMsg{Width: 100, Height: 20})
+	if !strings.Contains(view(m), "vendor-a/model-a-sonnet-4.5-thinking") {
+		t.Error("after widening, ids are still cut")
+	}
+}
+
+func TestPickerView_ScrollKeepsCursorVisible(t *testing.T) {
+	m := newTestPicker(false, 80, 7) // room for 3 rows
+	for range 6 {
+		send(t, m, kDown)
+	}
+	v := view(m)
+	golden(t, "scrolled", v)
+	if !strings.Contains(v, "> Model A Haiku") && !strings.Contains(v, "> Model B 3 Flash") {
+		t.Errorf("cursor row not visible:\n%s", v)
+	}
+	if got := strings.Count(v, "\n") + 1; got > 7 {
+		t.Errorf("view has %d lines, terminal has 7", got)
+	}
+	if strings.Contains(v, "Opus 4.6") {
+		t.Errorf("first row should have scrolled away:\n%s", v)
+	}
+	// Shrinking the terminal keeps the cursor visible too.
+	send(t, m, tea.WindowSizeMsg{Width: 80, Height: 5})
+	if i, _ := m.current(); !strings.Contains(view(m), m.items[i].Name) {
+		t.Errorf("after shrinking, the highlighted %q is not shown:\n%s", m.items[i].Name, view(m))
+	}
+	// Back to the top.
+	send(t, m, kUp, kUp, kUp, kUp, kUp, kUp)
+	if !strings.Contains(view(m), "> Model A Opus 4.6") {
+		t.Errorf("scrolling up did not bring back the first row:\n%s", view(m))
+	}
+}
+
+func TestPickerView_Color(t *testing.T) {
+	o := PickOptions{Items: testItems()}
+	plain := newPicker(o, false).View().Content
+	colored := newPicker(o, true).View().Content
+	if strings.Contains(plain, "\x1b[") {
+		t.Error("colour disabled, yet the view has escape sequences")
+	}
+	if !strings.Contains(colored, "\x1b[") {
+		t.Error("colour enabled, yet the view has no styling")
+	}
+	if ansi.Strip(colored) != plain {
+		t.Errorf("colour must not change the text:\n%s\nvs\n%s", ansi.Strip(colored), plain)
+	}
+}
+
+func TestPick_NoTTY(t *testing.T) {
+	ios, _, out, errOut := Test()
+	_, err := Pick(ios, PickOptions{Items: testItems()})
+	if !errors.Is(err, ErrNoTTY) {
+		t.Fatalf("err = %v, want ErrNoTTY", err)
+	}
+	if out.Len()+errOut.Len() != 0 {
+		t.Error("Pick drew something without a terminal")
+	}
+	// Stdout piped (x=$(gw models --pick)) is fine; GW_NO_PROMPT is not.
+	ios, _, _, _ = TestWithEnv(env("GW_NO_PROMPT", "1"))
+	ios.SetStdinTTY(true)
+	ios.SetStderrTTY(true)
+	if _, err := Pick(ios, PickOptions{Items: testItems()}); !errors.Is(err, ErrNoTTY) {
+		t.Errorf("GW_NO_PROMPT=1: err = %v, want ErrNoTTY", err)
+	}
+}
+
+func TestFormatContext(t *testing.T) {
+	for in, want := range map[int]string{
+		0: "", 200_000: "200K ctx", 128_000: "128K ctx", 1_000_000: "1M ctx", 1_048_576: "1M ctx",
+		2_000_000: "2M ctx", 1_500_000: "1.5M ctx", 999_999: "1M ctx", 8_192: "8K ctx", 500: "500 ctx",
+	} {
+		if got := FormatContext(in); got != want {
+			t.Errorf("FormatContext(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
