@@ -490,15 +490,23 @@ func (m *picker) status() string {
 // FormatContext writes a context size the way model lists do: 1000000 → "1M ctx", 200000 → "200K ctx".
 // Zero (unknown) is empty.
 func FormatContext(tokens int) string {
+	if tokens <= 0 {
+		return ""
+	}
+	return FormatTokens(tokens) + " ctx"
+}
+
+// FormatTokens writes a token count briefly: 1000000 → "1M", 1048576 → "1M", 200000 → "200K", 0 → "".
+func FormatTokens(tokens int) string {
 	switch {
 	case tokens <= 0:
 		return ""
 	case tokens >= 999_500: // rounds to at least 1000K: say 1M
 		v := strconv.FormatFloat(float64(tokens)/1_000_000, 'f', 1, 64)
-		return strings.TrimSuffix(v, ".0") + "M ctx"
+		return strings.TrimSuffix(v, ".0") + "M"
 	case tokens >= 1_000:
-		return strconv.Itoa((tokens+500)/1_000) + "K ctx"
+		return strconv.Itoa((tokens+500)/1_000) + "K"
 	default:
-		return strconv.Itoa(tokens) + " ctx"
+		return strconv.Itoa(tokens)
 	}
 }

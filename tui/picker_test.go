@@ -403,5 +403,8 @@ func TestFormatContext(t *testing.T) {
 		if got := FormatContext(in); got != want {
 			t.Errorf("FormatContext(%d) = %q, want %q", in, got, want)
 		}
+		if got, want := FormatTokens(in), strings.TrimSuffix(want, " ctx"); got != want {
+			t.Errorf("FormatTokens(%d) = %q, want %q", in, got, want)
+		}
 	}
 }
