@@ -8,6 +8,9 @@ import (
 	"unicode/utf8"
 )
 
+// ErrEmptyKey is Sanitize's error (wrapped) for input with no key in it.
+var ErrEmptyKey = errors.New("the API key is empty")
+
 // Sanitize cleans a pasted key: surrounding whitespace and newlines,
 // invisible characters, quotes or backticks, an "Authorization:" header name
 // and a "Bearer " prefix (any case). It refuses an empty key and one with
@@ -29,9 +32,9 @@ func Sanitize(raw string) (string, error) {
 	}
 	if s == "" {
 		if strings.TrimFunc(raw, invisible) == "" {
-			return "", errors.New("the API key is empty; paste the key itself")
+			return "", fmt.Errorf("%w; paste the key itself", ErrEmptyKey)
 		}
-		return "", errors.New("the API key is empty once quotes and the Bearer/Authorization prefix are removed; paste the key itself")
+		return "", fmt.Errorf("%w once quotes and the Bearer/Authorization prefix are removed; paste the key itself", ErrEmptyKey)
 	}
 	pos := 0
 	for _, r := range s {

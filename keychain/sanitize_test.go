@@ -1,6 +1,7 @@
 package keychain
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -60,6 +61,9 @@ func TestSanitize_RefusesWithoutRepeatingTheKey(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Sanitize(%q) error %q, want it to mention %q", tt.in, err, tt.want)
+		}
+		if empty := strings.Contains(tt.want, "empty"); errors.Is(err, ErrEmptyKey) != empty {
+			t.Errorf("Sanitize(%q): errors.Is(err, ErrEmptyKey) = %v, want %v", tt.in, !empty, empty)
 		}
 		if strings.Contains(err.Error(), secret) {
 			t.Errorf("error repeats the key: %q", err)
