@@ -138,3 +138,37 @@ func randomHex(t *testing.T, n int) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// TestWithKeyringScript checks what tests rely on in scripts/with-keyring.sh:
+// the command runs on a private bus with the isolation marker set, its
+// arguments arrive intact, its exit status comes back and nothing is left in
+// the temporary directory.
+func TestWithKeyringScript(t *testing.T) {
+	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("GW_REQUIRE_REAL_KEYCHAIN") == "1" {
+				t.Fatalf("%s is not installed (GW_REQUIRE_REAL_KEYCHAIN=1)", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	tmp := t.TempDir()
+	script := filepath.Join(repoRoot(t), "scripts", "with-keyring.sh")
+	cmd := exec.Command(script, "bash", "-c", `printf '%s|%s|%s\n' "$GW_ISOLATED_KEYRING" "$DBUS_SESSION_BUS_ADDRESS" "$1"; exit 3`, "bash", "two words")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/user-bus")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want status 3 passed through; output %q", err, out)
+	}
+	parts := strings.Split(strings.TrimSpace(string(out)), "|")
+	if len(parts) != 3 || parts[0] != "1" || parts[2] != "two words" {
+		t.Fatalf("output %q, want marker 1, the private bus and the argument intact", out)
+	}
+	if parts[1] == "" || strings.Contains(parts[1], "/nonexistent/user-bus") {
+		t.Errorf("the command saw bus %q, want a private one", parts[1])
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+}
