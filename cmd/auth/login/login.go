@@ -1,0 +1,160 @@
+// Package login implements `gw auth login`.
+package login
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
+)
+
+// ValidateTimeout bounds the check of the key against the service.
+const ValidateTimeout = 15 * time.Second
+
+// LoginOptions holds the flags and dependencies of `gw auth login`.
+type LoginOptions struct {
+	Factory         *cmdutil.Factory
+	BaseURL         string
+	WithKey         bool
+	InsecureStorage bool
+}
+
+// NewCmdLogin binds the flags; runF replaces the run in flag-parsing tests.
+func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
+	opts := &LoginOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "login",
+		Short: "Store your API key in the OS keychain",
+		Long: `Store your API key in the OS keychain after checking it with the service.
+
+The key is read from a hidden prompt, or from standard input with --with-key. Surrounding
+whitespace, quotes and a pasted "Bearer " prefix are removed. The key is checked with
+GET {base}/models before anything is stored; the base URL is saved in the config file.
+
+On a machine with no keychain (headless Linux, WSL, containers), --insecure-storage keeps the
+key in a file readable only by you. gw never falls back to that on its own.`,
+		Example: `  gw auth login --base-url https://gateway.example.com/v1
+  gw auth login --with-key < key.txt`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return loginRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL, ending in /v1")
+	cmd.Flags().BoolVar(&opts.WithKey, "with-key", false, "read the key from standard input")
+	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, "store the key in a plain file (0600) instead of the OS keychain")
+	return cmd
+}
+
+func loginRun(ctx context.Context, opts *LoginOptions) error {
+	f := opts.Factory
+	ios := f.IOStreams
+
+	base, _, err := f.BaseURL(opts.BaseURL)
+	if err != nil {
+		if opts.BaseURL != "" {
+			return &cmdutil.FlagError{Err: err}
+		}
+		return err
+	}
+
+	raw, err := readKey(opts)
+	if err != nil {
+		return err
+	}
+	key, err := keychain.Sanitize(raw)
+	if err != nil {
+		if raw == "" || errors.Is(err, keychain.ErrEmptyKey) {
+			return &cmdutil.NoKeyError{Msg: "no key given: paste it at the prompt, or pipe it with --with-key"}
+		}
+		return err
+	}
+
+	stop := ios.StartSpinner("Checking the key with " + base)
+	vctx, cancel := context.WithTimeout(ctx, ValidateTimeout)
+	models, err := f.APIClient(base, key, 0).Models(vctx)
+	cancel()
+	stop()
+	if err != nil {
+		return fmt.Errorf("nothing stored: %w", cmdutil.WithFix(err))
+	}
+
+	_, paths, err := f.Config()
+	if err != nil {
+		return err
+	}
+	backend, err := store(opts, key)
+	if err != nil {
+		return err
+	}
+	if err := config.Update(paths.File(), func(c *config.File) error {
+		c.BaseURL = base
+		c.InsecureStorage = opts.InsecureStorage
+		return nil
+	}); err != nil {
+		return fmt.Errorf("the key is stored, but the base URL could not be saved: %w", err)
+	}
+	if _, err := config.EnsureLocalToken(paths.File()); err != nil {
+		return err
+	}
+
+	out := ios.Out
+	fmt.Fprintf(out, "✓ Key %s accepted by %s (%d models available)\n", keychain.Mask(key), base, len(models))
+	fmt.Fprintf(out, "✓ Key stored in %s\n", backend)
+	if opts.InsecureStorage {
+		fmt.Fprintf(ios.ErrOut, "! The key is in a plain file readable by your user. Prefer the OS keychain where there is one.\n")
+	}
+	if f.Getenv("GW_API_KEY") != "" {
+		fmt.Fprintf(ios.ErrOut, "! GW_API_KEY is set in this environment and takes precedence over the stored key.\n")
+	}
+	return nil
+}
+
+func readKey(opts *LoginOptions) (string, error) {
+	ios := opts.Factory.IOStreams
+	if opts.WithKey {
+		b, err := io.ReadAll(io.LimitReader(ios.In, 64<<10))
+		if err != nil {
+			return "", fmt.Errorf("reading the key from standard input: %w", err)
+		}
+		return string(b), nil
+	}
+	if !ios.CanPrompt() {
+		return "", &cmdutil.NoKeyError{Msg: "no key given: not running interactively, so pipe the key with --with-key (gw auth login --with-key < key.txt)"}
+	}
+	return ios.ReadSecret("Paste your API key (input is hidden): ")
+}
+
+// store writes the key to the chosen store and returns that store's name. A key stored in the keychain
+// replaces one left in the insecure file, so no stale copy lingers on disk.
+func store(opts *LoginOptions, key string) (string, error) {
+	f := opts.Factory
+	fileStore, err := f.FileStore()
+	if err != nil {
+		return "", err
+	}
+	if opts.InsecureStorage {
+		if err := fileStore.Set(cmdutil.Profile, key); err != nil {
+			return "", fmt.Errorf("storing the key in %s: %w", fileStore.Backend(), err)
+		}
+		return fileStore.Backend(), nil
+	}
+	kr := f.Keyring()
+	if err := kr.Set(cmdutil.Profile, key); err != nil {
+		return "", fmt.Errorf("could not store the key in the OS keychain (%s): %v\nfix: start a keychain (Secret Service) or, on a machine without one, run: gw auth login --insecure-storage", kr.Backend(), err)
+	}
+	if err := fileStore.Delete(cmdutil.Profile); err != nil && !errors.Is(err, keychain.ErrNotFound) {
+		fmt.Fprintf(f.IOStreams.ErrOut, "! could not remove the old key from %s: %v\n", fileStore.Backend(), err)
+	}
+	return kr.Backend(), nil
+}

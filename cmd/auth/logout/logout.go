@@ -1,0 +1,67 @@
+// Package logout implements `gw auth logout`.
+package logout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
+)
+
+// LogoutOptions holds the dependencies of `gw auth logout`.
+type LogoutOptions struct {
+	Factory *cmdutil.Factory
+}
+
+// NewCmdLogout binds the command; runF replaces the run in flag-parsing tests.
+func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
+	opts := &LogoutOptions{Factory: f}
+	return &cobra.Command{
+		Use:   "logout",
+		Short: "Remove the API key from the OS keychain (and the insecure file)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return logoutRun(opts)
+		},
+	}
+}
+
+func logoutRun(opts *LogoutOptions) error {
+	f := opts.Factory
+	out, errOut := f.IOStreams.Out, f.IOStreams.ErrOut
+	fileStore, err := f.FileStore()
+	if err != nil {
+		return err
+	}
+	removed := 0
+	var failures []error
+	for _, s := range []keychain.Store{f.Keyring(), fileStore} {
+		err := s.Delete(cmdutil.Profile)
+		switch {
+		case err == nil:
+			removed++
+			fmt.Fprintf(out, "✓ Removed the key from %s\n", s.Backend())
+		case errors.Is(err, keychain.ErrNotFound):
+		default:
+			failures = append(failures, fmt.Errorf("could not remove the key from %s: %w", s.Backend(), err))
+		}
+	}
+	if _, paths, err := f.Config(); err == nil {
+		_ = config.Update(paths.File(), func(c *config.File) error { c.InsecureStorage = false; return nil })
+	}
+	if removed == 0 && len(failures) == 0 {
+		fmt.Fprintln(out, "No key was stored.")
+	}
+	if f.Getenv("GW_API_KEY") != "" {
+		fmt.Fprintln(errOut, "! GW_API_KEY is still set in this environment; gw uses it until you unset it.")
+	}
+	return errors.Join(failures...)
+}

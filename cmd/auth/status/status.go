@@ -1,0 +1,186 @@
+// Package status implements `gw auth status`.
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
+)
+
+// CheckTimeout bounds the check of the key against the service.
+const CheckTimeout = 15 * time.Second
+
+// StatusOptions holds the flags and dependencies of `gw auth status`.
+type StatusOptions struct {
+	Factory *cmdutil.Factory
+	JSON    bool
+}
+
+// Report is what `gw auth status --json` prints.
+type Report struct {
+	BaseURL       string     `json:"base_url"`
+	BaseURLSource string     `json:"base_url_source,omitempty"`
+	KeySource     string     `json:"key_source,omitempty"`
+	KeyBackend    string     `json:"key_backend,omitempty"`
+	Key           string     `json:"key,omitempty"` // masked
+	Accepted      bool       `json:"accepted"`
+	Models        int        `json:"models,omitempty"`
+	LocalToken    string     `json:"local_token,omitempty"`
+	Error         *ErrorInfo `json:"error,omitempty"`
+}
+
+// ErrorInfo explains why the status is not good.
+type ErrorInfo struct {
+	Condition string `json:"condition,omitempty"`
+	Message   string `json:"message"`
+	Cause     string `json:"cause,omitempty"`
+	Fix       string `json:"fix,omitempty"`
+}
+
+// NewCmdStatus binds the flags; runF replaces the run in flag-parsing tests.
+func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the base URL, where the key comes from, and whether the service accepts it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return statusRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+func statusRun(ctx context.Context, opts *StatusOptions) error {
+	f := opts.Factory
+	rep := collect(ctx, f)
+	if opts.JSON {
+		if err := cmdutil.WriteJSON(f.IOStreams.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		render(f, rep)
+	}
+	if rep.Error != nil {
+		return cmdutil.ErrSilent
+	}
+	return nil
+}
+
+func collect(ctx context.Context, f *cmdutil.Factory) Report {
+	var rep Report
+	fail := func(msg, cause, fix string) {
+		if rep.Error == nil {
+			rep.Error = &ErrorInfo{Message: msg, Cause: cause, Fix: fix}
+		}
+	}
+
+	if c, paths, err := f.Config(); err != nil {
+		fail("the config file could not be read", err.Error(), "fix or remove the file named above")
+	} else {
+		rep.LocalToken = c.LocalToken
+		if rep.LocalToken == "" {
+			// The token is created on first need, so `auth status` always has one to show for `gw serve`.
+			if tok, err := config.EnsureLocalToken(paths.File()); err == nil {
+				rep.LocalToken = tok
+			}
+		}
+	}
+
+	base, src, baseErr := f.BaseURL("")
+	rep.BaseURL, rep.BaseURLSource = base, string(src)
+	if baseErr != nil {
+		fail("the base URL is not usable", baseErr.Error(), "run: gw auth login --base-url URL")
+	}
+
+	key, keyErr := f.ResolveKey()
+	if keyErr != nil {
+		var nk *cmdutil.NoKeyError
+		if errors.As(keyErr, &nk) {
+			fail("no API key", "no key in GW_API_KEY, the OS keychain or the insecure file", "run: gw auth login")
+		} else {
+			fail("the API key could not be read", keyErr.Error(), "run: gw auth login (or gw auth login --insecure-storage where there is no keychain)")
+		}
+	} else {
+		rep.KeySource, rep.KeyBackend, rep.Key = string(key.Source), key.Backend, keychain.Mask(key.Key)
+	}
+
+	if baseErr == nil && keyErr == nil {
+		cctx, cancel := context.WithTimeout(ctx, CheckTimeout)
+		defer cancel()
+		stop := f.IOStreams.StartSpinner("Checking the key with " + base)
+		models, err := f.APIClient(base, key.Key, 0).Models(cctx)
+		stop()
+		var ae *api.Error
+		switch {
+		case err == nil:
+			rep.Accepted, rep.Models = true, len(models)
+		case errors.As(err, &ae):
+			rep.Error = &ErrorInfo{Condition: string(ae.Condition), Message: messageOf(ae), Cause: ae.Cause, Fix: ae.Fix}
+		default:
+			fail("the service could not be asked", err.Error(), "run: gw doctor")
+		}
+	}
+	return rep
+}
+
+func messageOf(ae *api.Error) string {
+	if ae.Condition != "" {
+		return ae.Condition.Message()
+	}
+	return "the service answered with an error"
+}
+
+func render(f *cmdutil.Factory, rep Report) {
+	out := f.IOStreams.Out
+	val := func(s, none string) string {
+		if s == "" {
+			return none
+		}
+		return s
+	}
+	src := ""
+	if rep.BaseURLSource != "" {
+		src = " (from " + rep.BaseURLSource + ")"
+	}
+	fmt.Fprintf(out, "Base URL:    %s%s\n", val(rep.BaseURL, "none"), src)
+	if rep.Key != "" {
+		fmt.Fprintf(out, "API key:     %s from %s\n", rep.Key, keySourceText(rep))
+	} else {
+		fmt.Fprintf(out, "API key:     none\n")
+	}
+	switch {
+	case rep.Accepted:
+		fmt.Fprintf(out, "Service:     ✓ key accepted (%d models available)\n", rep.Models)
+	case rep.Error != nil:
+		fmt.Fprintf(out, "Service:     ✗ %s\n", rep.Error.Message)
+		if rep.Error.Cause != "" {
+			fmt.Fprintf(out, "  cause: %s\n", rep.Error.Cause)
+		}
+		if rep.Error.Fix != "" {
+			fmt.Fprintf(out, "  fix:   %s\n", rep.Error.Fix)
+		}
+	}
+	fmt.Fprintf(out, "Local token: %s (for gw serve clients)\n", val(rep.LocalToken, "none"))
+}
+
+func keySourceText(rep Report) string {
+	switch keychain.Source(rep.KeySource) {
+	case keychain.SourceEnv:
+		return "GW_API_KEY"
+	default:
+		return rep.KeyBackend
+	}
+}

@@ -1,0 +1,53 @@
+// Package token implements `gw auth token`.
+package token
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+)
+
+// TokenOptions holds the flags and dependencies of `gw auth token`.
+type TokenOptions struct {
+	Factory *cmdutil.Factory
+	Show    bool
+}
+
+// NewCmdToken binds the flags; runF replaces the run in flag-parsing tests.
+func NewCmdToken(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
+	opts := &TokenOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Print the API key (for pasting into an editor's settings)",
+		Long: `Print the API key to standard output, for pasting into an editor's settings.
+
+It refuses to print to a terminal, where the key would stay in the scroll-back, unless --show
+is given. Pipe it instead, e.g. gw auth token | pbcopy.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return tokenRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Show, "show", false, "print the key even when standard output is a terminal")
+	return cmd
+}
+
+func tokenRun(opts *TokenOptions) error {
+	f := opts.Factory
+	if f.IOStreams.IsStdoutTTY() && !opts.Show {
+		return errors.New("refusing to print the key to a terminal: pipe it (gw auth token | pbcopy) or pass --show")
+	}
+	k, err := f.ResolveKey()
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(f.IOStreams.Out, k.Key)
+	return err
+}

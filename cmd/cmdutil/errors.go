@@ -1,0 +1,76 @@
+// Package cmdutil holds what every command shares: the Factory of dependencies, the typed errors that
+// root.Main turns into exit codes, and small output helpers.
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ExitCode is the process exit status. root.Main is the only place errors become exit codes.
+type ExitCode int
+
+const (
+	ExitOK          ExitCode = 0
+	ExitError       ExitCode = 1 // a failure, explained on stderr (or in the printed report)
+	ExitUsage       ExitCode = 2 // bad flags or arguments
+	ExitCancel      ExitCode = 3 // the user cancelled an interactive prompt (esc)
+	ExitAuth        ExitCode = 4 // no API key given or stored
+	ExitInterrupted ExitCode = 130
+)
+
+// ExitCodesHelp documents the codes; `gw help exit-codes` prints it.
+const ExitCodesHelp = `gw exits with:
+
+  0    success
+  1    failure: the message (or the report of gw doctor) says which and what to do
+  2    usage error: an unknown command or flag, or a bad flag value
+  3    cancelled: esc in an interactive picker
+  4    no API key: none given to gw auth login, or none stored when a command needs one
+  130  interrupted: ctrl-c in an interactive picker
+`
+
+// FlagError is a usage error: exit code 2.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// FlagErrorf builds a usage error.
+func FlagErrorf(format string, args ...any) error {
+	return &FlagError{Err: fmt.Errorf(format, args...)}
+}
+
+// ErrSilent means the command already printed what went wrong (a report, a checklist): exit 1, nothing more.
+var ErrSilent = errors.New("silent error")
+
+// ErrCancel means the user cancelled a prompt: exit 3.
+var ErrCancel = errors.New("cancelled")
+
+// ErrInterrupted means ctrl-c in a prompt: exit 130.
+var ErrInterrupted = errors.New("interrupted")
+
+// NoKeyError means there is no API key where one is needed: exit 4.
+type NoKeyError struct{ Msg string }
+
+func (e *NoKeyError) Error() string { return e.Msg }
+
+// ExitCodeFor maps an error to its exit code.
+func ExitCodeFor(err error) ExitCode {
+	var fe *FlagError
+	var nk *NoKeyError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &fe):
+		return ExitUsage
+	case errors.As(err, &nk):
+		return ExitAuth
+	case errors.Is(err, ErrCancel):
+		return ExitCancel
+	case errors.Is(err, ErrInterrupted):
+		return ExitInterrupted
+	default:
+		return ExitError
+	}
+}

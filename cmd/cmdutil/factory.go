@@ -1,0 +1,137 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/tui"
+)
+
+// Profile is the keychain account; profiles beyond the default are not offered yet.
+const Profile = "default"
+
+// KeychainTimeout bounds every OS keychain call: a locked or absent Secret Service must not hang gw.
+const KeychainTimeout = 3 * time.Second
+
+// Factory carries every dependency a command needs. Commands take what they use from it; tests replace the
+// functions. Nothing here is global: root.Main builds one per run.
+type Factory struct {
+	IOStreams *tui.IOStreams
+	Getenv    func(string) string
+	WorkDir   func() (string, error)
+
+	// Version is the binary's version string (for the User-Agent and `gw version`).
+	Version string
+	// DefaultBaseURL is the canonical base URL built into the binary ("" when the build has none).
+	DefaultBaseURL string
+
+	// Keyring returns the OS keychain store (tests substitute a fake).
+	Keyring func() keychain.Store
+	// Transport is the one HTTP transport to the hosted service, shared by every command.
+	Transport func() http.RoundTripper
+}
+
+// Paths resolves the config and state directories.
+func (f *Factory) Paths() (config.Paths, error) { return config.ResolvePaths(f.Getenv) }
+
+// Config loads the config file. A file that does not parse is an error (it is never rewritten).
+func (f *Factory) Config() (config.File, config.Paths, error) {
+	p, err := f.Paths()
+	if err != nil {
+		return config.File{}, p, err
+	}
+	c, err := config.Load(p.File())
+	return c, p, err
+}
+
+// FileStore is the insecure file store (used only when the user chose --insecure-storage, or to find a key
+// stored that way earlier).
+func (f *Factory) FileStore() (keychain.Store, error) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, err
+	}
+	return keychain.NewFile(p.CredentialsFile()), nil
+}
+
+// ResolveKey finds the API key: GW_API_KEY › OS keychain › insecure file. A missing key is a *NoKeyError.
+func (f *Factory) ResolveKey() (keychain.Resolved, error) {
+	fs, err := f.FileStore()
+	if err != nil {
+		return keychain.Resolved{}, err
+	}
+	r, err := keychain.Resolve(f.Getenv, f.Keyring(), fs, Profile)
+	if errors.Is(err, keychain.ErrNotFound) {
+		return r, &NoKeyError{Msg: "no API key stored: run gw auth login (or set GW_API_KEY)"}
+	}
+	return r, err
+}
+
+// BaseURL resolves the base URL by precedence (flag › GW_BASE_URL › config › build default) and validates it.
+// The error names the exact problem, where the value came from, and the corrected value.
+func (f *Factory) BaseURL(flag string) (string, config.Source, error) {
+	c, _, err := f.Config()
+	if err != nil {
+		return "", "", err
+	}
+	v, src := config.ResolveBaseURL(flag, f.Getenv("GW_BASE_URL"), c.BaseURL, f.DefaultBaseURL)
+	if v == "" {
+		return "", "", errors.New("no base URL configured: run gw auth login --base-url URL (the service's address, ending in /v1)")
+	}
+	if _, err := config.ValidateBaseURL(v); err != nil {
+		return v, src, fmt.Errorf("%w (from %s)", err, describeSource(src))
+	}
+	return v, src, nil
+}
+
+func describeSource(s config.Source) string {
+	switch s {
+	case config.SourceFlag:
+		return "--base-url"
+	case config.SourceEnv:
+		return "GW_BASE_URL"
+	case config.SourceConfig:
+		return "the config file"
+	default:
+		return "the build's default"
+	}
+}
+
+// HTTPClient is a client on the shared transport with an overall time-out (0 = none).
+func (f *Factory) HTTPClient(timeout time.Duration) *http.Client {
+	return &http.Client{Transport: f.Transport(), Timeout: timeout}
+}
+
+// APIClient is the one client of the hosted service.
+func (f *Factory) APIClient(baseURL, key string, timeout time.Duration) *api.Client {
+	c := api.NewClient(baseURL, key, f.HTTPClient(timeout))
+	c.Version = f.Version
+	c.Canonical = f.DefaultBaseURL
+	return c
+}
+
+// NewFactory builds the production factory.
+func NewFactory(version, defaultBaseURL string) *Factory {
+	ios := tui.System(os.Getenv)
+	var transport http.RoundTripper
+	return &Factory{
+		IOStreams:      ios,
+		Getenv:         os.Getenv,
+		WorkDir:        os.Getwd,
+		Version:        version,
+		DefaultBaseURL: defaultBaseURL,
+		Keyring:        func() keychain.Store { return keychain.NewOS(KeychainTimeout) },
+		Transport: func() http.RoundTripper {
+			if transport == nil {
+				transport = api.NewTransport(api.TransportOptions{})
+			}
+			return transport
+		},
+	}
+}

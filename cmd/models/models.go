@@ -1,0 +1,209 @@
+// Package models implements `gw models`.
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/tui"
+)
+
+// ListTimeout bounds the call to the service.
+const ListTimeout = 15 * time.Second
+
+// ModelsOptions holds the flags and dependencies of `gw models`.
+type ModelsOptions struct {
+	Factory *cmdutil.Factory
+	BaseURL string
+	JSON    bool
+	Pick    bool
+	Multi   bool
+}
+
+// Entry is one model as `gw models --json` prints it.
+type Entry struct {
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	Vendor         string `json:"vendor,omitempty"`
+	Context        int    `json:"context,omitempty"`
+	Output         int    `json:"output,omitempty"`
+	Reasoning      bool   `json:"reasoning"`
+	InSubscription bool   `json:"in_subscription"`
+	InCatalogue    bool   `json:"in_catalogue"`
+}
+
+// NewCmdModels binds the flags; runF replaces the run in flag-parsing tests.
+func NewCmdModels(f *cmdutil.Factory, runF func(context.Context, *ModelsOptions) error) *cobra.Command {
+	opts := &ModelsOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List the models your account can use",
+		Long: `List the models your account can use, ids exactly as the service lists them.
+
+Models of the built-in catalogue that your subscription does not include are listed after them,
+marked as such. With --pick, an interactive picker prints the chosen id(s) to standard output.`,
+		Example: `  gw models
+  gw models --json
+  id=$(gw models --pick)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Pick && opts.JSON {
+				return cmdutil.FlagErrorf("--pick and --json cannot be used together")
+			}
+			if opts.Multi && !opts.Pick {
+				return cmdutil.FlagErrorf("--multi goes with --pick")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return modelsRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the models as JSON")
+	cmd.Flags().BoolVar(&opts.Pick, "pick", false, "choose a model interactively and print its id")
+	cmd.Flags().BoolVar(&opts.Multi, "multi", false, "with --pick: choose several models (space toggles)")
+	return cmd
+}
+
+// List fetches the account's models and joins them with the catalogue: the account's models first, in the
+// service's order, then catalogue models outside the subscription.
+func List(ctx context.Context, f *cmdutil.Factory, baseURL string) ([]Entry, error) {
+	base, _, err := f.BaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	key, err := f.ResolveKey()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, ListTimeout)
+	defer cancel()
+	stop := f.IOStreams.StartSpinner("Fetching models")
+	listed, err := f.APIClient(base, key.Key, 0).Models(ctx)
+	stop()
+	if err != nil {
+		return nil, cmdutil.WithFix(err)
+	}
+	return Join(listed), nil
+}
+
+// Join merges the service's list with the built-in catalogue.
+func Join(listed []api.Model) []Entry {
+	var out []Entry
+	seen := map[string]bool{}
+	for _, m := range listed {
+		if seen[m.ID] {
+			continue
+		}
+		seen[m.ID] = true
+		e := Entry{ID: m.ID, Name: m.Name, Context: m.ContextLength, InSubscription: true}
+		if c, ok := api.LookupModel(m.ID); ok {
+			e.Name, e.Vendor, e.Context, e.Output, e.Reasoning, e.InCatalogue = c.Name, c.Vendor, c.Context, c.Output, c.Reasoning, true
+		}
+		if e.Name == "" {
+			e.Name = m.ID
+		}
+		out = append(out, e)
+	}
+	for _, c := range api.Catalog() {
+		if !seen[c.ID] {
+			out = append(out, Entry{ID: c.ID, Name: c.Name, Vendor: c.Vendor, Context: c.Context, Output: c.Output, Reasoning: c.Reasoning, InCatalogue: true})
+		}
+	}
+	return out
+}
+
+func modelsRun(ctx context.Context, opts *ModelsOptions) error {
+	f := opts.Factory
+	ios := f.IOStreams
+	if opts.Pick && !ios.CanPrompt() {
+		return cmdutil.FlagErrorf("--pick needs a terminal; run gw models (or gw models --json) to list the ids instead")
+	}
+	entries, err := List(ctx, f, opts.BaseURL)
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.JSON:
+		return cmdutil.WriteJSON(ios.Out, struct {
+			Models []Entry `json:"models"`
+		}{entries})
+	case opts.Pick:
+		return pick(ios, entries, opts.Multi)
+	}
+
+	if !ios.IsStdoutTTY() {
+		// Piped: one model per line, tab-separated, no header, so `gw models | cut -f1` gives the ids.
+		for _, e := range entries {
+			fmt.Fprintf(ios.Out, "%s\t%s\t%d\t%s\n", e.ID, e.Name, e.Context, availability(e))
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tCONTEXT\t")
+	var missing []Entry
+	for _, e := range entries {
+		if !e.InSubscription {
+			missing = append(missing, e)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", e.ID, e.Name, tui.FormatTokens(e.Context))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		ids := make([]string, 0, len(missing))
+		for _, e := range missing {
+			ids = append(ids, e.ID)
+		}
+		sort.Strings(ids)
+		fmt.Fprintf(ios.Out, "\nNot in your subscription: %s\n", strings.Join(ids, ", "))
+	}
+	return nil
+}
+
+func availability(e Entry) string {
+	if e.InSubscription {
+		return "available"
+	}
+	return "not-in-subscription"
+}
+
+func pick(ios *tui.IOStreams, entries []Entry, multi bool) error {
+	items := make([]tui.PickItem, 0, len(entries))
+	for _, e := range entries {
+		it := tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context}
+		if !e.InSubscription {
+			it.Disabled, it.Reason = true, "not in your subscription"
+		}
+		items = append(items, it)
+	}
+	title := "Choose a model"
+	if multi {
+		title = "Choose models"
+	}
+	ids, err := tui.Pick(ios, tui.PickOptions{Title: title, Items: items, Multi: multi})
+	switch {
+	case errors.Is(err, tui.ErrCancelled):
+		return cmdutil.ErrCancel
+	case errors.Is(err, tui.ErrInterrupted):
+		return cmdutil.ErrInterrupted
+	case err != nil:
+		return err
+	}
+	for _, id := range ids {
+		fmt.Fprintln(ios.Out, id)
+	}
+	return nil
+}

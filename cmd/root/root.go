@@ -1,0 +1,87 @@
+// Package root builds the gw command tree and is the one place where errors become exit codes.
+package root
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/cmd/auth"
+	"github.com/modelgateway/gw/cmd/build"
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/cmd/models"
+)
+
+// Main runs gw with the process's arguments and environment.
+func Main() cmdutil.ExitCode {
+	info := build.Info()
+	f := cmdutil.NewFactory(info.Version, info.DefaultBaseURL)
+	return Run(context.Background(), f, os.Args[1:])
+}
+
+// Run executes one invocation with the given factory; tests call it with test streams and fakes.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCode {
+	cmd := NewCmdRoot(f)
+	cmd.SetArgs(args)
+	_, err := cmd.ExecuteContextC(ctx)
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	code := cmdutil.ExitCodeFor(err)
+	errOut := f.IOStreams.ErrOut
+	switch {
+	case errors.Is(err, cmdutil.ErrSilent), errors.Is(err, cmdutil.ErrCancel), errors.Is(err, cmdutil.ErrInterrupted):
+	case code == cmdutil.ExitUsage || isCobraUsageError(err):
+		fmt.Fprintf(errOut, "gw: %v\nRun 'gw --help' for usage.\n", err)
+		return cmdutil.ExitUsage
+	default:
+		fmt.Fprintf(errOut, "gw: %v\n", err)
+	}
+	return code
+}
+
+// isCobraUsageError recognises the errors cobra itself returns for an unknown command or bad arguments.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "flag needs an argument", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// NewCmdRoot builds the command tree.
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "gw <command>",
+		Short: "Use the Model Gateway Service with your coding tools",
+		Long: `gw connects coding tools (OpenCode, Cursor) to the Model Gateway Service.
+
+Your API key stays in the OS keychain: gw serve runs a localhost /v1 proxy that adds it to each
+request, so no agent config ever holds it. When something fails, gw doctor says which of the
+service's failures it is and the one thing to do about it.`,
+		Version:       build.Info().String(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	cmd.SetOut(f.IOStreams.Out)
+	cmd.SetErr(f.IOStreams.ErrOut)
+	cmd.SetIn(f.IOStreams.In)
+	cmd.SetVersionTemplate("gw version {{.Version}}\n")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &cmdutil.FlagError{Err: err} })
+	cmd.CompletionOptions.HiddenDefaultCmd = false
+
+	cmd.AddCommand(auth.NewCmdAuth(f))
+	cmd.AddCommand(models.NewCmdModels(f, nil))
+	cmd.AddCommand(&cobra.Command{
+		Use:   "exit-codes",
+		Short: "What gw's exit codes mean",
+		Long:  cmdutil.ExitCodesHelp,
+	})
+	return cmd
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs the whole test suite of gw, installing first what the tests need when it is missing:
+#   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
+#   npm: opencode-ai                               (the real OpenCode CLI)
+# Usage: scripts/test.sh [--quick]   (--quick: skip the release cross-compile)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+OPENCODE_VERSION=1.18.33
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+log() { printf '==> %s\n' "$*"; }
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+		echo "need root to install: $*" >&2; return 1
+	fi
+}
+
+missing=()
+command -v dbus-run-session >/dev/null || missing+=(dbus)
+command -v gnome-keyring-daemon >/dev/null || missing+=(gnome-keyring)
+command -v secret-tool >/dev/null || missing+=(libsecret-tools)
+command -v tmux >/dev/null || missing+=(tmux)
+if [ ${#missing[@]} -gt 0 ]; then
+	log "installing ${missing[*]}"
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" dbus-x11 >/dev/null
+fi
+
+# The OpenCode CLI: a global install if there is one, else a copy kept in .cache/ (ignored by git).
+if ! command -v opencode >/dev/null; then
+	prefix="$PWD/.cache/opencode"
+	if [ ! -x "$prefix/node_modules/.bin/opencode" ]; then
+		log "installing opencode-ai@$OPENCODE_VERSION into .cache/opencode"
+		npm install --silent --no-audit --no-fund --prefix "$prefix" "opencode-ai@$OPENCODE_VERSION" >/dev/null
+	fi
+	export PATH="$prefix/node_modules/.bin:$PATH"
+fi
+log "opencode $(opencode --version 2>/dev/null || echo '(not runnable)')"
+
+# Tests that need the real parts fail, rather than skip, when they are missing here.
+export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_TMUX=1
+
+log "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+log "go vet"
+go vet ./...
+log "go test -race ./..."
+go test -race -count=1 -timeout 15m ./...
+
+if [ "$quick" = 0 ] && [ -x scripts/cross-compile.sh ]; then
+	log "cross-compile of the six release targets"
+	scripts/cross-compile.sh
+fi
+log "all tests passed"
