@@ -336,18 +336,27 @@ func (r *run) checkDNS(ctx context.Context, u *url.URL) Check {
 	defer cancel()
 	addrs, err := r.resolver().LookupHost(ctx, host)
 	if err != nil {
-		return fromAPI(IDDNS, api.ClassifyTransport(err))
+		c := fromAPI(IDDNS, api.ClassifyTransport(err))
+		if proxy != nil {
+			c.Cause = "the HTTP proxy's host cannot be resolved: " + c.Cause
+			c.Fix = "correct or unset HTTPS_PROXY (hosts listed in NO_PROXY are reached directly)"
+		}
+		return c
 	}
 	return Check{ID: IDDNS, Status: Pass, Detail: fmt.Sprintf("%s resolves to %s", what, strings.Join(addrs, ", "))}
 }
 
 func (r *run) checkTCP(ctx context.Context, u *url.URL) Check {
-	host, port, _ := r.hostPort(u)
+	host, port, proxy := r.hostPort(u)
 	ctx, cancel := r.step(ctx)
 	defer cancel()
 	conn, err := r.dial(ctx, "tcp", net.JoinHostPort(host, port))
 	if err != nil {
 		c := fromAPI(IDTCP, api.ClassifyTransport(err))
+		if proxy != nil {
+			c.Cause = "the HTTP proxy " + proxy.Redacted() + " cannot be reached: " + c.Cause
+			c.Fix = "start the proxy, or correct or unset HTTPS_PROXY (hosts listed in NO_PROXY are reached directly)"
+		}
 		return withDetail(c, proxyNote(r.in.Getenv, u))
 	}
 	defer conn.Close()

@@ -1,0 +1,442 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/standin"
+)
+
+func TestRun_AllWell(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.Models = []string{"vendor-a/model-a-opus-4.6", "vendor-b/model-b-3-pro-preview"}
+	rep := runDoctor(t, in)
+	if !rep.OK {
+		t.Fatalf("not ok:\n%s", dump(rep))
+	}
+	for _, id := range []string{IDConfig, IDBaseURL, IDDNS, IDTCP, IDHTTP, IDKey, IDModels, IDKeychain,
+		"model:vendor-a/model-a-opus-4.6", "model:vendor-b/model-b-3-pro-preview"} {
+		wantStatus(t, rep, id, Pass)
+	}
+	// Plain http to a loopback stand-in: TLS does not apply; no agent config or proxy address was given.
+	for _, id := range []string{IDTLS, IDAgentConfig, IDProxy} {
+		wantStatus(t, rep, id, Skip)
+	}
+	if k := get(t, rep, IDKey); !strings.Contains(k.Detail, keychain.Mask(standin.DemoKeyFull)) {
+		t.Errorf("key detail %q does not show the masked key", k.Detail)
+	}
+	if m := get(t, rep, IDModels); !strings.Contains(m.Detail, "8 available") {
+		t.Errorf("models detail %q does not count the 8 models", m.Detail)
+	}
+}
+
+func TestRun_AllWellOverTLS(t *testing.T) {
+	s, pool := startStandinTLS(t, standin.Options{})
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.Network.RootCAs = pool
+	rep := runDoctor(t, in)
+	if !rep.OK {
+		t.Fatalf("not ok:\n%s", dump(rep))
+	}
+	c := wantStatus(t, rep, IDTLS, Pass)
+	if !strings.Contains(c.Detail, `"localhost"`) || !strings.Contains(c.Detail, "TLS 1.3") {
+		t.Errorf("tls detail %q does not name the version and the issuer", c.Detail)
+	}
+}
+
+func TestRun_WrongKey(t *testing.T) {
+	for _, d := range standin.Dialects() {
+		t.Run(d, func(t *testing.T) {
+			s := startStandin(t, standin.Options{Dialect: d})
+			rep := runDoctor(t, input(s.BaseURL, "sk-wrong-0000000000"))
+			c := wantFail(t, rep, IDKey, "key rejected", msgKey, nil, "gw auth login")
+			if strings.Contains(c.Cause, "balance is exhausted") && !strings.Contains(c.Cause, "either") {
+				t.Errorf("a wrong key is reported as an exhausted balance: %q", c.Cause)
+			}
+			wantStatus(t, rep, IDHTTP, Pass)
+			wantStatus(t, rep, IDModels, Skip)
+		})
+	}
+}
+
+func TestRun_ExhaustedBalance(t *testing.T) {
+	for _, d := range standin.Dialects() {
+		for _, status := range []int{401, 402, 403, 429} {
+			t.Run(fmt.Sprintf("%s/%d", d, status), func(t *testing.T) {
+				s := startStandin(t, standin.Options{Dialect: d, BalanceStatus: status})
+				rep := runDoctor(t, input(s.BaseURL, standin.DemoKeyNoBalance))
+				wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"balance is exhausted", fmt.Sprint(status)}, "balance")
+			})
+		}
+	}
+}
+
+// A gateway that answers an empty balance exactly like a wrong key: still the seed's "key rejected", and the
+// cause quotes what the service said.
+func TestRun_ExhaustedBalanceHidden(t *testing.T) {
+	for _, d := range standin.Dialects() {
+		t.Run(d, func(t *testing.T) {
+			s := startStandin(t, standin.Options{Dialect: d, HideBalanceCause: true})
+			rep := runDoctor(t, input(s.BaseURL, standin.DemoKeyNoBalance))
+			wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"401", "refused the key"}, "gw auth login")
+		})
+	}
+}
+
+// A bare 401 says nothing about why: the cause says it may be the key or the balance.
+func TestRun_KeyRefusedWithoutReason(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	rep := runDoctor(t, input(srv.URL+"/v1", "sk-some-key-1234"))
+	wantStatus(t, rep, IDHTTP, Pass)
+	wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"either the key is wrong or the account's balance is exhausted"}, "check the balance")
+}
+
+func TestRun_NoKeyStored(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	in := input(s.BaseURL, "")
+	in.Key = keychain.Resolved{}
+	in.KeyErr = fmt.Errorf("%w: GW_API_KEY is not set, nothing in Test Keychain", keychain.ErrNotFound)
+	in.KeychainBackend = "Test Keychain"
+	rep := runDoctor(t, in)
+	wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"no API key"}, "gw auth login")
+	c := wantStatus(t, rep, IDKeychain, Fail)
+	if !strings.Contains(c.Cause, "Test Keychain") {
+		t.Errorf("keychain cause %q does not name the backend looked in", c.Cause)
+	}
+	wantStatus(t, rep, IDHTTP, Pass) // the service itself is fine
+}
+
+func TestRun_BaseURLShapes(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	canon := s.BaseURL // http://127.0.0.1:PORT/v1
+	root := strings.TrimSuffix(canon, "/v1")
+	cases := []struct {
+		name, given, problem string
+	}{
+		{"missing /v1", root, "does not end in /v1"},
+		{"trailing slash", canon + "/", "trailing slash"},
+		{"pasted /v1/chat/completions", canon + "/chat/completions", "/chat/completions"},
+		{"pasted /v1/models", canon + "/models", "/models"},
+		{"whitespace", " " + canon + "\n", "whitespace"},
+		{"non-http scheme", "ftp" + strings.TrimPrefix(canon, "http"), `scheme "ftp"`},
+	}
+	for _, src := range []string{SourceFlag, SourceEnv, SourceConfig} {
+		for _, tc := range cases {
+			t.Run(src+"/"+tc.name, func(t *testing.T) {
+				in := input(tc.given, standin.DemoKeyFull)
+				in.CanonicalURL, in.BaseURLSource = canon, src
+				rep := runDoctor(t, in)
+				fixed := canon
+				if tc.name == "non-http scheme" {
+					fixed = "https" + strings.TrimPrefix(canon, "http")
+				}
+				c := wantFail(t, rep, IDBaseURL, "service unreachable", msgUnreachable, []string{tc.problem}, fixed)
+				switch src {
+				case SourceFlag:
+					if !strings.Contains(c.Fix, "--base-url") {
+						t.Errorf("fix %q does not say to change the flag", c.Fix)
+					}
+				case SourceEnv:
+					if !strings.Contains(c.Fix, "GW_BASE_URL=") {
+						t.Errorf("fix %q does not say to change GW_BASE_URL", c.Fix)
+					}
+				case SourceConfig:
+					if !strings.Contains(c.Fix, "gw auth login --base-url") {
+						t.Errorf("fix %q does not say to log in with the right URL", c.Fix)
+					}
+				}
+				if tc.name != "non-http scheme" {
+					// The rest is checked with the corrected URL, so the report still says the key works.
+					h := wantStatus(t, rep, IDHTTP, Pass)
+					if !strings.Contains(h.Detail, "corrected base URL") {
+						t.Errorf("http detail %q does not say the corrected URL was used", h.Detail)
+					}
+					wantStatus(t, rep, IDKey, Pass)
+				}
+			})
+		}
+	}
+}
+
+func TestRun_HTTPWhereHTTPSWasConfigured(t *testing.T) {
+	s, pool := startStandinTLS(t, standin.Options{})
+	https := s.BaseURL
+	http := "http" + strings.TrimPrefix(https, "https")
+	for _, tc := range []struct{ name, configured, canonical string }{
+		{"config file says https", https, ""},
+		{"canonical is https", "", https},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := input(http, standin.DemoKeyFull)
+			in.BaseURLSource, in.ConfigBaseURL, in.CanonicalURL = SourceEnv, tc.configured, tc.canonical
+			in.Network.RootCAs = pool
+			rep := runDoctor(t, in)
+			wantFail(t, rep, IDBaseURL, "service unreachable", msgUnreachable, []string{"uses http", "unencrypted"}, "GW_BASE_URL="+https)
+			wantStatus(t, rep, IDTLS, Pass) // checked on the https URL
+			wantStatus(t, rep, IDKey, Pass)
+		})
+	}
+}
+
+// A base URL other than the canonical one: a warning while a service answers there (a staging gateway), the
+// seed's "base address differs" failure when nothing does — unless the user asked for it on the command line.
+func TestRun_BaseURLDiffersFromCanonical(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	canonical := "https://gateway.example/v1"
+	dead := "http://" + closedPort(t) + "/v1"
+	cases := []struct {
+		name, base, src string
+		want            Status
+	}{
+		{"staging in GW_BASE_URL answers", s.BaseURL, SourceEnv, Warn},
+		{"staging in the config answers", s.BaseURL, SourceConfig, Warn},
+		{"asked for with --base-url", dead, SourceFlag, Warn},
+		{"config points at nothing", dead, SourceConfig, Fail},
+		{"GW_BASE_URL points at nothing", dead, SourceEnv, Fail},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := input(tc.base, standin.DemoKeyFull)
+			in.BaseURLSource, in.CanonicalURL, in.ConfigBaseURL = tc.src, canonical, ""
+			rep := runDoctor(t, in)
+			if tc.want == Fail {
+				fix := "gw auth login --base-url " + canonical
+				if tc.src == SourceEnv {
+					fix = "unset GW_BASE_URL"
+				}
+				wantFail(t, rep, IDBaseURL, "service unreachable", msgUnreachable, []string{"differs from the service's address " + canonical, "see tcp"}, fix)
+				return
+			}
+			c := wantStatus(t, rep, IDBaseURL, Warn)
+			if !strings.Contains(c.Cause, canonical) || c.Condition != "" {
+				t.Errorf("warning %+v should name %s and carry no condition", c, canonical)
+			}
+		})
+	}
+}
+
+func TestRun_DNSFailure(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	port := s.HTTP.Listener.Addr().(*net.TCPAddr).Port
+	resolver := startDNS(t, map[string]string{"gateway.test": "127.0.0.1"})
+
+	base := fmt.Sprintf("http://gateway.invalid:%d/v1", port)
+	in := input(base, standin.DemoKeyFull)
+	in.Network.Resolver = resolver
+	rep := runDoctor(t, in)
+	wantFail(t, rep, IDDNS, "service unreachable", msgUnreachable, []string{`"gateway.invalid"`, "does not exist"}, "host name")
+	for _, id := range []string{IDTCP, IDHTTP, IDKey, IDModels} {
+		if c := wantStatus(t, rep, id, Skip); !strings.Contains(c.Cause, "dns") {
+			t.Errorf("%s skipped without pointing at dns: %q", id, c.Cause)
+		}
+	}
+
+	// The same resolver finds a name it knows, and the whole path then works through it.
+	in = input(fmt.Sprintf("http://gateway.test:%d/v1", port), standin.DemoKeyFull)
+	in.Network.Resolver = resolver
+	rep = runDoctor(t, in)
+	if !rep.OK {
+		t.Fatalf("known name does not work:\n%s", dump(rep))
+	}
+	if c := get(t, rep, IDDNS); !strings.Contains(c.Detail, "127.0.0.1") {
+		t.Errorf("dns detail %q does not show the address", c.Detail)
+	}
+}
+
+func TestRun_RefusedPort(t *testing.T) {
+	addr := closedPort(t)
+	rep := runDoctor(t, input("http://"+addr+"/v1", standin.DemoKeyFull))
+	wantStatus(t, rep, IDDNS, Pass)
+	wantFail(t, rep, IDTCP, "service unreachable", msgUnreachable, []string{addr, "refused"}, "gw auth login --base-url")
+	for _, id := range []string{IDHTTP, IDKey, IDModels} {
+		wantStatus(t, rep, id, Skip)
+	}
+}
+
+func TestRun_TLSFailure(t *testing.T) {
+	t.Run("untrusted stand-in certificate", func(t *testing.T) {
+		s, _ := startStandinTLS(t, standin.Options{})
+		rep := runDoctor(t, input(s.BaseURL, standin.DemoKeyFull)) // the system roots do not trust it
+		wantFail(t, rep, IDTLS, "service unreachable", msgUnreachable, []string{`issued by "localhost" (gw stand-in)`, "does not trust"}, "root certificate")
+		wantStatus(t, rep, IDHTTP, Skip)
+	})
+	t.Run("untrusted httptest certificate", func(t *testing.T) {
+		srv := httptest.NewTLSServer(standin.New(standin.Options{}))
+		t.Cleanup(srv.Close)
+		rep := runDoctor(t, input(srv.URL+"/v1", standin.DemoKeyFull))
+		wantFail(t, rep, IDTLS, "service unreachable", msgUnreachable, []string{"Acme Co"}, "root certificate")
+	})
+	t.Run("https to a plain http port", func(t *testing.T) {
+		s := startStandin(t, standin.Options{})
+		base := "https" + strings.TrimPrefix(s.BaseURL, "http")
+		rep := runDoctor(t, input(base, standin.DemoKeyFull))
+		wantFail(t, rep, IDTLS, "service unreachable", msgUnreachable, []string{"does not speak TLS"}, "scheme")
+	})
+}
+
+func TestRun_TimeOut(t *testing.T) {
+	s := startStandin(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultHang}})
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.StepTimeout = 300 * time.Millisecond
+	rep := runDoctor(t, in)
+	wantStatus(t, rep, IDTCP, Pass)
+	c := wantFail(t, rep, IDHTTP, "service unreachable", msgUnreachable, nil, "network")
+	if !strings.Contains(c.Cause, "in time") && !strings.Contains(c.Cause, "within the time") && !strings.Contains(c.Cause, "timed out") {
+		t.Errorf("http cause %q does not say it timed out", c.Cause)
+	}
+	wantStatus(t, rep, IDKey, Skip)
+}
+
+// TestRun_TCPTimeOut_BlockingDialer: loopback cannot drop a SYN, so a dialer that waits for its deadline
+// stands in for a firewall that swallows connections.
+func TestRun_TCPTimeOut_BlockingDialer(t *testing.T) {
+	in := input("https://192.0.2.1/v1", standin.DemoKeyFull)
+	in.StepTimeout = 200 * time.Millisecond
+	in.Network.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		<-ctx.Done()
+		return nil, &net.OpError{Op: "dial", Net: network, Err: ctx.Err()}
+	}
+	rep := runDoctor(t, in)
+	c := wantFail(t, rep, IDTCP, "service unreachable", msgUnreachable, []string{"timed out"}, "network")
+	if !strings.Contains(c.Cause, "192.0.2.1:443") && !strings.Contains(c.Cause, "the service") {
+		t.Errorf("tcp cause %q does not say where it connected", c.Cause)
+	}
+}
+
+// TestRun_AnswersWhenADialHangs_BlockingDialer: a dialer that ignores its deadline (as a stuck system call
+// would) must not hold the report back.
+func TestRun_AnswersWhenADialHangs_BlockingDialer(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	in := input("https://192.0.2.1/v1", standin.DemoKeyFull)
+	in.Timeout = 600 * time.Millisecond
+	in.Network.Dial = func(context.Context, string, string) (net.Conn, error) {
+		<-release
+		return nil, errors.New("released")
+	}
+	rep := runDoctor(t, in)
+	wantFail(t, rep, IDTCP, "service unreachable", msgUnreachable, []string{"did not finish within 600ms"}, "network")
+	for _, id := range []string{IDTLS, IDHTTP, IDKey, IDModels} {
+		wantStatus(t, rep, id, Fail)
+	}
+	wantStatus(t, rep, IDConfig, Pass)   // the checks that did finish are reported as they are
+	wantStatus(t, rep, IDKeychain, Pass) //
+}
+
+func TestRun_MisspelledModel(t *testing.T) {
+	for _, d := range standin.Dialects() {
+		t.Run(d, func(t *testing.T) {
+			s := startStandin(t, standin.Options{Dialect: d})
+			in := input(s.BaseURL, standin.DemoKeyFull)
+			in.Models = []string{"vendor-a/model-a-opus-4-6", "model-a-sonnet-4.5", "vendor-a/model-a-haiku-4.5"}
+			rep := runDoctor(t, in)
+			wantFail(t, rep, "model:vendor-a/model-a-opus-4-6", "unknown model", msgModel,
+				[]string{"not spelled", "vendor-a/model-a-opus-4.6"}, "vendor-a/model-a-opus-4.6")
+			wantFail(t, rep, "model:model-a-sonnet-4.5", "unknown model", msgModel,
+				[]string{"not spelled", "vendor-a/model-a-sonnet-4.5"}, "vendor-a/model-a-sonnet-4.5")
+			wantStatus(t, rep, "model:vendor-a/model-a-haiku-4.5", Pass)
+		})
+	}
+}
+
+func TestRun_ModelOutsideSubscription(t *testing.T) {
+	for _, d := range standin.Dialects() {
+		t.Run(d, func(t *testing.T) {
+			s := startStandin(t, standin.Options{Dialect: d})
+			in := input(s.BaseURL, standin.DemoKeyPartial)
+			in.Models = []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-haiku-4.5"}
+			rep := runDoctor(t, in)
+			c := wantFail(t, rep, "model:vendor-a/model-a-opus-4.6", "unknown model", msgModel,
+				[]string{"spelled right", "not in this account's subscription"}, "upgrade the plan")
+			if strings.Contains(c.Cause, "not spelled") {
+				t.Errorf("a real id outside the plan is called misspelled: %q", c.Cause)
+			}
+			wantStatus(t, rep, "model:vendor-a/model-a-haiku-4.5", Pass)
+			if m := get(t, rep, IDModels); !strings.Contains(m.Detail, "not in this subscription: vendor-a/model-a-opus-4.6") {
+				t.Errorf("models detail %q does not list what the plan lacks", m.Detail)
+			}
+		})
+	}
+}
+
+func TestRun_ServiceErrors(t *testing.T) {
+	t.Run("nothing at /models (404)", func(t *testing.T) {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		t.Cleanup(srv.Close)
+		rep := runDoctor(t, input(srv.URL+"/v1", standin.DemoKeyFull))
+		wantFail(t, rep, IDHTTP, "service unreachable", msgUnreachable, []string{"404"}, "--base-url")
+	})
+	t.Run("server error", func(t *testing.T) {
+		s := startStandin(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultServerError, Status: 500}})
+		rep := runDoctor(t, input(s.BaseURL, standin.DemoKeyFull))
+		c := wantStatus(t, rep, IDHTTP, Fail)
+		if c.Condition != "" || !strings.Contains(c.Cause, "500") {
+			t.Errorf("a server error is not one of the seed's conditions and should say 500: %+v", c)
+		}
+	})
+}
+
+func TestRun_ConfigFileDoesNotParse(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(path, []byte("{\"base_url\": \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := config.Load(path)
+	if err == nil {
+		t.Fatal("config.Load accepted a broken file")
+	}
+	s := startStandin(t, standin.Options{})
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.ConfigPath, in.ConfigErr = path, err
+	rep := runDoctor(t, in)
+	c := wantStatus(t, rep, IDConfig, Fail)
+	if !strings.Contains(c.Cause, path) || c.Condition != "" {
+		t.Errorf("config failure %+v should name the file and carry no condition", c)
+	}
+	wantStatus(t, rep, IDKey, Pass) // every other check still runs
+}
+
+func TestRun_KeyStorage(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	cases := []struct {
+		name   string
+		key    keychain.Resolved
+		status Status
+		detail string
+	}{
+		{"environment", keychain.Resolved{Key: standin.DemoKeyFull, Source: keychain.SourceEnv, Backend: "environment variable GW_API_KEY"}, Pass, "GW_API_KEY"},
+		{"OS keychain", keychain.Resolved{Key: standin.DemoKeyFull, Source: keychain.SourceKeychain, Backend: "Secret Service (gnome-keyring)"}, Pass, "Secret Service (gnome-keyring)"},
+		{"insecure file", keychain.Resolved{Key: standin.DemoKeyFull, Source: keychain.SourceFile, Backend: "file /tmp/x/credentials.json (insecure)"}, Warn, "credentials.json"},
+		{"keychain failed, file answered", keychain.Resolved{Key: standin.DemoKeyFull, Source: keychain.SourceFile, Backend: "file c.json (insecure)", Warning: errors.New("Secret Service timed out")}, Warn, "c.json"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := input(s.BaseURL, "")
+			in.Key = tc.key
+			rep := runDoctor(t, in)
+			c := wantStatus(t, rep, IDKeychain, tc.status)
+			if !strings.Contains(c.Detail, tc.detail) || !strings.Contains(c.Detail, keychain.Mask(tc.key.Key)) {
+				t.Errorf("detail %q should name %q and show the masked key", c.Detail, tc.detail)
+			}
+			if tc.status == Warn && c.Fix == "" {
+				t.Errorf("warning without a fix: %+v", c)
+			}
+		})
+	}
+}
