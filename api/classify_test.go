@@ -34,8 +34,8 @@ type respCase struct {
 var dialectCases = []respCase{
 	// OpenAI
 	{name: "openai/401 invalid_api_key echoing the key", status: 401,
-		body:  `{"error":{"message":"Incorrect API key provided: {{KEY}}. You can find your API key at https://example.test/keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`,
-		cond:  KeyRejected, kind: KindWrongKey, causeHas: []string{"invalid", "Incorrect API key provided"}, fixHas: []string{"gw auth login"}, codeEqual: "invalid_api_key"},
+		body: `{"error":{"message":"Incorrect API key provided: {{KEY}}. You can find your API key at https://example.test/keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`,
+		cond: KeyRejected, kind: KindWrongKey, causeHas: []string{"invalid", "Incorrect API key provided"}, fixHas: []string{"gw auth login"}, codeEqual: "invalid_api_key"},
 	{name: "openai/429 insufficient_quota", status: 429,
 		body: `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`,
 		cond: KeyRejected, kind: KindNoBalance, causeHas: []string{"balance is exhausted", "429"}, fixHas: []string{"top up"}},
@@ -79,8 +79,8 @@ var dialectCases = []respCase{
 
 	// LiteLLM: code as a string.
 	{name: "litellm/401 auth_error echoing key and hash", status: 401,
-		body:  `{"error":{"message":"Authentication Error, Invalid proxy server token passed. Received API Key = {{KEY}}, Key Hash (Token) =e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855. Unable to find token in cache","type":"auth_error","param":"None","code":"401"}}`,
-		cond:  KeyRejected, kind: KindWrongKey, causeHas: []string{"Authentication Error", "[redacted]"},
+		body: `{"error":{"message":"Authentication Error, Invalid proxy server token passed. Received API Key = {{KEY}}, Key Hash (Token) =e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855. Unable to find token in cache","type":"auth_error","param":"None","code":"401"}}`,
+		cond: KeyRejected, kind: KindWrongKey, causeHas: []string{"Authentication Error", "[redacted]"},
 		codeEqual: "auth_error"},
 	{name: "litellm/400 budget exceeded", status: 400,
 		body: `{"error":{"message":"Budget has been exceeded! Current cost: 10.5, Max budget: 10.0","type":"budget_exceeded","param":null,"code":"400"}}`,
@@ -199,7 +199,8 @@ func TestClassifyResponse_Dialects(t *testing.T) {
 			if e == nil {
 				t.Fatal("want an error, got nil")
 			}
-			assertNoKey(t, e, testKey); t.Logf("%s\n   fix: %s\n   code=%q svc=%q", e.Error(), e.Fix, e.Code, e.ServiceMessage)
+			assertNoKey(t, e, testKey)
+			t.Logf("%s\n   fix: %s\n   code=%q svc=%q", e.Error(), e.Fix, e.Code, e.ServiceMessage)
 			if e.Condition != tc.cond || e.Kind != tc.kind {
 				t.Errorf("got condition %q kind %q, want %q %q\nerror: %v", e.Condition, e.Kind, tc.cond, tc.kind, e)
 			}

@@ -121,6 +121,7 @@ func ClassifyTransport(err error) *Error {
 		sysRoots x509.SystemRootsError
 	)
 	isProxy := errors.As(err, &opErr) && opErr.Op == "proxyconnect"
+	opErr = addrOpError(err, opErr)
 
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -193,6 +194,11 @@ func ClassifyTransport(err error) *Error {
 		e.Cause = fmt.Sprintf("%s does not speak TLS on that port (it answered in plain text)", target)
 		e.Fix = "check the scheme and port of the base URL (https:// for the hosted service); " + fixBaseURL("")
 
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		e.Kind = KindTLS
+		e.Cause = fmt.Sprintf("%s does not speak TLS: it answered in plain HTTP to an https:// request", target)
+		e.Fix = "check the scheme and port of the base URL (https:// for the hosted service); " + fixBaseURL("")
+
 	case errors.As(err, &alertErr):
 		e.Kind = KindTLS
 		e.Cause = fmt.Sprintf("the TLS handshake with %s failed: the server sent %q", target, alertErr.Error())
@@ -254,6 +260,19 @@ func ClassifyTransport(err error) *Error {
 	return e
 }
 
+// addrOpError finds the innermost *net.OpError that names an address (a
+// proxy's wraps the dial's, which does).
+func addrOpError(err error, first *net.OpError) *net.OpError {
+	found := first
+	for err != nil {
+		if op, ok := err.(*net.OpError); ok && op.Addr != nil {
+			found = op
+		}
+		err = errors.Unwrap(err)
+	}
+	return found
+}
+
 func isTimeout(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ETIMEDOUT) {
 		return true
@@ -287,6 +306,9 @@ func issuer(c *x509.Certificate) string {
 			s += " (" + strings.Join(c.Issuer.Organization, ", ") + ")"
 		}
 		return s
+	}
+	if len(c.Issuer.Organization) > 0 {
+		return quoted(strings.Join(c.Issuer.Organization, ", "))
 	}
 	if n := c.Issuer.String(); n != "" {
 		return quoted(n)
