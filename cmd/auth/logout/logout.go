@@ -51,7 +51,7 @@ func logoutRun(opts *LogoutOptions) error {
 			fmt.Fprintf(out, "✓ Removed the key from %s\n", s.Backend())
 		case errors.Is(err, keychain.ErrNotFound):
 		default:
-			failures = append(failures, fmt.Errorf("could not remove the key from %s: %w", s.Backend(), err))
+			failures = append(failures, fmt.Errorf("could not remove the key from %s (a key stored there is still there): %w", s.Backend(), err))
 		}
 	}
 	if _, paths, err := f.Config(); err == nil {

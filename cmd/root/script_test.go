@@ -1,0 +1,243 @@
+package root
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/standin"
+)
+
+var updateScripts = flag.Bool("update", false, "rewrite the expected output in testdata/script from the actual output")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"gw": gwTestMain})
+}
+
+// gwTestMain is gw as the scripts run it: the real command tree with one substitution, the OS keychain
+// replaced by a fake kept in a file under the script's work dir ($GW_TEST_KEYRING). The real keychain is
+// exercised by TestRealKeychain_LoginStoresKeyInSecretService instead.
+func gwTestMain() {
+	f := cmdutil.NewFactory("test", os.Getenv("GW_TEST_DEFAULT_BASE_URL"))
+	f.Keyring = func() keychain.Store { return fakeKeyring{path: os.Getenv("GW_TEST_KEYRING")} }
+	os.Exit(int(Run(context.Background(), f, os.Args[1:])))
+}
+
+func TestScripts_FakeKeychain(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       *updateScripts,
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, "home", ".config"))
+			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, "home", ".local", "state"))
+			e.Setenv("GW_TEST_KEYRING", filepath.Join(e.WorkDir, "fake-keyring.json"))
+			e.Setenv("NO_COLOR", "1")
+			e.Setenv("FULL_KEY", standin.DemoKeyFull)
+			e.Setenv("BROKE_KEY", standin.DemoKeyNoBalance)
+			e.Setenv("PARTIAL_KEY", standin.DemoKeyPartial)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakegw":         cmdFakeGW,
+			"nofilecontains": cmdNoFileContains,
+			"keyring":        cmdKeyring,
+			"exits":          cmdExits,
+		},
+	})
+}
+
+// cmdFakeGW starts the stand-in of the service for the rest of the script and points GW_BASE_URL at it.
+//
+//	fakegw [-dialect D] [-balance-status N] [-model-status N] [-fault F] [-tls]
+//
+// It also sets $FAKEGW (the server's root URL, without /v1) and $FAKEGW_HOSTPORT.
+func cmdFakeGW(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! fakegw")
+	}
+	fl := flag.NewFlagSet("fakegw", flag.ContinueOnError)
+	dialect := fl.String("dialect", "", "error body dialect")
+	balance := fl.Int("balance-status", 0, "status for an exhausted balance")
+	model := fl.Int("model-status", 0, "status for an unknown model")
+	fault := fl.String("fault", "", "fault mode")
+	useTLS := fl.Bool("tls", false, "serve TLS with a self-signed certificate")
+	if err := fl.Parse(args); err != nil {
+		ts.Fatalf("fakegw: %v", err)
+	}
+	opts := standin.Options{
+		Accounts:      standin.DefaultAccounts(),
+		Dialect:       *dialect,
+		BalanceStatus: *balance,
+		ModelStatus:   *model,
+	}
+	if *fault != "" {
+		fa, err := standin.ParseFault(*fault)
+		if err != nil {
+			ts.Fatalf("fakegw: %v", err)
+		}
+		opts.Fault = fa
+	}
+	h := standin.New(opts)
+	var srv *httptest.Server
+	if *useTLS {
+		srv = httptest.NewTLSServer(h)
+	} else {
+		srv = httptest.NewServer(h)
+	}
+	ts.Defer(srv.Close)
+	ts.Setenv("GW_BASE_URL", srv.URL+"/v1")
+	ts.Setenv("FAKEGW", srv.URL)
+	ts.Setenv("FAKEGW_HOSTPORT", strings.TrimPrefix(strings.TrimPrefix(srv.URL, "http://"), "https://"))
+}
+
+// cmdExits runs a command like exec (its output is then checked with stdout/stderr) and fails unless it
+// exits with the given status: the exit codes are part of gw's contract.
+//
+//	exits N CMD [ARGS...]
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N CMD [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	code := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		code = ee.ExitCode()
+	}
+	if code != want {
+		ts.Fatalf("%s exited with %d, want %d", strings.Join(args[1:], " "), code, want)
+	}
+}
+
+// cmdNoFileContains fails when any file below the given directories contains the string.
+//
+//	nofilecontains STRING DIR...
+func cmdNoFileContains(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: nofilecontains STRING DIR...")
+	}
+	needle := []byte(args[0])
+	for _, dir := range args[1:] {
+		root := ts.MkAbs(dir)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(string(b), string(needle)) {
+				ts.Fatalf("%s contains the key", path)
+			}
+			return nil
+		})
+		ts.Check(err)
+	}
+}
+
+// cmdKeyring inspects or breaks the fake keychain.
+//
+//	keyring get ACCOUNT      prints the stored key (to stdout, for cmp/stdout)
+//	keyring break            makes every later call fail, as a missing Secret Service does
+func cmdKeyring(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: keyring get ACCOUNT | keyring break")
+	}
+	k := fakeKeyring{path: ts.Getenv("GW_TEST_KEYRING")}
+	switch args[0] {
+	case "get":
+		v, err := k.Get(args[1])
+		if neg {
+			if err == nil {
+				ts.Fatalf("keyring has a key for %s", args[1])
+			}
+			return
+		}
+		ts.Check(err)
+		fmt.Fprintln(ts.Stdout(), v)
+	case "break":
+		ts.Check(os.WriteFile(k.path, []byte("broken"), 0o600))
+	default:
+		ts.Fatalf("keyring: unknown subcommand %q", args[0])
+	}
+}
+
+// fakeKeyring is the test binary's stand-in for the OS keychain: a JSON file outside the config dirs.
+// The content "broken" makes every call fail like an unreachable Secret Service.
+type fakeKeyring struct{ path string }
+
+func (k fakeKeyring) load() (map[string]string, error) {
+	b, err := os.ReadFile(k.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "broken" {
+		return nil, errors.New("the name org.freedesktop.secrets was not provided by any .service files")
+	}
+	m := map[string]string{}
+	return m, json.Unmarshal(b, &m)
+}
+
+func (k fakeKeyring) Get(account string) (string, error) {
+	m, err := k.load()
+	if err != nil {
+		return "", err
+	}
+	v, ok := m[account]
+	if !ok {
+		return "", keychain.ErrNotFound
+	}
+	return v, nil
+}
+
+func (k fakeKeyring) Set(account, key string) error {
+	m, err := k.load()
+	if err != nil {
+		return err
+	}
+	m[account] = key
+	b, _ := json.Marshal(m)
+	return os.WriteFile(k.path, b, 0o600)
+}
+
+func (k fakeKeyring) Delete(account string) error {
+	m, err := k.load()
+	if err != nil {
+		return err
+	}
+	if _, ok := m[account]; !ok {
+		return keychain.ErrNotFound
+	}
+	delete(m, account)
+	b, _ := json.Marshal(m)
+	return os.WriteFile(k.path, b, 0o600)
+}
+
+func (k fakeKeyring) Backend() string { return "fake keychain (tests)" }
