@@ -33,16 +33,37 @@ func TestMain(m *testing.M) {
 // exercised by TestRealKeychain_LoginStoresKeyInSecretService instead.
 func gwTestMain() {
 	f := cmdutil.NewFactory("test", os.Getenv("GW_TEST_DEFAULT_BASE_URL"))
-	f.Keyring = func() keychain.Store { return fakeKeyring{path: os.Getenv("GW_TEST_KEYRING")} }
+	// GW_TEST_KEYRING=os keeps the real OS keychain (scripts that run gw inside scripts/with-keyring.sh).
+	if path := os.Getenv("GW_TEST_KEYRING"); path != "os" {
+		f.Keyring = func() keychain.Store { return fakeKeyring{path: path} }
+	}
 	os.Exit(int(Run(context.Background(), f, os.Args[1:])))
 }
 
+// TestScripts_FakeKeychain runs the scripts of every command with the OS keychain replaced by a file fake, so
+// that scripts can run in parallel and break the keychain on purpose.
 func TestScripts_FakeKeychain(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script"))
+}
+
+// TestScripts_RealKeychain runs the scripts that use the real OS keychain (gnome-keyring under its own
+// D-Bus session, started by scripts/with-keyring.sh inside the script).
+func TestScripts_RealKeychain(t *testing.T) {
+	testscript.Run(t, scriptParams("testdata/script-realkeychain"))
+}
+
+func scriptParams(dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		UpdateScripts:       *updateScripts,
 		RequireExplicitExec: true,
+		Condition:           scriptCondition,
 		Setup: func(e *testscript.Env) error {
+			repo, err := filepath.Abs("../..")
+			if err != nil {
+				return err
+			}
+			e.Setenv("REPO", repo)
 			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, "home", ".config"))
 			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, "home", ".local", "state"))
@@ -59,7 +80,25 @@ func TestScripts_FakeKeychain(t *testing.T) {
 			"keyring":        cmdKeyring,
 			"exits":          cmdExits,
 		},
-	})
+	}
+}
+
+// scriptCondition answers [realkeychain]: whether a real Secret Service can be started here. When the
+// test command demands the real parts (GW_REQUIRE_REAL_KEYCHAIN=1), a missing tool fails the script
+// instead of skipping it.
+func scriptCondition(cond string) (bool, error) {
+	if cond != "realkeychain" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon", "secret-tool"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("GW_REQUIRE_REAL_KEYCHAIN") == "1" {
+				return false, fmt.Errorf("%s not found, and GW_REQUIRE_REAL_KEYCHAIN=1 (install: apt-get install -y dbus gnome-keyring libsecret-tools)", tool)
+			}
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // cmdFakeGW starts the stand-in of the service for the rest of the script and points GW_BASE_URL at it.
