@@ -1,0 +1,238 @@
+// Package doctor implements `gw doctor`.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/doctor"
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/tui"
+)
+
+// DoctorOptions holds the flags and dependencies of `gw doctor`.
+type DoctorOptions struct {
+	Factory      *cmdutil.Factory
+	JSON         bool
+	BaseURL      string
+	Models       []string
+	AgentConfigs []string
+
+	// Network overrides how doctor reaches the service (tests); zero: the system's.
+	Network doctor.Network
+}
+
+// NewCmdDoctor binds the flags; runF replaces the run in flag-parsing tests.
+func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check every step from this machine to a working model, and say what to fix",
+		Long: `Check every step from this machine to a working model: the config file, the base URL, DNS,
+the TCP connection, TLS, the service's answer to GET /models without and with your key, the
+models your account has, each model id you name or your OpenCode config uses, the OpenCode
+config itself, the local proxy (gw serve) and where the key is kept.
+
+Every check runs; one failing does not stop the others (a check that cannot run because of an
+earlier one is skipped, saying why). Each failure names the service's condition (key rejected,
+service unreachable, unknown model), the specific cause, and the one thing to do about it.
+gw doctor answers within 15 seconds even when the network hangs.
+
+A base URL other than the service's own (built into gw) is a warning when you ask for it with
+--base-url, or when a service answers there (a staging gateway); it is a failure when it comes
+from GW_BASE_URL or the config file and nothing answers there.
+
+Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check failed.`,
+		Example: `  gw doctor
+  gw doctor --model vendor-a/model-a-sonnet-4.6
+  gw doctor --json | jq '.checks[] | select(.status == "fail")'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, m := range opts.Models {
+				if strings.TrimSpace(m) == "" {
+					return cmdutil.FlagErrorf("--model needs a model id, e.g. --model vendor-a/model-a-sonnet-4.6")
+				}
+			}
+			for _, p := range opts.AgentConfigs {
+				if strings.TrimSpace(p) == "" {
+					return cmdutil.FlagErrorf("--agent-config needs the path of an OpenCode config file")
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return doctorRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "check this base URL instead of the configured one")
+	cmd.Flags().StringArrayVar(&opts.Models, "model", nil, "also check this model id (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.AgentConfigs, "agent-config", nil,
+		"OpenCode config to check (repeatable; default: the global one and ./opencode.json(c))")
+	return cmd
+}
+
+func doctorRun(ctx context.Context, opts *DoctorOptions) error {
+	start := time.Now()
+	f := opts.Factory
+	ios := f.IOStreams
+
+	stop := ios.StartSpinner("Checking the path to the service")
+	in := gather(f, opts)
+	// Reading the keychain may already have taken a while; the 15 s promise covers the whole command.
+	in.Timeout = max(doctor.DefaultTimeout-time.Since(start), 2*time.Second)
+	rep := doctor.Run(ctx, in)
+	stop()
+
+	if opts.JSON {
+		if err := cmdutil.WriteJSON(ios.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		Render(ios.Out, ios.ColorScheme(), rep)
+	}
+	if !rep.OK {
+		return cmdutil.ErrSilent
+	}
+	return nil
+}
+
+// gather resolves everything doctor checks; failures to resolve become inputs (and so checks), not errors.
+func gather(f *cmdutil.Factory, opts *DoctorOptions) doctor.Input {
+	in := doctor.Input{
+		Models:  opts.Models,
+		Getenv:  f.Getenv,
+		Version: f.Version,
+		Network: opts.Network,
+	}
+	in.CanonicalURL = f.DefaultBaseURL
+
+	cfg, paths, cfgErr := f.Config()
+	in.ConfigPath, in.ConfigErr, in.ConfigBaseURL = paths.File(), cfgErr, cfg.BaseURL
+	if paths.ConfigDir == "" {
+		in.ConfigPath = ""
+	}
+	base, src := config.ResolveBaseURL(opts.BaseURL, f.Getenv("GW_BASE_URL"), cfg.BaseURL, f.DefaultBaseURL)
+	in.BaseURL, in.BaseURLSource = base, string(src)
+
+	kr := f.Keyring()
+	var file keychain.Store
+	if fs, err := f.FileStore(); err == nil {
+		file = fs
+	}
+	in.Key, in.KeyErr = keychain.Resolve(f.Getenv, kr, file, cmdutil.Profile)
+	if in.KeyErr != nil {
+		in.KeychainBackend = kr.Backend()
+	}
+
+	port := cfg.Port
+	if port == 0 {
+		port = config.DefaultPort
+	}
+	in.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	in.LocalToken = cfg.LocalToken
+
+	in.AgentConfigs = opts.AgentConfigs
+	if len(in.AgentConfigs) == 0 {
+		in.AgentConfigs = defaultAgentConfigs(f)
+	}
+	return in
+}
+
+// defaultAgentConfigs: OpenCode's global config and the one in the working directory — the file OpenCode
+// reads in each place, or both names where neither exists (so the report says where it looked).
+func defaultAgentConfigs(f *cmdutil.Factory) []string {
+	var paths []string
+	add := func(loc opencode.Location) {
+		cands := []string{loc.Path}
+		if !loc.Exists {
+			cands = []string{filepath.Join(loc.Dir, "opencode.jsonc"), filepath.Join(loc.Dir, "opencode.json")}
+		}
+		for _, p := range cands {
+			if !slices.Contains(paths, p) {
+				paths = append(paths, p)
+			}
+		}
+	}
+	if loc, err := opencode.Find(opencode.Global, f.Getenv, ""); err == nil {
+		add(loc)
+	}
+	if wd, err := f.WorkDir(); err == nil {
+		if loc, err := opencode.Find(opencode.Project, f.Getenv, wd); err == nil {
+			add(loc)
+		}
+	}
+	return paths
+}
+
+// Render prints the checklist: one line per check with ✓ ! ✗ or - (skipped); a warning or failure is
+// followed by its cause and the fix. Without colour the text is stable, for pipes and tests.
+func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report) {
+	var failed, warned int
+	for _, c := range rep.Checks {
+		switch c.Status {
+		case doctor.Pass:
+			line(w, cs.SuccessIcon(), c.Title, c.Detail)
+		case doctor.Skip:
+			line(w, cs.SkipIcon(), c.Title, cs.Gray(c.Cause))
+		case doctor.Warn, doctor.Fail:
+			mark := cs.FailureIcon()
+			if c.Status == doctor.Warn {
+				mark = cs.WarningIcon()
+				warned++
+			} else {
+				failed++
+			}
+			head := c.Detail
+			if c.Message != "" {
+				head = cs.Bold(c.Message)
+			}
+			line(w, mark, c.Title, head)
+			if c.Cause != "" {
+				fmt.Fprintf(w, "    cause: %s\n", c.Cause)
+			}
+			if c.Fix != "" {
+				fmt.Fprintf(w, "    fix:   %s\n", c.Fix)
+			}
+			if c.Message != "" && c.Detail != "" {
+				fmt.Fprintf(w, "    note:  %s\n", c.Detail)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	switch {
+	case failed > 0:
+		fmt.Fprintf(w, "%s, %s.\n", plural(failed, "check failed", "checks failed"), plural(warned, "warning", "warnings"))
+	case warned > 0:
+		fmt.Fprintf(w, "No check failed; %s.\n", plural(warned, "warning", "warnings"))
+	default:
+		fmt.Fprintln(w, "All checks passed.")
+	}
+}
+
+func line(w io.Writer, mark, title, detail string) {
+	if detail == "" {
+		fmt.Fprintf(w, "%s %s\n", mark, title)
+		return
+	}
+	fmt.Fprintf(w, "%s %s: %s\n", mark, title, detail)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

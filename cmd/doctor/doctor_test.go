@@ -1,0 +1,204 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
+	"github.com/modelgateway/gw/standin"
+)
+
+func TestNewCmdDoctor(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		want    DoctorOptions
+		wantErr string
+	}{
+		{name: "no flags", args: nil},
+		{name: "json", args: []string{"--json"}, want: DoctorOptions{JSON: true}},
+		{name: "repeated models and configs", args: []string{"--model", "vendor-a/model-a-haiku-4.5", "--model", "vendor-b/model-b-3-pro-preview",
+			"--agent-config", "a/opencode.json", "--agent-config", "b/opencode.jsonc", "--base-url", "https://staging.example/v1"},
+			want: DoctorOptions{Models: []string{"vendor-a/model-a-haiku-4.5", "vendor-b/model-b-3-pro-preview"},
+				AgentConfigs: []string{"a/opencode.json", "b/opencode.jsonc"}, BaseURL: "https://staging.example/v1"}},
+		{name: "empty model", args: []string{"--model", " "}, wantErr: "--model needs a model id"},
+		{name: "empty agent config", args: []string{"--agent-config", ""}, wantErr: "--agent-config needs the path"},
+		{name: "argument", args: []string{"extra"}, wantErr: `unknown command "extra"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := cmdtest.New(t)
+			var got *DoctorOptions
+			cmd := NewCmdDoctor(env.Factory, func(_ context.Context, o *DoctorOptions) error { got = o; return nil })
+			cmd.SetArgs(tc.args)
+			cmd.SetOut(env.Out)
+			cmd.SetErr(env.ErrOut)
+			err := cmd.Execute()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.JSON != tc.want.JSON || got.BaseURL != tc.want.BaseURL ||
+				!slices.Equal(got.Models, tc.want.Models) || !slices.Equal(got.AgentConfigs, tc.want.AgentConfigs) {
+				t.Errorf("options %+v, want %+v", *got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewCmdDoctor_EmptyModelIsUsageError(t *testing.T) {
+	env := cmdtest.New(t)
+	cmd := NewCmdDoctor(env.Factory, func(context.Context, *DoctorOptions) error { return nil })
+	cmd.SetArgs([]string{"--model", ""})
+	err := cmd.Execute()
+	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage {
+		t.Errorf("exit code %d for %v, want usage (2)", cmdutil.ExitCodeFor(err), err)
+	}
+}
+
+// setup is a machine with the stand-in as the service (GW_BASE_URL), the key in the keychain, and gw
+// serve's port pointing at a port nothing listens on.
+func setup(t *testing.T, key string) (env *cmdtest.Env, replace func(string) string) {
+	t.Helper()
+	env = cmdtest.New(t)
+	srv := env.StartService(t, standin.Options{})
+	if key != "" {
+		if err := env.Keyring.Set(cmdutil.Profile, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // released: gw serve is "not running" there
+	cfgDir := filepath.Join(env.Dir, "home", ".config", "gw")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"port": port, "local_token": "gw-local-0123456789abcdef0123456789abcdef"})
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hostport := strings.TrimPrefix(srv.URL, "http://")
+	replace = func(s string) string {
+		s = strings.ReplaceAll(s, env.Dir, "$DIR")
+		s = strings.ReplaceAll(s, hostport, "$SERVICE")
+		return strings.ReplaceAll(s, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), "$PROXY")
+	}
+	return env, replace
+}
+
+func TestDoctorRun_AllWell(t *testing.T) {
+	env, replace := setup(t, standin.DemoKeyPartial)
+	opts := &DoctorOptions{Factory: env.Factory, Models: []string{"vendor-a/model-a-haiku-4.5"}}
+	if err := doctorRun(context.Background(), opts); err != nil {
+		t.Fatalf("doctorRun: %v\n%s", err, env.Out)
+	}
+	want := `✓ config file: $DIR/home/.config/gw/config.json
+✓ base URL: http://$SERVICE/v1 (from GW_BASE_URL)
+✓ DNS lookup: 127.0.0.1 is an IP address: nothing to look up
+✓ TCP connection: connected to $SERVICE
+- TLS handshake: not used: the base URL is plain http
+✓ service answers GET /models: GET http://$SERVICE/v1/models answered HTTP 401: the service asks for a key, as it should
+✓ API key accepted: the service accepted the key sk-…tial (from fake keychain (tests))
+✓ models available: 3 available: vendor-a/model-a-sonnet-4.5, vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview; not in this subscription: vendor-a/model-a-opus-4.6, vendor-a/model-a-opus-4.5-thinking, vendor-a/model-a-sonnet-4.6, vendor-a/model-a-sonnet-4.5-thinking, vendor-b/model-b-3-pro-preview
+✓ model vendor-a/model-a-haiku-4.5: listed by the service for this key
+- coding agent config: no OpenCode config found (looked for $DIR/home/.config/opencode/opencode.jsonc, $DIR/home/.config/opencode/opencode.json, $DIR/opencode.jsonc, $DIR/opencode.json)
+✓ local proxy (gw serve): gw serve is not running on $PROXY; no agent config found here uses it
+✓ key storage: sk-…tial in fake keychain (tests)
+
+All checks passed.
+`
+	if got := replace(env.Out.String()); got != want {
+		t.Errorf("output:\n%s\nwant:\n%s", got, want)
+	}
+	if env.ErrOut.Len() != 0 {
+		t.Errorf("stderr not empty when piped: %q", env.ErrOut)
+	}
+}
+
+func TestDoctorRun_WrongKeyAndMisspelledModel(t *testing.T) {
+	env, replace := setup(t, "sk-not-a-real-key-0000")
+	opts := &DoctorOptions{Factory: env.Factory, Models: []string{"vendor-a/model-a-haiku-4-5"}}
+	err := doctorRun(context.Background(), opts)
+	if !errors.Is(err, cmdutil.ErrSilent) || cmdutil.ExitCodeFor(err) != cmdutil.ExitError {
+		t.Fatalf("doctorRun returned %v, want the silent error (exit 1)", err)
+	}
+	want := `✓ config file: $DIR/home/.config/gw/config.json
+✓ base URL: http://$SERVICE/v1 (from GW_BASE_URL)
+✓ DNS lookup: 127.0.0.1 is an IP address: nothing to look up
+✓ TCP connection: connected to $SERVICE
+- TLS handshake: not used: the base URL is plain http
+✓ service answers GET /models: GET http://$SERVICE/v1/models answered HTTP 401: the service asks for a key, as it should
+✗ API key accepted: API key invalid or unauthorized
+    cause: the service refused the key as invalid (401): "Incorrect API key provided. You can find your API key on the dashboard."
+    fix:   create a new key on the dashboard and run: gw auth login
+- models available: the service did not give the model list (see key)
+- model vendor-a/model-a-haiku-4-5: the model list is not available (see key)
+- coding agent config: no OpenCode config found (looked for $DIR/home/.config/opencode/opencode.jsonc, $DIR/home/.config/opencode/opencode.json, $DIR/opencode.jsonc, $DIR/opencode.json)
+✓ local proxy (gw serve): gw serve is not running on $PROXY; no agent config found here uses it
+✓ key storage: sk-…0000 in fake keychain (tests)
+
+1 check failed, 0 warnings.
+`
+	if got := replace(env.Out.String()); got != want {
+		t.Errorf("output:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestDoctorRun_JSON(t *testing.T) {
+	env, _ := setup(t, standin.DemoKeyFull)
+	env.Vars["GW_BASE_URL"] += "/" // a trailing slash: the seed's "base address differs"
+	opts := &DoctorOptions{Factory: env.Factory, JSON: true, Models: []string{"vendor-a/model-a-opus-4.6"}}
+	err := doctorRun(context.Background(), opts)
+	if !errors.Is(err, cmdutil.ErrSilent) {
+		t.Fatalf("doctorRun returned %v, want the silent error", err)
+	}
+	var rep struct {
+		OK     bool `json:"ok"`
+		Checks []struct {
+			ID, Status, Condition, Message, Cause, Fix string
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(env.Out.Bytes(), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, env.Out)
+	}
+	if rep.OK {
+		t.Error("ok is true")
+	}
+	statuses := map[string]string{}
+	for _, c := range rep.Checks {
+		statuses[c.ID] = c.Status
+		if c.ID == "base_url" {
+			if c.Condition != "service unreachable" || c.Message != "unable to connect to API" ||
+				!strings.Contains(c.Cause, "trailing slash") || !strings.Contains(c.Fix, "export GW_BASE_URL=") {
+				t.Errorf("base_url check: %+v", c)
+			}
+		}
+	}
+	for id, want := range map[string]string{"config": "pass", "base_url": "fail", "http": "pass", "key": "pass",
+		"models": "pass", "model:vendor-a/model-a-opus-4.6": "pass", "agent_config": "skip", "proxy": "pass", "keychain": "pass"} {
+		if statuses[id] != want {
+			t.Errorf("%s: status %q, want %q", id, statuses[id], want)
+		}
+	}
+	if strings.Contains(env.Out.String(), standin.DemoKeyFull) {
+		t.Error("the JSON report contains the key")
+	}
+}
