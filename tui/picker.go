@@ -57,14 +57,21 @@ func Pick(ios *IOStreams, o PickOptions) ([]string, error) {
 	if !color {
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	final, err := tea.NewProgram(newPicker(o, color), opts...).Run()
+	m := newPicker(o, color)
+	_, err := tea.NewProgram(m, opts...).Run()
+	if m.done {
+		// The last frame was blank and the cursor rests on its bottom line: go back to where the picker
+		// began and erase, so that the terminal looks as it did before.
+		if h := m.frameHeight(); h > 1 {
+			fmt.Fprintf(ios.ErrOut, "\r\x1b[%dA\x1b[J", h-1)
+		}
+	}
 	if errors.Is(err, tea.ErrInterrupted) {
 		return nil, ErrInterrupted
 	}
 	if err != nil {
 		return nil, fmt.Errorf("running the picker: %w", err)
 	}
-	m := final.(*picker)
 	return m.result, m.err
 }
 
@@ -321,12 +328,17 @@ func (m *picker) applyFilter() {
 // Lines around the list: title, filter, status, help.
 const chromeLines = 4
 
+// listHeight is the number of list rows drawn. It depends on the items and the terminal, never on the
+// filter: bubbletea's inline renderer leaves stale lines behind when a frame shrinks, so the frame keeps
+// one height and short lists are padded.
 func (m *picker) listHeight() int {
 	if m.height <= 0 {
-		return len(m.visible) // size not known yet: show everything
+		return len(m.items) // size not known yet
 	}
-	return max(m.height-chromeLines, 1)
+	return max(min(m.height-chromeLines, len(m.items)), 1)
 }
+
+func (m *picker) frameHeight() int { return chromeLines + m.listHeight() }
 
 // scroll keeps the cursor inside the shown window of rows.
 func (m *picker) scroll() {
@@ -342,8 +354,9 @@ func (m *picker) scroll() {
 
 func (m *picker) View() tea.View {
 	if m.done {
-		// Leave nothing behind: the caller prints the result.
-		return tea.NewView("")
+		// Leave nothing behind: the caller prints the result. (An empty view would leave the last frame
+		// on the screen; a blank one of the same height overwrites it.)
+		return tea.NewView(strings.Repeat("\n", m.frameHeight()-1))
 	}
 	var b strings.Builder
 	line := func(s string) {
@@ -371,6 +384,9 @@ func (m *picker) View() tea.View {
 	end := min(m.offset+m.listHeight(), len(m.visible))
 	for row := m.offset; row < end; row++ {
 		line(m.row(m.visible[row], row == m.cursor, nameW, idW))
+	}
+	for range m.listHeight() - (end - m.offset) {
+		line("")
 	}
 
 	line(m.status())

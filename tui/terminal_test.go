@@ -1,0 +1,164 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/tui/tmuxtest"
+)
+
+// When GW_TUI_TEST_PICK is set, the test binary is the program under test: it shows the picker on its own
+// terminal and prints the chosen ids, as gw does. The tests below run it in tmux.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("GW_TUI_TEST_PICK"); mode != "" {
+		os.Exit(pickMain(mode == "multi"))
+	}
+	os.Exit(m.Run())
+}
+
+func pickMain(multi bool) int {
+	ios := System(os.Getenv)
+	ids, err := Pick(ios, PickOptions{Title: "Pick models", Items: testItems(), Multi: multi})
+	switch {
+	case errors.Is(err, ErrCancelled):
+		fmt.Fprintln(ios.ErrOut, "cancelled")
+		return 2
+	case errors.Is(err, ErrInterrupted):
+		fmt.Fprintln(ios.ErrOut, "interrupted")
+		return 130
+	case err != nil:
+		fmt.Fprintln(ios.ErrOut, "error:", err)
+		return 1
+	}
+	for _, id := range ids {
+		fmt.Fprintln(ios.Out, id)
+	}
+	return 0
+}
+
+func startPicker(t *testing.T, mode string, o tmuxtest.Options) *tmuxtest.Terminal {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real-terminal test")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Env = append(o.Env, "GW_TUI_TEST_PICK="+mode)
+	term := tmuxtest.Start(t, o, exe)
+	term.WaitFor("Filter:")
+	return term
+}
+
+func TestTerminal_FilterAndEnter(t *testing.T) {
+	term := startPicker(t, "single", tmuxtest.Options{})
+	term.Type("flash")
+	term.WaitFor("Filter: flash")
+	term.Press("Enter")
+	res := term.Wait()
+	if res.ExitCode != 0 || res.Stdout != "vendor-b/model-b-3-flash-preview\n" {
+		t.Fatalf("exit %d, stdout %q; want the flash model", res.ExitCode, res.Stdout)
+	}
+	if strings.Contains(res.Screen, "Filter:") {
+		t.Errorf("the picker stayed on the screen after finishing:\n%s", res.Screen)
+	}
+}
+
+func TestTerminal_MultiToggle(t *testing.T) {
+	term := startPicker(t, "multi", tmuxtest.Options{})
+	term.Type("sonnet")
+	term.WaitFor("3 of 8")
+	term.Press("Down", "Space", "Down", "Space")
+	term.WaitFor("2 selected")
+	term.Press("C-u")
+	term.WaitFor("8 of 8")
+	// Clearing the filter keeps the cursor on Sonnet 4.5 Thinking; Opus 4.5 Thinking is three rows up.
+	term.Press("Up", "Up", "Up", "Space")
+	term.WaitFor("3 selected")
+	term.Press("Enter")
+	res := term.Wait()
+	want := "vendor-a/model-a-opus-4.5-thinking\nvendor-a/model-a-sonnet-4.5\nvendor-a/model-a-sonnet-4.5-thinking\n"
+	if res.ExitCode != 0 || res.Stdout != want {
+		t.Fatalf("exit %d, stdout %q; want %q", res.ExitCode, res.Stdout, want)
+	}
+}
+
+func TestTerminal_DisabledThenEsc(t *testing.T) {
+	term := startPicker(t, "single", tmuxtest.Options{})
+	term.Type("pro")
+	term.Press("Enter")
+	term.WaitFor("cannot be chosen: not in your subscription")
+	term.Press("Escape")
+	res := term.Wait()
+	if res.ExitCode != 2 || res.Stdout != "" {
+		t.Fatalf("exit %d, stdout %q; want the cancel code and nothing printed", res.ExitCode, res.Stdout)
+	}
+}
+
+func TestTerminal_CtrlC(t *testing.T) {
+	term := startPicker(t, "multi", tmuxtest.Options{})
+	term.Press("Space", "C-c")
+	res := term.Wait()
+	if res.ExitCode != 130 || res.Stdout != "" {
+		t.Fatalf("exit %d, stdout %q; want the interrupt code and nothing printed", res.ExitCode, res.Stdout)
+	}
+}
+
+var sgr = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+
+// hasColour reports whether s sets a foreground or background colour (not merely bold or faint).
+func hasColour(s string) bool {
+	for _, m := range sgr.FindAllStringSubmatch(s, -1) {
+		for _, p := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ';' || r == ':' }) {
+			n, _ := strconv.Atoi(p)
+			if (n >= 30 && n <= 38) || (n >= 40 && n <= 48) || (n >= 90 && n <= 97) || (n >= 100 && n <= 107) {
+				return true
+			}
+			if n == 38 || n == 48 {
+				break // the rest are the colour's parameters
+			}
+		}
+	}
+	return false
+}
+
+func TestTerminal_NoColor(t *testing.T) {
+	term := startPicker(t, "single", tmuxtest.Options{Env: []string{"NO_COLOR=1"}})
+	if s := term.ScreenWithEscapes(); hasColour(s) {
+		t.Errorf("NO_COLOR=1, yet the screen has colours: %q", s)
+	}
+	term.Press("Escape")
+	term.Wait()
+
+	term = startPicker(t, "single", tmuxtest.Options{})
+	if s := term.ScreenWithEscapes(); !hasColour(s) {
+		t.Errorf("without NO_COLOR the picker should use colour: %q", s)
+	}
+}
+
+func TestTerminal_Resize(t *testing.T) {
+	term := startPicker(t, "single", tmuxtest.Options{Width: 100, Height: 24})
+	term.WaitFor("vendor-a/model-a-sonnet-4.5-thinking")
+	term.Resize(40, 7)
+	term.WaitFor("1–3 of 8")
+	for _, l := range strings.Split(term.Screen(), "\n") {
+		if w := len([]rune(l)); w > 40 {
+			t.Errorf("line of %d columns in a 40-column terminal: %q", w, l)
+		}
+	}
+	term.Press("Down", "Down", "Down", "Down")
+	screen := term.WaitFor("3–5 of 8")
+	if !strings.Contains(screen, "> Model A") {
+		t.Errorf("the highlighted row scrolled out of view:\n%s", screen)
+	}
+	term.Press("Enter")
+	if res := term.Wait(); res.Stdout != "vendor-a/model-a-sonnet-4.5-thinking\n" {
+		t.Errorf("stdout %q, want the fifth model", res.Stdout)
+	}
+}
