@@ -126,7 +126,8 @@ func Join(listed []api.Model) []Entry {
 func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 	f := opts.Factory
 	ios := f.IOStreams
-	if opts.Pick && !ios.CanPrompt() {
+	// The picker draws on stderr and prints on stdout, so id=$(gw models --pick) works: stdout may be a pipe.
+	if opts.Pick && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--pick needs a terminal; run gw models (or gw models --json) to list the ids instead")
 	}
 	entries, err := List(ctx, f, opts.BaseURL)
