@@ -86,7 +86,7 @@ func (c *Client) ClassifyResponse(status int, header http.Header, body []byte, m
 		e.Cause = fmt.Sprintf("no API key was sent and the service requires one (%d)", e.Status)
 		e.Fix = "run: gw auth login (or set GW_API_KEY)"
 	}
-	return e
+	return c.noteCanonical(e)
 }
 
 // Models lists the models the key may use: GET {base}/models. Every error is
@@ -123,18 +123,30 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	if e := c.ClassifyResponse(res.StatusCode, res.Header, body, ""); e != nil {
 		return nil, e
 	}
-	return nil, &Error{
+	return nil, c.noteCanonical(&Error{
 		Condition: ServiceUnreachable, Kind: KindBadResponse, Status: res.StatusCode,
 		Cause: fmt.Sprintf("GET %s/models answered %d with %s, not a model list: the base URL likely points at something other than the API", c.BaseURL, res.StatusCode, perr),
 		Fix:   fixBaseURL(c.Canonical),
-	}
+	})
 }
 
 func (c *Client) transportError(err error) *Error {
 	e := ClassifyTransport(err)
 	e.Cause = Redact(e.Cause, c.Key)
-	if e.Kind == KindDNS || e.Kind == KindRefused || e.Kind == KindBaseURL || e.Kind == KindTLS {
-		e.Fix = strings.ReplaceAll(e.Fix, fixBaseURL(""), fixBaseURL(c.Canonical))
+	e.Fix = strings.ReplaceAll(e.Fix, fixBaseURL(""), fixBaseURL(c.Canonical))
+	return c.noteCanonical(e)
+}
+
+// noteCanonical adds, to failures that a wrong base URL explains, that the
+// configured one is not the service's published address.
+func (c *Client) noteCanonical(e *Error) *Error {
+	if e == nil || c.Canonical == "" || c.BaseURL == c.Canonical || e.Condition != ServiceUnreachable {
+		return e
+	}
+	switch e.Kind {
+	case KindBaseURL, KindBadResponse, KindDNS, KindRefused, KindTLS:
+		e.Cause += fmt.Sprintf("; note that the base URL %s differs from the service's address %s", c.BaseURL, c.Canonical)
+		e.Fix = fixBaseURL(c.Canonical)
 	}
 	return e
 }

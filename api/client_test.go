@@ -182,3 +182,25 @@ func TestClient_ClassifyResponseScrubsAShortKey(t *testing.T) {
 		t.Errorf("kind %q", e.Kind)
 	}
 }
+
+func TestClient_WrongBaseURLNamesCanonical(t *testing.T) {
+	srv := serve(t, 404, "404 page not found", nil)
+	c := NewClient(srv.URL+"/v1", testKey, srv.Client())
+	c.Canonical = "https://gw.example.test/v1"
+	_, err := c.Models(context.Background())
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindBaseURL {
+		t.Fatalf("got %v", err)
+	}
+	if !strings.Contains(e.Cause, "differs from the service's address https://gw.example.test/v1") ||
+		e.Fix != "run: gw auth login --base-url https://gw.example.test/v1" {
+		t.Errorf("cause %q fix %q", e.Cause, e.Fix)
+	}
+
+	// At the canonical address itself, a 404 says nothing about differing.
+	c.Canonical = c.BaseURL
+	_, err = c.Models(context.Background())
+	if !errors.As(err, &e) || strings.Contains(e.Cause, "differs") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -122,6 +122,10 @@ func ClassifyTransport(err error) *Error {
 	)
 	isProxy := errors.As(err, &opErr) && opErr.Op == "proxyconnect"
 	opErr = addrOpError(err, opErr)
+	// Without a URL (a bare dial, as doctor makes), name the address dialled.
+	if ue == nil && opErr != nil && opErr.Addr != nil {
+		target = opErr.Addr.String()
+	}
 
 	switch {
 	case errors.Is(err, context.Canceled):

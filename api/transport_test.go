@@ -372,3 +372,23 @@ func selfSigned(t *testing.T, notBefore, notAfter time.Time) (tls.Certificate, *
 	pool.AddCert(leaf)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
 }
+
+func TestClassifyTransport_DialTimeout(t *testing.T) {
+	addr := silentListener(t)
+	// A dial deadline that has passed before the dial starts: the real
+	// dialer reports the same time-out a dropped SYN would cause.
+	e := modelsErr(t, "http://"+addr+"/v1", TransportOptions{DialTimeout: time.Nanosecond})
+	wantKind(t, e, ServiceUnreachable, KindTimeout, "connecting to "+addr+" timed out")
+}
+
+func TestClassifyTransport_BareDialNamesAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, err = net.Dial("tcp", addr)
+	e := ClassifyTransport(err)
+	wantKind(t, e, ServiceUnreachable, KindRefused, addr)
+}
