@@ -1,0 +1,123 @@
+package login
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/standin"
+)
+
+func TestNewCmdLogin_Flags(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    LoginOptions
+		wantErr string
+	}{
+		{args: nil, want: LoginOptions{}},
+		{args: []string{"--with-key"}, want: LoginOptions{WithKey: true}},
+		{args: []string{"--base-url", "https://g.example/v1", "--insecure-storage"}, want: LoginOptions{BaseURL: "https://g.example/v1", InsecureStorage: true}},
+		{args: []string{"extra"}, wantErr: `unknown command "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			e := cmdtest.New(t)
+			var got *LoginOptions
+			cmd := NewCmdLogin(e.Factory, func(_ context.Context, o *LoginOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(e.Out)
+			cmd.SetErr(e.ErrOut)
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.BaseURL != tt.want.BaseURL || got.WithKey != tt.want.WithKey || got.InsecureStorage != tt.want.InsecureStorage {
+				t.Errorf("options = %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoginRun_StoresSanitisedKeyAndBaseURL(t *testing.T) {
+	e := cmdtest.New(t)
+	srv := e.StartService(t, standin.Options{})
+	e.In.WriteString("  'Bearer " + standin.DemoKeyFull + "'\n")
+
+	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "✓ Key sk-…full accepted by " + srv.URL + "/v1 (8 models available)\n✓ Key stored in fake keychain (tests)\n"
+	if e.Out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", e.Out, want)
+	}
+	if e.ErrOut.String() != "" {
+		t.Errorf("stderr: %q", e.ErrOut)
+	}
+	if k, _ := e.Keyring.Get(cmdutil.Profile); k != standin.DemoKeyFull {
+		t.Errorf("keychain holds %q", k)
+	}
+	paths, _ := e.Factory.Paths()
+	c, err := config.Load(paths.File())
+	if err != nil || c.BaseURL != srv.URL+"/v1" || !strings.HasPrefix(c.LocalToken, "gw-local-") {
+		t.Errorf("config = %+v, %v", c, err)
+	}
+	b, _ := os.ReadFile(paths.File())
+	if strings.Contains(string(b), standin.DemoKeyFull) {
+		t.Error("the config file contains the key")
+	}
+}
+
+func TestLoginRun_RefusedKeyStoresNothing(t *testing.T) {
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	e.In.WriteString("sk-not-a-key-of-the-service\n")
+
+	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	if err == nil || !strings.HasPrefix(err.Error(), "nothing stored: API key invalid or unauthorized: ") || !strings.Contains(err.Error(), "\nfix: ") {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "sk-not-a-key-of-the-service") {
+		t.Error("the error repeats the key")
+	}
+	if _, err := e.Keyring.Get(cmdutil.Profile); !errors.Is(err, keychain.ErrNotFound) {
+		t.Errorf("keychain: %v", err)
+	}
+}
+
+func TestLoginRun_KeychainFailureDoesNotFallBackToFile(t *testing.T) {
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	e.Keyring.Err = errors.New("no Secret Service on the bus")
+	e.In.WriteString(standin.DemoKeyFull)
+
+	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	if err == nil || !strings.Contains(err.Error(), "gw auth login --insecure-storage") {
+		t.Fatalf("err = %v", err)
+	}
+	paths, _ := e.Factory.Paths()
+	if _, err := os.Stat(paths.CredentialsFile()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a credentials file was written: %v", err)
+	}
+}
+
+func TestLoginRun_NoKeyIsExit4(t *testing.T) {
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory})
+	if cmdutil.ExitCodeFor(err) != cmdutil.ExitAuth {
+		t.Fatalf("err = %v, exit %d", err, cmdutil.ExitCodeFor(err))
+	}
+}

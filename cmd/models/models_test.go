@@ -1,0 +1,83 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
+	"github.com/modelgateway/gw/standin"
+)
+
+func TestNewCmdModels_Flags(t *testing.T) {
+	tests := []struct {
+		args    []string
+		wantErr string
+		check   func(*ModelsOptions) bool
+	}{
+		{args: []string{"--json"}, check: func(o *ModelsOptions) bool { return o.JSON }},
+		{args: []string{"--pick", "--multi"}, check: func(o *ModelsOptions) bool { return o.Pick && o.Multi }},
+		{args: []string{"--pick", "--json"}, wantErr: "--pick and --json cannot be used together"},
+		{args: []string{"--multi"}, wantErr: "--multi goes with --pick"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			e := cmdtest.New(t)
+			var got *ModelsOptions
+			cmd := NewCmdModels(e.Factory, func(_ context.Context, o *ModelsOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr || cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage {
+					t.Fatalf("err = %v, want usage error %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !tt.check(got) {
+				t.Fatalf("err = %v, options %+v", err, got)
+			}
+		})
+	}
+}
+
+func TestModelsRun_TerminalTable(t *testing.T) {
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	e.Vars["GW_API_KEY"] = standin.DemoKeyPartial
+	e.Factory.IOStreams.SetStdoutTTY(true)
+	if err := modelsRun(context.Background(), &ModelsOptions{Factory: e.Factory}); err != nil {
+		t.Fatal(err)
+	}
+	want := `ID                                NAME                     CONTEXT  
+vendor-a/model-a-sonnet-4.5       Model A Sonnet 4.5       200K     
+vendor-a/model-a-haiku-4.5        Model A Haiku 4.5        200K     
+vendor-b/model-b-3-flash-preview  Model B 3 Flash Preview  1M       
+
+Not in your subscription: vendor-a/model-a-opus-4.5-thinking, vendor-a/model-a-opus-4.6, vendor-a/model-a-sonnet-4.5-thinking, vendor-a/model-a-sonnet-4.6, vendor-b/model-b-3-pro-preview
+`
+	if e.Out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", e.Out, want)
+	}
+}
+
+func TestJoin_ServiceIsTheAuthority(t *testing.T) {
+	// An id the service lists but the catalogue does not know is listed as available, named by its id;
+	// catalogue models the service does not list follow, marked as outside the subscription.
+	got := Join([]api.Model{{ID: "vendor-c/new-model"}, {ID: "vendor-a/model-a-haiku-4.5"}})
+	if len(got) != 9 {
+		t.Fatalf("got %d entries", len(got))
+	}
+	if got[0].ID != "vendor-c/new-model" || got[0].Name != "vendor-c/new-model" || !got[0].InSubscription || got[0].InCatalogue {
+		t.Errorf("unknown listed model: %+v", got[0])
+	}
+	if got[1].Name != "Model A Haiku 4.5" || got[1].Context != 200000 || !got[1].InSubscription {
+		t.Errorf("catalogue model: %+v", got[1])
+	}
+	for _, e := range got[2:] {
+		if e.InSubscription || e.ID == "vendor-a/model-a-haiku-4.5" {
+			t.Errorf("unlisted catalogue model: %+v", e)
+		}
+	}
+}
