@@ -13,6 +13,7 @@ import (
 	"github.com/modelgateway/gw/cmd/auth"
 	"github.com/modelgateway/gw/cmd/build"
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/cmd/doctor"
 	"github.com/modelgateway/gw/cmd/models"
 )
 
@@ -78,6 +79,7 @@ service's failures it is and the one thing to do about it.`,
 
 	cmd.AddCommand(auth.NewCmdAuth(f))
 	cmd.AddCommand(models.NewCmdModels(f, nil))
+	cmd.AddCommand(doctor.NewCmdDoctor(f, nil))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "exit-codes",
 		Short: "What gw's exit codes mean",
