@@ -1,0 +1,106 @@
+// Package e2e runs the built gw in a real terminal (tmux) against the stand-in service, to check what the
+// unit tests of the picker cannot: raw mode, key decoding, drawing on stderr while stdout is captured.
+package e2e
+
+import (
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/standin"
+	"github.com/modelgateway/gw/tui/tmuxtest"
+)
+
+// buildGW compiles cmd/gw into a temporary directory.
+func buildGW(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds gw and drives a real terminal")
+	}
+	if !tmuxtest.Available() {
+		t.Skip("tmux is not installed")
+	}
+	exe := filepath.Join(t.TempDir(), "gw")
+	cmd := exec.Command("go", "build", "-o", exe, "github.com/modelgateway/gw/cmd/gw")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building gw: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// startGW runs gw with args in a terminal against a stand-in, with the partial-plan demo key (three
+// models listed, the other five "not in your subscription").
+func startGW(t *testing.T, exe string, args ...string) *tmuxtest.Terminal {
+	t.Helper()
+	srv := standin.New(standin.Options{})
+	ts := httptest.NewServer(srv) // loopback
+	t.Cleanup(func() { srv.Close(); ts.Close() })
+
+	home := t.TempDir()
+	env := []string{
+		"HOME=" + home,
+		"GW_CONFIG_DIR=" + filepath.Join(home, "config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, "state"),
+		"GW_BASE_URL=" + ts.URL + "/v1",
+		// Through the tmux server's environment, never a command line.
+		"GW_API_KEY=" + standin.DemoKeyPartial,
+	}
+	return tmuxtest.Start(t, tmuxtest.Options{Width: 110, Height: 24, Env: env}, append([]string{exe}, args...)...)
+}
+
+func TestModelsPick_Multi(t *testing.T) {
+	exe := buildGW(t)
+	term := startGW(t, exe, "models", "--pick", "--multi")
+	screen := term.WaitFor("Filter:")
+	if !strings.Contains(screen, "not in your subscription") {
+		t.Errorf("models outside the plan are not marked:\n%s", screen)
+	}
+
+	term.Type("sonnet")
+	term.WaitFor("3 of 8")
+	term.Press("Space") // Sonnet 4.5: in the plan, listed first
+	term.WaitFor("1 selected")
+	term.Press("Down", "Space") // Sonnet 4.6: not in the plan
+	term.WaitFor("cannot be chosen: not in your subscription")
+	term.Press("C-u")
+	term.Type("flash")
+	term.WaitFor("1 of 8")
+	term.Press("Space")
+	term.WaitFor("2 selected")
+	term.Press("Enter")
+
+	res := term.Wait()
+	want := "vendor-a/model-a-sonnet-4.5\nvendor-b/model-b-3-flash-preview\n"
+	if res.ExitCode != 0 || res.Stdout != want {
+		t.Fatalf("exit %d, stdout %q; want 0, %q\nscreen:\n%s", res.ExitCode, res.Stdout, want, res.Screen)
+	}
+	if strings.Contains(res.Screen, "Filter:") {
+		t.Errorf("the picker was left on the screen:\n%s", res.Screen)
+	}
+	if strings.Contains(res.Screen, standin.DemoKeyPartial) {
+		t.Error("the key appeared on the terminal")
+	}
+}
+
+func TestModelsPick_SingleAndEsc(t *testing.T) {
+	exe := buildGW(t)
+	term := startGW(t, exe, "models", "--pick")
+	term.WaitFor("Filter:")
+	term.Type("HAIKU")
+	term.WaitFor("1 of 8")
+	term.Press("Enter")
+	if res := term.Wait(); res.ExitCode != 0 || res.Stdout != "vendor-a/model-a-haiku-4.5\n" {
+		t.Fatalf("exit %d, stdout %q; want the haiku model\nscreen:\n%s", res.ExitCode, res.Stdout, res.Screen)
+	}
+
+	term = startGW(t, exe, "models", "--pick")
+	term.WaitFor("Filter:")
+	term.Press("Escape")
+	res := term.Wait()
+	if res.ExitCode != 3 || res.Stdout != "" {
+		t.Fatalf("esc: exit %d, stdout %q; want exit 3 (cancelled) and nothing on stdout", res.ExitCode, res.Stdout)
+	}
+}
+
