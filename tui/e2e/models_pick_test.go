@@ -103,4 +103,3 @@ func TestModelsPick_SingleAndEsc(t *testing.T) {
 		t.Fatalf("esc: exit %d, stdout %q; want exit 3 (cancelled) and nothing on stdout", res.ExitCode, res.Stdout)
 	}
 }
-
