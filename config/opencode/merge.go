@@ -176,6 +176,7 @@ func Merge(src []byte, p Provider, opts MergeOptions) (Result, error) {
 		}
 	}
 	res.Warnings = append(res.Warnings, d.warnings(top, p)...)
+	res.Warnings = append(res.Warnings, d.listWarnings(top, p)...)
 
 	out := root.Pack()
 	if addedNL {
@@ -457,4 +458,37 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// listWarnings: a hand-written whitelist/blacklist in our provider hides
+// models from OpenCode even though they are declared.
+func (d *doc) listWarnings(top objRef, p Provider) []string {
+	g := (&hujson.Value{Value: top.obj}).Find("/provider/" + jsonPointerEscape(p.ID))
+	if g == nil {
+		return nil
+	}
+	var out []string
+	if w := g.Find("/whitelist"); w != nil {
+		if list, ok := stringList(*w); ok {
+			for _, m := range p.Models {
+				if !slices.Contains(list, m.ID) {
+					out = append(out, fmt.Sprintf("\"provider.%s.whitelist\" does not list %q, so OpenCode hides it; add it or remove the whitelist", p.ID, m.ID))
+				}
+			}
+		}
+	}
+	if b := g.Find("/blacklist"); b != nil {
+		if list, ok := stringList(*b); ok {
+			for _, m := range p.Models {
+				if slices.Contains(list, m.ID) {
+					out = append(out, fmt.Sprintf("\"provider.%s.blacklist\" lists %q, so OpenCode hides it", p.ID, m.ID))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func jsonPointerEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

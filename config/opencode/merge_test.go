@@ -219,28 +219,28 @@ func preserved(src, out []byte, id string) error {
 	return nil
 }
 
-// sameMembers: every member of a not in owned is in b with the same name
-// and byte-identical value, and in the same relative order.
+// sameMembers: the members of a and b not in owned are the same, in the
+// same order, with byte-identical values.
 func sameMembers(a, b *hujson.Object, owned map[string]bool, where string) error {
-	var order []string
-	for _, m := range b.Members {
-		order = append(order, memberName(m))
+	keep := func(o *hujson.Object) []hujson.ObjectMember {
+		var out []hujson.ObjectMember
+		for _, m := range o.Members {
+			if !owned[memberName(m)] {
+				out = append(out, m)
+			}
+		}
+		return out
 	}
-	last := -1
-	for _, m := range a.Members {
-		name := memberName(m)
-		if owned[name] {
-			continue
+	am, bm := keep(a), keep(b)
+	if len(am) != len(bm) {
+		return fmt.Errorf("%s: %d members of the user's became %d", where, len(am), len(bm))
+	}
+	for i := range am {
+		name := memberName(am[i])
+		if memberName(bm[i]) != name {
+			return fmt.Errorf("%s%s moved or was renamed to %s", where, name, memberName(bm[i]))
 		}
-		j := slices.Index(order, name)
-		if j < 0 {
-			return fmt.Errorf("%s%s was removed", where, name)
-		}
-		if j < last {
-			return fmt.Errorf("%s%s moved", where, name)
-		}
-		last = j
-		if got, want := packTrimmed(b.Members[j].Value), packTrimmed(m.Value); !bytes.Equal(got, want) {
+		if got, want := packTrimmed(bm[i].Value), packTrimmed(am[i].Value); !bytes.Equal(got, want) {
 			return fmt.Errorf("%s%s changed: %q -> %q", where, name, want, got)
 		}
 	}
