@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/modelgateway/gw/config"
@@ -22,7 +23,13 @@ type agentProvider struct {
 	Path    string   // the config file
 	Name    string   // the provider's key under "provider"
 	BaseURL string   // options.baseURL as written
-	Models  []string // the ids under "models", and the top-level "model" when it names this provider
+	Models  []string // the ids under "models", and "model"/"small_model" when they name this provider
+	// LiteralKey: the API key is written into the file (rather than {env:…} or the local token).
+	LiteralKey bool
+	// Declared is how many models the provider declares (Models may add "model"/"small_model").
+	Declared int
+	// Disabled: listed in "disabled_providers".
+	Disabled bool
 }
 
 // checkAgentConfigs reads the OpenCode configs and checks each provider that points at the service (or at
@@ -35,13 +42,23 @@ func (r *run) checkAgentConfigs() agentResult {
 		res.check = skipped(IDAgentConfig, "no OpenCode config to check")
 		return res
 	}
-	var found, problems, notes []string
-	var failed Check
+	var (
+		found                     int
+		ours                      int
+		notes, problems, warnings []string
+		fixes                     []string
+		unreadable                *Check
+	)
+	addFix := func(f string) {
+		if !slices.Contains(fixes, f) {
+			fixes = append(fixes, f)
+		}
+	}
 	for _, path := range in.AgentConfigs {
 		provs, exists, err := readAgentConfig(path)
 		if err != nil {
-			if failed.ID == "" {
-				failed = Check{ID: IDAgentConfig, Status: Fail, Cause: err.Error(),
+			if unreadable == nil {
+				unreadable = &Check{ID: IDAgentConfig, Status: Fail, Cause: err.Error(),
 					Fix: "fix " + path + " by hand (OpenCode cannot read it either), then run: gw init agent"}
 			}
 			continue
@@ -49,63 +66,61 @@ func (r *run) checkAgentConfigs() agentResult {
 		if !exists {
 			continue
 		}
-		found = append(found, path)
-		var ours []agentProvider
+		found++
+		n := 0
 		for _, p := range provs {
-			if r.isOurs(p) {
-				ours = append(ours, p)
+			if !r.isOurs(p) {
+				continue
 			}
-		}
-		if len(ours) == 0 {
-			notes = append(notes, path+" has no provider for the service")
-			continue
-		}
-		for _, p := range ours {
+			n++
+			if p.Disabled {
+				warnings = append(warnings, fmt.Sprintf("%s: provider %q is listed in disabled_providers, so OpenCode does not offer it", path, p.Name))
+				addFix(fmt.Sprintf("remove %q from disabled_providers in %s", p.Name, path))
+			}
+			if p.LiteralKey {
+				warnings = append(warnings, fmt.Sprintf("%s: provider %q has the API key written into the file", path, p.Name))
+				addFix("run: gw init agent --mode proxy (the file then holds only gw serve's local token)")
+			}
 			res.models = append(res.models, p.Models...)
 			if r.isProxy(p.BaseURL) {
 				res.proxyUsers = append(res.proxyUsers, fmt.Sprintf("%s (provider %q)", path, p.Name))
-				notes = append(notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %d models", path, p.Name, p.BaseURL, len(p.Models)))
+				notes = append(notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %d models", path, p.Name, p.BaseURL, p.Declared))
 				continue
 			}
 			if prob := r.agentBaseURLProblem(p); prob != "" {
 				problems = append(problems, prob)
 				continue
 			}
-			notes = append(notes, fmt.Sprintf("%s: provider %q reaches %s with %d models", path, p.Name, p.BaseURL, len(p.Models)))
+			notes = append(notes, fmt.Sprintf("%s: provider %q reaches %s with %d models", path, p.Name, p.BaseURL, p.Declared))
 		}
+		if n == 0 {
+			notes = append(notes, path+" has no provider for the service")
+		}
+		ours += n
 	}
+	detail := strings.Join(notes, "; ")
 	switch {
-	case failed.ID != "":
-		failed.Detail = strings.Join(notes, "; ")
-		res.check = failed
+	case unreadable != nil:
+		unreadable.Detail = detail
+		res.check = *unreadable
 	case len(problems) > 0:
-		c := unreachable(Check{ID: IDAgentConfig})
+		c := unreachable(Check{ID: IDAgentConfig, Detail: detail})
 		c.Cause = strings.Join(problems, "; ")
 		c.Fix = "run: gw init agent (it rewrites the provider's baseURL and keeps the rest of the file)"
-		c.Detail = strings.Join(notes, "; ")
 		res.check = c
-	case len(found) == 0:
+	case found == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Skip,
 			Cause: "no OpenCode config found (looked for " + strings.Join(in.AgentConfigs, ", ") + ")",
 			Fix:   "to use the service from OpenCode, run: gw init agent"}
-	case len(res.models) == 0 && len(res.proxyUsers) == 0 && !anyOurs(notes):
+	case ours == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Warn,
-			Cause:  "OpenCode is configured, but no provider in its config reaches the service",
-			Fix:    "run: gw init agent",
-			Detail: strings.Join(notes, "; ")}
+			Cause: "OpenCode is configured, but no provider in its config reaches the service", Fix: "run: gw init agent", Detail: detail}
+	case len(warnings) > 0:
+		res.check = Check{ID: IDAgentConfig, Status: Warn, Cause: strings.Join(warnings, "; "), Fix: strings.Join(fixes, "; "), Detail: detail}
 	default:
-		res.check = Check{ID: IDAgentConfig, Status: Pass, Detail: strings.Join(notes, "; ")}
+		res.check = Check{ID: IDAgentConfig, Status: Pass, Detail: detail}
 	}
 	return res
-}
-
-func anyOurs(notes []string) bool {
-	for _, n := range notes {
-		if strings.Contains(n, "provider ") {
-			return true
-		}
-	}
-	return false
 }
 
 // isOurs: a provider whose baseURL is the service's (given, canonical, or a malformed spelling of either) or

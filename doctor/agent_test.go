@@ -1,0 +1,231 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/proxy"
+	"github.com/modelgateway/gw/standin"
+)
+
+const localToken = "gw-local-00112233445566778899aabbccddeeff"
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// opencodeConfig is an OpenCode config with a provider "gw" at baseURL declaring models; extra goes into
+// the top level.
+func opencodeConfig(baseURL, apiKey string, models []string, extra string) string {
+	var ms []string
+	for _, m := range models {
+		ms = append(ms, `        "`+m+`": {"name": "`+m+`"}`)
+	}
+	return `{
+  // written by hand, with a comment
+  "$schema": "https://opencode.ai/config.json",` + extra + `
+  "provider": {
+    "local-llm": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "http://10.0.0.5:11434/v1"}, "models": {"llama": {}}},
+    "gw": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Model Gateway",
+      "options": {"baseURL": "` + baseURL + `", "apiKey": "` + apiKey + `"},
+      "models": {
+` + strings.Join(ms, ",\n") + `
+      },
+    },
+  },
+}
+`
+}
+
+func TestRun_AgentConfigDirect(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	dir := t.TempDir()
+	path := writeFile(t, dir, "opencode.jsonc", opencodeConfig(s.BaseURL, "{env:GW_API_KEY}",
+		[]string{"vendor-a/model-a-sonnet-4.6", "vendor-a/model-a-sonet-4.6"}, `
+  "model": "gw/vendor-b/model-b-3-flash-preview",`))
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.AgentConfigs = []string{path, filepath.Join(dir, "missing", "opencode.json")}
+	rep := runDoctor(t, in)
+
+	c := wantStatus(t, rep, IDAgentConfig, Pass)
+	if !strings.Contains(c.Detail, `provider "gw" reaches `+s.BaseURL+" with 2 models") {
+		t.Errorf("agent detail %q", c.Detail)
+	}
+	// The ids of the gw provider (and the "model" setting) are checked; the other provider's are not.
+	wantStatus(t, rep, "model:vendor-a/model-a-sonnet-4.6", Pass)
+	wantStatus(t, rep, "model:vendor-b/model-b-3-flash-preview", Pass)
+	wantFail(t, rep, "model:vendor-a/model-a-sonet-4.6", "unknown model", msgModel,
+		[]string{"vendor-a/model-a-sonnet-4.6"}, "use the exact id: vendor-a/model-a-sonnet-4.6")
+	if _, ok := rep.Get("model:llama"); ok {
+		t.Error("a model of another provider was checked against the service")
+	}
+}
+
+func TestRun_AgentConfigProblems(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	cases := []struct {
+		name, content string
+		status        Status
+		condition     string
+		cause, fix    string
+	}{
+		{"baseURL with a trailing slash", opencodeConfig(s.BaseURL+"/", "{env:GW_API_KEY}", []string{"vendor-a/model-a-haiku-4.5"}, ""),
+			Fail, "service unreachable", "trailing slash", "gw init agent"},
+		{"baseURL pasted with /chat/completions", opencodeConfig(s.BaseURL+"/chat/completions", "{env:GW_API_KEY}", nil, ""),
+			Fail, "service unreachable", "/chat/completions", "gw init agent"},
+		{"does not parse", "{\n  \"provider\": {\n    \"gw\": \n}\n", Fail, "", "line ", "by hand"},
+		{"key written into the file", opencodeConfig(s.BaseURL, "sk-literal-key-in-file", nil, ""),
+			Warn, "", "API key written into the file", "--mode proxy"},
+		{"provider disabled", opencodeConfig(s.BaseURL, "{env:GW_API_KEY}", nil, `
+  "disabled_providers": ["gw"],`), Warn, "", "disabled_providers", `remove "gw" from disabled_providers`},
+		{"no provider for the service", `{"provider": {}}`, Warn, "", "no provider in its config reaches the service", "gw init agent"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, t.TempDir(), "opencode.json", tc.content)
+			in := input(s.BaseURL, standin.DemoKeyFull)
+			in.AgentConfigs = []string{path}
+			rep := runDoctor(t, in)
+			c := wantStatus(t, rep, IDAgentConfig, tc.status)
+			if c.Condition != tc.condition || !strings.Contains(c.Cause, tc.cause) || !strings.Contains(c.Fix, tc.fix) {
+				t.Errorf("agent_config %+v: want condition %q, cause with %q, fix with %q", c, tc.condition, tc.cause, tc.fix)
+			}
+			if tc.status == Fail && tc.condition == "" && !strings.Contains(c.Cause, path) {
+				t.Errorf("cause %q does not name the file", c.Cause)
+			}
+		})
+	}
+}
+
+// startServe runs gw serve's handler on loopback in front of the stand-in.
+func startServe(t *testing.T, upstream, token string) string {
+	t.Helper()
+	u, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := proxy.New(proxy.Options{
+		Upstream:   u,
+		Transport:  api.NewTransport(api.TransportOptions{}),
+		Keys:       proxy.NewKeys(func(context.Context) (string, error) { return standin.DemoKeyFull, nil }, 0),
+		LocalToken: token,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+func TestRun_Proxy(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	running := startServe(t, s.BaseURL, localToken)
+	other := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(other.Close)
+	otherAddr := strings.TrimPrefix(other.URL, "http://")
+	dead := closedPort(t)
+
+	cases := []struct {
+		name       string
+		addr       string
+		token      string
+		agentUses  bool
+		status     Status
+		condition  string
+		cause, fix string
+	}{
+		{"running, agent uses it", running, localToken, true, Pass, "", "", ""},
+		{"not running, nothing uses it", dead, localToken, false, Pass, "", "", ""},
+		{"not running, agent uses it", dead, localToken, true, Fail, "service unreachable", "nothing answers there", "gw serve"},
+		{"running with another token", running, "gw-local-ffffffffffffffffffffffffffffffff", true, Fail, "service unreachable", "another local token", "restart gw serve"},
+		{"another program on the port, agent uses it", otherAddr, localToken, true, Fail, "service unreachable", "something other than gw serve", "--port"},
+		{"another program on the port, unused", otherAddr, localToken, false, Warn, "", "something other than gw serve", "--port"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := input(s.BaseURL, standin.DemoKeyFull)
+			in.ProxyAddr, in.LocalToken = tc.addr, tc.token
+			if tc.agentUses {
+				path := writeFile(t, t.TempDir(), "opencode.json",
+					opencodeConfig("http://"+tc.addr+"/v1", tc.token, []string{"vendor-a/model-a-haiku-4.5"}, ""))
+				in.AgentConfigs = []string{path}
+			}
+			rep := runDoctor(t, in)
+			c := wantStatus(t, rep, IDProxy, tc.status)
+			if c.Condition != tc.condition || !strings.Contains(c.Cause, tc.cause) || !strings.Contains(c.Fix, tc.fix) {
+				t.Errorf("proxy %+v: want condition %q, cause with %q, fix with %q", c, tc.condition, tc.cause, tc.fix)
+			}
+			if tc.agentUses {
+				a := wantStatus(t, rep, IDAgentConfig, Pass)
+				if !strings.Contains(a.Detail, "uses gw serve") {
+					t.Errorf("agent detail %q does not say it uses gw serve", a.Detail)
+				}
+				wantStatus(t, rep, "model:vendor-a/model-a-haiku-4.5", Pass)
+			}
+		})
+	}
+}
+
+func TestRun_ProxyEnvironment(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	port := s.HTTP.Listener.Addr().(*net.TCPAddr).Port
+	resolver := startDNS(t, map[string]string{"gateway.test": "127.0.0.1"})
+	deadProxy := closedPort(t)
+	base := fmt.Sprintf("http://gateway.test:%d/v1", port)
+
+	t.Run("proxy applies and is down", func(t *testing.T) {
+		in := input(base, standin.DemoKeyFull)
+		in.Network.Resolver = resolver
+		in.Getenv = env(map[string]string{"HTTP_PROXY": "http://user:secret@" + deadProxy})
+		rep := runDoctor(t, in)
+		c := wantFail(t, rep, IDTCP, "service unreachable", msgUnreachable, []string{"proxy", deadProxy, "refused"}, "HTTPS_PROXY")
+		if !strings.Contains(c.Detail, "(from HTTP_PROXY)") || strings.Contains(dump(rep), "secret") {
+			t.Errorf("tcp detail %q should name the variable and hide the proxy password", c.Detail)
+		}
+		wantStatus(t, rep, IDHTTP, Skip)
+	})
+	t.Run("NO_PROXY excludes the host", func(t *testing.T) {
+		in := input(base, standin.DemoKeyFull)
+		in.Network.Resolver = resolver
+		in.Getenv = env(map[string]string{"HTTP_PROXY": "http://" + deadProxy, "NO_PROXY": "gateway.test"})
+		rep := runDoctor(t, in)
+		if !rep.OK {
+			t.Fatalf("not ok:\n%s", dump(rep))
+		}
+		for _, id := range []string{IDTCP, IDHTTP} {
+			if c := get(t, rep, id); !strings.Contains(c.Detail, "direct: NO_PROXY=gateway.test excludes gateway.test") {
+				t.Errorf("%s detail %q does not note NO_PROXY", id, c.Detail)
+			}
+		}
+	})
+	t.Run("loopback never goes through the proxy", func(t *testing.T) {
+		in := input(s.BaseURL, standin.DemoKeyFull)
+		in.Getenv = env(map[string]string{"HTTP_PROXY": "http://" + deadProxy})
+		rep := runDoctor(t, in)
+		if !rep.OK {
+			t.Fatalf("not ok:\n%s", dump(rep))
+		}
+		if c := get(t, rep, IDTCP); !strings.Contains(c.Detail, "loopback") {
+			t.Errorf("tcp detail %q does not say why the proxy is not used", c.Detail)
+		}
+	})
+}
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
