@@ -167,8 +167,12 @@ func set(s ...string) map[string]bool {
 var (
 	balanceWords = regexp.MustCompile(`insufficient[ _-]*(balance|funds|credit|quota|account)|\bbalance\b|\bcredits?\b|\bbilling\b|\bpayment|\bquota\b|\bbudget\b|top[ -]?up|余额|额度|欠费`)
 	rateWords    = regexp.MustCompile(`rate[ _-]?limit|too many requests|per (minute|second|hour|day)|requests per|tokens per|\brpm\b|\btpm\b|slow down|concurren`)
-	modelWords   = regexp.MustCompile(`model[ _-]?not[ _-]?found|invalid[ _-]model|not a valid model|unknown model|no such model|model_not|unsupported model|model\b(?:[^.;]|\.\S){0,80}\b(does not exist|doesn't exist|not found|not available|unavailable|not allowed|not supported|not exist|is not valid|invalid)|(not|isn't) (in|part of|included in) (your |the |this )?(plan|subscription)|subscription does not|access (to )?(this |the )?model|can only access models|no available channel|无可用渠道|模型.*(不存在|不可用|无权)|不支持.*模型`)
-	keyWords     = regexp.MustCompile(`(invalid|incorrect|wrong|bad|malformed|unknown|expired|revoked|disabled)[ _-]*(api[ _-]*)?(key|token)|\b(api[ _-]?)?key\b(?:[^.;]|\.\S){0,40}\b(invalid|not valid|incorrect|expired|revoked|disabled|not found|does not exist|missing|required)|\bno (api )?key\b|missing[ _-]*(api[ _-]*)?(key|token|authorization|bearer)|authentication|\bunauthenticated\b|x-api-key|invalid authorization|\bunauthori[sz]ed\b|not authori[sz]ed|无效的令牌|令牌.*(无效|过期|不存在|禁用)|未提供令牌|no auth credentials|invalid credentials|credentials? (not found|missing|invalid)|not authenticated|no authorization`)
+	modelWords   = regexp.MustCompile(`model[ _-]?not[ _-]?found|invalid[ _-]model|not a valid model|unknown model|no such model|model_not|unsupported model|(not|isn't) (in|part of|included in) (your |the |this )?(plan|subscription)|subscription does not|access (to )?(this |the )?model|(not allowed|not permitted|no permission|forbidden) to (use|access|call) (this |the )?model|can only access models|no available channel|无可用渠道|模型.*(不存在|不可用|无权)|不支持.*模型`)
+	keyWords     = regexp.MustCompile(`(invalid|incorrect|wrong|bad|malformed|unknown|expired|revoked|disabled)[ _-]*(api[ _-]*)?(key|token)|\btoken (has )?expired|\btoken is (invalid|not valid|revoked|disabled)|\bno (api )?key\b|missing[ _-]*(api[ _-]*)?(key|token|authorization|bearer)|authentication|\bunauthenticated\b|x-api-key|invalid authorization|\bunauthori[sz]ed\b|not authori[sz]ed|无效的令牌|令牌.*(无效|过期|不存在|禁用)|未提供令牌|no auth credentials|invalid credentials|credentials? (not found|missing|invalid)|not authenticated|no authorization`)
+	// Within one clause: "The model `x` does not exist", "key abc is invalid".
+	modelNear    = regexp.MustCompile(`\bmodel\b.*\b(does not exist|doesn't exist|not found|not available|unavailable|not allowed|not supported|not exist|is not valid|invalid)`)
+	keyNear      = regexp.MustCompile(`\b(api[ _-]?)?key\b.*\b(invalid|not valid|incorrect|expired|revoked|disabled|not found|does not exist|missing|required)`)
+	clauseEnd    = regexp.MustCompile(`[.;!?](\s|$)`)
 	refusalWords = regexp.MustCompile(`not found|does not exist|not available|unavailable|not allowed|invalid|not a valid|unknown|not supported|no access|do not have access`)
 	bareReason   = regexp.MustCompile(`^(\d{3}\s*)?(unauthori[sz]ed|forbidden|payment required|not found|bad request|error|access denied)\.?$`)
 )
@@ -197,13 +201,23 @@ func readSignals(se serviceError, model string) signals {
 	words := msg + " " + strings.Join(se.codes, " ")
 	s.balance = s.balance || balanceWords.MatchString(words)
 	s.rate = s.rate || rateWords.MatchString(words)
-	s.model = s.model || modelWords.MatchString(words) ||
+	clauses := clauseEnd.Split(msg, -1)
+	s.model = s.model || modelWords.MatchString(words) || anyMatch(modelNear, clauses) ||
 		(model != "" && strings.Contains(msg, strings.ToLower(model)) && refusalWords.MatchString(msg))
 	// A bare reason phrase ("Unauthorized") says nothing about which refusal it is.
 	if !bareReason.MatchString(strings.TrimSpace(msg)) {
-		s.key = s.key || keyWords.MatchString(words)
+		s.key = s.key || keyWords.MatchString(words) || anyMatch(keyNear, clauses)
 	}
 	return s
+}
+
+func anyMatch(re *regexp.Regexp, ss []string) bool {
+	for _, s := range ss {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // classify is ClassifyResponse with the client's key (scrubbed from the

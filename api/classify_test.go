@@ -140,6 +140,15 @@ var dialectCases = []respCase{
 	{name: "no key sent/401", status: 401, noKey: true, body: `{"error":{"message":"You didn't provide an API key.","type":"invalid_request_error"}}`,
 		cond: KeyRejected, kind: KindWrongKey, causeHas: []string{"no API key was sent"}, fixHas: []string{"gw auth login"}},
 
+	{name: "flat/403 not allowed to use this model", status: 403, model: "vendor-b/model-b-3-pro-preview",
+		body: `{"message":"You are not allowed to use this model on your current plan"}`,
+		cond: UnknownModel, kind: KindNotSubscribed},
+	{name: "flat/403 balance words win over model words", status: 403, model: "vendor-b/model-b-3-pro-preview",
+		body: `{"message":"Insufficient balance to use this model"}`,
+		cond: KeyRejected, kind: KindNoBalance},
+	{name: "flat/401 token expired", status: 401, body: `{"message":"token has expired"}`,
+		cond: KeyRejected, kind: KindWrongKey},
+
 	// Server errors and things in front of the service.
 	{name: "openai/500 server error", status: 500, body: `{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}`,
 		cond: "", kind: KindServerError, causeHas: []string{"500", "The server had an error"}},

@@ -176,7 +176,7 @@ func ClassifyTransport(err error) *Error {
 			who = issuer(unknown.Cert)
 		}
 		e.Cause = fmt.Sprintf("the TLS certificate presented by %s is issued by %s, which this machine does not trust", target, who)
-		e.Fix = "if your network inspects TLS (issuer " + who + "), install its root certificate in the system trust store or point SSL_CERT_FILE at it, then run: gw doctor"
+		e.Fix = "if your network inspects TLS (issuer " + who + "), install its root certificate in the system trust store (on Linux, SSL_CERT_FILE may point at it), then run: gw doctor"
 
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
 		e.Kind = KindTLS

@@ -80,12 +80,7 @@ func wantKind(t *testing.T, e *Error, cond Condition, kind Kind, causeHas ...str
 }
 
 func TestClassifyTransport_Refused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := closedAddr(t)
 	e := modelsErr(t, "http://"+addr+"/v1", TransportOptions{})
 	wantKind(t, e, ServiceUnreachable, KindRefused, addr, "refused")
 	if !strings.HasPrefix(e.Error(), "unable to connect to API: ") {
@@ -211,12 +206,7 @@ func TestClassifyTransport_PlainHTTPOnTLSURL(t *testing.T) {
 }
 
 func TestClassifyTransport_ProxyRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxyAddr := ln.Addr().String()
-	ln.Close()
+	proxyAddr := closedAddr(t)
 	proxy := &url.URL{Scheme: "http", Host: proxyAddr}
 	e := modelsErr(t, "https://gw.example.test/v1", TransportOptions{Proxy: http.ProxyURL(proxy)})
 	wantKind(t, e, ServiceUnreachable, KindProxy, "proxy", proxyAddr)
@@ -265,6 +255,18 @@ func TestClassifyTransport_NilAndAlreadyClassified(t *testing.T) {
 }
 
 // --- helpers -----------------------------------------------------------
+
+// closedAddr is a loopback address where nothing listens any more.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
 
 // quietTLSServer is httptest.NewTLSServer without logging the handshake
 // failures the tests cause on purpose.
@@ -382,13 +384,8 @@ func TestClassifyTransport_DialTimeout(t *testing.T) {
 }
 
 func TestClassifyTransport_BareDialNamesAddress(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, err = net.Dial("tcp", addr)
+	addr := closedAddr(t)
+	_, err := net.Dial("tcp", addr)
 	e := ClassifyTransport(err)
 	wantKind(t, e, ServiceUnreachable, KindRefused, addr)
 }
