@@ -1,0 +1,334 @@
+package standin
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+type chatRequest struct {
+	Model         string        `json:"model"`
+	Messages      []chatMessage `json:"messages"`
+	Stream        bool          `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Tools []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"` // a string, an array of parts, or null
+}
+
+// text returns the message's text, joining the text parts of an array.
+func (m chatMessage) text() string {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(m.Content, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// answer is what the stand-in "model" says to one request.
+type answer struct {
+	model   string
+	content []string // the content deltas
+	tool    *toolCall
+	usage   usage
+}
+
+type toolCall struct {
+	id, name string
+	args     []string // the arguments JSON, in deltas
+}
+
+type usage struct {
+	Prompt     int `json:"prompt_tokens"`
+	Completion int `json:"completion_tokens"`
+	Total      int `json:"total_tokens"`
+}
+
+func (a answer) finishReason() string {
+	if a.tool != nil {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+var wordTool = regexp.MustCompile(`(?i)\btools?\b`)
+
+// Greeting is the answer to a chat request for model: fixed, so end-to-end
+// tests can look for it.
+func Greeting(model string) string {
+	return "Hello from the gw stand-in (" + model + ")."
+}
+
+// compose decides the answer. A tool is called only when the request offers
+// tools and its last message is the user asking for one: coding agents offer
+// tools on every request and would loop if every answer called one.
+func (s *Server) compose(req chatRequest, id int) answer {
+	a := answer{model: req.Model}
+	last := req.Messages[len(req.Messages)-1]
+	text := Greeting(req.Model)
+	if last.Role == "tool" {
+		text = "Tool result received. " + text
+	}
+	if len(req.Tools) > 0 && last.Role == "user" && wordTool.MatchString(last.text()) {
+		t := req.Tools[0]
+		for _, c := range req.Tools {
+			if c.Function.Name != "" && strings.Contains(last.text(), c.Function.Name) {
+				t = c
+				break
+			}
+		}
+		args := string(sampleArgs(t.Function.Parameters))
+		a.tool = &toolCall{id: fmt.Sprintf("call_standin%06d", id), name: t.Function.Name, args: split(args, 8)}
+		text = "Calling " + t.Function.Name + ". " + text
+	}
+
+	if n := s.opts.ContentChunks; n > 0 {
+		size := s.opts.ChunkSize
+		total := n * size
+		full := strings.Repeat(text+" ", total/(len(text)+1)+1)[:total]
+		a.content = split(full, size)
+	} else {
+		a.content = splitWords(text)
+	}
+
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += tokens(m.text()) + 3
+	}
+	completion := tokens(strings.Join(a.content, ""))
+	if a.tool != nil {
+		completion += tokens(strings.Join(a.tool.args, "")) + tokens(a.tool.name)
+	}
+	a.usage = usage{Prompt: prompt, Completion: completion, Total: prompt + completion}
+	return a
+}
+
+// tokens is a deterministic estimate: one token per 4 bytes.
+func tokens(s string) int { return (len(s) + 3) / 4 }
+
+// split cuts s into pieces of n bytes (the last may be shorter).
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return append(out, s)
+}
+
+// splitWords cuts s before every space, as models stream words.
+func splitWords(s string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(s[min(1, len(s)):], ' ')
+		if i < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+}
+
+// sampleArgs fills the required properties of a JSON schema with plain
+// values, so an agent's argument validation accepts the call.
+func sampleArgs(schema json.RawMessage) []byte {
+	var sc struct {
+		Properties map[string]struct {
+			Type any   `json:"type"`
+			Enum []any `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &sc)
+	args := map[string]any{}
+	req := append([]string(nil), sc.Required...)
+	sort.Strings(req)
+	for _, name := range req {
+		p := sc.Properties[name]
+		if len(p.Enum) > 0 {
+			args[name] = p.Enum[0]
+			continue
+		}
+		typ, _ := p.Type.(string)
+		if list, ok := p.Type.([]any); ok && len(list) > 0 {
+			typ, _ = list[0].(string)
+		}
+		switch typ {
+		case "integer", "number":
+			args[name] = 1
+		case "boolean":
+			args[name] = true
+		case "array":
+			args[name] = []any{}
+		case "object":
+			args[name] = map[string]any{}
+		default:
+			args[name] = "gw stand-in"
+		}
+	}
+	return mustJSON(args)
+}
+
+func (q *request) chat(acct Account) {
+	var req chatRequest
+	if err := decodeBody(q.w, q.r, &req); err != nil {
+		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest,
+			detail: "We could not parse the JSON body of your request: " + err.Error()})
+		return
+	}
+	q.s.update(q.idx, func(sn *Seen) { sn.Model, sn.Stream = req.Model, req.Stream })
+	switch {
+	case req.Model == "":
+		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest, param: "model",
+			detail: "you must provide a model parameter"})
+		return
+	case len(req.Messages) == 0:
+		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest, param: "messages",
+			detail: "'messages' must contain at least one message"})
+		return
+	}
+	if !q.checkModel(acct, req.Model) {
+		return
+	}
+	if c := q.s.opts.CostCents; c > 0 {
+		q.s.mu.Lock()
+		for i := range q.s.accounts {
+			if q.s.accounts[i].Key == acct.Key {
+				q.s.accounts[i].BalanceCents -= c
+			}
+		}
+		q.s.mu.Unlock()
+	}
+
+	a := q.s.compose(req, q.id)
+	created := time.Now().Unix()
+	chatID := fmt.Sprintf("chatcmpl-standin%08d", q.id)
+	reset := q.flt.Kind == FaultReset && q.flt.applies(q.r.URL.Path)
+	if !req.Stream {
+		if reset {
+			q.reset()
+			return
+		}
+		q.writeJSON(http.StatusOK, completion(chatID, created, a))
+		return
+	}
+	include := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	q.stream(chatEvents(chatID, created, a, include), reset)
+}
+
+func completion(id string, created int64, a answer) map[string]any {
+	msg := map[string]any{"role": "assistant", "content": strings.Join(a.content, ""), "refusal": nil}
+	if a.tool != nil {
+		msg["tool_calls"] = []any{map[string]any{
+			"id": a.tool.id, "type": "function",
+			"function": map[string]any{"name": a.tool.name, "arguments": strings.Join(a.tool.args, "")},
+		}}
+	}
+	return map[string]any{
+		"id": id, "object": "chat.completion", "created": created, "model": a.model,
+		"system_fingerprint": "fp_standin",
+		"choices": []any{map[string]any{
+			"index": 0, "message": msg, "logprobs": nil, "finish_reason": a.finishReason(),
+		}},
+		"usage": a.usage,
+	}
+}
+
+// chatEvents returns the data of every SSE event, in OpenAI's chunk shapes.
+func chatEvents(id string, created int64, a answer, includeUsage bool) [][]byte {
+	chunk := func(delta map[string]any, finish any) []byte {
+		return mustJSON(map[string]any{
+			"id": id, "object": "chat.completion.chunk", "created": created, "model": a.model,
+			"system_fingerprint": "fp_standin",
+			"choices":            []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
+		})
+	}
+	events := [][]byte{chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)}
+	for _, c := range a.content {
+		events = append(events, chunk(map[string]any{"content": c}, nil))
+	}
+	if t := a.tool; t != nil {
+		events = append(events, chunk(map[string]any{"tool_calls": []any{map[string]any{
+			"index": 0, "id": t.id, "type": "function",
+			"function": map[string]any{"name": t.name, "arguments": ""},
+		}}}, nil))
+		for _, piece := range t.args {
+			events = append(events, chunk(map[string]any{"tool_calls": []any{map[string]any{
+				"index": 0, "function": map[string]any{"arguments": piece},
+			}}}, nil))
+		}
+	}
+	events = append(events, chunk(map[string]any{}, a.finishReason()))
+	if includeUsage {
+		events = append(events, mustJSON(map[string]any{
+			"id": id, "object": "chat.completion.chunk", "created": created, "model": a.model,
+			"system_fingerprint": "fp_standin", "choices": []any{}, "usage": a.usage,
+		}))
+	}
+	return append(events, []byte("[DONE]"))
+}
+
+// stream writes the events, each flushed as written, applying the fault.
+func (q *request) stream(events [][]byte, reset bool) {
+	h := q.w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	q.w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(q.w)
+	if rc.Flush() != nil {
+		return
+	}
+	slow := q.flt.Kind == FaultSlowStream && q.flt.applies(q.r.URL.Path)
+	for n, data := range events {
+		if reset && n == q.flt.After {
+			q.reset()
+			return
+		}
+		if slow && n > 0 && !q.sleep(q.flt.delay()) {
+			return
+		}
+		if hook := q.s.opts.BeforeEvent; hook != nil {
+			hook(q.ctx, n)
+		}
+		if q.ctx.Err() != nil {
+			return
+		}
+		if _, err := fmt.Fprintf(q.w, "data: %s\n\n", data); err != nil {
+			q.gone = true
+			return
+		}
+		if rc.Flush() != nil {
+			q.gone = true
+			return
+		}
+		q.s.update(q.idx, func(sn *Seen) { sn.Events = n + 1 })
+	}
+	q.w.complete = true
+}

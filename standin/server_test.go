@@ -1,0 +1,352 @@
+package standin
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// do sends one request to the stand-in and returns status, content type and body.
+func do(t *testing.T, rs *Running, method, path, key, body string) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, rs.HTTP.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := rs.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading body: %v", method, path, err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+}
+
+func start(t *testing.T, o Options) *Running {
+	t.Helper()
+	rs := Start(o)
+	t.Cleanup(rs.Close)
+	return rs
+}
+
+func chatBody(model string, stream bool) string {
+	return `{"model":` + string(mustJSON(model)) + `,"stream":` + map[bool]string{true: "true", false: "false"}[stream] +
+		`,"messages":[{"role":"user","content":"Say hello"}]}`
+}
+
+func TestModels_ListsThePlan(t *testing.T) {
+	rs := start(t, Options{})
+	for _, tc := range []struct {
+		key  string
+		want []string
+	}{
+		{DemoKeyFull, ModelIDs()},
+		{DemoKeyPartial, []string{"vendor-a/model-a-sonnet-4.5", "vendor-a/model-a-haiku-4.5", "vendor-b/model-b-3-flash-preview"}},
+	} {
+		status, ctype, body := do(t, rs, "GET", "/v1/models", tc.key, "")
+		if status != 200 || ctype != "application/json" {
+			t.Fatalf("%s: status %d %s, body %s", tc.key, status, ctype, body)
+		}
+		var list struct {
+			Object string `json:"object"`
+			Data   []struct {
+				ID      string `json:"id"`
+				Object  string `json:"object"`
+				Created int64  `json:"created"`
+				OwnedBy string `json:"owned_by"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(body), &list); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range list.Data {
+			ids = append(ids, m.ID)
+			if m.Object != "model" || m.Created == 0 || !strings.HasPrefix(m.ID, m.OwnedBy+"/") {
+				t.Errorf("model record %+v: want object \"model\", a creation time and owned_by = the vendor", m)
+			}
+		}
+		if list.Object != "list" || !slices.Equal(ids, tc.want) {
+			t.Errorf("%s: got object %q ids %v, want list %v", tc.key, list.Object, ids, tc.want)
+		}
+	}
+}
+
+func TestModels_SpecIDs(t *testing.T) {
+	ids := ModelIDs()
+	if len(ids) != 8 {
+		t.Fatalf("want the spec's 8 model ids, got %d", len(ids))
+	}
+	ids[0] = "changed"
+	if ModelIDs()[0] != "vendor-a/model-a-opus-4.6" {
+		t.Fatal("ModelIDs must return a fresh slice")
+	}
+}
+
+func TestModels_GetOne(t *testing.T) {
+	rs := start(t, Options{})
+	status, _, body := do(t, rs, "GET", "/v1/models/vendor-b/model-b-3-pro-preview", DemoKeyFull, "")
+	if status != 200 || !strings.Contains(body, `"id":"vendor-b/model-b-3-pro-preview"`) {
+		t.Errorf("full plan: %d %s", status, body)
+	}
+	status, _, body = do(t, rs, "GET", "/v1/models/vendor-b/model-b-3-pro-preview", DemoKeyPartial, "")
+	if status != 404 || !strings.Contains(body, "not available on your plan") {
+		t.Errorf("partial plan: %d %s", status, body)
+	}
+}
+
+func TestOutsideV1IsPlainNotFound(t *testing.T) {
+	rs := start(t, Options{})
+	for _, p := range []string{"/models", "/", "/v1", "/api/v1/models", "/chat/completions"} {
+		status, ctype, body := do(t, rs, "GET", p, DemoKeyFull, "")
+		if status != 404 || !strings.HasPrefix(ctype, "text/plain") || body != "404 page not found\n" {
+			t.Errorf("GET %s: %d %q %q, want a web server's plain 404", p, status, ctype, body)
+		}
+	}
+}
+
+func TestUnknownV1PathAndMethod(t *testing.T) {
+	rs := start(t, Options{})
+	status, _, body := do(t, rs, "GET", "/v1//models", DemoKeyFull, "")
+	if status != 404 || !strings.Contains(body, "Invalid URL (GET /v1//models)") {
+		t.Errorf("double slash: %d %s", status, body)
+	}
+	status, _, body = do(t, rs, "GET", "/v1/chat/completions", DemoKeyFull, "")
+	if status != 405 || !strings.Contains(body, "use POST") {
+		t.Errorf("GET chat: %d %s", status, body)
+	}
+}
+
+func TestChat_NonStreaming(t *testing.T) {
+	rs := start(t, Options{})
+	model := "vendor-a/model-a-sonnet-4.5"
+	status, ctype, body := do(t, rs, "POST", "/v1/chat/completions", DemoKeyPartial, chatBody(model, false))
+	if status != 200 || ctype != "application/json" {
+		t.Fatalf("status %d %s: %s", status, ctype, body)
+	}
+	var resp struct {
+		Object  string `json:"object"`
+		Model   string `json:"model"`
+		Choices []struct {
+			Message struct {
+				Role, Content string
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage usage `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(body), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Object != "chat.completion" || resp.Model != model || len(resp.Choices) != 1 ||
+		resp.Choices[0].Message.Content != "Hello from the gw stand-in (vendor-a/model-a-sonnet-4.5)." ||
+		resp.Choices[0].Message.Role != "assistant" || resp.Choices[0].FinishReason != "stop" {
+		t.Errorf("unexpected completion: %s", body)
+	}
+	if resp.Usage.Prompt == 0 || resp.Usage.Completion == 0 || resp.Usage.Total != resp.Usage.Prompt+resp.Usage.Completion {
+		t.Errorf("usage %+v: want positive counts that add up", resp.Usage)
+	}
+}
+
+// sse reads the data lines of an event stream.
+func sse(t *testing.T, r io.Reader) []string {
+	t.Helper()
+	var out []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			continue
+		}
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			t.Fatalf("line %q is not an SSE data line", line)
+		}
+		out = append(out, data)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+type chunkJSON struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	Model   string `json:"model"`
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Role      string `json:"role"`
+			Content   string `json:"content"`
+			ToolCalls []struct {
+				Index    int    `json:"index"`
+				ID       string `json:"id"`
+				Type     string `json:"type"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *usage `json:"usage"`
+}
+
+func TestChat_StreamShape(t *testing.T) {
+	rs := start(t, Options{})
+	body := `{"model":"vendor-a/model-a-haiku-4.5","stream":true,"stream_options":{"include_usage":true},
+	  "tools":[{"type":"function","function":{"name":"read","parameters":{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}},"required":["path","limit"]}}}],
+	  "messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"use the read tool please"}]}]}`
+	status, ctype, raw := do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+	if status != 200 || ctype != "text/event-stream; charset=utf-8" {
+		t.Fatalf("%d %s %s", status, ctype, raw)
+	}
+	events := sse(t, strings.NewReader(raw))
+	if events[len(events)-1] != "[DONE]" {
+		t.Fatalf("last event %q, want [DONE]", events[len(events)-1])
+	}
+	var content, args, name, finish string
+	var toolDeltas int
+	var u *usage
+	for i, e := range events[:len(events)-1] {
+		var c chunkJSON
+		if err := json.Unmarshal([]byte(e), &c); err != nil {
+			t.Fatalf("event %d %q: %v", i, e, err)
+		}
+		if c.Object != "chat.completion.chunk" || c.ID == "" || c.Created == 0 || c.Model != "vendor-a/model-a-haiku-4.5" {
+			t.Fatalf("event %d lacks OpenAI chunk fields: %s", i, e)
+		}
+		if i == 0 && (len(c.Choices) != 1 || c.Choices[0].Delta.Role != "assistant") {
+			t.Fatalf("first event must carry the role: %s", e)
+		}
+		if c.Usage != nil {
+			if len(c.Choices) != 0 || i != len(events)-2 {
+				t.Fatalf("usage must come alone, last before [DONE]: %s", e)
+			}
+			u = c.Usage
+		}
+		for _, ch := range c.Choices {
+			content += ch.Delta.Content
+			for _, tc := range ch.Delta.ToolCalls {
+				toolDeltas++
+				args += tc.Function.Arguments
+				name += tc.Function.Name
+			}
+			if ch.FinishReason != nil {
+				finish = *ch.FinishReason
+			}
+		}
+	}
+	if !strings.Contains(content, Greeting("vendor-a/model-a-haiku-4.5")) {
+		t.Errorf("content %q lacks the greeting", content)
+	}
+	if name != "read" || args != `{"limit":1,"path":"gw stand-in"}` || toolDeltas < 3 {
+		t.Errorf("tool call %q(%s) in %d deltas; want read with both required arguments over several deltas", name, args, toolDeltas)
+	}
+	if finish != "tool_calls" || u == nil || u.Total == 0 {
+		t.Errorf("finish %q usage %+v", finish, u)
+	}
+}
+
+func TestChat_NoToolCallUnlessAsked(t *testing.T) {
+	rs := start(t, Options{})
+	for _, msgs := range []string{
+		`[{"role":"user","content":"Say hello"}]`,
+		// A tool result follows a request for a tool: answer, do not call again.
+		`[{"role":"user","content":"use a tool"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]`,
+	} {
+		body := `{"model":"vendor-a/model-a-haiku-4.5","stream":true,"tools":[{"type":"function","function":{"name":"read","parameters":{}}}],"messages":` + msgs + `}`
+		_, _, raw := do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+		if strings.Contains(raw, "tool_calls\":[") || !strings.Contains(raw, `"finish_reason":"stop"`) {
+			t.Errorf("messages %s: want a plain answer, got %s", msgs, raw)
+		}
+		if strings.Contains(raw, `"usage"`) {
+			t.Errorf("usage sent without stream_options.include_usage")
+		}
+	}
+}
+
+func TestChat_ManyChunks(t *testing.T) {
+	rs := start(t, Options{ContentChunks: 100, ChunkSize: 7})
+	_, _, raw := do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, chatBody("vendor-a/model-a-opus-4.6", true))
+	events := sse(t, strings.NewReader(raw))
+	if len(events) != 1+100+1+1 {
+		t.Fatalf("%d events, want role + 100 content + finish + [DONE]", len(events))
+	}
+	var c chunkJSON
+	if err := json.Unmarshal([]byte(events[50]), &c); err != nil || len(c.Choices[0].Delta.Content) != 7 {
+		t.Errorf("content chunk %s: want 7 bytes", events[50])
+	}
+	_, _, raw = do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, chatBody("vendor-a/model-a-opus-4.6", false))
+	if !strings.Contains(raw, Greeting("vendor-a/model-a-opus-4.6")) {
+		t.Errorf("non-streamed answer lacks the greeting: %s", raw)
+	}
+}
+
+func TestChat_BadRequests(t *testing.T) {
+	rs := start(t, Options{})
+	for body, want := range map[string]string{
+		`{"model":`: "could not parse the JSON body",
+		`{"messages":[{"role":"user","content":"x"}]}`:         "you must provide a model parameter",
+		`{"model":"vendor-a/model-a-haiku-4.5","messages":[]}`: "'messages' must contain at least one message",
+	} {
+		status, _, got := do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+		if status != 400 || !strings.Contains(got, want) {
+			t.Errorf("body %s: %d %s, want 400 %q", body, status, got, want)
+		}
+	}
+}
+
+func TestChat_CostDrainsBalance(t *testing.T) {
+	rs := start(t, Options{CostCents: 60, Accounts: []Account{{Key: "k1", BalanceCents: 100}}})
+	for i, want := range []int{200, 200, 402} {
+		if status, _, body := do(t, rs, "POST", "/v1/chat/completions", "k1", chatBody("vendor-a/model-a-haiku-4.5", false)); status != want {
+			t.Errorf("request %d: %d %s, want %d", i, status, body, want)
+		}
+	}
+	if b, _ := rs.Balance("k1"); b != -20 {
+		t.Errorf("balance %d, want -20", b)
+	}
+	rs.SetBalance("k1", 500)
+	if status, _, _ := do(t, rs, "POST", "/v1/chat/completions", "k1", chatBody("vendor-a/model-a-haiku-4.5", false)); status != 200 {
+		t.Errorf("after a top-up: %d", status)
+	}
+}
+
+func TestSeen_RecordsKeyAndModel(t *testing.T) {
+	rs := start(t, Options{})
+	do(t, rs, "GET", "/v1/models?x=1", DemoKeyFull, "")
+	do(t, rs, "POST", "/v1/chat/completions", DemoKeyPartial, chatBody("vendor-a/model-a-haiku-4.5", true))
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	seen, err := rs.WaitFor(ctx, func(s []Seen) bool { return len(s) == 2 && s[0].Done && s[1].Done })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Seen{
+		{Method: "GET", Path: "/v1/models", Query: "x=1", Key: DemoKeyFull, Status: 200, Done: true},
+		{Method: "POST", Path: "/v1/chat/completions", Key: DemoKeyPartial, Model: "vendor-a/model-a-haiku-4.5", Stream: true, Status: 200, Events: 9, Done: true}, // role, 6 words, finish, [DONE],
+	}
+	if !slices.Equal(seen, want) {
+		t.Errorf("seen\n%+v\nwant\n%+v", seen, want)
+	}
+}
