@@ -1,0 +1,93 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/standin"
+)
+
+// keyStore stands for the keychain: the key it holds can change while gw
+// serve runs, as with `gw auth login` or `gw auth logout` in another terminal.
+type keyStore struct {
+	mu    sync.Mutex
+	key   string
+	reads int
+}
+
+func (s *keyStore) set(k string) { s.mu.Lock(); s.key = k; s.mu.Unlock() }
+
+func (s *keyStore) source(context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reads++
+	if s.key == "" {
+		return "", fmt.Errorf("%w: keychain", keychain.ErrNotFound)
+	}
+	return s.key, nil
+}
+
+func TestKeyChangesReachARunningProxy(t *testing.T) {
+	store := &keyStore{key: standin.DemoKeyPartial}
+	r := newRig(t, rigOpts{key: store.source})
+	clock := time.Unix(1000, 0)
+	r.keys.now = func() time.Time { return clock }
+
+	call := func() (int, string) {
+		res := r.do(waitCtx(t), "GET", "/v1/models", "", nil)
+		return res.StatusCode, readAll(t, res)
+	}
+	lastKey := func() string { s := r.up.Seen(); return s[len(s)-1].Key }
+
+	for range 5 {
+		if st, body := call(); st != 200 {
+			t.Fatalf("status %d: %s", st, body)
+		}
+	}
+	if store.reads != 1 {
+		t.Errorf("the key source was read %d times for 5 requests within the refresh interval, want 1", store.reads)
+	}
+
+	store.set(realKey) // gw auth login with another key
+	call()
+	if lastKey() != standin.DemoKeyPartial {
+		t.Fatal("key re-read before the refresh interval passed")
+	}
+	clock = clock.Add(DefaultKeyRefresh)
+	call()
+	if lastKey() != realKey {
+		t.Errorf("after the refresh interval the old key is still used")
+	}
+
+	store.set("") // gw auth logout
+	clock = clock.Add(DefaultKeyRefresh)
+	st, body := call()
+	if st != 401 || !strings.Contains(body, "no key stored — run gw auth login") {
+		t.Errorf("after logout: %d %s", st, body)
+	}
+	if DefaultKeyRefresh > 5*time.Second {
+		t.Errorf("DefaultKeyRefresh %s exceeds the promised 5 s", DefaultKeyRefresh)
+	}
+}
+
+func TestKeysReadOnceForConcurrentRequests(t *testing.T) {
+	store := &keyStore{key: realKey}
+	k := NewKeys(store.source, time.Hour)
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() {
+			if got, err := k.Get(context.Background()); got != realKey || err != nil {
+				t.Errorf("got %q, %v", got, err)
+			}
+		})
+	}
+	wg.Wait()
+	if store.reads != 1 {
+		t.Errorf("50 concurrent requests read the keychain %d times, want 1", store.reads)
+	}
+}

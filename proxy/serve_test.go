@@ -1,0 +1,198 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/standin"
+)
+
+// served is gw serve's handler run by Serve on a real listener, in front of
+// a stand-in.
+type served struct {
+	up     *standin.Server
+	addr   string
+	stop   context.CancelFunc
+	done   chan error
+	client *http.Client
+}
+
+func startServe(t *testing.T, so standin.Options, grace time.Duration) *served {
+	t.Helper()
+	up := standin.New(so)
+	upSrv := httptest.NewServer(up)
+	u, _ := url.Parse(upSrv.URL + "/v1")
+	tr := api.NewTransport(api.TransportOptions{})
+	h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken,
+		Keys: NewKeys(func(context.Context) (string, error) { return realKey, nil }, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	s := &served{up: up, addr: ln.Addr().String(), stop: stop, done: make(chan error, 1),
+		client: &http.Client{Transport: &http.Transport{Proxy: nil}}}
+	go func() { s.done <- Serve(ctx, ln, h, grace) }()
+	t.Cleanup(func() {
+		stop()
+		up.Close()
+		<-s.done
+		s.client.CloseIdleConnections()
+		tr.CloseIdleConnections()
+		upSrv.Close()
+	})
+	return s
+}
+
+func (s *served) stream(t *testing.T) (*http.Response, *bufio.Reader) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(waitCtx(t), "POST", "http://"+s.addr+"/v1/chat/completions", strings.NewReader(chatBody(sonnet, true)))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	res, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(res.Body)
+	if _, err := br.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	return res, br
+}
+
+func TestShutdownLetsRunningStreamsFinish(t *testing.T) {
+	release := make(chan struct{})
+	s := startServe(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
+		if n == 1 {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+	}}, time.Minute)
+	res, br := s.stream(t)
+	defer res.Body.Close()
+
+	s.stop() // SIGINT
+	// New connections are refused once shutdown has begun.
+	waitRefused(t, s.addr)
+	close(release)
+	rest, err := io.ReadAll(br)
+	if err != nil || !strings.Contains(string(rest), "data: [DONE]") {
+		t.Errorf("the running stream did not finish: %v\n%s", err, rest)
+	}
+	if err := <-s.done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	s.done <- nil // for Cleanup
+}
+
+func TestShutdownCancelsStreamsAfterTheGracePeriod(t *testing.T) {
+	s := startServe(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
+		if n == 1 {
+			<-ctx.Done() // a model that never says anything more
+		}
+	}}, 50*time.Millisecond)
+	res, br := s.stream(t)
+	defer res.Body.Close()
+
+	s.stop()
+	if err := <-s.done; !errors.Is(err, ErrRequestsCut) {
+		t.Errorf("Serve returned %v, want ErrRequestsCut", err)
+	}
+	s.done <- nil
+	if _, err := io.ReadAll(br); err == nil {
+		t.Error("the cut stream ended as if complete")
+	}
+	seen, err := s.up.WaitFor(waitCtx(t), func(s []standin.Seen) bool { return len(s) == 1 && s[0].Done })
+	if err != nil || !seen[0].Cancelled {
+		t.Errorf("the upstream request was not cancelled: %+v", seen)
+	}
+}
+
+func waitRefused(t *testing.T, addr string) {
+	t.Helper()
+	ctx := waitCtx(t)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return
+		}
+		c.Close()
+		select {
+		case <-ctx.Done():
+			t.Fatal("still accepting connections after shutdown began")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func TestListenNamesWhoHoldsThePort(t *testing.T) {
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = Listen(ln.Addr().String())
+	var pe *PortInUseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("got %v, want a PortInUseError", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, ln.Addr().String()+" is already in use") || !strings.Contains(msg, "--port") {
+		t.Errorf("message: %s", msg)
+	}
+	if _, statErr := os.Stat("/proc/net/tcp"); statErr == nil {
+		// On Linux the holder is found: this test binary.
+		if !strings.Contains(pe.Holder, "(pid "+strconv.Itoa(os.Getpid())+")") {
+			t.Errorf("holder %q does not name this process", pe.Holder)
+		}
+	}
+}
+
+func TestListenBadAddress(t *testing.T) {
+	_, err := Listen("256.0.0.1:80")
+	if err == nil || !strings.Contains(err.Error(), "cannot listen on 256.0.0.1:80") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestProbe(t *testing.T) {
+	s := startServe(t, standin.Options{}, time.Second)
+	ctx := waitCtx(t)
+	if err := Probe(ctx, s.addr, testToken); err != nil {
+		t.Errorf("probe of a running gw serve: %v", err)
+	}
+	if err := Probe(ctx, s.addr, "gw-local-other"); !errors.Is(err, ErrTokenRejected) {
+		t.Errorf("probe with another token: %v", err)
+	}
+	if len(s.up.Seen()) != 0 {
+		t.Error("probing reached the hosted service")
+	}
+
+	other := httptest.NewServer(http.NotFoundHandler())
+	defer other.Close()
+	if err := Probe(ctx, strings.TrimPrefix(other.URL, "http://"), testToken); !errors.Is(err, ErrNotGwServe) {
+		t.Errorf("probe of another server: %v", err)
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	free := ln.Addr().String()
+	ln.Close()
+	if err := Probe(ctx, free, testToken); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("probe of a closed port: %v", err)
+	}
+}
