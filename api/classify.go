@@ -167,7 +167,7 @@ func set(s ...string) map[string]bool {
 var (
 	balanceWords = regexp.MustCompile(`insufficient[ _-]*(balance|funds|credit|quota|account)|\bbalance\b|\bcredits?\b|\bbilling\b|\bpayment|\bquota\b|\bbudget\b|top[ -]?up|余额|额度|欠费`)
 	rateWords    = regexp.MustCompile(`rate[ _-]?limit|too many requests|per (minute|second|hour|day)|requests per|tokens per|\brpm\b|\btpm\b|slow down|concurren`)
-	modelWords   = regexp.MustCompile(`model[ _-]?not[ _-]?found|invalid[ _-]model|not a valid model|unknown model|no such model|model_not|unsupported model|(not|isn't) (in|part of|included in) (your |the |this )?(plan|subscription)|subscription does not|access (to )?(this |the )?model|(not allowed|not permitted|no permission|forbidden) to (use|access|call) (this |the )?model|can only access models|no available channel|无可用渠道|模型.*(不存在|不可用|无权)|不支持.*模型`)
+	modelWords   = regexp.MustCompile(`model[ _-]?not[ _-]?found|invalid[ _-]model|not a valid model|unknown model|no such model|model_not|unsupported model|(not|isn't) (in|part of|included in) (your |the |this )?(plan|subscription)|subscription does not|access (to )?(this |the )?model|(not allowed|not permitted|no permission|forbidden) to (use|access|call) (this |the )?model|can only access models|no available channel|no endpoints found for|(not|isn't) available (on|in) (your |the |this )?(plan|subscription)|无可用渠道|模型.*(不存在|不可用|无权)|不支持.*模型`)
 	keyWords     = regexp.MustCompile(`(invalid|incorrect|wrong|bad|malformed|unknown|expired|revoked|disabled)[ _-]*(api[ _-]*)?(key|token)|\btoken (has )?expired|\btoken is (invalid|not valid|revoked|disabled)|\bno (api )?key\b|missing[ _-]*(api[ _-]*)?(key|token|authorization|bearer)|authentication|\bunauthenticated\b|x-api-key|invalid authorization|\bunauthori[sz]ed\b|not authori[sz]ed|无效的令牌|令牌.*(无效|过期|不存在|禁用)|未提供令牌|no auth credentials|invalid credentials|credentials? (not found|missing|invalid)|not authenticated|no authorization`)
 	// Within one clause: "The model `x` does not exist", "key abc is invalid".
 	modelNear    = regexp.MustCompile(`\bmodel\b.*\b(does not exist|doesn't exist|not found|not available|unavailable|not allowed|not supported|not exist|is not valid|invalid)`)
@@ -238,7 +238,7 @@ func classify(status int, header http.Header, body []byte, model, key, canonical
 		said = ": " + quoted(msg)
 	}
 	codeSaid := func() string {
-		if e.Code != "" {
+		if e.Code != "" && e.Code != strconv.Itoa(eff) {
 			return " (" + e.Code + ")"
 		}
 		return ""
