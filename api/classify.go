@@ -139,28 +139,37 @@ func htmlTitle(b []byte) string {
 	return ""
 }
 
-// Exact codes and types, lower-case, by meaning.
-var (
-	balanceCodes = set("insufficient_quota", "insufficient_balance", "insufficient_funds", "insufficient_credits",
-		"insufficient_user_quota", "billing_hard_limit_reached", "billing_not_active", "payment_required",
-		"budget_exceeded", "credit_balance_too_low", "quota_exhausted", "pre_consume_token_quota_failed",
-		"insufficient_account_balance", "account_balance_insufficient", "balance_insufficient")
-	keyCodes = set("invalid_api_key", "incorrect_api_key", "invalid_key", "invalid_token", "token_invalid",
-		"authentication_error", "auth_error", "unauthenticated", "invalid_authentication", "api_key_invalid",
-		"missing_api_key", "invalid_x_api_key", "token_expired", "key_revoked", "api_key_expired")
-	modelCodes = set("model_not_found", "invalid_model", "model_not_available", "model_not_allowed",
-		"key_model_access_denied", "team_model_access_denied", "unsupported_model", "model_not_supported",
-		"no_available_channel", "model_unavailable", "unknown_model")
-	rateCodes = set("rate_limit_exceeded", "rate_limit_error", "too_many_requests", "resource_exhausted",
-		"rate_limited", "requests_limit_exceeded")
+// codeMeaning reads an exact error code or type (lower-case).
+type codeMeaning int
+
+const (
+	codeUnknown codeMeaning = iota
+	codeBalance
+	codeKey
+	codeModel
+	codeRate
 )
 
-func set(s ...string) map[string]bool {
-	m := make(map[string]bool, len(s))
-	for _, v := range s {
-		m[v] = true
+func meaningOf(code string) codeMeaning {
+	switch code {
+	case "insufficient_quota", "insufficient_balance", "insufficient_funds", "insufficient_credits",
+		"insufficient_user_quota", "billing_hard_limit_reached", "billing_not_active", "payment_required",
+		"budget_exceeded", "credit_balance_too_low", "quota_exhausted", "pre_consume_token_quota_failed",
+		"insufficient_account_balance", "account_balance_insufficient", "balance_insufficient":
+		return codeBalance
+	case "invalid_api_key", "incorrect_api_key", "invalid_key", "invalid_token", "token_invalid",
+		"authentication_error", "auth_error", "unauthenticated", "invalid_authentication", "api_key_invalid",
+		"missing_api_key", "invalid_x_api_key", "token_expired", "key_revoked", "api_key_expired":
+		return codeKey
+	case "model_not_found", "invalid_model", "model_not_available", "model_not_allowed",
+		"key_model_access_denied", "team_model_access_denied", "unsupported_model", "model_not_supported",
+		"no_available_channel", "model_unavailable", "unknown_model":
+		return codeModel
+	case "rate_limit_exceeded", "rate_limit_error", "too_many_requests", "resource_exhausted",
+		"rate_limited", "requests_limit_exceeded":
+		return codeRate
 	}
-	return m
+	return codeUnknown
 }
 
 // Words, matched on the lower-cased code, type and message together.
@@ -184,10 +193,16 @@ type signals struct {
 func readSignals(se serviceError, model string) signals {
 	var s signals
 	for _, c := range se.codes {
-		s.balance = s.balance || balanceCodes[c]
-		s.key = s.key || keyCodes[c]
-		s.model = s.model || modelCodes[c]
-		s.rate = s.rate || rateCodes[c]
+		switch meaningOf(c) {
+		case codeBalance:
+			s.balance = true
+		case codeKey:
+			s.key = true
+		case codeModel:
+			s.model = true
+		case codeRate:
+			s.rate = true
+		}
 	}
 	// Anthropic's 404 for an unknown model only says "not_found_error".
 	if model != "" {
@@ -285,7 +300,7 @@ func classify(status int, header http.Header, body []byte, model, key, canonical
 		return e
 
 	case eff == 429:
-		if sig.balance && !(sig.rate && !hasAnyCode(se.codes, balanceCodes)) {
+		if sig.balance && !(sig.rate && !hasAnyCode(se.codes, codeBalance)) {
 			return noBalance(e, said)
 		}
 		e.Kind = KindRateLimited
@@ -298,7 +313,7 @@ func classify(status int, header http.Header, body []byte, model, key, canonical
 		return e
 
 	case eff >= 500:
-		if sig.model && hasAnyCode(se.codes, modelCodes) && model != "" {
+		if sig.model && hasAnyCode(se.codes, codeModel) && model != "" {
 			return modelErr(e, model, said)
 		}
 		e.Kind = KindServerError
@@ -403,9 +418,9 @@ func modelErr(e *Error, model, said string) *Error {
 	return e
 }
 
-func hasAnyCode(codes []string, m map[string]bool) bool {
+func hasAnyCode(codes []string, m codeMeaning) bool {
 	for _, c := range codes {
-		if m[c] {
+		if meaningOf(c) == m {
 			return true
 		}
 	}
