@@ -104,6 +104,9 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 		c.Fix = "run: gw serve (and keep it running while the agent works)"
 	case errors.Is(err, proxy.ErrTokenRejected):
 		c.Status = Fail
+		if len(users) == 0 {
+			c.Status = Warn
+		}
 		c.Fix = "restart gw serve so it uses this install's local token"
 	case errors.Is(err, proxy.ErrNotGwServe):
 		c.Status = Fail

@@ -352,7 +352,7 @@ func (r *run) checkTCP(ctx context.Context, u *url.URL) Check {
 	defer cancel()
 	conn, err := r.dial(ctx, "tcp", net.JoinHostPort(host, port))
 	if err != nil {
-		c := fromAPI(IDTCP, api.ClassifyTransport(err))
+		c := fromAPI(IDTCP, classify(u.Scheme, net.JoinHostPort(host, port), err))
 		if proxy != nil {
 			c.Cause = "the HTTP proxy " + proxy.Redacted() + " cannot be reached: " + c.Cause
 			c.Fix = "start the proxy, or correct or unset HTTPS_PROXY (hosts listed in NO_PROXY are reached directly)"
@@ -375,12 +375,12 @@ func (r *run) checkTLS(ctx context.Context, u *url.URL) Check {
 	defer cancel()
 	raw, err := r.dial(ctx, "tcp", net.JoinHostPort(host, port))
 	if err != nil {
-		return fromAPI(IDTLS, api.ClassifyTransport(err))
+		return fromAPI(IDTLS, classify(u.Scheme, net.JoinHostPort(host, port), err))
 	}
 	defer raw.Close()
 	conn := tls.Client(raw, &tls.Config{ServerName: host, RootCAs: r.in.Network.RootCAs, NextProtos: []string{"h2", "http/1.1"}})
 	if err := conn.HandshakeContext(ctx); err != nil {
-		c := fromAPI(IDTLS, api.ClassifyTransport(err))
+		c := fromAPI(IDTLS, classify(u.Scheme, net.JoinHostPort(host, port), err))
 		var cve *tls.CertificateVerificationError
 		if errors.As(err, &cve) && len(cve.UnverifiedCertificates) > 0 {
 			cert := cve.UnverifiedCertificates[0]
@@ -397,6 +397,12 @@ func (r *run) checkTLS(ctx context.Context, u *url.URL) Check {
 		d += fmt.Sprintf(", certificate issued by %s, valid until %s", issuer(cert), cert.NotAfter.UTC().Format("2006-01-02"))
 	}
 	return Check{ID: IDTLS, Status: Pass, Detail: d}
+}
+
+// classify is the one classification of transport failures, told which URL was being reached so that its
+// cause names the host.
+func classify(scheme, addr string, err error) *api.Error {
+	return api.ClassifyTransport(&url.Error{Op: "Get", URL: scheme + "://" + addr, Err: err})
 }
 
 // issuer names a certificate's issuer the way people know it: common name, else organisation.
