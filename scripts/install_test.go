@@ -226,12 +226,13 @@ func TestInstall_GoreleaserDist(t *testing.T) {
 	res := runInstall(t, nil, "--prefix", prefix, "--url", srv.URL)
 	res.wantExit(t, 0)
 	got := runGW(t, filepath.Join(prefix, "bin", "gw"), "version")
-	if !strings.HasPrefix(got, "gw version "+meta.Version+" (commit ") {
-		t.Errorf("installed gw version:\n%s\nwant version %s with its commit", got, meta.Version)
+	if !strings.HasPrefix(got, "gw version "+meta.Version+" (") {
+		t.Errorf("installed gw version:\n%s\nwant version %s and its build date", got, meta.Version)
 	}
 	if u := os.Getenv("GW_DEFAULT_BASE_URL"); u != "" && !strings.Contains(got, "default base URL: "+u+"\n") {
 		t.Errorf("installed gw version:\n%s\nwant default base URL %s", got, u)
 	}
+	t.Logf("installed from dist/:\n%s", got)
 
 	bad := serve(t, dist, func(name string, b []byte) []byte {
 		if strings.HasSuffix(name, ".tar.gz") {

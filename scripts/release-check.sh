@@ -72,13 +72,18 @@ for target in windows_amd64 windows_arm64; do
 	fi
 	echo "ok  $a"
 done
-for pkg in amd64.deb arm64.deb x86_64.rpm aarch64.rpm; do
-	p=$(ls dist/gw_*_"$pkg" 2>/dev/null | head -n 1)
-	[ -n "$p" ] || fail "no package *_$pkg in dist/"
-	if [ "${pkg#*.}" = deb ] && command -v dpkg-deb >/dev/null 2>&1; then
-		list=$(dpkg-deb -c "$p")
-		for f in ./usr/bin/gw ./usr/share/bash-completion/completions/gw ./usr/share/zsh/vendor-completions/_gw ./usr/share/fish/vendor_completions.d/gw.fish; do
-			echo "$list" | grep -q " $f\$" || fail "$p lacks $f"
+# nfpm's conventional names: gw_<version>_<arch>.deb, gw-<version>-1.<arch>.rpm.
+for pattern in 'gw_*_amd64.deb' 'gw_*_arm64.deb' 'gw-*.x86_64.rpm' 'gw-*.aarch64.rpm'; do
+	p=$(ls dist/$pattern 2>/dev/null | head -n 1)
+	[ -n "$p" ] || fail "no package $pattern in dist/"
+	list=""
+	case $p in
+	*.deb) command -v dpkg-deb >/dev/null 2>&1 && list=$(dpkg-deb -c "$p" | awk '{print $NF}' | sed 's|^\.||') ;;
+	*.rpm) command -v rpm >/dev/null 2>&1 && list=$(rpm -qlp "$p" 2>/dev/null) ;;
+	esac
+	if [ -n "$list" ]; then
+		for f in /usr/bin/gw /usr/share/bash-completion/completions/gw /usr/share/fish/vendor_completions.d/gw.fish; do
+			echo "$list" | grep -qx "$f" || fail "$p lacks $f"
 		done
 	fi
 	echo "ok  $p"

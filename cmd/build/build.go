@@ -48,6 +48,10 @@ func Info() Details {
 
 // resolve fills what the linker left empty from the module build info.
 func resolve(d Details, bi *debug.BuildInfo) Details {
+	// goreleaser stamps "none" when git cannot tell (a snapshot of a clone without a remote).
+	if d.Commit == "none" {
+		d.Commit = ""
+	}
 	if bi != nil {
 		if d.Version == "" {
 			d.Version = bi.Main.Version

@@ -78,6 +78,13 @@ func TestResolve(t *testing.T) {
 			line: "dev",
 		},
 		{
+			name:   "goreleaser without git information: commit none falls back to the build info",
+			linker: Details{Version: "0.0.1-next", Commit: "none", Date: "2026-11-21T10:00:00Z"},
+			bi:     &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("vcs.revision", "0123456789abcdef")},
+			want:   Details{Version: "0.0.1-next", Commit: "0123456789abcdef", Date: "2026-11-21T10:00:00Z"},
+			line:   "0.0.1-next (commit 0123456, built 2026-11-21)",
+		},
+		{
 			name:   "date only",
 			linker: Details{Version: "2.0.0", Date: "2026-01-02T03:04:05Z"},
 			want:   Details{Version: "2.0.0", Date: "2026-01-02T03:04:05Z"},
