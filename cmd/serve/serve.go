@@ -1,0 +1,291 @@
+// Package serve implements `gw serve`: the localhost /v1 proxy that adds the
+// API key from the keychain to every request of a local coding agent.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/proxy"
+)
+
+// ServeOptions holds the flags and dependencies of `gw serve`.
+type ServeOptions struct {
+	Factory *cmdutil.Factory
+
+	Port          int
+	PortSet       bool // --port was given (0 is a valid choice: a free port)
+	Listen        string
+	BaseURL       string
+	Grace         time.Duration
+	HeaderTimeout time.Duration
+	KeyRefresh    time.Duration
+
+	// Signals makes the context that ends serving; nil: SIGINT and SIGTERM.
+	Signals func(context.Context) (context.Context, context.CancelFunc)
+}
+
+// maxLogSize is where serve.log is rotated (to serve.log.1) at start-up.
+const maxLogSize = 10 << 20
+
+// NewCmdServe binds the flags; runF replaces the run in flag-parsing tests.
+func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run a localhost /v1 proxy that adds your API key to each request",
+		Long: `Run a proxy on 127.0.0.1 that forwards /v1/… to the service with the API key from the
+keychain, so agent configs hold only the local token (gw auth status shows it; gw init agent
+--mode proxy writes it).
+
+Only local tools get through: requests from web pages (an Origin header, a cross-site fetch),
+with a Host other than 127.0.0.1/localhost/[::1], or without the local token are refused.
+Streams are passed on event by event. One line per request goes to standard error and to
+serve.log in gw's state directory. A new key (gw auth login, gw auth logout) is picked up within
+a few seconds. On ctrl-c or SIGTERM, running requests get --grace to finish.`,
+		Example: `  gw serve
+  gw serve --port 0
+  gw serve --listen 0.0.0.0 --port 8787   # reachable from other machines: think twice`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.PortSet = cmd.Flags().Changed("port")
+			if opts.PortSet && (opts.Port < 0 || opts.Port > 65535) {
+				return cmdutil.FlagErrorf("--port %d: a port is 0–65535 (0 chooses a free one)", opts.Port)
+			}
+			if opts.Grace < 0 || opts.HeaderTimeout < 0 {
+				return cmdutil.FlagErrorf("--grace and --upstream-header-timeout cannot be negative")
+			}
+			if opts.Listen != "" {
+				host, port, err := splitListen(opts.Listen)
+				if err != nil {
+					return cmdutil.FlagErrorf("--listen %q: %v", opts.Listen, err)
+				}
+				if port != "" && opts.PortSet {
+					return cmdutil.FlagErrorf("--listen %q already names a port; drop --port or the port in --listen", opts.Listen)
+				}
+				if port != "" {
+					opts.Port, _ = strconv.Atoi(port)
+					opts.PortSet = true
+				}
+				opts.Listen = host
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return serveRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.Port, "port", config.DefaultPort, "port to listen on (0 chooses a free port; default: the config's port, else 8787)")
+	cmd.Flags().StringVar(&opts.Listen, "listen", "", "address to listen on instead of 127.0.0.1 (warns when not loopback)")
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
+	cmd.Flags().DurationVar(&opts.Grace, "grace", proxy.DefaultGrace, "how long running requests may finish after ctrl-c or SIGTERM")
+	cmd.Flags().DurationVar(&opts.HeaderTimeout, "upstream-header-timeout", api.DefaultResponseHeaderTimeout,
+		"how long to wait for the service to start answering (slow reasoning models need minutes)")
+	return cmd
+}
+
+// splitListen accepts an IP or host name, or host:port.
+func splitListen(s string) (host, port string, err error) {
+	if h, p, err := net.SplitHostPort(s); err == nil {
+		if _, err := strconv.ParseUint(p, 10, 16); err != nil {
+			return "", "", fmt.Errorf("port %q is not a number 0–65535", p)
+		}
+		return h, p, nil
+	}
+	if s == "" {
+		return "", "", errors.New("empty address")
+	}
+	return s, "", nil
+}
+
+func serveRun(ctx context.Context, opts *ServeOptions) error {
+	f := opts.Factory
+	errOut := f.IOStreams.ErrOut
+	cfg, paths, err := f.Config()
+	if err != nil {
+		return err
+	}
+	base, _, err := f.BaseURL(opts.BaseURL)
+	if err != nil {
+		return err
+	}
+	upstream, err := url.Parse(base)
+	if err != nil {
+		return fmt.Errorf("base URL %q: %w", base, err)
+	}
+	token, err := config.EnsureLocalToken(paths.File())
+	if err != nil {
+		return fmt.Errorf("creating the local token for gw serve: %w", err)
+	}
+
+	fileStore, err := f.FileStore()
+	if err != nil {
+		return err
+	}
+	osStore := f.Keyring()
+	source := func(context.Context) (string, error) {
+		r, err := keychain.Resolve(f.Getenv, osStore, fileStore, cmdutil.Profile)
+		return r.Key, err
+	}
+	keys := proxy.NewKeys(source, opts.KeyRefresh)
+	if _, err := keys.Get(ctx); errors.Is(err, keychain.ErrNotFound) {
+		fmt.Fprintln(errOut, "warning: no API key stored yet; requests will be refused until you run: gw auth login")
+	} else if err != nil {
+		fmt.Fprintf(errOut, "warning: the API key cannot be read (%v); requests will be refused until it can: run gw doctor\n", err)
+	}
+
+	transport := f.Transport()
+	if opts.HeaderTimeout != api.DefaultResponseHeaderTimeout && opts.HeaderTimeout > 0 {
+		transport = api.NewTransport(api.TransportOptions{ResponseHeaderTimeout: opts.HeaderTimeout})
+	}
+
+	host := "127.0.0.1"
+	var acceptHosts []string
+	if opts.Listen != "" {
+		host = opts.Listen
+		acceptHosts = listenHosts(host)
+		if !isLoopback(host) {
+			fmt.Fprintf(errOut, "warning: listening on %s, not 127.0.0.1: other machines may reach gw serve; only the local token keeps them from spending your balance\n", host)
+		}
+	}
+	port := config.DefaultPort
+	switch {
+	case opts.PortSet:
+		port = opts.Port
+	case cfg.Port != 0:
+		port = cfg.Port
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+
+	logW, closeLog := openLog(paths, errOut)
+	defer closeLog()
+
+	h, err := proxy.New(proxy.Options{
+		Upstream:    upstream,
+		Transport:   transport,
+		Keys:        keys,
+		LocalToken:  token,
+		AcceptHosts: acceptHosts,
+		Log:         logW,
+		ModelIDs: func(ctx context.Context) ([]string, error) {
+			key, err := keys.Get(ctx)
+			if err != nil {
+				return nil, err
+			}
+			models, err := f.APIClient(base, key, 10*time.Second).Models(ctx)
+			ids := make([]string, 0, len(models))
+			for _, m := range models {
+				ids = append(ids, m.ID)
+			}
+			return ids, err
+		},
+	})
+	if err != nil {
+		return err
+	}
+
+	ln, err := proxy.Listen(addr)
+	if err != nil {
+		var pe *proxy.PortInUseError
+		if errors.As(err, &pe) && proxy.Probe(ctx, loopbackAddr(host, port), token) == nil {
+			return fmt.Errorf("gw serve is already running on %s; use it, or stop it first", addr)
+		}
+		return err
+	}
+	bound := ln.Addr().String()
+	fmt.Fprintf(f.IOStreams.Out, "gw serve: listening on http://%s/v1 (forwarding to %s)\n", bound, base)
+	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (gw auth status shows it; gw init agent --mode proxy writes it). Ctrl-C stops.\n", bound)
+
+	signals := opts.Signals
+	if signals == nil {
+		signals = func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		}
+	}
+	sctx, stop := signals(ctx)
+	defer stop()
+	stopping := context.AfterFunc(sctx, func() {
+		fmt.Fprintf(errOut, "gw serve: stopping; running requests have %s to finish\n", opts.Grace)
+	})
+	defer stopping()
+
+	err = proxy.Serve(sctx, ln, h, opts.Grace)
+	if errors.Is(err, proxy.ErrRequestsCut) {
+		fmt.Fprintf(errOut, "gw serve: stopped; %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(errOut, "gw serve: stopped")
+	return nil
+}
+
+// openLog returns stderr joined with serve.log in the state directory. A log
+// file that cannot be opened is reported once and skipped.
+func openLog(paths config.Paths, errOut io.Writer) (io.Writer, func()) {
+	path := filepath.Join(paths.StateDir, "serve.log")
+	if err := os.MkdirAll(paths.StateDir, 0o700); err != nil {
+		fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
+		return errOut, func() {}
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() > maxLogSize {
+		_ = os.Rename(path, path+".1")
+	}
+	file, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
+		return errOut, func() {}
+	}
+	return io.MultiWriter(errOut, file), func() { _ = file.Close() }
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// listenHosts are the Host names to accept besides the loopback ones: the
+// address given, or every address of this machine when it is unspecified.
+func listenHosts(host string) []string {
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsUnspecified() {
+		return []string{host}
+	}
+	var hosts []string
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			hosts = append(hosts, n.IP.String())
+		}
+	}
+	return hosts
+}
+
+// loopbackAddr is where a gw serve bound to host:port answers locally.
+func loopbackAddr(host string, port int) string {
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
