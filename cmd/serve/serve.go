@@ -288,4 +288,3 @@ func loopbackAddr(host string, port int) string {
 	}
 	return net.JoinHostPort(host, strconv.Itoa(port))
 }
-
