@@ -1,0 +1,455 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/standin"
+	"github.com/modelgateway/gw/tui"
+)
+
+func TestNewCmdAgent_Flags(t *testing.T) {
+	tests := []struct {
+		args    []string
+		wantErr string
+		want    AgentOptions
+	}{
+		{args: nil, want: AgentOptions{Mode: ModeProxy}},
+		{args: []string{"--models", "vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview", "--default", "vendor-a/model-a-haiku-4.5", "--project", "--dry-run", "--yes"},
+			want: AgentOptions{Mode: ModeProxy, Models: []string{"vendor-a/model-a-haiku-4.5", "vendor-b/model-b-3-flash-preview"}, Default: "vendor-a/model-a-haiku-4.5", Project: true, DryRun: true, Yes: true}},
+		{args: []string{"--models", "a", "--models", "b,a"}, want: AgentOptions{Mode: ModeProxy, Models: []string{"a", "b"}}},
+		{args: []string{"--mode", "direct", "--models", "all"}, want: AgentOptions{Mode: ModeDirect, Models: []string{"all"}}},
+		{args: []string{"--port", "9000"}, want: AgentOptions{Mode: ModeProxy, Port: 9000}},
+		{args: []string{"--mode", "cloud"}, wantErr: `--mode must be "proxy" or "direct", not "cloud"`},
+		{args: []string{"--models", "a,,b"}, wantErr: "--models has an empty entry; give ids separated by commas, e.g. --models vendor-a/model-a-sonnet-4.6,vendor-a/model-a-haiku-4.5"},
+		{args: []string{"--models", "all,a"}, wantErr: "--models all cannot be combined with other ids"},
+		{args: []string{"--mode", "direct", "--port", "9000"}, wantErr: "--port is for --mode proxy (gw serve's port); direct mode uses the hosted base URL"},
+		{args: []string{"--port", "70000"}, wantErr: "--port must be between 1 and 65535, not 70000"},
+		{args: []string{"--small-model", "a"}, wantErr: "--small-model goes with --default"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			e := cmdtest.New(t)
+			var got *AgentOptions
+			cmd := NewCmdAgent(e.Factory, func(_ context.Context, o *AgentOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(e.Out)
+			cmd.SetErr(e.ErrOut)
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr || cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage {
+					t.Fatalf("err = %v, want usage error %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := *got
+			g.Factory, g.Pick = nil, nil
+			if g.Mode != tt.want.Mode || !slices.Equal(g.Models, tt.want.Models) || g.Default != tt.want.Default ||
+				g.Project != tt.want.Project || g.DryRun != tt.want.DryRun || g.Yes != tt.want.Yes || g.Port != tt.want.Port {
+				t.Fatalf("options = %+v, want %+v", g, tt.want)
+			}
+		})
+	}
+}
+
+// env is a test environment with the stand-in service and the partial demo
+// account (sonnet-4.5, haiku-4.5, flash-preview).
+func env(t *testing.T) (*cmdtest.Env, string) {
+	t.Helper()
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	e.Vars["GW_API_KEY"] = standin.DemoKeyPartial
+	return e, filepath.Join(e.Dir, "home", ".config", "opencode", "opencode.jsonc")
+}
+
+func run(t *testing.T, e *cmdtest.Env, opts AgentOptions) error {
+	t.Helper()
+	e.Out.Reset()
+	e.ErrOut.Reset()
+	opts.Factory = e.Factory
+	if opts.Mode == "" {
+		opts.Mode = ModeProxy
+	}
+	if opts.Pick == nil {
+		opts.Pick = func(*tui.IOStreams, tui.PickOptions) ([]string, error) {
+			t.Fatal("the picker was started")
+			return nil, nil
+		}
+	}
+	return agentRun(context.Background(), &opts)
+}
+
+// scrub replaces the temporary directory, the stand-in's address and the
+// local token so that outputs can be compared whole.
+func scrub(e *cmdtest.Env, s string) string {
+	s = strings.ReplaceAll(s, e.Dir, "$DIR")
+	s = strings.ReplaceAll(s, strings.TrimSuffix(e.Vars["GW_BASE_URL"], "/v1"), "$SERVICE")
+	if c, err := config.Load(filepath.Join(e.Dir, "home", ".config", "gw", "config.json")); err == nil && c.LocalToken != "" {
+		s = strings.ReplaceAll(s, c.LocalToken, "$TOKEN")
+	}
+	return s
+}
+
+func compare(t *testing.T, what, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s:\n%s\nwant:\n%s", what, got, want)
+	}
+}
+
+func TestAgentRun_ProxyCreatesConfigThenSecondRunChangesNothing(t *testing.T) {
+	e, path := env(t)
+	err := run(t, e, AgentOptions{Models: []string{"all"}, Default: "vendor-a/model-a-sonnet-4.5", SmallModel: "vendor-a/model-a-haiku-4.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "stdout", scrub(e, e.Out.String()), `Created $DIR/home/.config/opencode/opencode.jsonc: provider "gw" with 3 models
+  added:   vendor-a/model-a-sonnet-4.5, vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview
+OpenCode's model: gw/vendor-a/model-a-sonnet-4.5 (small model: gw/vendor-a/model-a-haiku-4.5)
+Next: run gw serve (OpenCode reaches the service through http://127.0.0.1:8787/v1)
+`)
+	compare(t, "stderr", e.ErrOut.String(), "")
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "config", scrub(e, string(data)), `{
+  "$schema": "https://opencode.ai/config.json",
+  "provider": {
+    "gw": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Model Gateway",
+      "options": {
+        "baseURL": "http://127.0.0.1:8787/v1",
+        "apiKey": "$TOKEN"
+      },
+      "models": {
+        "vendor-a/model-a-sonnet-4.5": {
+          "name": "Model A Sonnet 4.5",
+          "limit": {"context": 200000, "output": 64000},
+          "tool_call": true,
+          "attachment": true,
+          "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]}
+        },
+        "vendor-a/model-a-haiku-4.5": {
+          "name": "Model A Haiku 4.5",
+          "limit": {"context": 200000, "output": 64000},
+          "tool_call": true,
+          "attachment": true,
+          "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]}
+        },
+        "vendor-b/model-b-3-flash-preview": {
+          "name": "Model B 3 Flash Preview",
+          "limit": {"context": 1048576, "output": 65536},
+          "tool_call": true,
+          "attachment": true,
+          "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]},
+          "reasoning": true
+        }
+      }
+    }
+  },
+  "model": "gw/vendor-a/model-a-sonnet-4.5",
+  "small_model": "gw/vendor-a/model-a-haiku-4.5"
+}
+`)
+	if bytes.Contains(data, []byte(standin.DemoKeyPartial)) {
+		t.Fatal("the API key was written into the agent config")
+	}
+	if !bytes.Contains(data, []byte(`"apiKey": "gw-local-`)) {
+		t.Fatal("proxy mode must write gw serve's local token")
+	}
+
+	if err := run(t, e, AgentOptions{Models: []string{"all"}, Default: "vendor-a/model-a-sonnet-4.5", SmallModel: "vendor-a/model-a-haiku-4.5"}); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "second run", scrub(e, e.Out.String()), "$DIR/home/.config/opencode/opencode.jsonc is already up to date: provider \"gw\" with 3 models; nothing changed\n")
+	if again, _ := os.ReadFile(path); !bytes.Equal(again, data) {
+		t.Fatal("second identical run changed the file")
+	}
+	if _, err := os.Stat(path + ".bak"); err == nil {
+		t.Fatal("an unchanged run left a backup")
+	}
+}
+
+func TestAgentRun_RefreshReportsRemovedAndKeepsUserEdits(t *testing.T) {
+	e, path := env(t)
+	before := `{
+  // mine
+  "theme": "dark",
+  "provider": {
+    "gw": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "My gateway",
+      "options": {"baseURL": "http://127.0.0.1:8787/v1", "apiKey": "gw-local-old", "timeout": 600000},
+      "models": {
+        "vendor-a/model-a-opus-4.6": {"name": "Opus"},
+        "vendor-a/model-a-haiku-4.5": {"name": "Haiku, renamed", "limit": {"context": 200000, "output": 64000}, "tool_call": true, "attachment": true, "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]}}
+      }
+    }
+  },
+  "model": "anthropic/claude-sonnet-4-5"
+}
+`
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t, e, AgentOptions{Models: []string{"vendor-a/model-a-haiku-4.5", "vendor-b/model-b-3-flash-preview"}}); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "stdout", scrub(e, e.Out.String()), `Updated $DIR/home/.config/opencode/opencode.jsonc: provider "gw" with 2 models
+  added:   vendor-b/model-b-3-flash-preview
+  removed: vendor-a/model-a-opus-4.6 (no longer in your subscription or not chosen)
+Previous version kept in $DIR/home/.config/opencode/opencode.jsonc.bak
+Next: run gw serve (OpenCode reaches the service through http://127.0.0.1:8787/v1)
+`)
+	data, _ := os.ReadFile(path)
+	got := scrub(e, string(data))
+	for _, keep := range []string{"// mine", `"theme": "dark"`, `"name": "My gateway"`, `"timeout": 600000`, `"name": "Haiku, renamed"`, `"model": "anthropic/claude-sonnet-4-5"`, `"apiKey": "$TOKEN"`} {
+		if !strings.Contains(got, keep) {
+			t.Errorf("lost %s:\n%s", keep, got)
+		}
+	}
+	if strings.Contains(got, "opus") {
+		t.Errorf("opus still configured:\n%s", got)
+	}
+	if bak, _ := os.ReadFile(path + ".bak"); string(bak) != before {
+		t.Error("the backup does not hold the previous content")
+	}
+}
+
+func TestAgentRun_DirectModeNeverWritesTheKey(t *testing.T) {
+	e, path := env(t)
+	if err := run(t, e, AgentOptions{Mode: ModeDirect, Models: []string{"vendor-a/model-a-haiku-4.5"}}); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "stdout", scrub(e, e.Out.String()), `Created $DIR/home/.config/opencode/opencode.jsonc: provider "gw" with 1 model
+  added:   vendor-a/model-a-haiku-4.5
+Next: start OpenCode with the key in its environment: GW_API_KEY=$(gw auth token) opencode
+`)
+	data, _ := os.ReadFile(path)
+	sum, err := opencode.ReadModels(data)
+	if err != nil || len(sum.Providers) != 1 {
+		t.Fatalf("%v %+v", err, sum)
+	}
+	p := sum.Providers[0]
+	if p.BaseURL != e.Vars["GW_BASE_URL"] || p.KeyKind != opencode.KeyEnv || p.KeyRef != "GW_API_KEY" {
+		t.Fatalf("provider = %+v", p)
+	}
+	if bytes.Contains(data, []byte(standin.DemoKeyPartial)) {
+		t.Fatal("the API key was written into the agent config")
+	}
+}
+
+func TestAgentRun_UnknownModelNamesClosestAndWritesNothing(t *testing.T) {
+	e, path := env(t)
+	err := run(t, e, AgentOptions{Models: []string{"vendor-a/model-a-haiku-4-5"}})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	compare(t, "error", err.Error(), `--models: "vendor-a/model-a-haiku-4-5" is not spelled as the service lists it; the closest listed id is vendor-a/model-a-haiku-4.5
+fix: use the exact id: vendor-a/model-a-haiku-4.5
+(nothing was changed)`)
+	err = run(t, e, AgentOptions{Models: []string{"vendor-a/model-a-opus-4.6"}})
+	if err == nil || !strings.Contains(err.Error(), "not in this account's subscription") {
+		t.Fatalf("model outside the plan: err = %v", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("a config was written")
+	}
+}
+
+func TestAgentRun_DefaultMustBeAmongModels(t *testing.T) {
+	e, _ := env(t)
+	err := run(t, e, AgentOptions{Models: []string{"vendor-a/model-a-haiku-4.5"}, Default: "vendor-a/model-a-sonnet-4.5"})
+	if err == nil || err.Error() != "--default vendor-a/model-a-sonnet-4.5 is not among the models being added; add it to --models\n(nothing was changed)" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAgentRun_NoTerminalNeedsModels(t *testing.T) {
+	e, _ := env(t)
+	err := run(t, e, AgentOptions{})
+	if err == nil || err.Error() != "--models required when not running interactively (e.g. --models all, or ids from gw models)" || cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAgentRun_DryRunPrintsDiffAndWritesNothing(t *testing.T) {
+	e, path := env(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("{\n  \"theme\": \"dark\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t, e, AgentOptions{Mode: ModeDirect, Models: []string{"vendor-a/model-a-haiku-4.5"}, DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "stdout", scrub(e, e.Out.String()), `--- a/$DIR/home/.config/opencode/opencode.jsonc
++++ b/$DIR/home/.config/opencode/opencode.jsonc
+@@ -1,3 +1,22 @@
+ {
+-  "theme": "dark"
++  "theme": "dark",
++  "provider": {
++    "gw": {
++      "npm": "@ai-sdk/openai-compatible",
++      "name": "Model Gateway",
++      "options": {
++        "baseURL": "$SERVICE/v1",
++        "apiKey": "{env:GW_API_KEY}"
++      },
++      "models": {
++        "vendor-a/model-a-haiku-4.5": {
++          "name": "Model A Haiku 4.5",
++          "limit": {"context": 200000, "output": 64000},
++          "tool_call": true,
++          "attachment": true,
++          "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]}
++        }
++      }
++    }
++  }
+ }
+`)
+	compare(t, "stderr", e.ErrOut.String(), "  added:   vendor-a/model-a-haiku-4.5\ndry run: nothing was written\n")
+	if data, _ := os.ReadFile(path); string(data) != "{\n  \"theme\": \"dark\"\n}\n" {
+		t.Fatal("dry run changed the file")
+	}
+}
+
+func TestAgentRun_BrokenConfigIsLeftUntouched(t *testing.T) {
+	e, path := env(t)
+	broken := "{\n  \"theme\": \"dark\"\n  \"share\": \"manual\"\n}\n"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := run(t, e, AgentOptions{Models: []string{"all"}})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	compare(t, "error", scrub(e, err.Error()), `$DIR/home/.config/opencode/opencode.jsonc:3:3: invalid character '"' after object value (expecting ',' or '}')
+OpenCode's config does not parse; fix it by hand and run again (nothing was changed)`)
+	if data, _ := os.ReadFile(path); string(data) != broken {
+		t.Fatal("the broken file was changed")
+	}
+	if _, err := os.Stat(path + ".bak"); err == nil {
+		t.Fatal("a backup was written")
+	}
+}
+
+func TestAgentRun_ProjectScopeWritesWorkDir(t *testing.T) {
+	e, global := env(t)
+	if err := os.WriteFile(filepath.Join(e.Dir, "opencode.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t, e, AgentOptions{Project: true, Models: []string{"vendor-a/model-a-haiku-4.5"}, Port: 9999}); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, "stdout", scrub(e, e.Out.String()), `Updated $DIR/opencode.json: provider "gw" with 1 model
+  added:   vendor-a/model-a-haiku-4.5
+Previous version kept in $DIR/opencode.json.bak
+Next: run gw serve (OpenCode reaches the service through http://127.0.0.1:9999/v1)
+`)
+	compare(t, "stderr", e.ErrOut.String(), "note: the project config holds gw serve's local token; it opens only your local proxy, but keep it out of version control (or use --mode direct)\n")
+	if _, err := os.Stat(global); err == nil {
+		t.Fatal("--project wrote the global config")
+	}
+}
+
+// The picker is replaced by a scripted one (the real picker is tested in a
+// terminal by the tui package); the confirmation is read from stdin.
+func TestAgentRun_Interactive_FakePicker(t *testing.T) {
+	e, path := env(t)
+	ios := e.Factory.IOStreams
+	ios.SetStdinTTY(true)
+	ios.SetStdoutTTY(true)
+	ios.SetStderrTTY(true)
+	var titles []string
+	var offered []tui.PickItem
+	pick := func(_ *tui.IOStreams, o tui.PickOptions) ([]string, error) {
+		titles = append(titles, o.Title)
+		if o.Multi {
+			offered = o.Items
+			return []string{"vendor-a/model-a-haiku-4.5", "vendor-b/model-b-3-flash-preview"}, nil
+		}
+		return []string{"vendor-b/model-b-3-flash-preview"}, nil
+	}
+	e.In.WriteString("y\n")
+	if err := run(t, e, AgentOptions{Pick: pick}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(titles, []string{"Models to add to OpenCode (space toggles, enter confirms)", "Default model for OpenCode (esc: leave it unchanged)"}) {
+		t.Fatalf("pickers = %q", titles)
+	}
+	var disabled []string
+	for _, it := range offered {
+		if it.Disabled {
+			disabled = append(disabled, it.ID)
+		}
+	}
+	if len(offered) != 8 || len(disabled) != 5 {
+		t.Fatalf("offered %d models, %d disabled; want all 8 with the 5 outside the plan disabled", len(offered), len(disabled))
+	}
+	out := scrub(e, e.Out.String())
+	if !strings.Contains(out, "Write these changes to $DIR/home/.config/opencode/opencode.jsonc? [Y/n] ") ||
+		!strings.HasSuffix(out, `Created $DIR/home/.config/opencode/opencode.jsonc: provider "gw" with 2 models
+  added:   vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview
+OpenCode's model: gw/vendor-b/model-b-3-flash-preview (small model: gw/vendor-b/model-b-3-flash-preview)
+Next: run gw serve (OpenCode reaches the service through http://127.0.0.1:8787/v1)
+`) {
+		t.Fatalf("stdout:\n%s", out)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+
+	// Answering no writes nothing and exits as cancelled.
+	e2, path2 := env(t)
+	for _, f := range []func(bool){e2.Factory.IOStreams.SetStdinTTY, e2.Factory.IOStreams.SetStdoutTTY, e2.Factory.IOStreams.SetStderrTTY} {
+		f(true)
+	}
+	e2.In.WriteString("n\n")
+	err := run(t, e2, AgentOptions{Pick: pick})
+	if cmdutil.ExitCodeFor(err) != cmdutil.ExitCancel {
+		t.Fatalf("err = %v, want cancel", err)
+	}
+	if _, err := os.Stat(path2); err == nil {
+		t.Fatal("a config was written after answering no")
+	}
+}
+
+func TestAgentRun_ReadOnlyConfig(t *testing.T) {
+	e, path := env(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("{}\n"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	err := run(t, e, AgentOptions{Models: []string{"all"}})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc is read-only (mode 0444); make it writable with: chmod u+w $DIR/home/.config/opencode/opencode.jsonc\n(nothing was changed)")
+}

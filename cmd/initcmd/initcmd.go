@@ -1,0 +1,25 @@
+// Package initcmd groups the commands that set up coding tools.
+package initcmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/cmd/initcmd/agent"
+	"github.com/modelgateway/gw/cmd/initcmd/editor"
+)
+
+// NewCmdInit attaches the init subcommands.
+func NewCmdInit(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "init <command>",
+		Short: "Set up a coding tool to use the gateway",
+		Long: `Set up a coding tool to use the gateway:
+
+  gw init agent    writes the gateway's provider and models into OpenCode's config
+  gw init editor   prints the Cursor settings (hosted base URL, key, model ids)`,
+	}
+	cmd.AddCommand(agent.NewCmdAgent(f, nil))
+	cmd.AddCommand(editor.NewCmdEditor(f, nil))
+	return cmd
+}
