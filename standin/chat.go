@@ -197,7 +197,11 @@ func sampleArgs(schema json.RawMessage) []byte {
 
 func (q *request) chat(acct Account) {
 	var req chatRequest
-	if err := decodeBody(q.w, q.r, &req); err != nil {
+	err := q.bodyErr
+	if err == nil {
+		err = json.Unmarshal(q.body, &req)
+	}
+	if err != nil {
 		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest,
 			detail: "We could not parse the JSON body of your request: " + err.Error()})
 		return

@@ -3,7 +3,6 @@ package standin
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -192,6 +191,9 @@ type request struct {
 	flt  Fault
 	done chan struct{}
 	gone bool // a write failed: the client went away
+
+	body    []byte
+	bodyErr error // reading the body failed (too large, client gone)
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -205,6 +207,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	q.w = &statusWriter{ResponseWriter: w}
+	// Read the whole body first, as a gateway does before routing: only then
+	// does net/http notice a client that goes away (and cancel the context).
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 8<<20))
+	q.body, q.bodyErr = body, err
 	defer func() {
 		s.update(q.idx, func(sn *Seen) {
 			sn.Status = q.w.status
@@ -263,8 +269,9 @@ func (q *request) serve(key string) {
 	}
 }
 
-// sleep waits d (forever if d < 0); false if the client went away or the
-// server closed first.
+// sleep waits d (forever if d < 0); false if the client went away first.
+// When the stand-in closes first, the connection is aborted: the client
+// must not mistake the cut-short answer for a complete one.
 func (q *request) sleep(d time.Duration) bool {
 	var after <-chan time.Time
 	if d >= 0 {
@@ -276,9 +283,10 @@ func (q *request) sleep(d time.Duration) bool {
 	case <-after:
 		return true
 	case <-q.ctx.Done():
+		return false
 	case <-q.done:
+		panic(http.ErrAbortHandler)
 	}
-	return false
 }
 
 func (q *request) fail(e apiError) {
@@ -434,7 +442,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // middlebox does. Without a hijackable connection (HTTP/2) the stream is aborted.
 func (q *request) reset() {
 	rc := http.NewResponseController(q.w)
-	_ = rc.Flush()
+	if q.w.status != 0 {
+		_ = rc.Flush() // what was written reaches the client before the cut
+	}
 	conn, _, err := rc.Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)
@@ -447,10 +457,4 @@ func (q *request) reset() {
 		_ = tc.SetLinger(0)
 	}
 	_ = conn.Close()
-}
-
-// decodeBody reads a JSON request body of at most 8 MiB.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, 8<<20)
-	return json.NewDecoder(body).Decode(v)
 }

@@ -9,6 +9,8 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"io"
+	"log"
 	"math/big"
 	"net"
 	"net/http"
@@ -65,7 +67,9 @@ type Running struct {
 // Start serves a new stand-in over plain HTTP on 127.0.0.1.
 func Start(o Options) *Running {
 	s := New(o)
-	hs := httptest.NewServer(s)
+	hs := httptest.NewUnstartedServer(s)
+	hs.Config.ErrorLog = quiet()
+	hs.Start()
 	return &Running{Server: s, HTTP: hs, BaseURL: hs.URL + "/v1"}
 }
 
@@ -78,6 +82,7 @@ func StartTLS(o Options) (*Running, error) {
 	}
 	s := New(o)
 	hs := httptest.NewUnstartedServer(s)
+	hs.Config.ErrorLog = quiet()
 	hs.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}}
 	hs.StartTLS()
 	return &Running{Server: s, HTTP: hs, BaseURL: hs.URL + "/v1", CertPEM: certPEM}, nil
@@ -91,3 +96,7 @@ func (r *Running) Close() {
 	r.Server.Close()
 	r.HTTP.Close()
 }
+
+// quiet drops the server's own log lines (refused handshakes of clients that
+// do not trust the certificate are expected in tests).
+func quiet() *log.Logger { return log.New(io.Discard, "", 0) }
