@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/standin"
+)
+
+// TestMain lets the test binary act as gw-standin for the signal test.
+func TestMain(m *testing.M) {
+	if os.Getenv("GW_STANDIN_RUN_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// lineWriter hands the first line written to it to a channel.
+type lineWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	first chan string
+	sent  bool
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if line, _, ok := strings.Cut(w.buf.String(), "\n"); ok && !w.sent {
+		w.sent = true
+		w.first <- line
+	}
+	return len(p), nil
+}
+
+func (w *lineWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// serve runs gw-standin in-process; stop ends it and returns its exit code.
+func serve(t *testing.T, args ...string) (baseURL string, stdout *lineWriter, stderr *lockedBuffer, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	stdout = &lineWriter{first: make(chan string, 1)}
+	stderr = &lockedBuffer{}
+	code := make(chan int, 1)
+	go func() { code <- run(ctx, args, stdout, stderr) }()
+	select {
+	case line := <-stdout.first:
+		baseURL = strings.TrimPrefix(line, "base_url=")
+		if baseURL == line {
+			t.Fatalf("first stdout line %q, want base_url=...", line)
+		}
+	case c := <-code:
+		t.Fatalf("gw-standin exited %d before listening: %s", c, stderr)
+	case <-time.After(20 * time.Second):
+		t.Fatal("gw-standin printed no base_url")
+	}
+	var once sync.Once
+	var exit int
+	stop = func() int {
+		once.Do(func() { cancel(); exit = <-code })
+		return exit
+	}
+	t.Cleanup(func() { stop() })
+	return baseURL, stdout, stderr, stop
+}
+
+func get(t *testing.T, c *http.Client, url, key string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestRun_ServesAndStops(t *testing.T) {
+	base, stdout, stderr, stop := serve(t)
+	if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/v1$`).MatchString(base) {
+		t.Fatalf("base URL %q", base)
+	}
+	c := &http.Client{Transport: &http.Transport{}}
+	defer c.CloseIdleConnections()
+	if status, body := get(t, c, base+"/models", standin.DemoKeyPartial); status != 200 || !strings.Contains(body, "vendor-b/model-b-3-flash-preview") {
+		t.Errorf("models: %d %s", status, body)
+	}
+	if status, _ := get(t, c, base+"/models", standin.DemoKeyNoBalance); status != 402 {
+		t.Errorf("models with no balance: %d", status)
+	}
+	for _, k := range []string{standin.DemoKeyFull, standin.DemoKeyNoBalance, standin.DemoKeyPartial} {
+		if !strings.Contains(stderr.String(), k) {
+			t.Errorf("stderr does not list demo key %s:\n%s", k, stderr)
+		}
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("exit %d after stop", code)
+	}
+	if out := stdout.String(); strings.Count(out, "\n") != 1 {
+		t.Errorf("stdout %q: want exactly the base_url line", out)
+	}
+}
+
+func TestRun_Flags(t *testing.T) {
+	dir := t.TempDir()
+	accounts := filepath.Join(dir, "accounts.json")
+	os.WriteFile(accounts, []byte(`[{"key":"sk-test-one","balance_cents":0,"plan":["vendor-a/model-a-haiku-4.5"]}]`), 0o600)
+	base, _, stderr, _ := serve(t, "--dialect", "litellm", "--balance-status", "429", "--accounts", accounts, "--fault", "503@/chat/completions")
+	c := &http.Client{Transport: &http.Transport{}}
+	defer c.CloseIdleConnections()
+	if status, body := get(t, c, base+"/models", "sk-test-one"); status != 429 || !strings.Contains(body, `"code":"429"`) {
+		t.Errorf("litellm balance error: %d %s", status, body)
+	}
+	if status, body := get(t, c, base+"/models", standin.DemoKeyFull); status != 401 {
+		t.Errorf("demo key with an accounts file: %d %s, want refused", status, body)
+	}
+	if strings.Contains(stderr.String(), "sk-test-one") || !strings.Contains(stderr.String(), "1 accounts from") {
+		t.Errorf("stderr must count the file's accounts, not print their keys:\n%s", stderr)
+	}
+	if !strings.Contains(stderr.String(), "fault 503@/chat/completions") {
+		t.Errorf("stderr does not show the fault:\n%s", stderr)
+	}
+}
+
+func TestRun_TLS(t *testing.T) {
+	certFile := filepath.Join(t.TempDir(), "ca.pem")
+	base, _, _, _ := serve(t, "--tls", "--cert-out", certFile)
+	if !strings.HasPrefix(base, "https://127.0.0.1:") {
+		t.Fatalf("base URL %q", base)
+	}
+	pem, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		t.Fatalf("%s holds no certificate", certFile)
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	defer c.CloseIdleConnections()
+	if status, _ := get(t, c, base+"/models", standin.DemoKeyFull); status != 200 {
+		t.Errorf("models over TLS: %d", status)
+	}
+}
+
+func TestRun_BadFlags(t *testing.T) {
+	dir := t.TempDir()
+	badAccounts := filepath.Join(dir, "bad.json")
+	os.WriteFile(badAccounts, []byte(`[{"key":"k","plan":["vendor-a/model-a-haiku-4-5"]}]`), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dialect", "xml"}, `--dialect "xml": use one of openai, openrouter, litellm, newapi, flat, text`},
+		{[]string{"--balance-status", "500"}, "--balance-status 500: use 401, 402, 403 or 429"},
+		{[]string{"--model-status", "422"}, "--model-status 422: use 400 or 404"},
+		{[]string{"--fault", "explode"}, `--fault: fault "explode": unknown fault "explode"`},
+		{[]string{"--tls"}, "--tls needs --cert-out FILE"},
+		{[]string{"--cert-out", "x.pem"}, "--cert-out is only used with --tls"},
+		{[]string{"--accounts", filepath.Join(dir, "missing.json")}, "--accounts: open"},
+		{[]string{"--accounts", badAccounts}, `plan model "vendor-a/model-a-haiku-4-5" is not one of the service's ids`},
+		{[]string{"serve"}, `unexpected argument "serve"`},
+		{[]string{"--nope"}, "flag provided but not defined: -nope"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), tc.args, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), tc.want) || stdout.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
+
+func TestRun_AddressInUse(t *testing.T) {
+	base, _, _, _ := serve(t)
+	addr := strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/v1")
+	var stderr bytes.Buffer
+	if code := run(t.Context(), []string{"--addr", addr}, io.Discard, &stderr); code != exitError || !strings.Contains(stderr.String(), "address already in use") {
+		t.Errorf("exit %d, %s", code, stderr.String())
+	}
+}
+
+// The real binary stops cleanly on SIGTERM, even with a request hanging.
+func TestMain_StopsOnSIGTERM(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "--fault", "hang")
+	cmd.Env = append(os.Environ(), "GW_STANDIN_RUN_MAIN=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	line := make([]byte, 0, 64)
+	buf := make([]byte, 1)
+	for !bytes.HasSuffix(line, []byte("\n")) {
+		if _, err := stdout.Read(buf); err != nil {
+			t.Fatalf("reading base_url: %v; stderr: %s", err, stderr.String())
+		}
+		line = append(line, buf[0])
+	}
+	base := strings.TrimPrefix(strings.TrimSpace(string(line)), "base_url=")
+
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	errc := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", base+"/models", nil)
+		req.Header.Set("Authorization", "Bearer "+standin.DemoKeyFull)
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	// Give the request time to arrive; if it has not, the test still checks the stop.
+	time.Sleep(100 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v; stderr: %s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "gw-standin: stopped") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	<-errc
+}
