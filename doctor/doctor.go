@@ -107,6 +107,10 @@ type Input struct {
 	Models       []string
 	AgentConfigs []string
 
+	// NoProbe skips the one-token chat requests that test the balance and each listed model id (listing
+	// models costs nothing but says little about the balance; each probe may cost a token).
+	NoProbe bool
+
 	// ProxyAddr is where `gw serve` listens ("127.0.0.1:8787"); LocalToken the token it accepts.
 	ProxyAddr  string
 	LocalToken string

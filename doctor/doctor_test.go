@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -71,13 +72,79 @@ func TestRun_WrongKey(t *testing.T) {
 	}
 }
 
+// An exhausted balance, answered with each status gateways use, in each dialect — whether the service
+// refuses the model list too or lists models whatever the balance (then the one-token request finds it).
 func TestRun_ExhaustedBalance(t *testing.T) {
 	for _, d := range standin.Dialects() {
 		for _, status := range []int{401, 402, 403, 429} {
+			for _, listAnyway := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%d/list-anyway=%v", d, status, listAnyway), func(t *testing.T) {
+					s := startStandin(t, standin.Options{Dialect: d, BalanceStatus: status, ModelsIgnoreBalance: listAnyway})
+					in := input(s.BaseURL, standin.DemoKeyNoBalance)
+					in.Models = []string{"vendor-a/model-a-haiku-4.5"}
+					rep := runDoctor(t, in)
+					wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"balance is exhausted", fmt.Sprint(status)}, "top up")
+					if listAnyway {
+						wantStatus(t, rep, IDModels, Pass) // the list came; the model ids are still checked against it
+						wantStatus(t, rep, "model:vendor-a/model-a-haiku-4.5", Pass)
+					}
+				})
+			}
+		}
+	}
+}
+
+// Without the probe, a gateway that lists models whatever the balance cannot show an empty one.
+func TestRun_NoProbe(t *testing.T) {
+	s := startStandin(t, standin.Options{ModelsIgnoreBalance: true})
+	in := input(s.BaseURL, standin.DemoKeyNoBalance)
+	in.NoProbe = true
+	in.Models = []string{"vendor-a/model-a-haiku-4.5"}
+	rep := runDoctor(t, in)
+	wantStatus(t, rep, IDKey, Pass)
+	wantStatus(t, rep, "model:vendor-a/model-a-haiku-4.5", Pass)
+	for _, seen := range s.Seen() {
+		if seen.Path == "/v1/chat/completions" {
+			t.Errorf("a chat request was sent with NoProbe: %+v", seen)
+		}
+	}
+}
+
+// listsEverything is a gateway that lists the whole catalogue to every key but refuses a model outside the
+// plan when it is used (in front of the stand-in, which does the refusing).
+func listsEverything(t *testing.T, o standin.Options) string {
+	t.Helper()
+	s := standin.New(o)
+	t.Cleanup(s.Close)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" && r.Header.Get("Authorization") != "" {
+			var data []map[string]string
+			for _, id := range standin.ModelIDs() {
+				data = append(data, map[string]string{"id": id, "object": "model"})
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+			return
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+// A model outside the subscription that the list does not reveal: the one-token request is refused with
+// 404 or 400 in each dialect, and the check says the model is not in the subscription.
+func TestRun_ModelOutsideSubscriptionListedAnyway(t *testing.T) {
+	for _, d := range standin.Dialects() {
+		for _, status := range []int{404, 400} {
 			t.Run(fmt.Sprintf("%s/%d", d, status), func(t *testing.T) {
-				s := startStandin(t, standin.Options{Dialect: d, BalanceStatus: status})
-				rep := runDoctor(t, input(s.BaseURL, standin.DemoKeyNoBalance))
-				wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"balance is exhausted", fmt.Sprint(status)}, "balance")
+				base := listsEverything(t, standin.Options{Dialect: d, ModelStatus: status})
+				in := input(base, standin.DemoKeyPartial)
+				in.Models = []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-haiku-4.5"}
+				rep := runDoctor(t, in)
+				wantFail(t, rep, "model:vendor-a/model-a-opus-4.6", "unknown model", msgModel,
+					[]string{"spelled right", fmt.Sprint(status), "not in this account's subscription"}, "gw models")
+				wantStatus(t, rep, "model:vendor-a/model-a-haiku-4.5", Pass)
 			})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/config"
@@ -40,7 +41,7 @@ func (r *run) walkService(ctx context.Context, agentReady <-chan struct{}) {
 		}
 		r.set(r.keyWithoutService(why))
 		r.set(skipped(IDModels, why))
-		r.modelChecks(ctx, agentReady, nil, why)
+		r.modelChecks(ctx, agentReady, nil, nil, why, false)
 		return
 	}
 	u := bu.target
@@ -102,7 +103,7 @@ func (r *run) walkService(ctx context.Context, agentReady <-chan struct{}) {
 	var mc Check
 	var available []string
 	switch {
-	case key.Status == Pass:
+	case models != nil:
 		mc, available = checkModels(models)
 	case key.Status == Fail && r.in.Key.Key == "" && open != nil:
 		// No key, but the service lists models without one: still worth checking the ids against it.
@@ -115,7 +116,9 @@ func (r *run) walkService(ctx context.Context, agentReady <-chan struct{}) {
 	if mc.Status == Skip {
 		why = "the model list is not available (see " + failedOf(append(path, httpc, key, mc)...) + ")"
 	}
-	r.modelChecks(ctx, agentReady, available, why)
+	// Probing each model only tells more when a request with the key works at all.
+	probe := !r.in.NoProbe && (key.Status == Pass || key.Status == Warn)
+	r.modelChecks(ctx, agentReady, u, available, why, probe)
 }
 
 // failedIn names the first of the checks that failed or was skipped, "" when none did.
@@ -458,18 +461,51 @@ func (r *run) keyWithoutService(why string) Check {
 }
 
 func (r *run) checkKey(ctx context.Context, u *url.URL) (Check, []api.Model) {
-	ctx, cancel := r.step(ctx)
+	sctx, cancel := r.step(ctx)
 	defer cancel()
-	models, err := r.client(u.String(), r.in.Key.Key).Models(ctx)
+	cl := r.client(u.String(), r.in.Key.Key)
+	models, err := cl.Models(sctx)
 	if err != nil {
-		var ae *api.Error
-		if !errors.As(err, &ae) {
-			ae = api.ClassifyTransport(err)
-		}
-		return fromAPI(IDKey, ae), nil
+		return fromAPI(IDKey, asAPI(err)), nil
 	}
-	return Check{ID: IDKey, Status: Pass,
-		Detail: fmt.Sprintf("the service accepted the key %s (%s)", keychain.Mask(r.in.Key.Key), r.keyOrigin())}, models
+	c := Check{ID: IDKey, Status: Pass,
+		Detail: fmt.Sprintf("the service accepted the key %s (%s)", keychain.Mask(r.in.Key.Key), r.keyOrigin())}
+	if r.in.NoProbe || len(models) == 0 {
+		return c, models
+	}
+	// Many gateways list models whatever the balance: only a request shows an exhausted one.
+	pctx, cancel := r.step(ctx)
+	defer cancel()
+	// A list that ignores the subscription offers models the key cannot use: try a few.
+	var probe string
+	for _, m := range models[:min(3, len(models))] {
+		probe = m.ID
+		if err = cl.Probe(pctx, probe); err == nil || asAPI(err).Condition != api.UnknownModel {
+			break
+		}
+	}
+	if err != nil {
+		ae := asAPI(err)
+		f := fromAPI(IDKey, ae)
+		f.Detail = "the model list was given; a one-token request to " + probe + " was refused"
+		if ae.Condition == api.KeyRejected || ae.Condition == api.ServiceUnreachable {
+			return f, models
+		}
+		// A rate limit or a server error on the test request: the key itself is fine.
+		f.Status, f.Condition, f.Message = Warn, "", ""
+		return f, models
+	}
+	c.Detail += "; a one-token request to " + probe + " was answered"
+	return c, models
+}
+
+// asAPI is err as the one classification's *api.Error.
+func asAPI(err error) *api.Error {
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return api.ClassifyTransport(err)
 }
 
 func (r *run) keyOrigin() string {
@@ -505,7 +541,7 @@ func checkModels(models []api.Model) (Check, []string) {
 
 // modelChecks checks each model id from --model and the agent configs against the list the service gave.
 // why is set when there is no list.
-func (r *run) modelChecks(ctx context.Context, agentReady <-chan struct{}, available []string, why string) {
+func (r *run) modelChecks(ctx context.Context, agentReady <-chan struct{}, u *url.URL, available []string, why string, probe bool) {
 	select {
 	case <-agentReady:
 	case <-ctx.Done():
@@ -513,6 +549,7 @@ func (r *run) modelChecks(ctx context.Context, agentReady <-chan struct{}, avail
 	r.mu.Lock()
 	ids := append([]string(nil), r.modelIDs...)
 	r.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, id := range ids {
 		cid := ModelIDPrefix + id
 		if why != "" {
@@ -523,6 +560,25 @@ func (r *run) modelChecks(ctx context.Context, agentReady <-chan struct{}, avail
 			r.set(fromAPI(cid, e))
 			continue
 		}
-		r.set(Check{ID: cid, Status: Pass, Detail: "listed by the service for this key"})
+		if !probe {
+			r.set(Check{ID: cid, Status: Pass, Detail: "listed by the service for this key"})
+			continue
+		}
+		wg.Go(func() { r.set(r.probeModel(ctx, u, id)) })
 	}
+	wg.Wait()
+}
+
+// probeModel asks for a one-token answer from a listed model: a service may list a model it will not serve
+// to this key (a list that ignores the subscription).
+func (r *run) probeModel(ctx context.Context, u *url.URL, id string) Check {
+	ctx, cancel := r.step(ctx)
+	defer cancel()
+	cid := ModelIDPrefix + id
+	if err := r.client(u.String(), r.in.Key.Key).Probe(ctx, id); err != nil {
+		c := fromAPI(cid, asAPI(err))
+		c.Detail = "listed by the service, but a one-token request was refused"
+		return c
+	}
+	return Check{ID: cid, Status: Pass, Detail: "listed by the service and answers a one-token request"}
 }

@@ -29,6 +29,7 @@ type DoctorOptions struct {
 	BaseURL      string
 	Models       []string
 	AgentConfigs []string
+	NoProbe      bool
 
 	// Network overrides how doctor reaches the service (tests); zero: the system's.
 	Network doctor.Network
@@ -49,6 +50,10 @@ Every check runs; one failing does not stop the others (a check that cannot run 
 earlier one is skipped, saying why). Each failure names the service's condition (key rejected,
 service unreachable, unknown model), the specific cause, and the one thing to do about it.
 gw doctor answers within 15 seconds even when the network hangs.
+
+Listing models costs nothing but says little about the balance: gw doctor also asks for a
+one-token answer (from the first listed model, and from each model id it checks), which may cost
+a token each. --no-probe sends no such request.
 
 A base URL other than the service's own (built into gw) is a warning when you ask for it with
 --base-url, or when a service answers there (a staging gateway); it is a failure when it comes
@@ -79,6 +84,7 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "check this base URL instead of the configured one")
 	cmd.Flags().StringArrayVar(&opts.Models, "model", nil, "also check this model id (repeatable)")
+	cmd.Flags().BoolVar(&opts.NoProbe, "no-probe", false, "send no chat request (by default one one-token request per model checked tests the balance and the subscription)")
 	cmd.Flags().StringArrayVar(&opts.AgentConfigs, "agent-config", nil,
 		"OpenCode config to check (repeatable; default: the global one and ./opencode.json(c))")
 	return cmd
@@ -113,6 +119,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 func gather(f *cmdutil.Factory, opts *DoctorOptions) doctor.Input {
 	in := doctor.Input{
 		Models:  opts.Models,
+		NoProbe: opts.NoProbe,
 		Getenv:  f.Getenv,
 		Version: f.Version,
 		Network: opts.Network,

@@ -27,8 +27,8 @@ func TestNewCmdDoctor(t *testing.T) {
 		{name: "no flags", args: nil},
 		{name: "json", args: []string{"--json"}, want: DoctorOptions{JSON: true}},
 		{name: "repeated models and configs", args: []string{"--model", "vendor-a/model-a-haiku-4.5", "--model", "vendor-b/model-b-3-pro-preview",
-			"--agent-config", "a/opencode.json", "--agent-config", "b/opencode.jsonc", "--base-url", "https://staging.example/v1"},
-			want: DoctorOptions{Models: []string{"vendor-a/model-a-haiku-4.5", "vendor-b/model-b-3-pro-preview"},
+			"--agent-config", "a/opencode.json", "--agent-config", "b/opencode.jsonc", "--base-url", "https://staging.example/v1", "--no-probe"},
+			want: DoctorOptions{NoProbe: true, Models: []string{"vendor-a/model-a-haiku-4.5", "vendor-b/model-b-3-pro-preview"},
 				AgentConfigs: []string{"a/opencode.json", "b/opencode.jsonc"}, BaseURL: "https://staging.example/v1"}},
 		{name: "empty model", args: []string{"--model", " "}, wantErr: "--model needs a model id"},
 		{name: "empty agent config", args: []string{"--agent-config", ""}, wantErr: "--agent-config needs the path"},
@@ -52,7 +52,7 @@ func TestNewCmdDoctor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.JSON != tc.want.JSON || got.BaseURL != tc.want.BaseURL ||
+			if got.JSON != tc.want.JSON || got.NoProbe != tc.want.NoProbe || got.BaseURL != tc.want.BaseURL ||
 				!slices.Equal(got.Models, tc.want.Models) || !slices.Equal(got.AgentConfigs, tc.want.AgentConfigs) {
 				t.Errorf("options %+v, want %+v", *got, tc.want)
 			}
@@ -116,9 +116,9 @@ func TestDoctorRun_AllWell(t *testing.T) {
 ✓ TCP connection: connected to $SERVICE
 - TLS handshake: not used: the base URL is plain http
 ✓ service answers GET /models: GET http://$SERVICE/v1/models answered HTTP 401: the service asks for a key, as it should
-✓ API key accepted: the service accepted the key sk-…tial (from fake keychain (tests))
+✓ API key accepted: the service accepted the key sk-…tial (from fake keychain (tests)); a one-token request to vendor-a/model-a-sonnet-4.5 was answered
 ✓ models available: 3 available: vendor-a/model-a-sonnet-4.5, vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview; not in this subscription: vendor-a/model-a-opus-4.6, vendor-a/model-a-opus-4.5-thinking, vendor-a/model-a-sonnet-4.6, vendor-a/model-a-sonnet-4.5-thinking, vendor-b/model-b-3-pro-preview
-✓ model vendor-a/model-a-haiku-4.5: listed by the service for this key
+✓ model vendor-a/model-a-haiku-4.5: listed by the service and answers a one-token request
 - coding agent config: no OpenCode config found (looked for $DIR/home/.config/opencode/opencode.jsonc, $DIR/home/.config/opencode/opencode.json, $DIR/opencode.jsonc, $DIR/opencode.json)
 ✓ local proxy (gw serve): gw serve is not running on $PROXY; no agent config found here uses it
 ✓ key storage: sk-…tial in fake keychain (tests)

@@ -1,0 +1,43 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+)
+
+// Probe asks the service for the smallest answer model can give (one output token) and reports whether it
+// serves that model to this key: nil, or the classified *Error — an exhausted balance, a model unknown or
+// outside the subscription — in whatever dialect the service speaks. Listing models says little about the
+// balance (many gateways list without charging), so this is how gw doctor finds out; it may cost one token.
+func (c *Client) Probe(ctx context.Context, model string) error {
+	body, err := json.Marshal(map[string]any{
+		"model":      model,
+		"messages":   []map[string]string{{"role": "user", "content": "Reply with OK."}},
+		"max_tokens": 1,
+		"stream":     false,
+	})
+	if err != nil {
+		return err
+	}
+	req, err := c.NewRequest(ctx, http.MethodPost, "/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		return c.transportError(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if err != nil {
+		return c.transportError(err)
+	}
+	if e := c.ClassifyResponse(res.StatusCode, res.Header, b, model); e != nil {
+		return e
+	}
+	return nil
+}
