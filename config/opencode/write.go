@@ -155,7 +155,9 @@ func Diff(path string, old, new []byte) string {
 	if string(old) == string(new) {
 		return ""
 	}
-	from := "a/" + filepath.ToSlash(path)
+	// The path as it is (not git's a/ b/ prefixes, which would double the
+	// slash of an absolute path): the diff applies with patch -p0.
+	from, to := filepath.ToSlash(path), filepath.ToSlash(path)
 	if old == nil {
 		from = "/dev/null"
 	}
@@ -163,7 +165,7 @@ func Diff(path string, old, new []byte) string {
 		A:        splitLines(string(old)),
 		B:        splitLines(string(new)),
 		FromFile: from,
-		ToFile:   "b/" + filepath.ToSlash(path),
+		ToFile:   to,
 		Context:  3,
 	}
 	s, err := difflib.GetUnifiedDiffString(ud)

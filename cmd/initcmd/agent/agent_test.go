@@ -302,8 +302,8 @@ func TestAgentRun_DryRunPrintsDiffAndWritesNothing(t *testing.T) {
 	if err := run(t, e, AgentOptions{Mode: ModeDirect, Models: []string{"vendor-a/model-a-haiku-4.5"}, DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
-	compare(t, "stdout", scrub(e, e.Out.String()), `--- a/$DIR/home/.config/opencode/opencode.jsonc
-+++ b/$DIR/home/.config/opencode/opencode.jsonc
+	compare(t, "stdout", scrub(e, e.Out.String()), `--- $DIR/home/.config/opencode/opencode.jsonc
++++ $DIR/home/.config/opencode/opencode.jsonc
 @@ -1,3 +1,22 @@
  {
 -  "theme": "dark"
