@@ -289,7 +289,7 @@ func sameValue(existing hujson.Value, want any) bool {
 		return false
 	}
 	var w any
-	if err := json.Unmarshal(plainJSON(want), &w); err != nil {
+	if err := json.Unmarshal(inlineJSON(want), &w); err != nil {
 		return false
 	}
 	return reflect.DeepEqual(got, w)
@@ -383,28 +383,11 @@ func (d *doc) renderTo(b *strings.Builder, val any, indent string, forceInline b
 	}
 }
 
-// plainJSON is val as standard JSON, for comparisons.
-func plainJSON(val any) []byte {
-	switch v := val.(type) {
-	case obj:
-		var b bytes.Buffer
-		b.WriteString("{")
-		for i, f := range v.fields {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.Write(mustJSON(f.key))
-			b.WriteString(":")
-			b.Write(plainJSON(f.val))
-		}
-		b.WriteString("}")
-		return b.Bytes()
-	case []string:
-		out, _ := json.Marshal(v)
-		return out
-	default:
-		return mustJSON(v)
-	}
+// inlineJSON is val as one line of standard JSON, for comparisons.
+func inlineJSON(val any) []byte {
+	var b strings.Builder
+	(&doc{}).renderTo(&b, val, "", true)
+	return []byte(b.String())
 }
 
 // apply makes o hold every field of want, keeping the user's other members.

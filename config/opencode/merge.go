@@ -445,7 +445,7 @@ func checkOutput(out []byte, p Provider) error {
 		if pi.ID != p.ID {
 			continue
 		}
-		if pi.BaseURL != p.BaseURL || !slices.Equal(pi.Models, modelIDs(p)) && !sameSet(pi.Models, modelIDs(p)) {
+		if pi.BaseURL != p.BaseURL || !sameSet(pi.Models, modelIDs(p)) {
 			return fmt.Errorf("internal error: merged config does not hold the expected provider; nothing was written")
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -125,7 +126,11 @@ func providerOrder(root hujson.Value) []string {
 	}
 	var ids []string
 	for _, m := range o.Members {
-		ids = append(ids, memberName(m))
+		// A duplicated id is listed once: OpenCode, like encoding/json,
+		// uses the last one.
+		if name := memberName(m); !slices.Contains(ids, name) {
+			ids = append(ids, name)
+		}
 	}
 	return ids
 }
