@@ -23,9 +23,14 @@ func TestRun_AllWell(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	in := input(s.BaseURL, standin.DemoKeyFull)
 	in.Models = []string{"vendor-a/model-a-opus-4.6", "vendor-b/model-b-3-pro-preview"}
+	var reported []string
+	in.OnCheck = func(c Check) { reported = append(reported, c.ID) }
 	rep := runDoctor(t, in)
 	if !rep.OK {
 		t.Fatalf("not ok:\n%s", dump(rep))
+	}
+	if len(reported) != len(rep.Checks) {
+		t.Errorf("OnCheck saw %v, the report has %d checks", reported, len(rep.Checks))
 	}
 	for _, id := range []string{IDConfig, IDBaseURL, IDDNS, IDTCP, IDHTTP, IDKey, IDModels, IDKeychain,
 		"model:vendor-a/model-a-opus-4.6", "model:vendor-b/model-b-3-pro-preview"} {
