@@ -264,35 +264,73 @@ func completion(id string, created int64, a answer) map[string]any {
 	}
 }
 
-// chatEvents returns the data of every SSE event, in OpenAI's chunk shapes.
+// OpenAI's chunk shapes, as structs so fields keep OpenAI's order and
+// thousands of events stay cheap to render.
+type streamChunk struct {
+	ID                string        `json:"id"`
+	Object            string        `json:"object"`
+	Created           int64         `json:"created"`
+	Model             string        `json:"model"`
+	SystemFingerprint string        `json:"system_fingerprint"`
+	Choices           []chunkChoice `json:"choices"`
+	Usage             *usage        `json:"usage,omitempty"`
+}
+
+type chunkChoice struct {
+	Index        int       `json:"index"`
+	Delta        delta     `json:"delta"`
+	Logprobs     *struct{} `json:"logprobs"`
+	FinishReason *string   `json:"finish_reason"`
+}
+
+type delta struct {
+	Role      string          `json:"role,omitempty"`
+	Content   *string         `json:"content,omitempty"`
+	Refusal   *string         `json:"refusal,omitempty"`
+	ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
+}
+
+type toolCallDelta struct {
+	Index    int    `json:"index"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// chatEvents returns the data of every SSE event.
 func chatEvents(id string, created int64, a answer, includeUsage bool) [][]byte {
-	chunk := func(delta map[string]any, finish any) []byte {
-		return mustJSON(map[string]any{
-			"id": id, "object": "chat.completion.chunk", "created": created, "model": a.model,
-			"system_fingerprint": "fp_standin",
-			"choices":            []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
+	chunk := func(d delta, finish *string) []byte {
+		return mustJSON(streamChunk{
+			ID: id, Object: "chat.completion.chunk", Created: created, Model: a.model,
+			SystemFingerprint: "fp_standin",
+			Choices:           []chunkChoice{{Delta: d, FinishReason: finish}},
 		})
 	}
-	events := [][]byte{chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)}
+	empty := ""
+	events := [][]byte{chunk(delta{Role: "assistant", Content: &empty}, nil)}
 	for _, c := range a.content {
-		events = append(events, chunk(map[string]any{"content": c}, nil))
+		events = append(events, chunk(delta{Content: &c}, nil))
 	}
 	if t := a.tool; t != nil {
-		events = append(events, chunk(map[string]any{"tool_calls": []any{map[string]any{
-			"index": 0, "id": t.id, "type": "function",
-			"function": map[string]any{"name": t.name, "arguments": ""},
-		}}}, nil))
+		first := toolCallDelta{ID: t.id, Type: "function"}
+		first.Function.Name = t.name
+		events = append(events, chunk(delta{ToolCalls: []toolCallDelta{first}}, nil))
 		for _, piece := range t.args {
-			events = append(events, chunk(map[string]any{"tool_calls": []any{map[string]any{
-				"index": 0, "function": map[string]any{"arguments": piece},
-			}}}, nil))
+			var d toolCallDelta
+			d.Function.Arguments = piece
+			events = append(events, chunk(delta{ToolCalls: []toolCallDelta{d}}, nil))
 		}
 	}
-	events = append(events, chunk(map[string]any{}, a.finishReason()))
+	finish := a.finishReason()
+	events = append(events, chunk(delta{}, &finish))
 	if includeUsage {
-		events = append(events, mustJSON(map[string]any{
-			"id": id, "object": "chat.completion.chunk", "created": created, "model": a.model,
-			"system_fingerprint": "fp_standin", "choices": []any{}, "usage": a.usage,
+		u := a.usage
+		events = append(events, mustJSON(streamChunk{
+			ID: id, Object: "chat.completion.chunk", Created: created, Model: a.model,
+			SystemFingerprint: "fp_standin", Choices: []chunkChoice{}, Usage: &u,
 		}))
 	}
 	return append(events, []byte("[DONE]"))
