@@ -212,6 +212,7 @@ func TestInstall_GoreleaserDist(t *testing.T) {
 	requireTools(t)
 	var meta struct {
 		Version string `json:"version"`
+		Commit  string `json:"commit"` // "none" when git could not tell (no remote)
 	}
 	b, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
 	if err != nil {
@@ -228,6 +229,9 @@ func TestInstall_GoreleaserDist(t *testing.T) {
 	got := runGW(t, filepath.Join(prefix, "bin", "gw"), "version")
 	if !strings.HasPrefix(got, "gw version "+meta.Version+" (") {
 		t.Errorf("installed gw version:\n%s\nwant version %s and its build date", got, meta.Version)
+	}
+	if len(meta.Commit) >= 7 && meta.Commit != "none" && !strings.Contains(got, "(commit "+meta.Commit[:7]+", ") {
+		t.Errorf("installed gw version:\n%s\nwant commit %s", got, meta.Commit[:7])
 	}
 	if u := os.Getenv("GW_DEFAULT_BASE_URL"); u != "" && !strings.Contains(got, "default base URL: "+u+"\n") {
 		t.Errorf("installed gw version:\n%s\nwant default base URL %s", got, u)
