@@ -14,6 +14,7 @@ import (
 	"github.com/modelgateway/gw/cmd/build"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/doctor"
+	"github.com/modelgateway/gw/cmd/initcmd"
 	"github.com/modelgateway/gw/cmd/models"
 	"github.com/modelgateway/gw/cmd/serve"
 	"github.com/modelgateway/gw/cmd/version"
@@ -83,6 +84,7 @@ service's failures it is and the one thing to do about it.`,
 	cmd.AddCommand(models.NewCmdModels(f, nil))
 	cmd.AddCommand(doctor.NewCmdDoctor(f, nil))
 	cmd.AddCommand(serve.NewCmdServe(f, nil))
+	cmd.AddCommand(initcmd.NewCmdInit(f))
 	cmd.AddCommand(version.NewCmdVersion(f, nil))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "exit-codes",
