@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -139,20 +141,52 @@ func (s *IOStreams) colorFor(tty bool) bool {
 var ErrNoInput = errors.New("no input")
 
 // ReadSecret reads one line, typically an API key. On a terminal the prompt goes to stderr and the input
-// is not echoed; from a pipe there is nobody to prompt, so it reads one line silently. The line ending is
+// is not echoed (Ctrl-C there returns ErrInterrupted, with the terminal restored); from a pipe there is nobody to prompt, so it reads one line silently. The line ending is
 // removed; other whitespace is kept for the caller to judge.
 func (s *IOStreams) ReadSecret(prompt string) (string, error) {
 	if fd, ok := s.stdinFd(); ok && s.stdinTTY {
 		fmt.Fprint(s.ErrOut, prompt)
-		b, err := s.readPassword(fd)
+		b, err := s.readHidden(fd)
 		// The user's Enter was not echoed either; end the prompt line ourselves.
 		fmt.Fprintln(s.ErrOut)
+		if errors.Is(err, ErrInterrupted) {
+			return "", err
+		}
 		if err != nil {
 			return "", fmt.Errorf("reading from the terminal: %w", err)
 		}
 		return string(b), nil
 	}
 	return readLine(s.In)
+}
+
+// readHidden reads without echo. Ctrl-C at the prompt would otherwise kill gw with echo still off and
+// leave the user's shell unable to show what they type: the terminal is restored first, and the caller
+// gets ErrInterrupted.
+func (s *IOStreams) readHidden(fd int) ([]byte, error) {
+	state, err := term.GetState(fd)
+	if err != nil {
+		return s.readPassword(fd)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := s.readPassword(fd)
+		done <- result{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-sig:
+		_ = term.Restore(fd, state)
+		return nil, ErrInterrupted
+	}
 }
 
 func (s *IOStreams) stdinFd() (int, bool) {

@@ -10,20 +10,57 @@ import (
 	"testing"
 
 	"github.com/modelgateway/gw/tui/tmuxtest"
+	"golang.org/x/term"
 )
 
-// When GW_TUI_TEST_PICK is set, the test binary is the program under test: it shows the picker on its own
-// terminal and prints the chosen ids, as gw does. The tests below run it in tmux.
+// When GW_TUI_TEST_PROGRAM is set, the test binary is the program under test, run by the tests below in
+// a real terminal (tmux): it shows the picker, reads a secret or spins, as gw does.
 func TestMain(m *testing.M) {
-	if mode := os.Getenv("GW_TUI_TEST_PICK"); mode != "" {
-		os.Exit(pickMain(mode == "multi"))
+	if prog := os.Getenv("GW_TUI_TEST_PROGRAM"); prog != "" {
+		os.Exit(testProgram(prog))
 	}
 	os.Exit(m.Run())
 }
 
-func pickMain(multi bool) int {
+func testProgram(prog string) int {
 	ios := System(os.Getenv)
+	switch prog {
+	case "pick", "pick-multi":
+		return pickMain(ios, prog == "pick-multi")
+	case "secret":
+		v, err := ios.ReadSecret("Key: ")
+		if errors.Is(err, ErrInterrupted) {
+			on, known := echoOn(0)
+			fmt.Fprintf(ios.Out, "interrupted echo=%v known=%v\n", on, known)
+			return 130
+		}
+		if err != nil {
+			fmt.Fprintln(ios.ErrOut, "error:", err)
+			return 1
+		}
+		fmt.Fprintf(ios.Out, "got %q\n", v)
+		return 0
+	case "spinner":
+		// Wait for a key without echoing it: an echoed Enter would move the cursor off the spinner's line.
+		state, err := term.MakeRaw(0)
+		if err != nil {
+			fmt.Fprintln(ios.ErrOut, "error:", err)
+			return 1
+		}
+		stop := ios.StartSpinner("Working")
+		_, _ = ios.In.Read(make([]byte, 1))
+		stop()
+		_ = term.Restore(0, state)
+		fmt.Fprintln(ios.ErrOut, "done")
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "unknown test program", prog)
+	return 1
+}
+
+func pickMain(ios *IOStreams, multi bool) int {
 	ids, err := Pick(ios, PickOptions{Title: "Pick models", Items: testItems(), Multi: multi})
+	fmt.Fprintln(ios.ErrOut, "picker closed")
 	switch {
 	case errors.Is(err, ErrCancelled):
 		fmt.Fprintln(ios.ErrOut, "cancelled")
@@ -41,7 +78,7 @@ func pickMain(multi bool) int {
 	return 0
 }
 
-func startPicker(t *testing.T, mode string, o tmuxtest.Options) *tmuxtest.Terminal {
+func startProgram(t *testing.T, prog string, o tmuxtest.Options) *tmuxtest.Terminal {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("real-terminal test")
@@ -50,8 +87,17 @@ func startPicker(t *testing.T, mode string, o tmuxtest.Options) *tmuxtest.Termin
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Env = append(o.Env, "GW_TUI_TEST_PICK="+mode)
-	term := tmuxtest.Start(t, o, exe)
+	o.Env = append(o.Env, "GW_TUI_TEST_PROGRAM="+prog)
+	return tmuxtest.Start(t, o, exe)
+}
+
+func startPicker(t *testing.T, mode string, o tmuxtest.Options) *tmuxtest.Terminal {
+	t.Helper()
+	prog := "pick"
+	if mode == "multi" {
+		prog = "pick-multi"
+	}
+	term := startProgram(t, prog, o)
 	term.WaitFor("Filter:")
 	return term
 }
@@ -65,8 +111,9 @@ func TestTerminal_FilterAndEnter(t *testing.T) {
 	if res.ExitCode != 0 || res.Stdout != "vendor-b/model-b-3-flash-preview\n" {
 		t.Fatalf("exit %d, stdout %q; want the flash model", res.ExitCode, res.Stdout)
 	}
-	if strings.Contains(res.Screen, "Filter:") {
-		t.Errorf("the picker stayed on the screen after finishing:\n%s", res.Screen)
+	// Nothing left behind, not even blank lines: what comes next starts where the picker began.
+	if res.Screen != "picker closed" {
+		t.Errorf("the picker left traces on the screen:\n%s", res.Screen)
 	}
 }
 
@@ -160,5 +207,52 @@ func TestTerminal_Resize(t *testing.T) {
 	term.Press("Enter")
 	if res := term.Wait(); res.Stdout != "vendor-a/model-a-sonnet-4.5-thinking\n" {
 		t.Errorf("stdout %q, want the fifth model", res.Stdout)
+	}
+}
+
+func TestTerminal_ReadSecretHidden(t *testing.T) {
+	term := startProgram(t, "secret", tmuxtest.Options{})
+	term.WaitFor("Key:")
+	term.Type("typed-secret")
+	term.Type("x")
+	term.Press("BSpace") // line editing still works
+	if s := term.Screen(); strings.Contains(s, "typed") {
+		t.Errorf("the secret is shown while typing:\n%s", s)
+	}
+	term.Press("Enter")
+	res := term.Wait()
+	if res.ExitCode != 0 || res.Stdout != "got \"typed-secret\"\n" {
+		t.Fatalf("exit %d, stdout %q", res.ExitCode, res.Stdout)
+	}
+	if strings.Contains(res.Screen, "typed") {
+		t.Errorf("the secret is on the screen:\n%s", res.Screen)
+	}
+}
+
+func TestTerminal_ReadSecretCtrlCRestoresEcho(t *testing.T) {
+	term := startProgram(t, "secret", tmuxtest.Options{})
+	term.WaitFor("Key:")
+	term.Type("abc")
+	term.Press("C-c")
+	res := term.Wait()
+	if res.ExitCode != 130 {
+		t.Fatalf("exit %d, want 130; stdout %q\n%s", res.ExitCode, res.Stdout, res.Screen)
+	}
+	if res.Stdout != "interrupted echo=true known=true\n" {
+		t.Errorf("after ctrl-c: %q; want echo back on", res.Stdout)
+	}
+}
+
+func TestTerminal_Spinner(t *testing.T) {
+	term := startProgram(t, "spinner", tmuxtest.Options{})
+	term.WaitFor("Working")
+	term.WaitFor(spinnerFrames[2] + " Working") // it moves
+	term.Press("Enter")
+	res := term.Wait()
+	if res.ExitCode != 0 || !strings.Contains(res.Screen, "done") {
+		t.Fatalf("exit %d, screen:\n%s", res.ExitCode, res.Screen)
+	}
+	if strings.Contains(res.Screen, "Working") {
+		t.Errorf("the spinner's line was not cleared:\n%s", res.Screen)
 	}
 }

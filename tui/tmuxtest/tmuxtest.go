@@ -32,7 +32,6 @@ type Terminal struct {
 	socket  string
 	target  string
 	outFile string
-	rcFile  string
 	timeout time.Duration
 }
 
@@ -70,7 +69,6 @@ func Start(t testing.TB, o Options, argv ...string) *Terminal {
 		socket:  filepath.Join(dir, "s"),
 		target:  "pick",
 		outFile: filepath.Join(dir, "stdout"),
-		rcFile:  filepath.Join(dir, "rc"),
 		timeout: o.Timeout,
 	}
 	t.Cleanup(func() {
@@ -82,11 +80,19 @@ func Start(t testing.TB, o Options, argv ...string) *Terminal {
 	for i, a := range argv {
 		quoted[i] = shellQuote(a)
 	}
-	// The exit status is written last, so its presence means stdout is complete.
-	script := fmt.Sprintf("%s >%s; echo $? >%s.tmp && mv %s.tmp %s",
-		strings.Join(quoted, " "), shellQuote(term.outFile), shellQuote(term.rcFile), shellQuote(term.rcFile), shellQuote(term.rcFile))
+	// Ctrl-C reaches the whole foreground process group: the no-op trap keeps this shell alive to report
+	// the program's status (a trap, unlike an ignored signal, is not inherited by the program). The status
+	// goes into the pane's title: tmux handles output in order, so once the title shows it, everything the
+	// program wrote is on the screen. The shell then sleeps so the screen stays as the program left it.
+	script := fmt.Sprintf(`trap : INT; %s >%s; printf '\033]2;%s%%d\033\\' $?; exec sleep 100000`,
+		strings.Join(quoted, " "), shellQuote(term.outFile), exitTitle)
 
-	cmd := exec.Command("tmux", "-S", term.socket, "-f", "/dev/null",
+	// No status line: the pane gets the whole Width x Height.
+	conf := filepath.Join(dir, "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g status off\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("tmux", "-S", term.socket, "-f", conf,
 		"new-session", "-d", "-s", term.target, "-x", strconv.Itoa(o.Width), "-y", strconv.Itoa(o.Height),
 		"sh", "-c", script)
 	cmd.Dir = o.Dir
@@ -99,8 +105,6 @@ func Start(t testing.TB, o Options, argv ...string) *Terminal {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("starting tmux: %v\n%s", err, out)
 	}
-	// Keep the pane after the program ends so its last screen can still be read.
-	term.tmux("set-option", "-t", term.target, "remain-on-exit", "on")
 	return term
 }
 
@@ -165,21 +169,22 @@ type Result struct {
 	Screen   string // the terminal after the program ended
 }
 
+const exitTitle = "tmuxtest-exit-"
+
 // Wait waits for the program to end.
 func (term *Terminal) Wait() Result {
 	term.t.Helper()
-	var rc []byte
+	var title string
 	ok := term.poll(func() bool {
-		var err error
-		rc, err = os.ReadFile(term.rcFile)
-		return err == nil
+		title = strings.TrimSpace(term.tmux("display-message", "-p", "-t", term.target, "#{pane_title}"))
+		return strings.HasPrefix(title, exitTitle)
 	})
 	if !ok {
 		term.t.Fatalf("the program did not end; last screen:\n%s", term.Screen())
 	}
-	code, err := strconv.Atoi(strings.TrimSpace(string(rc)))
+	code, err := strconv.Atoi(strings.TrimPrefix(title, exitTitle))
 	if err != nil {
-		term.t.Fatalf("reading the exit status: %v", err)
+		term.t.Fatalf("reading the exit status from %q: %v", title, err)
 	}
 	out, err := os.ReadFile(term.outFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {

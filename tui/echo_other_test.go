@@ -1,0 +1,5 @@
+//go:build !linux
+
+package tui
+
+func echoOn(fd int) (on, known bool) { return false, false }
