@@ -13,6 +13,7 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/tui"
 )
 
 // ValidateTimeout bounds the check of the key against the service.
@@ -132,7 +133,11 @@ func readKey(opts *LoginOptions) (string, error) {
 	if !ios.CanPrompt() {
 		return "", &cmdutil.NoKeyError{Msg: "no key given: not running interactively, so pipe the key with --with-key (gw auth login --with-key < key.txt)"}
 	}
-	return ios.ReadSecret("Paste your API key (input is hidden): ")
+	key, err := ios.ReadSecret("Paste your API key (input is hidden): ")
+	if errors.Is(err, tui.ErrInterrupted) {
+		return "", cmdutil.ErrInterrupted // ctrl-c at the prompt: exit 130, terminal already restored
+	}
+	return key, err
 }
 
 // store writes the key to the chosen store and returns that store's name. A key stored in the keychain
