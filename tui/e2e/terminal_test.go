@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -101,5 +102,33 @@ func TestModelsPick_SingleAndEsc(t *testing.T) {
 	res := term.Wait()
 	if res.ExitCode != 3 || res.Stdout != "" {
 		t.Fatalf("esc: exit %d, stdout %q; want exit 3 (cancelled) and nothing on stdout", res.ExitCode, res.Stdout)
+	}
+}
+
+// Ctrl-C at gw auth login's hidden prompt must not leave the terminal without echo.
+func TestAuthLogin_CtrlCRestoresEcho(t *testing.T) {
+	exe := buildGW(t)
+	home := t.TempDir()
+	env := []string{
+		"HOME=" + home,
+		"GW_CONFIG_DIR=" + filepath.Join(home, "config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, "state"),
+		"GW_BASE_URL=http://127.0.0.1:9/v1",
+	}
+	// gw talks to the terminal (stdout included, as a person would run it); the shell reports afterwards.
+	script := `trap : INT; "$0" auth login >/dev/tty 2>&1; echo "exit=$?"; stty -a`
+	term := tmuxtest.Start(t, tmuxtest.Options{Env: env}, "sh", "-c", script, exe)
+	term.WaitFor("input is hidden")
+	term.Type("sk-typed")
+	term.Press("C-c")
+	res := term.Wait()
+	if !strings.Contains(res.Stdout, "exit=130\n") {
+		t.Errorf("gw auth login after ctrl-c: %q, want exit 130\nscreen:\n%s", res.Stdout, res.Screen)
+	}
+	if !regexp.MustCompile(`(^|\s)echo(\s|$)`).MatchString(res.Stdout) {
+		t.Errorf("echo is off after ctrl-c at the prompt:\n%s", res.Stdout)
+	}
+	if strings.Contains(res.Screen, "sk-typed") {
+		t.Error("the typed key was shown")
 	}
 }
