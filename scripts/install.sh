@@ -204,6 +204,8 @@ case ":${PATH:-}:" in
 	fi
 	;;
 *)
+	# The hint is pasted into a shell: keep $HOME and ~ for it to expand.
+	# shellcheck disable=SC2016
 	case $bindir in
 	"${HOME:-/nonexistent}"/*) shown='$HOME'${bindir#"$HOME"} ;;
 	*) shown=$bindir ;;
@@ -214,6 +216,7 @@ case ":${PATH:-}:" in
 	*/fish) say "  fish_add_path $shown" ;;
 	*/zsh) say "  echo 'export PATH=\"$shown:\$PATH\"' >> ~/.zshrc" ;;
 	*/bash)
+		# shellcheck disable=SC2088
 		if [ "$os" = darwin ]; then rc='~/.bash_profile'; else rc='~/.bashrc'; fi
 		say "  echo 'export PATH=\"$shown:\$PATH\"' >> $rc"
 		;;

@@ -19,6 +19,15 @@ GORELEASER_VERSION=v2.15.1
 GW_DEFAULT_BASE_URL=${GW_DEFAULT_BASE_URL:-https://gateway.example.com/v1}
 export GW_DEFAULT_BASE_URL
 
+# first prints the first existing path among its arguments (an unmatched glob stays literal).
+first() {
+	for f in "$@"; do
+		if [ -e "$f" ]; then
+			echo "$f"
+			return
+		fi
+	done
+}
 step() { printf '\n==> %s\n' "$*"; }
 fail() {
 	printf 'release-check: %s\n' "$*" >&2
@@ -52,7 +61,7 @@ goreleaser release --snapshot --clean
 step "contents of dist/"
 [ -f dist/checksums.txt ] || fail "dist/checksums.txt is missing"
 for target in linux_amd64 linux_arm64 darwin_amd64 darwin_arm64; do
-	a=$(ls dist/gw_*_"$target".tar.gz 2>/dev/null | head -n 1)
+	a=$(first dist/gw_*_"$target".tar.gz)
 	[ -n "$a" ] || fail "no archive for $target in dist/"
 	list=$(tar -tzf "$a")
 	for f in gw README.md LICENSE completions/gw.bash completions/_gw completions/gw.fish; do
@@ -62,7 +71,7 @@ for target in linux_amd64 linux_arm64 darwin_amd64 darwin_arm64; do
 	echo "ok  $a"
 done
 for target in windows_amd64 windows_arm64; do
-	a=$(ls dist/gw_*_"$target".zip 2>/dev/null | head -n 1)
+	a=$(first dist/gw_*_"$target".zip)
 	[ -n "$a" ] || fail "no zip for $target in dist/"
 	if command -v unzip >/dev/null 2>&1; then
 		list=$(unzip -Z1 "$a")
@@ -74,7 +83,8 @@ for target in windows_amd64 windows_arm64; do
 done
 # nfpm's conventional names: gw_<version>_<arch>.deb, gw-<version>-1.<arch>.rpm.
 for pattern in 'gw_*_amd64.deb' 'gw_*_arm64.deb' 'gw-*.x86_64.rpm' 'gw-*.aarch64.rpm'; do
-	p=$(ls dist/$pattern 2>/dev/null | head -n 1)
+	# shellcheck disable=SC2086 # the pattern is meant to glob
+	p=$(first dist/$pattern)
 	[ -n "$p" ] || fail "no package $pattern in dist/"
 	list=""
 	case $p in
