@@ -140,8 +140,8 @@ func Merge(src []byte, p Provider, opts MergeOptions) (Result, error) {
 		body = body[len(bom):]
 	}
 	d := &doc{nl: "\n", unit: "  "}
-	if bytes.Contains(body, []byte("\r\n")) {
-		d.nl = "\r\n"
+	if crlf := bytes.Count(body, []byte("\r\n")); crlf > 0 && 2*crlf >= bytes.Count(body, []byte("\n")) {
+		d.nl = "\r\n" // the file's prevailing line ending
 	}
 
 	root, fresh, addedNL, err := parseDoc(body, d.nl)

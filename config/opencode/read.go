@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"bytes"
-	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -59,43 +58,92 @@ func ReadModels(src []byte) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	root.Standardize()
-	var cfg struct {
-		Model      string   `json:"model"`
-		SmallModel string   `json:"small_model"`
-		Disabled   []string `json:"disabled_providers"`
-		Enabled    []string `json:"enabled_providers"`
+	// Names are matched exactly, as OpenCode (JavaScript) does; a
+	// duplicated name counts by its last occurrence, as in JavaScript.
+	top, _ := root.Value.(*hujson.Object)
+	sum := Summary{
+		Model:      str(member(top, "model")),
+		SmallModel: str(member(top, "small_model")),
+		Disabled:   strs(member(top, "disabled_providers")),
+		Enabled:    strs(member(top, "enabled_providers")),
 	}
-	var raw struct {
-		Provider map[string]json.RawMessage `json:"provider"`
+	provs := objOf(member(top, "provider"))
+	if provs == nil {
+		return sum, nil
 	}
-	packed := root.Pack()
-	// Type mismatches in fields we do not need are not our concern; decode
-	// what we can.
-	_ = json.Unmarshal(packed, &cfg)
-	_ = json.Unmarshal(packed, &raw)
-
-	sum := Summary{Model: cfg.Model, SmallModel: cfg.SmallModel, Disabled: cfg.Disabled, Enabled: cfg.Enabled}
-	for _, id := range providerOrder(root) {
-		var pr struct {
-			NPM     string `json:"npm"`
-			Name    string `json:"name"`
-			Options struct {
-				BaseURL any `json:"baseURL"`
-				APIKey  any `json:"apiKey"`
-			} `json:"options"`
-		}
-		msg, ok := raw.Provider[id]
-		if !ok || json.Unmarshal(msg, &pr) != nil || pr.NPM != NPM {
+	var seen []string
+	for _, m := range provs.Members {
+		id := memberName(m)
+		if slices.Contains(seen, id) {
 			continue
 		}
-		info := ProviderInfo{ID: id, Name: pr.Name, Models: modelOrder(msg)}
-		info.BaseURL, _ = pr.Options.BaseURL.(string)
-		key, _ := pr.Options.APIKey.(string)
-		info.KeyKind, info.KeyRef = classifyKey(key)
+		seen = append(seen, id)
+		p := objOf(member(provs, id))
+		if p == nil || str(member(p, "npm")) != NPM {
+			continue
+		}
+		opts := objOf(member(p, "options"))
+		info := ProviderInfo{ID: id, Name: str(member(p, "name")), BaseURL: str(member(opts, "baseURL"))}
+		info.KeyKind, info.KeyRef = classifyKey(str(member(opts, "apiKey")))
+		if models := objOf(member(p, "models")); models != nil {
+			for _, mm := range models.Members {
+				if name := memberName(mm); !slices.Contains(info.Models, name) {
+					info.Models = append(info.Models, name)
+				}
+			}
+		}
 		sum.Providers = append(sum.Providers, info)
 	}
 	return sum, nil
+}
+
+// member is the value of the last member named name; nil when absent or
+// when o is nil.
+func member(o *hujson.Object, name string) *hujson.Value {
+	if o == nil {
+		return nil
+	}
+	for i := len(o.Members) - 1; i >= 0; i-- {
+		if memberName(o.Members[i]) == name {
+			return &o.Members[i].Value
+		}
+	}
+	return nil
+}
+
+func objOf(v *hujson.Value) *hujson.Object {
+	if v == nil {
+		return nil
+	}
+	o, _ := v.Value.(*hujson.Object)
+	return o
+}
+
+func str(v *hujson.Value) string {
+	if v == nil {
+		return ""
+	}
+	if l, ok := v.Value.(hujson.Literal); ok && l.Kind() == '"' {
+		return l.String()
+	}
+	return ""
+}
+
+func strs(v *hujson.Value) []string {
+	if v == nil {
+		return nil
+	}
+	a, ok := v.Value.(*hujson.Array)
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for i := range a.Elements {
+		if s := str(&a.Elements[i]); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func classifyKey(key string) (KeyKind, string) {
@@ -114,43 +162,3 @@ func classifyKey(key string) (KeyKind, string) {
 	return KeyLiteral, ""
 }
 
-// providerOrder lists provider ids in file order (a Go map would lose it).
-func providerOrder(root hujson.Value) []string {
-	p := root.Find("/provider")
-	if p == nil {
-		return nil
-	}
-	o, ok := p.Value.(*hujson.Object)
-	if !ok {
-		return nil
-	}
-	var ids []string
-	for _, m := range o.Members {
-		// A duplicated id is listed once: OpenCode, like encoding/json,
-		// uses the last one.
-		if name := memberName(m); !slices.Contains(ids, name) {
-			ids = append(ids, name)
-		}
-	}
-	return ids
-}
-
-func modelOrder(provider json.RawMessage) []string {
-	v, err := hujson.Parse(provider)
-	if err != nil {
-		return nil
-	}
-	m := v.Find("/models")
-	if m == nil {
-		return nil
-	}
-	o, ok := m.Value.(*hujson.Object)
-	if !ok {
-		return nil
-	}
-	ids := make([]string, 0, len(o.Members))
-	for _, mem := range o.Members {
-		ids = append(ids, memberName(mem))
-	}
-	return ids
-}
