@@ -161,4 +161,3 @@ func classifyKey(key string) (KeyKind, string) {
 	}
 	return KeyLiteral, ""
 }
-
