@@ -2,7 +2,8 @@
 # Runs the whole test suite of gw, installing first what the tests need when it is missing:
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
 #   npm: opencode-ai                               (the real OpenCode CLI)
-# Usage: scripts/test.sh [--quick]   (--quick: skip the release cross-compile)
+# Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
+#                                     install.sh against the snapshot)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,8 +56,10 @@ go vet ./...
 log "go test -race ./..."
 go test -race -count=1 -timeout 15m ./...
 
-if [ "$quick" = 0 ] && [ -x scripts/cross-compile.sh ]; then
+if [ "$quick" = 0 ]; then
 	log "cross-compile of the six release targets"
 	scripts/cross-compile.sh
+	log "release check: goreleaser check, snapshot release, install.sh against it"
+	scripts/release-check.sh
 fi
 log "all tests passed"
