@@ -87,7 +87,6 @@ type keymap struct {
 	Backspace   key.Binding
 	ClearFilter key.Binding
 	StartFilter key.Binding
-	filterHint  key.Binding // help entry only: "type to filter"
 }
 
 func newKeymap(multi bool) keymap {
@@ -103,7 +102,6 @@ func newKeymap(multi bool) keymap {
 		Backspace:   key.NewBinding(key.WithKeys("backspace", "ctrl+h")),
 		ClearFilter: key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "clear filter")),
 		StartFilter: key.NewBinding(key.WithKeys("/")),
-		filterHint:  key.NewBinding(key.WithKeys(""), key.WithHelp("type", "filter")),
 	}
 	if !multi {
 		km.Toggle.SetEnabled(false)
@@ -117,7 +115,9 @@ func (k keymap) ShortHelp() []key.Binding {
 }
 
 // FullHelp implements help.KeyMap.
-func (k keymap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp(), {k.ClearFilter}} }
+func (k keymap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Toggle}, {k.Confirm, k.Cancel, k.ClearFilter}}
+}
 
 type pickerStyles struct {
 	title, cursor, selected, disabled, filter, placeholder, status, notice lipgloss.Style
@@ -199,6 +199,13 @@ func (m *picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.scroll()
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		// A pasted id filters like typed text; a trailing newline from the clipboard is not part of it.
+		if t := strings.Join(strings.Fields(msg.Content), " "); t != "" {
+			m.notice = ""
+			m.filtering = true
+			m.setFilter(m.filter + t)
+		}
 	}
 	return m, nil
 }

@@ -176,6 +176,18 @@ func TestPicker_FilterByNameAndID(t *testing.T) {
 	}
 }
 
+func TestPicker_PasteFilters(t *testing.T) {
+	m := newTestPicker(false, 80, 20)
+	send(t, m, tea.PasteMsg{Content: "vendor-a/model-a-haiku-4.5\n"})
+	if m.filter != "vendor-a/model-a-haiku-4.5" || len(m.visible) != 1 {
+		t.Fatalf("after pasting an id: filter %q, %d visible", m.filter, len(m.visible))
+	}
+	send(t, m, kEnter)
+	if !slices.Equal(m.result, []string{"vendor-a/model-a-haiku-4.5"}) {
+		t.Errorf("result = %v", m.result)
+	}
+}
+
 func TestPicker_JKAreLettersWhileFiltering(t *testing.T) {
 	m := newTestPicker(false, 80, 20)
 	send(t, m, typed("thin")...)
