@@ -6,14 +6,20 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -79,6 +85,9 @@ func scriptParams(dir string) testscript.Params {
 			"nofilecontains": cmdNoFileContains,
 			"keyring":        cmdKeyring,
 			"exits":          cmdExits,
+			"waitserve":      cmdWaitServe,
+			"httpreq":        cmdHTTPReq,
+			"cpenv":          cmdCpEnv,
 		},
 	}
 }
@@ -104,8 +113,10 @@ func scriptCondition(cond string) (bool, error) {
 // cmdFakeGW starts the stand-in of the service for the rest of the script and points GW_BASE_URL at it.
 //
 //	fakegw [-dialect D] [-balance-status N] [-model-status N] [-fault F] [-tls]
+//	       [-hide-balance-cause] [-models-ignore-balance] [-accounts FILE]
 //
-// It also sets $FAKEGW (the server's root URL, without /v1) and $FAKEGW_HOSTPORT.
+// The flags are standin.Options (see its package doc). It also sets $FAKEGW (the server's root URL, without
+// /v1) and $FAKEGW_HOSTPORT.
 func cmdFakeGW(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! fakegw")
@@ -116,14 +127,26 @@ func cmdFakeGW(ts *testscript.TestScript, neg bool, args []string) {
 	model := fl.Int("model-status", 0, "status for an unknown model")
 	fault := fl.String("fault", "", "fault mode")
 	useTLS := fl.Bool("tls", false, "serve TLS with a self-signed certificate")
+	hide := fl.Bool("hide-balance-cause", false, "answer an exhausted balance exactly like a wrong key")
+	ignore := fl.Bool("models-ignore-balance", false, "list models even when the balance is exhausted")
+	accounts := fl.String("accounts", "", "JSON file of accounts (default: the demo accounts)")
 	if err := fl.Parse(args); err != nil {
 		ts.Fatalf("fakegw: %v", err)
 	}
 	opts := standin.Options{
-		Accounts:      standin.DefaultAccounts(),
-		Dialect:       *dialect,
-		BalanceStatus: *balance,
-		ModelStatus:   *model,
+		Accounts:            standin.DefaultAccounts(),
+		Dialect:             *dialect,
+		BalanceStatus:       *balance,
+		ModelStatus:         *model,
+		HideBalanceCause:    *hide,
+		ModelsIgnoreBalance: *ignore,
+	}
+	if *accounts != "" {
+		accts, err := standin.ParseAccounts([]byte(ts.ReadFile(*accounts)))
+		if err != nil {
+			ts.Fatalf("fakegw: %s: %v", *accounts, err)
+		}
+		opts.Accounts = accts
 	}
 	if *fault != "" {
 		fa, err := standin.ParseFault(*fault)
@@ -280,3 +303,109 @@ func (k fakeKeyring) Delete(account string) error {
 }
 
 func (k fakeKeyring) Backend() string { return "fake keychain (tests)" }
+
+// cmdWaitServe waits until a gw serve started in the background (its stdout sent to FILE) prints the address
+// it listens on, and exports it: $SERVE_URL (http://HOST:PORT, without /v1), $SERVE_HOSTPORT, $SERVE_PORT.
+//
+//	waitserve FILE
+func cmdWaitServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitserve FILE")
+	}
+	re := regexp.MustCompile(`listening on (http://(\S+:(\d+)))/v1`)
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if m := re.FindSubmatch(b); m != nil {
+			ts.Setenv("SERVE_URL", string(m[1]))
+			ts.Setenv("SERVE_HOSTPORT", string(m[2]))
+			ts.Setenv("SERVE_PORT", string(m[3]))
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("gw serve printed no address in %s within 10s; it has: %q", args[0], b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cmdHTTPReq sends one HTTP request, as a coding agent or a web page would, and prints the status line, the
+// response headers (sorted, without Date) and the body, for stdout checks.
+//
+//	httpreq [-H 'Name: value']... [-d BODY] METHOD URL
+//
+// A Host header given with -H replaces the one taken from the URL.
+func cmdHTTPReq(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! httpreq")
+	}
+	var headers []string
+	var body string
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		if len(args) < 2 {
+			ts.Fatalf("httpreq: %s needs a value", args[0])
+		}
+		switch args[0] {
+		case "-H":
+			headers = append(headers, args[1])
+		case "-d":
+			body = args[1]
+		default:
+			ts.Fatalf("httpreq: unknown flag %s", args[0])
+		}
+		args = args[2:]
+	}
+	if len(args) != 2 {
+		ts.Fatalf("usage: httpreq [-H 'Name: value']... [-d BODY] METHOD URL")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, args[0], args[1], strings.NewReader(body))
+	ts.Check(err)
+	for _, h := range headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok {
+			ts.Fatalf("httpreq: header %q is not Name: value", h)
+		}
+		value = strings.TrimSpace(value)
+		if strings.EqualFold(name, "Host") {
+			req.Host = value
+			continue
+		}
+		req.Header.Add(name, value)
+	}
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true}
+	res, err := (&http.Client{Transport: tr}).Do(req)
+	ts.Check(err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	ts.Check(err)
+	var out strings.Builder
+	fmt.Fprintf(&out, "HTTP %d\n", res.StatusCode)
+	names := slices.Sorted(maps.Keys(res.Header))
+	for _, n := range names {
+		if n == "Date" {
+			continue
+		}
+		for _, v := range res.Header[n] {
+			fmt.Fprintf(&out, "%s: %s\n", n, v)
+		}
+	}
+	fmt.Fprintf(&out, "\n%s", b)
+	fmt.Fprint(ts.Stdout(), out.String())
+}
+
+// cmdCpEnv copies a file, replacing $VAR and ${VAR} with the script's environment (as cmpenv reads it), for
+// config files that name a port or URL known only while the script runs.
+//
+//	cpenv SRC DST
+func cmdCpEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cpenv SRC DST")
+	}
+	data := os.Expand(ts.ReadFile(args[0]), ts.Getenv)
+	dst := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o700))
+	ts.Check(os.WriteFile(dst, []byte(data), 0o600))
+}
