@@ -1,0 +1,532 @@
+// Command gw-bench measures gw serve against the stand-in of the service, in
+// one run: direct to the stand-in, through gw serve (the real binary, as a
+// separate process) and through a minimal httputil.ReverseProxy baseline
+// (this binary re-run with -baseline, also a separate process). It prints a
+// Markdown report; docs/benchmarks.md explains it. It is not a test: it
+// passes or fails nothing, it measures.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelgateway/gw/standin"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gw-bench:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	gw          string
+	baseline    string // run as the baseline proxy in front of this upstream
+	duration    time.Duration
+	concurrency []int
+	events      int
+	streams     int
+	starts      int
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	var c config
+	var conc string
+	fs := flag.NewFlagSet("gw-bench", flag.ContinueOnError)
+	fs.StringVar(&c.gw, "gw", "", "path of the gw binary to measure (required)")
+	fs.StringVar(&c.baseline, "baseline", "", "internal: serve the baseline proxy in front of this upstream URL")
+	fs.DurationVar(&c.duration, "duration", 3*time.Second, "how long each throughput measurement runs")
+	fs.StringVar(&conc, "concurrency", "1,8,64", "concurrencies for the small-request measurement")
+	fs.IntVar(&c.events, "events", 500, "SSE events per stream in the per-event delay measurement")
+	fs.IntVar(&c.streams, "streams", 100, "concurrent streams held open for the RSS measurement")
+	fs.IntVar(&c.starts, "starts", 10, "start-ups timed per proxy")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.baseline != "" {
+		return serveBaseline(ctx, c.baseline, out)
+	}
+	if c.gw == "" {
+		return errors.New("-gw PATH is required (build it with: go build -o gw ./cmd/gw)")
+	}
+	for _, s := range strings.Split(conc, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-concurrency %q: want positive numbers separated by commas", conc)
+		}
+		c.concurrency = append(c.concurrency, n)
+	}
+	return bench(ctx, c, out)
+}
+
+// serveBaseline is the minimal reverse proxy gw serve is compared with: the
+// same standard-library machinery, with none of gw's checks or logging.
+func serveBaseline(ctx context.Context, upstream string, out io.Writer) error {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return err
+	}
+	key := os.Getenv("GW_API_KEY")
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	rp := &httputil.ReverseProxy{
+		Transport:     tr,
+		FlushInterval: -1,
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(u)
+			pr.Out.Header.Set("Authorization", "Bearer "+key)
+		},
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "listening on http://%s/v1\n", ln.Addr())
+	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// eventClock records when the stand-in is about to write each SSE event.
+type eventClock struct {
+	mu    sync.Mutex
+	sent  []time.Time
+	hold  chan struct{} // while non-nil, streams wait before event 1
+	count int
+}
+
+func (e *eventClock) before(ctx context.Context, n int) {
+	e.mu.Lock()
+	hold := e.hold
+	if hold == nil && e.sent != nil {
+		e.sent = append(e.sent, time.Now())
+	}
+	e.mu.Unlock()
+	if hold != nil && n == 1 {
+		e.mu.Lock()
+		e.count++
+		e.mu.Unlock()
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+	}
+}
+
+type target struct {
+	name  string
+	base  string // ends in /v1
+	token string
+	proc  *exec.Cmd
+}
+
+func bench(ctx context.Context, c config, out io.Writer) error {
+	clock := &eventClock{}
+	svc := standin.New(standin.Options{ContentChunks: c.events, ChunkSize: 32, BeforeEvent: clock.before})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer func() { svc.Close(); _ = srv.Close() }()
+	upstream := "http://" + ln.Addr().String() + "/v1"
+
+	tmp, err := os.MkdirTemp("", "gw-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+
+	gwEnv := append(os.Environ(), "HOME="+tmp, "GW_CONFIG_DIR="+filepath.Join(tmp, "config"),
+		"XDG_STATE_HOME="+filepath.Join(tmp, "state"), "GW_STATE_DIR="+filepath.Join(tmp, "state"),
+		"GW_BASE_URL="+upstream, "GW_API_KEY="+standin.DemoKeyFull)
+	startGw := func() (*target, time.Duration, error) {
+		return start(ctx, "gw serve", gwEnv, c.gw, "serve", "--port", "0")
+	}
+	startBase := func() (*target, time.Duration, error) {
+		return start(ctx, "baseline", gwEnv, self, "-baseline", "http://"+ln.Addr().String())
+	}
+
+	fmt.Fprintf(out, "# gw serve benchmark\n\n%s, %s/%s, %d CPUs, %s. Upstream: the stand-in on loopback.\n\n",
+		time.Now().UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+
+	// Start-up: from exec to the address printed.
+	gwStart, err := startups(c.starts, startGw)
+	if err != nil {
+		return err
+	}
+	baseStart, err := startups(c.starts, startBase)
+	if err != nil {
+		return err
+	}
+
+	gw, _, err := startGw()
+	if err != nil {
+		return err
+	}
+	defer gw.stop()
+	gw.token, err = readToken(filepath.Join(tmp, "config", "config.json"))
+	if err != nil {
+		return err
+	}
+	base, _, err := startBase()
+	if err != nil {
+		return err
+	}
+	defer base.stop()
+	direct := &target{name: "direct", base: upstream, token: standin.DemoKeyFull}
+	targets := []*target{direct, gw, base}
+
+	idle := map[string]int64{"gw serve": rss(gw.proc.Process.Pid), "baseline": rss(base.proc.Process.Pid)}
+
+	// Small non-streamed requests.
+	fmt.Fprintf(out, "## Small non-streamed requests (GET /v1/models, %s per cell)\n\n", c.duration)
+	fmt.Fprintln(out, "| concurrency | path | req/s | p50 | p99 | added p50 vs direct | p50 ÷ baseline p50 |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	for _, n := range c.concurrency {
+		res := map[string]loadResult{}
+		for _, tg := range targets {
+			r, err := load(ctx, tg, n, c.duration)
+			if err != nil {
+				return fmt.Errorf("%s at concurrency %d: %w", tg.name, n, err)
+			}
+			res[tg.name] = r
+		}
+		for _, tg := range targets {
+			r := res[tg.name]
+			added, ratio := "–", "–"
+			if tg != direct {
+				added = fmtDur(r.p50 - res["direct"].p50)
+				ratio = fmt.Sprintf("%.2f×", float64(r.p50)/float64(res["baseline"].p50))
+			}
+			fmt.Fprintf(out, "| %d | %s | %.0f | %s | %s | %s | %s |\n", n, tg.name, r.rps, fmtDur(r.p50), fmtDur(r.p99), added, ratio)
+		}
+	}
+
+	// Per-event delay: the stand-in's write of each event to the client's read of it.
+	fmt.Fprintf(out, "\n## Delay per SSE event (5 × %d events, stand-in write → client read)\n\n", c.events)
+	fmt.Fprintln(out, "| path | p50 | p99 | added p99 vs direct |")
+	fmt.Fprintln(out, "|---|---|---|---|")
+	delays := map[string][2]time.Duration{}
+	all := map[string][]time.Duration{}
+	for range 5 { // interleaved, so drift in the machine's load hits every path alike
+		for _, tg := range targets {
+			d, err := eventDelays(ctx, tg, clock)
+			if err != nil {
+				return fmt.Errorf("%s: %w", tg.name, err)
+			}
+			all[tg.name] = append(all[tg.name], d...)
+		}
+	}
+	for name, d := range all {
+		delays[name] = [2]time.Duration{pct(d, 50), pct(d, 99)}
+	}
+	for _, tg := range targets {
+		d := delays[tg.name]
+		added := "–"
+		if tg != direct {
+			added = fmtDur(d[1] - delays["direct"][1])
+		}
+		fmt.Fprintf(out, "| %s | %s | %s | %s |\n", tg.name, fmtDur(d[0]), fmtDur(d[1]), added)
+	}
+
+	// Memory: idle, then with many streams held open.
+	busy := map[string]int64{}
+	for _, tg := range []*target{gw, base} {
+		r, err := rssWithStreams(ctx, tg, clock, c.streams)
+		if err != nil {
+			return fmt.Errorf("%s: %w", tg.name, err)
+		}
+		busy[tg.name] = r
+	}
+	fmt.Fprintf(out, "\n## Memory and start-up\n\n")
+	fmt.Fprintf(out, "| proxy | RSS idle | RSS with %d streams | start-up p50 (exec → address printed) |\n|---|---|---|---|\n", c.streams)
+	fmt.Fprintf(out, "| gw serve | %s | %s | %s |\n", fmtMB(idle["gw serve"]), fmtMB(busy["gw serve"]), fmtDur(gwStart))
+	fmt.Fprintf(out, "| baseline | %s | %s | %s |\n", fmtMB(idle["baseline"]), fmtMB(busy["baseline"]), fmtDur(baseStart))
+	fmt.Fprintf(out, "| ratio | %.2f× | %.2f× | %.2f× |\n",
+		float64(idle["gw serve"])/float64(idle["baseline"]), float64(busy["gw serve"])/float64(busy["baseline"]),
+		float64(gwStart)/float64(baseStart))
+	return nil
+}
+
+var listening = regexp.MustCompile(`listening on (http://\S+/v1)`)
+
+func start(ctx context.Context, name string, env []string, exe string, args ...string) (*target, time.Duration, error) {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = env
+	// A file, not a pipe: no copying goroutine here competing for the CPUs.
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer devnull.Close()
+	cmd.Stderr = devnull
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, 0, err
+	}
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, 0, fmt.Errorf("starting %s: %w", name, err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	took := time.Since(t0)
+	m := listening.FindStringSubmatch(line)
+	if m == nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, 0, fmt.Errorf("%s printed %q (%v), not its address", name, line, err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return &target{name: name, base: m[1], proc: cmd}, took, nil
+}
+
+func (t *target) stop() {
+	if t.proc != nil {
+		_ = t.proc.Process.Signal(os.Interrupt)
+		_ = t.proc.Wait()
+	}
+}
+
+func startups(n int, f func() (*target, time.Duration, error)) (time.Duration, error) {
+	var ds []time.Duration
+	for range n {
+		t, d, err := f()
+		if err != nil {
+			return 0, err
+		}
+		t.stop()
+		ds = append(ds, d)
+	}
+	return pct(ds, 50), nil
+}
+
+func readToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	m := regexp.MustCompile(`"local_token":\s*"([^"]+)"`).FindSubmatch(b)
+	if m == nil {
+		return "", fmt.Errorf("no local token in %s", path)
+	}
+	return string(m[1]), nil
+}
+
+func client(n int) *http.Client {
+	return &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConns: n + 10, MaxIdleConnsPerHost: n + 10}}
+}
+
+type loadResult struct {
+	rps      float64
+	p50, p99 time.Duration
+}
+
+func load(ctx context.Context, tg *target, n int, d time.Duration) (loadResult, error) {
+	hc := client(n)
+	defer hc.CloseIdleConnections()
+	get := func() error {
+		req, _ := http.NewRequestWithContext(ctx, "GET", tg.base+"/models", nil)
+		req.Header.Set("Authorization", "Bearer "+tg.token)
+		res, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return fmt.Errorf("status %d", res.StatusCode)
+		}
+		return nil
+	}
+	for range n * 4 { // warm up connections
+		if err := get(); err != nil {
+			return loadResult{}, err
+		}
+	}
+	var mu sync.Mutex
+	var lat []time.Duration
+	var firstErr error
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for range n {
+		wg.Go(func() {
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				s := time.Now()
+				if err := get(); err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+					return
+				}
+				mine = append(mine, time.Since(s))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return loadResult{}, firstErr
+	}
+	return loadResult{rps: float64(len(lat)) / time.Since(t0).Seconds(), p50: pct(lat, 50), p99: pct(lat, 99)}, nil
+}
+
+func streamRequest(ctx context.Context, tg *target) *http.Request {
+	body := `{"model":"vendor-a/model-a-sonnet-4.5","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	req, _ := http.NewRequestWithContext(ctx, "POST", tg.base+"/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tg.token)
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+func eventDelays(ctx context.Context, tg *target, clock *eventClock) ([]time.Duration, error) {
+	hc := client(1)
+	defer hc.CloseIdleConnections()
+	clock.mu.Lock()
+	clock.sent = make([]time.Time, 0, 1024)
+	clock.mu.Unlock()
+	res, err := hc.Do(streamRequest(ctx, tg))
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	var recv []time.Time
+	br := bufio.NewReader(res.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if strings.HasPrefix(line, "data: ") {
+			recv = append(recv, time.Now())
+		}
+		if err != nil {
+			break
+		}
+	}
+	clock.mu.Lock()
+	sent := clock.sent
+	clock.sent = nil
+	clock.mu.Unlock()
+	if len(sent) != len(recv) {
+		return nil, fmt.Errorf("stand-in sent %d events, client got %d", len(sent), len(recv))
+	}
+	d := make([]time.Duration, len(sent))
+	for i := range sent {
+		d[i] = recv[i].Sub(sent[i])
+	}
+	return d, nil
+}
+
+// rssWithStreams opens n streams that the stand-in holds after their first
+// event, samples the proxy's RSS, then lets them finish.
+func rssWithStreams(ctx context.Context, tg *target, clock *eventClock, n int) (int64, error) {
+	hold := make(chan struct{})
+	clock.mu.Lock()
+	clock.hold, clock.count = hold, 0
+	clock.mu.Unlock()
+	hc := client(n)
+	defer hc.CloseIdleConnections()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			res, err := hc.Do(streamRequest(ctx, tg))
+			if err != nil {
+				errs <- err
+				return
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		})
+	}
+	for {
+		clock.mu.Lock()
+		k := clock.count
+		clock.mu.Unlock()
+		if k >= n || len(errs) > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r := rss(tg.proc.Process.Pid)
+	clock.mu.Lock()
+	clock.hold = nil
+	clock.mu.Unlock()
+	close(hold)
+	wg.Wait()
+	if len(errs) > 0 {
+		return 0, <-errs
+	}
+	return r, nil
+}
+
+// rss is the resident set size of pid in bytes (Linux), 0 when unknown.
+func rss(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		return 0
+	}
+	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return kb * 1024
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := (len(s)*p + 99) / 100
+	return s[min(max(i-1, 0), len(s)-1)]
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "−" + fmtDur(-d)
+	case d < time.Millisecond:
+		return fmt.Sprintf("%d µs", d.Microseconds())
+	default:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	}
+}
+
+func fmtMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
