@@ -116,7 +116,7 @@ func scriptCondition(cond string) (bool, error) {
 //	       [-hide-balance-cause] [-models-ignore-balance] [-accounts FILE]
 //
 // The flags are standin.Options (see its package doc). It also sets $FAKEGW (the server's root URL, without
-// /v1) and $FAKEGW_HOSTPORT.
+// /v1), $FAKEGW_HOSTPORT and $FAKEGW_PORT.
 func cmdFakeGW(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! fakegw")
@@ -165,7 +165,10 @@ func cmdFakeGW(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(srv.Close)
 	ts.Setenv("GW_BASE_URL", srv.URL+"/v1")
 	ts.Setenv("FAKEGW", srv.URL)
-	ts.Setenv("FAKEGW_HOSTPORT", strings.TrimPrefix(strings.TrimPrefix(srv.URL, "http://"), "https://"))
+	hostport := srv.Listener.Addr().String()
+	ts.Setenv("FAKEGW_HOSTPORT", hostport)
+	_, port, _ := strings.Cut(hostport, ":")
+	ts.Setenv("FAKEGW_PORT", port)
 }
 
 // cmdExits runs a command like exec (its output is then checked with stdout/stderr) and fails unless it
