@@ -34,7 +34,7 @@ func BenchmarkSmallRequest(b *testing.B) {
 		tr := api.NewTransport(api.TransportOptions{})
 		defer tr.CloseIdleConnections()
 		base, _ := url.Parse(up.URL)
-		rp := &httputil.ReverseProxy{Transport: tr, FlushInterval: -1, Rewrite: func(pr *httputil.ProxyRequest) {
+		rp := &httputil.ReverseProxy{Transport: tr, Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(base)
 			pr.Out.Header.Set("Authorization", "Bearer "+realKey)
 		}}

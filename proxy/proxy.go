@@ -93,9 +93,12 @@ func New(o Options) (*Handler, error) {
 		modelIDs: o.ModelIDs,
 	}
 	h.rp = &httputil.ReverseProxy{
-		Rewrite:        h.rewrite,
-		Transport:      o.Transport,
-		FlushInterval:  -1, // every write reaches the client at once: no buffering anywhere
+		Rewrite:   h.rewrite,
+		Transport: o.Transport,
+		// 0: ReverseProxy itself flushes every write of a stream (SSE, or no
+		// Content-Length) at once; -1 would also split each small complete
+		// answer into a header packet and a body packet.
+		FlushInterval:  0,
 		ModifyResponse: h.modifyResponse,
 		ErrorHandler:   h.errorHandler,
 		ErrorLog:       log.New(io.Discard, "", 0), // failures are reported in the request log
