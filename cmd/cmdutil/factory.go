@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/modelgateway/gw/api"
@@ -87,6 +88,13 @@ func (f *Factory) BaseURL(flag string) (string, config.Source, error) {
 	if _, err := config.ValidateBaseURL(v); err != nil {
 		return v, src, fmt.Errorf("%w (from %s)", err, describeSource(src))
 	}
+	// An override that downgrades the configured (or built-in) https address to http would send the key in
+	// the clear: refuse it rather than quietly follow it.
+	for _, trusted := range []string{c.BaseURL, f.DefaultBaseURL} {
+		if err := config.CheckScheme(trusted, v); err != nil {
+			return v, src, fmt.Errorf("%w (from %s)", err, describeSource(src))
+		}
+	}
 	return v, src, nil
 }
 
@@ -119,7 +127,8 @@ func (f *Factory) APIClient(baseURL, key string, timeout time.Duration) *api.Cli
 // NewFactory builds the production factory.
 func NewFactory(version, defaultBaseURL string) *Factory {
 	ios := tui.System(os.Getenv)
-	var transport http.RoundTripper
+	// One transport per process, made on first use: its connection pool is what makes requests cheap.
+	transport := sync.OnceValue(func() http.RoundTripper { return api.NewTransport(api.TransportOptions{}) })
 	return &Factory{
 		IOStreams:      ios,
 		Getenv:         os.Getenv,
@@ -127,11 +136,6 @@ func NewFactory(version, defaultBaseURL string) *Factory {
 		Version:        version,
 		DefaultBaseURL: defaultBaseURL,
 		Keyring:        func() keychain.Store { return keychain.NewOS(KeychainTimeout) },
-		Transport: func() http.RoundTripper {
-			if transport == nil {
-				transport = api.NewTransport(api.TransportOptions{})
-			}
-			return transport
-		},
+		Transport:      transport,
 	}
 }
