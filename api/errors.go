@@ -93,7 +93,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Fixes shared by several kinds. Commands are the ones of the gw CLI.
 const (
-	fixWrongKey     = "create a new key on the dashboard and run: gw auth login"
+	fixWrongKey     = "create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)"
 	fixNoBalance    = "top up the account's balance on the dashboard, then retry (the key itself is fine)"
 	fixKeyOrBalance = "check the balance on the dashboard; if it is positive, create a new key and run: gw auth login"
 	fixNotListed    = "run: gw models (and use an id exactly as listed there)"

@@ -148,7 +148,7 @@ func TestDoctorRun_WrongKeyAndMisspelledModel(t *testing.T) {
 ✓ service answers GET /models: GET http://$SERVICE/v1/models answered HTTP 401: the service asks for a key, as it should
 ✗ API key accepted: API key invalid or unauthorized
     cause: the service refused the key as invalid (401): "Incorrect API key provided. You can find your API key on the dashboard."
-    fix:   create a new key on the dashboard and run: gw auth login
+    fix:   create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)
 - models available: the service did not give the model list (see key)
 - model vendor-a/model-a-haiku-4-5: the model list is not available (see key)
 - coding agent config: no OpenCode config found (looked for $DIR/home/.config/opencode/opencode.jsonc, $DIR/home/.config/opencode/opencode.json, $DIR/opencode.jsonc, $DIR/opencode.json)
