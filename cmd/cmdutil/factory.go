@@ -75,8 +75,17 @@ func (f *Factory) ResolveKey() (keychain.Resolved, error) {
 }
 
 // BaseURL resolves the base URL by precedence (flag › GW_BASE_URL › config › build default) and validates it.
-// The error names the exact problem, where the value came from, and the corrected value.
+// The error names the exact problem, where the value came from, and the corrected value; a bad --base-url
+// is a usage error.
 func (f *Factory) BaseURL(flag string) (string, config.Source, error) {
+	v, src, err := f.baseURL(flag)
+	if err != nil && src == config.SourceFlag {
+		err = &FlagError{Err: err}
+	}
+	return v, src, err
+}
+
+func (f *Factory) baseURL(flag string) (string, config.Source, error) {
 	c, _, err := f.Config()
 	if err != nil {
 		return "", "", err

@@ -91,5 +91,19 @@ service's failures it is and the one thing to do about it.`,
 		Short: "What gw's exit codes mean",
 		Long:  cmdutil.ExitCodesHelp,
 	})
+	cmd.InitDefaultCompletionCmd()
+	strictGroups(cmd)
 	return cmd
+}
+
+// strictGroups makes a command that only groups others (gw auth, gw init, gw completion) refuse an unknown
+// subcommand as a usage error (exit 2) instead of printing its help and exiting 0; bare, it prints its help.
+func strictGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		if sub.HasSubCommands() && sub.Run == nil && sub.RunE == nil {
+			sub.Args = cobra.NoArgs
+			sub.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		}
+		strictGroups(sub)
+	}
 }

@@ -63,9 +63,6 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 
 	base, _, err := f.BaseURL(opts.BaseURL)
 	if err != nil {
-		if opts.BaseURL != "" {
-			return &cmdutil.FlagError{Err: err}
-		}
 		return err
 	}
 
