@@ -45,6 +45,9 @@ func (r *run) checkKeychain() Check {
 			}
 			c.Cause = fmt.Sprintf("no key is stored: GW_API_KEY is not set and %s has no key for gw", where)
 			c.Fix = "run: gw auth login"
+		case in.Getenv != nil && in.Getenv(keychain.EnvVar) != "":
+			c.Cause = "the key could not be read: " + in.KeyErr.Error()
+			c.Fix = "set GW_API_KEY to the key exactly as the dashboard shows it, or unset it to use the stored key"
 		default:
 			c.Cause = "the key could not be read: " + in.KeyErr.Error()
 			c.Fix = "unlock the keychain and retry, or set GW_API_KEY, or store the key in a file with: gw auth login --insecure-storage"

@@ -204,10 +204,13 @@ func (r *run) step(ctx context.Context) (context.Context, context.CancelFunc) {
 // transport is the one transport of the service (api.NewTransport) with doctor's time-outs, dialer and proxy.
 func (r *run) transport() http.RoundTripper {
 	n := r.in.Network
+	// A little under the step's own bound, so the transport's error, which names the phase that hung
+	// (dial, TLS handshake, waiting for the answer), is the one reported rather than a bare deadline.
+	phase := r.in.StepTimeout - r.in.StepTimeout/10
 	tr := api.NewTransport(api.TransportOptions{
-		DialTimeout:           r.in.StepTimeout,
-		TLSHandshakeTimeout:   r.in.StepTimeout,
-		ResponseHeaderTimeout: r.in.StepTimeout,
+		DialTimeout:           phase,
+		TLSHandshakeTimeout:   phase,
+		ResponseHeaderTimeout: phase,
 		RootCAs:               n.RootCAs,
 		Resolver:              n.Resolver,
 		Proxy:                 func(req *http.Request) (*url.URL, error) { return proxyFor(r.in.Getenv, req.URL) },
