@@ -15,6 +15,7 @@ import (
 type agentResult struct {
 	check      Check
 	models     []string
+	modelFrom  map[string]string // id → the config file that names it first
 	proxyUsers []string
 }
 
@@ -82,6 +83,14 @@ func (r *run) checkAgentConfigs() agentResult {
 				addFix("run: gw init agent --mode proxy (the file then holds only gw serve's local token)")
 			}
 			res.models = append(res.models, p.Models...)
+			for _, id := range p.Models {
+				if _, ok := res.modelFrom[id]; !ok {
+					if res.modelFrom == nil {
+						res.modelFrom = map[string]string{}
+					}
+					res.modelFrom[id] = path
+				}
+			}
 			if r.isProxy(p.BaseURL) {
 				res.proxyUsers = append(res.proxyUsers, fmt.Sprintf("%s (provider %q)", path, p.Name))
 				notes = append(notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %d models", path, p.Name, p.BaseURL, p.Declared))

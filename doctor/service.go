@@ -557,7 +557,7 @@ func (r *run) modelChecks(ctx context.Context, agentReady <-chan struct{}, u *ur
 			continue
 		}
 		if e := api.ModelError(id, available); e != nil {
-			r.set(fromAPI(cid, e))
+			r.set(r.inAgentConfig(id, fromAPI(cid, e)))
 			continue
 		}
 		if !probe {
@@ -569,6 +569,22 @@ func (r *run) modelChecks(ctx context.Context, agentReady <-chan struct{}, u *ur
 	wg.Wait()
 }
 
+// inAgentConfig names the OpenCode config a failing model id came from, and the fix that rewrites it.
+func (r *run) inAgentConfig(id string, c Check) Check {
+	if c.Status != Fail || slices.Contains(r.in.Models, id) {
+		return c
+	}
+	r.mu.Lock()
+	path := r.agent.modelFrom[id]
+	r.mu.Unlock()
+	if path == "" || c.Condition != string(api.UnknownModel) {
+		return c
+	}
+	c.Cause += " (named in " + path + ")"
+	c.Fix += " (in " + path + "), or run: gw init agent to rewrite the provider's models to your subscription's exact ids"
+	return c
+}
+
 // probeModel asks for a one-token answer from a listed model: a service may list a model it will not serve
 // to this key (a list that ignores the subscription).
 func (r *run) probeModel(ctx context.Context, u *url.URL, id string) Check {
@@ -578,7 +594,7 @@ func (r *run) probeModel(ctx context.Context, u *url.URL, id string) Check {
 	if err := r.client(u.String(), r.in.Key.Key).Probe(ctx, id); err != nil {
 		c := fromAPI(cid, asAPI(err))
 		c.Detail = "listed by the service, but a one-token request was refused"
-		return c
+		return r.inAgentConfig(id, c)
 	}
 	return Check{ID: cid, Status: Pass, Detail: "listed by the service and answers a one-token request"}
 }
