@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -254,10 +255,22 @@ func (r *run) client(base, key string) *api.Client {
 
 // fromAPI turns the one classification of the service's failures into a failed check.
 func fromAPI(id string, e *api.Error) Check {
-	c := Check{ID: id, Status: Fail, Cause: e.Cause, Fix: e.Fix}
+	c := Check{ID: id, Status: Fail, Cause: e.Cause, Fix: withinDoctor(e.Fix)}
 	if e.Condition != "" {
 		c.Condition = string(e.Condition)
 		c.Message = e.Condition.Message()
 	}
 	return c
+}
+
+// withinDoctor drops the advice to run gw doctor from a fix: the user is reading doctor's report already.
+func withinDoctor(fix string) string {
+	for _, tail := range []string{"; if it keeps failing, run: gw doctor", "; if it keeps happening, run: gw doctor",
+		", then run: gw doctor", " — run: gw doctor", "; run: gw doctor to check the setup"} {
+		fix = strings.TrimSuffix(fix, tail)
+	}
+	if fix == "run: gw doctor" {
+		return "retry; if it keeps failing, check the network path to the service shown by the checks above"
+	}
+	return fix
 }
