@@ -150,7 +150,7 @@ func TestSlowUpstreamStreamsThrough(t *testing.T) {
 	events, err := sseEvents(res.Body)
 	res.Body.Close()
 	if err != nil || len(events) < 3 || events[len(events)-1] != "[DONE]" {
-		t.Errorf("slow stream: %d events, err %v", len(events), err)
+		t.Errorf("slow stream: %d events, err %v; log:\n%s", len(events), err, r.log)
 	}
 }
 

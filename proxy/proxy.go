@@ -138,12 +138,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, code, msg)
 		return
 	}
-	if r.Body != nil && r.Body != http.NoBody {
-		e.model = &modelScanner{}
-		r.Body = &scanBody{ReadCloser: r.Body, s: e.model}
-	}
 	ctx := context.WithValue(context.WithValue(r.Context(), entryCtx, e), keyCtx, key)
-	h.rp.ServeHTTP(w, r.WithContext(ctx))
+	out := r.WithContext(ctx)
+	if r.Body != nil && r.Body != http.NoBody {
+		// The transport may still be sending the body upstream when the
+		// answer starts coming back. Without full duplex, net/http drains
+		// and closes the body as soon as the answer's header is written;
+		// the transport's last read of it then fails, and the transport
+		// tears down the upstream connection in the middle of the stream.
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		e.model = &modelScanner{}
+		out.Body = &scanBody{ReadCloser: r.Body, s: e.model}
+	}
+	h.rp.ServeHTTP(w, out)
 }
 
 // rewrite maps /v1/<rest>?<query> to <upstream base>/<rest>?<query> and puts
