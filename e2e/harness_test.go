@@ -25,18 +25,19 @@ import (
 	"github.com/modelgateway/gw/standin"
 )
 
-// openCodeEnv keeps OpenCode from reaching for the internet or for anything
-// of the user's. None of it is what made OpenCode slow in tests (that is its
-// retry back-off; see TestOpenCode), but each would hang or fail without a
-// network, and the tests must run the same on a laptop and on CI.
+// openCodeEnv keeps OpenCode to the machine the test made up. Without the
+// first two it asks the internet for updates and for models.dev's model list
+// (it waits for that list before sending anything; the config names every
+// model anyway); the rest keep out language-server downloads, built-in
+// plugins, sharing, and prompts or skills from the user's other tools.
 func openCodeEnv() []string {
 	return []string{
-		"OPENCODE_DISABLE_AUTOUPDATE=true",      // no version check against the npm registry or GitHub
-		"OPENCODE_DISABLE_MODELS_FETCH=true",    // no model list from models.dev: the config names every model
-		"OPENCODE_DISABLE_LSP_DOWNLOAD=true",    // no language servers downloaded
-		"OPENCODE_DISABLE_DEFAULT_PLUGINS=true", // no built-in plugins (auth flows of other providers)
-		"OPENCODE_DISABLE_SHARE=true",           // sessions are never shared
-		"OPENCODE_DISABLE_CLAUDE_CODE=true",     // no ~/.claude prompts or skills
+		"OPENCODE_DISABLE_AUTOUPDATE=true",
+		"OPENCODE_DISABLE_MODELS_FETCH=true",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=true",
+		"OPENCODE_DISABLE_DEFAULT_PLUGINS=true",
+		"OPENCODE_DISABLE_SHARE=true",
+		"OPENCODE_DISABLE_CLAUDE_CODE=true",
 		"OPENCODE_DISABLE_EXTERNAL_SKILLS=true",
 	}
 }
@@ -200,7 +201,11 @@ func (m *machine) run(t *testing.T, extraEnv []string, stdin string, name string
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	began := time.Now()
+	err := cmd.Run()
+	// Durations in -v output show where a slow run spends its time.
+	t.Logf("%.1fs: %s %s", time.Since(began).Seconds(), filepath.Base(name), strings.Join(args, " "))
+	if err != nil {
 		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}
 	return stdout.String()
@@ -218,6 +223,7 @@ func (m *machine) prepare(cmd *exec.Cmd, extraEnv []string) {
 type proc struct {
 	cmd            *exec.Cmd
 	stdout, stderr *syncBuffer
+	began          time.Time
 	done           chan struct{}
 	err            error // valid once done is closed
 }
@@ -228,7 +234,7 @@ func (m *machine) start(t *testing.T, extraEnv []string, name string, args ...st
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	m.prepare(cmd, extraEnv)
-	p := &proc{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, began: time.Now(), done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -259,6 +265,7 @@ func (p *proc) wait(t *testing.T, limit time.Duration) error {
 	t.Helper()
 	select {
 	case <-p.done:
+		t.Logf("%.1fs: %s ended", time.Since(p.began).Seconds(), filepath.Base(p.cmd.Path))
 		return p.err
 	case <-time.After(limit):
 		t.Fatalf("%s did not end within %s\nstdout:\n%s\nstderr:\n%s", p.cmd.Path, limit, p.stdout, p.stderr)
@@ -270,7 +277,9 @@ func (p *proc) wait(t *testing.T, limit time.Duration) error {
 // first or limit passes (a guard against hanging, not a time assertion).
 func (p *proc) await(t *testing.T, what string, limit time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
+	began := time.Now()
+	deadline := began.Add(limit)
+	defer func() { t.Logf("%.1fs: %s", time.Since(began).Seconds(), what) }()
 	for !cond() {
 		if ended, err := p.exited(); ended && !cond() {
 			t.Fatalf("%s ended (%v) before %s\nstdout:\n%s\nstderr:\n%s", p.cmd.Path, err, what, p.stdout, p.stderr)
