@@ -86,7 +86,7 @@ func throughGwServe(t *testing.T, gw string) {
 	if !strings.Contains(out, standin.Greeting(model)) {
 		t.Fatalf("OpenCode did not print the stand-in's answer:\n%s", out)
 	}
-	if n := streamedChats(t, svc, key, 0); n == 0 {
+	if streamedChats(t, svc, key, 0) == 0 {
 		t.Error("the stand-in saw no streamed chat request")
 	}
 	if logged := serve.stderr.String(); !usageLine(model).MatchString(logged) {
@@ -95,7 +95,8 @@ func throughGwServe(t *testing.T, gw string) {
 	noFileHolds(t, m.home, key)
 
 	// gw serve stopped: OpenCode cannot connect and retries; started again on
-	// the same port, the retry reaches it and the answer arrives.
+	// the port OpenCode's config names, the retry reaches it and the answer
+	// arrives. `opencode run` prints nothing about retries; its log does.
 	serve.stop(t)
 	seen := len(svc.Seen())
 	oc := m.start(t, nil, "opencode", "run", "--print-logs", "-m", "gw/"+model, "say hello")
@@ -115,6 +116,9 @@ func throughGwServe(t *testing.T, gw string) {
 	if streamedChats(t, svc, key, seen) == 0 {
 		t.Error("the stand-in saw no chat request after gw serve came back")
 	}
+	if logged := serve.stderr.String(); !usageLine(model).MatchString(logged) {
+		t.Errorf("the restarted gw serve's log has no line for OpenCode's retried request:\n%s", logged)
+	}
 
 	// gw auth logout reaches the running gw serve within seconds; OpenCode
 	// then shows gw's own error, which it does not retry.
@@ -127,7 +131,7 @@ func throughGwServe(t *testing.T, gw string) {
 	noFileHolds(t, m.home, key)
 }
 
-// initAgent: the issue's user story. gw auth login → gw init agent --models …
+// initAgent: the user story of gw init agent. gw auth login → gw init agent --models …
 // → gw serve → `opencode run -m gw/<id>` answers through gw serve, with only
 // the local token in OpenCode's config. Then gw init agent --mode direct
 // points OpenCode at the service itself, and with GW_API_KEY in its
