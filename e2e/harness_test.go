@@ -198,6 +198,7 @@ func (m *machine) run(t *testing.T, extraEnv []string, stdin string, name string
 	cmd := exec.CommandContext(ctx, name, args...)
 	m.prepare(cmd, extraEnv)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second // a child left holding the output does not hold the test
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
