@@ -33,6 +33,8 @@ require (
 	github.com/danieljoos/wincred v1.2.3 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.1 // indirect
+	// Held at v0.0.24 (with bubbles v2.1.1): later versions build width tables at init, adding ~26 ms to
+	// the start of every gw command.
 	github.com/mattn/go-runewidth v0.0.24 // indirect
 	github.com/muesli/cancelreader v0.2.2 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
