@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,11 +26,18 @@ type Keys struct {
 	every time.Duration
 	now   func() time.Time
 
-	mu      sync.Mutex
-	key     string
-	err     error
-	readAt  time.Time
-	hasRead bool
+	// cur is what requests read: one atomic load while it is fresh. mu
+	// serialises the reads of the source when it is not.
+	cur atomic.Pointer[keyRead]
+	mu  sync.Mutex
+}
+
+// keyRead is one read of the source, never changed once stored.
+type keyRead struct {
+	key  string
+	err  error
+	at   time.Time
+	auth []string // the Authorization header value for key, made once per read
 }
 
 // NewKeys caches src for every (DefaultKeyRefresh when zero or negative).
@@ -44,16 +52,31 @@ func NewKeys(src KeySource, every time.Duration) *Keys {
 // older than the refresh interval. Errors are cached like keys, so a missing
 // key does not turn every request into a keychain read.
 func (k *Keys) Get(ctx context.Context) (string, error) {
+	r := k.get(ctx)
+	return r.key, r.err
+}
+
+func (k *Keys) get(ctx context.Context) *keyRead {
+	if r := k.cur.Load(); r != nil && k.now().Sub(r.at) < k.every {
+		return r
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if !k.hasRead || k.now().Sub(k.readAt) >= k.every {
-		k.key, k.err = k.src(ctx)
-		k.readAt, k.hasRead = k.now(), true
-		if ctx.Err() != nil {
-			// The read was cut short by this request going away, not by the
-			// source: let the next request try again.
-			k.hasRead = false
-		}
+	// Another request may have read the source while this one waited.
+	if r := k.cur.Load(); r != nil && k.now().Sub(r.at) < k.every {
+		return r
 	}
-	return k.key, k.err
+	key, err := k.src(ctx)
+	r := &keyRead{key: key, err: err, at: k.now()}
+	if err == nil && key != "" {
+		r.auth = []string{"Bearer " + key}
+	}
+	if ctx.Err() == nil {
+		k.cur.Store(r)
+	} else {
+		// The read was cut short by this request going away, not by the
+		// source: let the next request try again.
+		k.cur.Store(nil)
+	}
+	return r
 }

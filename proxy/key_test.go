@@ -91,3 +91,21 @@ func TestKeysReadOnceForConcurrentRequests(t *testing.T) {
 		t.Errorf("50 concurrent requests read the keychain %d times, want 1", store.reads)
 	}
 }
+
+func TestKeyReadCutShortByTheRequestIsNotCached(t *testing.T) {
+	store := &keyStore{key: realKey}
+	k := NewKeys(func(ctx context.Context) (string, error) {
+		if ctx.Err() != nil {
+			return "", ctx.Err() // the keychain call gave up with the request
+		}
+		return store.source(ctx)
+	}, time.Hour)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := k.Get(gone); err == nil {
+		t.Fatal("a read for a departed request succeeded")
+	}
+	if got, err := k.Get(context.Background()); got != realKey || err != nil {
+		t.Errorf("the next request got %q, %v: the failed read was cached", got, err)
+	}
+}
