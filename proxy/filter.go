@@ -66,16 +66,36 @@ func (f *filter) check(r *http.Request) *refusal {
 func (f *filter) checkHost(r *http.Request) *refusal {
 	port := localPort(r)
 	host, hostPort, err := net.SplitHostPort(r.Host)
-	if err == nil && port != "" && hostPort == port && f.acceptHosts[strings.ToLower(host)] {
+	if err == nil && port > 0 && portIs(hostPort, port) && f.acceptsHost(host) {
 		return nil
 	}
 	want := "127.0.0.1, localhost or [::1]"
-	if port != "" {
-		want += " with port " + port
+	portText := ""
+	if port > 0 {
+		portText = strconv.Itoa(port)
+		want += " with port " + portText
 	}
 	return &refusal{http.StatusForbidden, CodeHostRefused, fmt.Sprintf(
 		"request refused: Host %s is not %s (protection against DNS rebinding); "+
-			"point the client at http://127.0.0.1:%s/v1", quoteShort(r.Host), want, port)}
+			"point the client at http://127.0.0.1:%s/v1", quoteShort(r.Host), want, portText)}
+}
+
+// portIs compares the port of a Host header with the listener's, as text
+// ("08787" is not 8787) and without allocating.
+func portIs(s string, port int) bool {
+	var buf [8]byte
+	return s == string(strconv.AppendInt(buf[:0], int64(port), 10))
+}
+
+// acceptsHost looks host up without lower-casing a copy of it when it is
+// lower case already, as clients send it.
+func (f *filter) acceptsHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		if 'A' <= host[i] && host[i] <= 'Z' {
+			return f.acceptHosts[strings.ToLower(host)]
+		}
+	}
+	return f.acceptHosts[host]
 }
 
 func (f *filter) checkToken(r *http.Request) *refusal {
@@ -87,8 +107,7 @@ func (f *filter) checkToken(r *http.Request) *refusal {
 	}
 	scheme, token, _ := strings.Cut(auth, " ")
 	token = strings.TrimSpace(token)
-	if !strings.EqualFold(scheme, "Bearer") || f.localToken == "" ||
-		subtle.ConstantTimeCompare([]byte(token), []byte(f.localToken)) != 1 {
+	if !strings.EqualFold(scheme, "Bearer") || f.localToken == "" || !equalConstantTime(token, f.localToken) {
 		hint := ""
 		if !strings.HasPrefix(token, "gw-local-") {
 			// The commonest mistake: the real key pasted where the local token belongs.
@@ -101,6 +120,19 @@ func (f *filter) checkToken(r *http.Request) *refusal {
 	return nil
 }
 
+// equalConstantTime is subtle.ConstantTimeCompare for strings: the time
+// taken does not depend on where they differ, and no []byte copies are made.
+func equalConstantTime(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	var v byte
+	for i := 0; i < len(a); i++ {
+		v |= a[i] ^ b[i]
+	}
+	return subtle.ConstantTimeByteEq(v, 0) == 1
+}
+
 // forwardable reports whether path is under /v1/ and has no dot segments,
 // which could otherwise climb out of the base path on the upstream.
 func forwardable(path string) bool {
@@ -108,26 +140,32 @@ func forwardable(path string) bool {
 	if !ok {
 		return false
 	}
-	for seg := range strings.SplitSeq(rest, "/") {
+	for rest != "" {
+		seg, next, _ := strings.Cut(rest, "/")
 		if seg == "." || seg == ".." {
 			return false
 		}
+		rest = next
 	}
 	return true
 }
 
-// localPort is the port of the connection the request came in on, so the
-// Host check needs no configuration and works with --port 0.
-func localPort(r *http.Request) string {
-	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return ""
+// localPort is the port of the connection the request came in on (0 when
+// unknown), so the Host check needs no configuration and works with
+// --port 0.
+func localPort(r *http.Request) int {
+	switch a := r.Context().Value(http.LocalAddrContextKey).(type) {
+	case *net.TCPAddr:
+		return a.Port
+	case net.Addr:
+		_, port, err := net.SplitHostPort(a.String())
+		if err != nil {
+			return 0
+		}
+		n, _ := strconv.Atoi(port)
+		return n
 	}
-	_, port, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return ""
-	}
-	return port
+	return 0
 }
 
 // quoteShort quotes client-provided text for a message, bounded so a hostile
