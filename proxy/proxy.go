@@ -53,6 +53,7 @@ type Handler struct {
 	upstream *url.URL
 	log      *logger
 	modelIDs func(ctx context.Context) ([]string, error)
+	identity []string // the Accept-Encoding value "identity", shared by every request
 }
 
 // ErrShuttingDown is the cause given to requests cut off because gw serve
@@ -63,12 +64,21 @@ var ErrShuttingDown = errors.New("gw serve is shutting down")
 // model suggestion; bigger bodies pass through untouched.
 const maxErrorBody = 64 << 10
 
-type ctxKey int
+// callCtx is the context key of the *call of a request.
+type callCtx struct{}
 
-const (
-	entryCtx ctxKey = iota
-	keyCtx
-)
+// call is what the handler's callbacks (rewrite, modifyResponse,
+// errorHandler) need about the request they serve: one allocation and one
+// context value per request.
+type call struct {
+	entry
+	auth []string // the upstream Authorization header value; never logged
+}
+
+func callOf(r *http.Request) *call {
+	c, _ := r.Context().Value(callCtx{}).(*call)
+	return c
+}
 
 // New builds the handler.
 func New(o Options) (*Handler, error) {
@@ -91,6 +101,7 @@ func New(o Options) (*Handler, error) {
 		upstream: &up,
 		log:      &logger{w: o.Log},
 		modelIDs: o.ModelIDs,
+		identity: []string{"identity"},
 	}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite:   h.rewrite,
@@ -107,7 +118,8 @@ func New(o Options) (*Handler, error) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	e := &entry{start: time.Now(), method: r.Method, path: r.URL.Path}
+	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path}}
+	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
 			// ReverseProxy aborts the connection when the upstream dies
@@ -126,20 +138,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, ref.status, ref.code, ref.message)
 		return
 	}
-	key, err := h.keys.Get(r.Context())
-	if err != nil || key == "" {
+	kr := h.keys.get(r.Context())
+	if kr.err != nil || kr.key == "" {
 		status, code, msg := http.StatusUnauthorized, CodeNoKey,
 			msgKeyRejected+": no key stored — run gw auth login"
-		if err != nil && !errors.Is(err, keychain.ErrNotFound) {
+		if kr.err != nil && !errors.Is(kr.err, keychain.ErrNotFound) {
 			status, code = http.StatusServiceUnavailable, CodeKeyUnavailable
-			msg = msgKeyRejected + ": gw serve could not read the key (" + err.Error() + ") — run gw doctor"
+			msg = msgKeyRejected + ": gw serve could not read the key (" + kr.err.Error() + ") — run gw doctor"
 		}
 		e.status, e.note = status, "refused="+code
 		writeError(w, status, code, msg)
 		return
 	}
-	ctx := context.WithValue(context.WithValue(r.Context(), entryCtx, e), keyCtx, key)
-	out := r.WithContext(ctx)
+	c.auth = kr.auth
+	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
 	if r.Body != nil && r.Body != http.NoBody {
 		// The transport may still be sending the body upstream when the
 		// answer starts coming back. Without full duplex, net/http drains
@@ -147,10 +159,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// the transport's last read of it then fails, and the transport
 		// tears down the upstream connection in the middle of the stream.
 		_ = http.NewResponseController(w).EnableFullDuplex()
-		e.model = &modelScanner{}
-		out.Body = &scanBody{ReadCloser: r.Body, s: e.model}
+		if r.Method == http.MethodPost && isJSON(r.Header.Get("Content-Type")) {
+			e.model = &modelScanner{}
+			out.Body = &scanBody{ReadCloser: r.Body, s: e.model}
+		}
 	}
 	h.rp.ServeHTTP(w, out)
+}
+
+// isJSON reports whether a request's Content-Type may hold a JSON body with
+// a "model": JSON, or not said (some clients send none).
+func isJSON(contentType string) bool {
+	return contentType == "" || containsFold(contentType, "json")
+}
+
+// containsFold is strings.Contains ignoring ASCII case, without lower-casing
+// a copy.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // rewrite maps /v1/<rest>?<query> to <upstream base>/<rest>?<query> and puts
@@ -164,37 +195,47 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	}
 	pr.SetURL(h.upstream)
 
-	key, _ := pr.In.Context().Value(keyCtx).(string)
-	out.Header.Set("Authorization", "Bearer "+key)
+	// Shared slices, not copies: the transport only reads header values.
+	if c := callOf(pr.In); c != nil {
+		out.Header["Authorization"] = c.auth
+	}
 	// Headers that only make sense between the client and gw serve.
 	out.Header.Del("Cookie")
 	out.Header.Del("Proxy-Authorization")
 	if out.Header.Get("Accept-Encoding") == "" {
 		// Otherwise the transport asks for gzip on its own and the upstream
 		// may compress, and so hold back, SSE events.
-		out.Header.Set("Accept-Encoding", "identity")
+		out.Header["Accept-Encoding"] = h.identity
 	}
 }
 
 func (h *Handler) modifyResponse(res *http.Response) error {
-	e, _ := res.Request.Context().Value(entryCtx).(*entry)
-	if e == nil {
+	c := callOf(res.Request)
+	if c == nil {
 		return nil
 	}
+	e := &c.entry
 	e.status = res.StatusCode
-	if res.Header.Get("Content-Encoding") != "" && res.Header.Get("Content-Encoding") != "identity" {
+	if ce := res.Header.Get("Content-Encoding"); ce != "" && ce != "identity" {
 		return nil // compressed at the client's request: passed through as is
 	}
-	ct := strings.ToLower(res.Header.Get("Content-Type"))
+	ct := res.Header.Get("Content-Type")
 	switch {
 	case res.StatusCode >= 400:
 		h.suggestModel(res, e)
-	case strings.HasPrefix(ct, "text/event-stream"):
-		res.Body = &usageReader{ReadCloser: res.Body, sse: true, onUsage: func(u Usage) { e.usage = &u }}
-	case strings.Contains(ct, "json") && res.ContentLength <= maxSniffLine:
-		res.Body = &usageReader{ReadCloser: res.Body, onUsage: func(u Usage) { e.usage = &u }}
+	case res.Request.Method != http.MethodPost:
+		// Usage is only reported for the work a POST asked for; model
+		// lists and other GETs are not inspected.
+	case hasPrefixFold(ct, "text/event-stream"):
+		res.Body = &usageReader{ReadCloser: res.Body, sse: true, e: e}
+	case containsFold(ct, "json") && res.ContentLength <= maxSniffLine:
+		res.Body = &usageReader{ReadCloser: res.Body, e: e, want: res.ContentLength}
 	}
 	return nil
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // suggestModel adds the closest listed id to an unknown-model error and
@@ -246,9 +287,9 @@ type readCloser struct {
 }
 
 func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
-	e, _ := r.Context().Value(entryCtx).(*entry)
-	if e == nil {
-		e = &entry{}
+	e := &entry{}
+	if c := callOf(r); c != nil {
+		e = &c.entry
 	}
 	ctx := r.Context()
 	switch {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -33,9 +34,8 @@ func TestUsageReaderPassesBytesThroughAndFindsUsage(t *testing.T) {
 		": keep-alive comment\n\n" +
 		"data: {\"choices\":[],\"usage\": {\"prompt_tokens\":12,\"completion_tokens\":34,\"total_tokens\":46}}\r\n\r\n" +
 		"data: [DONE]\n\n"
-	var got *Usage
-	u := &usageReader{ReadCloser: io.NopCloser(iotest.HalfReader(strings.NewReader(stream))), sse: true,
-		onUsage: func(x Usage) { got = &x }}
+	e := &entry{}
+	u := &usageReader{ReadCloser: io.NopCloser(iotest.HalfReader(strings.NewReader(stream))), sse: true, e: e}
 	var out bytes.Buffer
 	if _, err := io.Copy(&out, u); err != nil {
 		t.Fatal(err)
@@ -43,18 +43,108 @@ func TestUsageReaderPassesBytesThroughAndFindsUsage(t *testing.T) {
 	if out.String() != stream {
 		t.Errorf("bytes changed in passing")
 	}
-	if got == nil || got.PromptTokens != 12 || got.CompletionTokens != 34 {
-		t.Errorf("usage %+v", got)
+	if !e.hasUsage || e.usage.PromptTokens != 12 || e.usage.CompletionTokens != 34 {
+		t.Errorf("usage %+v", e.usage)
 	}
 }
 
 func TestUsageReaderSkipsOverlongLines(t *testing.T) {
 	long := "data: {\"x\":\"" + strings.Repeat("a", maxSniffLine) + "\",\"usage\":{\"prompt_tokens\":1}}\n"
 	short := "data: {\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":8}}\n"
-	var got *Usage
-	u := &usageReader{ReadCloser: io.NopCloser(strings.NewReader(long + short)), sse: true, onUsage: func(x Usage) { got = &x }}
+	e := &entry{}
+	u := &usageReader{ReadCloser: io.NopCloser(strings.NewReader(long + short)), sse: true, e: e}
 	n, _ := io.Copy(io.Discard, u)
-	if int(n) != len(long+short) || got == nil || got.PromptTokens != 7 {
-		t.Errorf("copied %d, usage %+v", n, got)
+	if int(n) != len(long+short) || !e.hasUsage || e.usage.PromptTokens != 7 {
+		t.Errorf("copied %d, usage %+v", n, e.usage)
+	}
+}
+
+func TestUsageReaderFindsTopLevelUsageInAJSONAnswer(t *testing.T) {
+	answer := `{"id":"c1","choices":[{"message":{"content":"the \"usage\": {\"prompt_tokens\":99} field","usage":{"prompt_tokens":98}}}],` +
+		`"metadata":{"usage":{"prompt_tokens":97}},` +
+		`"usage":{"prompt_tokens":11,"prompt_tokens_details":{"cached_tokens":3},"completion_tokens":22,"total_tokens":33},"x":1}`
+	readers := map[string]func() io.Reader{
+		"one read":     func() io.Reader { return strings.NewReader(answer) },
+		"byte by byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(answer)) },
+	}
+	for name, rd := range readers {
+		for _, length := range []int64{int64(len(answer)), -1} {
+			e := &entry{}
+			u := &usageReader{ReadCloser: io.NopCloser(rd()), e: e, want: length}
+			var out bytes.Buffer
+			if _, err := io.Copy(&out, u); err != nil || out.String() != answer {
+				t.Fatalf("%s: bytes changed in passing (err %v)", name, err)
+			}
+			if !e.hasUsage || e.usage != (Usage{PromptTokens: 11, CompletionTokens: 22}) {
+				t.Errorf("%s, length %d: usage %+v (found %v)", name, length, e.usage, e.hasUsage)
+			}
+		}
+	}
+}
+
+func TestMemberFindsOnlyTheTopLevelMember(t *testing.T) {
+	cases := []struct{ in, key, want string }{
+		{`{"usage":{"a":{"b":1}},"z":2}`, "usage", `{"a":{"b":1}}`},
+		{` { "x" : [ {"usage":{"no":1}} ] , "usage" : {"y":"}"} }`, "usage", `{"y":"}"}`},
+		{`{"usage":null,"n":{"usage":{"no":1}}}`, "usage", "null"},
+		{`{"n":{"usage":{"no":1}}}`, "usage", ""},
+		{`{"text":"\"usage\":{\"no\":1}"}`, "usage", ""},
+		{`[{"usage":{"no":1}}]`, "usage", ""},
+		{`{"usage":{"unterminated":1`, "usage", ""},
+		{`{"prompt_tokens":12 ,"completion_tokens":34}`, "prompt_tokens", "12"},
+		{`{"prompt_tokens":12 ,"completion_tokens":34}`, "completion_tokens", "34"},
+		{`{"a":"usage","usage":"s, }"}`, "usage", `"s, }"`},
+	}
+	for _, c := range cases {
+		if got := string(member([]byte(c.in), c.key)); got != c.want {
+			t.Errorf("%s [%s]: got %s, want %s", c.in, c.key, got, c.want)
+		}
+	}
+}
+
+func TestUsageCountsThatAreNotPlainNumbersAreDecoded(t *testing.T) {
+	cases := []struct {
+		body  string
+		found bool
+		want  Usage
+	}{
+		{`{"usage":{"completion_tokens":3}}`, true, Usage{0, 3}},
+		{`{"usage":{"prompt_tokens":-2,"completion_tokens":3}}`, true, Usage{-2, 3}},
+		{`{"usage":{"prompt_tokens":5.5,"completion_tokens":1}}`, false, Usage{}},
+		{`{"usage":{"prompt_tokens":"x","completion_tokens":3}}`, false, Usage{}},
+	}
+	for _, c := range cases {
+		e := &entry{}
+		(&usageReader{e: e}).inspect([]byte(c.body))
+		if e.hasUsage != c.found || e.usage != c.want {
+			t.Errorf("%s: got %+v (found %v), want %+v (found %v)", c.body, e.usage, e.hasUsage, c.want, c.found)
+		}
+	}
+}
+
+// TestModelScannerAgreesWithEncodingJSON splits bodies full of escapes at
+// every byte, as the network may, and compares the model found with what
+// encoding/json decodes.
+func TestModelScannerAgreesWithEncodingJSON(t *testing.T) {
+	bodies := []string{
+		agentBody(300),
+		`{"messages":[{"content":"a\\\\"},{"content":"\\\\\\\"model\\\\\\\": \"x\""}],"model":"m\\\\1"}`,
+		`{"messages":[{"content":"ends in a backslash \\\\"}],"model":"vendor-a/model-a-haiku-4.5"}`,
+		`{"x":"\"model\":\"no\"","model":"yes","y":"\\"}`,
+		`{"x":"\\\"","model":"after an escaped quote"}`,
+	}
+	for _, body := range bodies {
+		var want struct{ Model string }
+		if err := json.Unmarshal([]byte(body), &want); err != nil {
+			t.Fatalf("test body is not JSON: %v\n%s", err, body)
+		}
+		for cut := 0; cut <= len(body); cut++ {
+			s := &modelScanner{}
+			s.feed([]byte(body[:cut]))
+			s.feed([]byte(body[cut:]))
+			if got := s.Model(); got != want.Model {
+				t.Fatalf("cut at %d of %s: got %q, want %q", cut, body, got, want.Model)
+			}
+		}
 	}
 }
