@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelgateway/gw/api"
@@ -113,6 +114,7 @@ func New(o Options) (*Handler, error) {
 		ModifyResponse: h.modifyResponse,
 		ErrorHandler:   h.errorHandler,
 		ErrorLog:       log.New(io.Discard, "", 0), // failures are reported in the request log
+		BufferPool:     &bufferPool{},
 	}
 	return h, nil
 }
@@ -182,6 +184,25 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// bufferPool lends ReverseProxy its 32 KiB copy buffers, which it would
+// otherwise allocate (and the collector reclaim) once per request.
+type bufferPool struct{ p sync.Pool }
+
+const copyBufferSize = 32 << 10
+
+func (b *bufferPool) Get() []byte {
+	if a, ok := b.p.Get().(*[copyBufferSize]byte); ok {
+		return a[:]
+	}
+	return make([]byte, copyBufferSize)
+}
+
+func (b *bufferPool) Put(buf []byte) {
+	if len(buf) == copyBufferSize {
+		b.p.Put((*[copyBufferSize]byte)(buf))
+	}
 }
 
 // rewrite maps /v1/<rest>?<query> to <upstream base>/<rest>?<query> and puts
