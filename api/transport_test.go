@@ -20,6 +20,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelgateway/gw/api/apitest"
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 func TestNewTransport_Defaults(t *testing.T) {
@@ -183,7 +186,7 @@ func TestClassifyTransport_HostnameMismatch(t *testing.T) {
 	// for another name that resolves to loopback without DNS.
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	base := "https://gw.localhost:" + port + "/v1"
-	e := modelsErr(t, base, TransportOptions{RootCAs: pool, Resolver: loopbackResolver(t)})
+	e := modelsErr(t, base, TransportOptions{RootCAs: pool, Resolver: apitest.FakeDNS(t, apitest.Loopback())})
 	wantKind(t, e, ServiceUnreachable, KindTLS, "example.com", "gw.localhost")
 }
 
@@ -230,13 +233,13 @@ func TestClassifyTransport_ProxyRefusesCONNECT(t *testing.T) {
 }
 
 func TestClassifyTransport_DNSNotFound(t *testing.T) {
-	res := fakeDNS(t, rcodeNXDomain)
+	res := apitest.FakeDNS(t, apitest.Every(dnsmessage.RCodeNameError))
 	e := modelsErr(t, "https://gw-test.invalid/v1", TransportOptions{Resolver: res})
 	wantKind(t, e, ServiceUnreachable, KindDNS, "gw-test.invalid", "does not exist")
 }
 
 func TestClassifyTransport_DNSServerFailing(t *testing.T) {
-	res := fakeDNS(t, rcodeServFail)
+	res := apitest.FakeDNS(t, apitest.Every(dnsmessage.RCodeServerFailure))
 	e := modelsErr(t, "https://gw-test.invalid/v1", TransportOptions{Resolver: res})
 	wantKind(t, e, ServiceUnreachable, KindDNS, "gw-test.invalid", "could not be looked up")
 	if !strings.Contains(e.Fix, "network") {
@@ -275,74 +278,6 @@ func quietTLSServer(h http.Handler) *httptest.Server {
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.StartTLS()
 	return srv
-}
-
-// loopbackResolver answers every A query with 127.0.0.1 (and nothing for
-// AAAA), from a DNS server on loopback.
-func loopbackResolver(t *testing.T) *net.Resolver {
-	return fakeDNS(t, rcodeLoopback)
-}
-
-const (
-	rcodeLoopback = -1
-	rcodeServFail = 2
-	rcodeNXDomain = 3
-)
-
-// fakeDNS runs a minimal DNS server on loopback UDP that answers every query
-// with rcode (or with 127.0.0.1 for rcodeLoopback) and returns a resolver
-// that asks only it.
-func fakeDNS(t *testing.T, rcode int) *net.Resolver {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if resp := dnsAnswer(buf[:n], rcode); resp != nil {
-				pc.WriteTo(resp, from)
-			}
-		}
-	}()
-	addr := pc.LocalAddr().String()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", addr)
-	}}
-}
-
-func dnsAnswer(q []byte, rcode int) []byte {
-	if len(q) < 12 {
-		return nil
-	}
-	// The question: labels up to a zero byte, then type and class.
-	i := 12
-	for i < len(q) && q[i] != 0 {
-		i += int(q[i]) + 1
-	}
-	i += 5
-	if i > len(q) {
-		return nil
-	}
-	question := q[12:i]
-	qtype := int(q[i-4])<<8 | int(q[i-3])
-	r := []byte{q[0], q[1], 0x81 | q[2]&0x01, 0x80, 0, 1, 0, 0, 0, 0, 0, 0}
-	r = append(r, question...)
-	switch {
-	case rcode >= 0:
-		r[3] |= byte(rcode)
-	case qtype == 1: // A
-		r[7] = 1
-		r = append(r, 0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 127, 0, 0, 1)
-	}
-	return r
 }
 
 func selfSigned(t *testing.T, notBefore, notAfter time.Time) (tls.Certificate, *x509.CertPool) {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelgateway/gw/api/apitest"
+
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/standin"
@@ -186,7 +188,7 @@ func TestRun_Proxy(t *testing.T) {
 func TestRun_ProxyEnvironment(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	port := s.HTTP.Listener.Addr().(*net.TCPAddr).Port
-	resolver := startDNS(t, map[string]string{"gateway.test": "127.0.0.1"})
+	resolver := apitest.FakeDNS(t, apitest.Hosts(map[string]string{"gateway.test": "127.0.0.1"}))
 	deadProxy := closedPort(t)
 	base := fmt.Sprintf("http://gateway.test:%d/v1", port)
 

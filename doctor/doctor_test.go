@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/api/apitest"
+
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
@@ -305,7 +307,7 @@ func TestRun_BaseURLDiffersFromCanonical(t *testing.T) {
 func TestRun_DNSFailure(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	port := s.HTTP.Listener.Addr().(*net.TCPAddr).Port
-	resolver := startDNS(t, map[string]string{"gateway.test": "127.0.0.1"})
+	resolver := apitest.FakeDNS(t, apitest.Hosts(map[string]string{"gateway.test": "127.0.0.1"}))
 
 	base := fmt.Sprintf("http://gateway.invalid:%d/v1", port)
 	in := input(base, standin.DemoKeyFull)

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/dns/dnsmessage"
-
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
 )
@@ -132,61 +130,6 @@ func wantStatus(t *testing.T, rep Report, id string, st Status) Check {
 		t.Errorf("%s: status %q, want %q (%+v)", id, c.Status, st, c)
 	}
 	return c
-}
-
-// startDNS serves DNS on a loopback UDP port: the names in hosts resolve to their IPv4 address, every other
-// name does not exist (NXDOMAIN). The returned resolver asks only this server.
-func startDNS(t *testing.T, hosts map[string]string) *net.Resolver {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 1500)
-		for {
-			n, addr, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if msg, ok := dnsAnswer(buf[:n], hosts); ok {
-				_, _ = pc.WriteTo(msg, addr)
-			}
-		}
-	}()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", pc.LocalAddr().String())
-	}}
-}
-
-func dnsAnswer(query []byte, hosts map[string]string) ([]byte, bool) {
-	var p dnsmessage.Parser
-	h, err := p.Start(query)
-	if err != nil {
-		return nil, false
-	}
-	q, err := p.Question()
-	if err != nil {
-		return nil, false
-	}
-	ip, known := hosts[strings.TrimSuffix(q.Name.String(), ".")]
-	rh := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true, RecursionDesired: h.RecursionDesired, RCode: dnsmessage.RCodeNameError}
-	if known {
-		rh.RCode = dnsmessage.RCodeSuccess
-	}
-	b := dnsmessage.NewBuilder(nil, rh)
-	_ = b.StartQuestions()
-	_ = b.Question(q)
-	_ = b.StartAnswers()
-	if known && q.Type == dnsmessage.TypeA {
-		var a [4]byte
-		copy(a[:], net.ParseIP(ip).To4())
-		_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: a})
-	}
-	msg, err := b.Finish()
-	return msg, err == nil
 }
 
 // closedPort is a loopback address nothing listens on: a port that was just released. (Only tests do this;
