@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -72,50 +71,6 @@ func requireTools(t *testing.T) {
 
 // gwBinaryEnv passes the gw built by the test to its isolated re-runs.
 const gwBinaryEnv = "GW_E2E_BINARY"
-
-// runIsolated re-runs this test binary for one test (Top/Sub) inside
-// scripts/with-keyring.sh, so the user's own keyring is never touched, with
-// the gw binary already built.
-func runIsolated(t *testing.T, name, gw string) {
-	t.Helper()
-	var pattern []string
-	for part := range strings.SplitSeq(name, "/") {
-		pattern = append(pattern, "^"+regexp.QuoteMeta(part)+"$")
-	}
-	script := filepath.Join(repoRoot(t), "scripts", "with-keyring.sh")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(script, exe, "-test.run="+strings.Join(pattern, "/"), "-test.v", "-test.count=1", "-test.timeout=5m")
-	cmd.Env = append(os.Environ(), "GW_REQUIRE_OPENCODE=1", gwBinaryEnv+"="+gw)
-	out, err := cmd.CombinedOutput()
-	t.Logf("under %s:\n%s", filepath.Base(script), out)
-	if err != nil {
-		t.Fatalf("the isolated run failed: %v", err)
-	}
-	if !strings.Contains(string(out), "--- PASS: "+name) {
-		t.Fatal("the isolated run did not pass the test")
-	}
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(data), "module github.com/modelgateway/gw\n") {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal(errors.New("cannot find the repository root above the test's directory"))
-		}
-		dir = parent
-	}
-}
 
 func buildGW(t *testing.T) string {
 	t.Helper()

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/keychain/keychaintest"
+
 	"github.com/tailscale/hujson"
 
 	"github.com/modelgateway/gw/standin"
@@ -41,12 +43,12 @@ func TestOpenCode(t *testing.T) {
 		{"ThroughGwServe", throughGwServe},
 		{"InitAgent", initAgent},
 	}
-	if os.Getenv("GW_ISOLATED_KEYRING") != "1" {
+	if !keychaintest.Isolated() {
 		gw := buildGW(t)
 		for _, s := range stories {
 			t.Run(s.name, func(t *testing.T) {
 				t.Parallel()
-				runIsolated(t, "TestOpenCode/"+s.name, gw)
+				keychaintest.RunIsolated(t, "TestOpenCode/"+s.name, "GW_REQUIRE_OPENCODE=1", gwBinaryEnv+"="+gw)
 			})
 		}
 		return

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/modelgateway/gw/keychain/keychaintest"
 )
 
 // TestOSStore_RealSecretService stores, reads and deletes a key in a real
@@ -36,8 +38,9 @@ func TestOSStore_RealSecretService(t *testing.T) {
 		}
 	}
 
-	if os.Getenv("GW_ISOLATED_KEYRING") != "1" {
-		runIsolated(t)
+	if !keychaintest.Isolated() {
+		// Inside the isolated session everything is installed, so a skip there is a failure.
+		keychaintest.RunIsolated(t, "TestOSStore_RealSecretService", "GW_REQUIRE_REAL_KEYCHAIN=1")
 		return
 	}
 
@@ -89,47 +92,6 @@ func TestOSStore_RealSecretService(t *testing.T) {
 	}
 }
 
-// runIsolated re-runs this test binary, for this test only, inside
-// scripts/with-keyring.sh.
-func runIsolated(t *testing.T) {
-	t.Helper()
-	script := filepath.Join(repoRoot(t), "scripts", "with-keyring.sh")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(script, exe, "-test.run=^TestOSStore_RealSecretService$", "-test.v", "-test.count=1", "-test.timeout=2m")
-	// Inside the isolated session everything is installed, so a skip there is a failure.
-	cmd.Env = append(os.Environ(), "GW_REQUIRE_REAL_KEYCHAIN=1")
-	out, err := cmd.CombinedOutput()
-	t.Logf("under %s:\n%s", filepath.Base(script), out)
-	if err != nil {
-		t.Fatalf("the isolated run failed: %v", err)
-	}
-	if !strings.Contains(string(out), "--- PASS: TestOSStore_RealSecretService") {
-		t.Fatal("the isolated run did not pass the test")
-	}
-}
-
-// repoRoot walks up from the package directory to the module root.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(data), "module github.com/modelgateway/gw\n") {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("cannot find the repository root (go.mod of github.com/modelgateway/gw) above the test's directory")
-		}
-		dir = parent
-	}
-}
-
 func randomHex(t *testing.T, n int) string {
 	t.Helper()
 	b := make([]byte, n)
@@ -153,7 +115,7 @@ func TestWithKeyringScript(t *testing.T) {
 		}
 	}
 	tmp := t.TempDir()
-	script := filepath.Join(repoRoot(t), "scripts", "with-keyring.sh")
+	script := filepath.Join(keychaintest.RepoRoot(t), "scripts", "with-keyring.sh")
 	cmd := exec.Command(script, "bash", "-c", `printf '%s|%s|%s\n' "$GW_ISOLATED_KEYRING" "$DBUS_SESSION_BUS_ADDRESS" "$1"; exit 3`, "bash", "two words")
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/user-bus")
 	out, err := cmd.Output()
