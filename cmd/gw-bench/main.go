@@ -30,6 +30,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -45,7 +47,11 @@ func main() {
 
 type config struct {
 	gw          string
+	gwBefore    string // another gw binary measured in the same run, e.g. before a change
 	baseline    string // run as the baseline proxy in front of this upstream
+	handler     string // with -baseline: "bare" (the baseline) or "gw" (gw serve's handler)
+	rounds      int
+	gwHandler   bool // also measure gw serve's handler in a process like the baseline's
 	duration    time.Duration
 	concurrency []int
 	events      int
@@ -58,6 +64,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var conc string
 	fs := flag.NewFlagSet("gw-bench", flag.ContinueOnError)
 	fs.StringVar(&c.gw, "gw", "", "path of the gw binary to measure (required)")
+	fs.StringVar(&c.gwBefore, "gw-before", "", "path of another gw binary to measure in the same run (e.g. built before a change)")
+	fs.BoolVar(&c.gwHandler, "gw-handler", false, "also measure gw serve's handler served by a process like the baseline's")
+	fs.IntVar(&c.rounds, "rounds", 5, "rounds per measurement, interleaved across the paths; medians are reported")
+	fs.StringVar(&c.handler, "handler", "bare", "internal: with -baseline, the handler to serve: bare or gw")
 	fs.StringVar(&c.baseline, "baseline", "", "internal: serve the baseline proxy in front of this upstream URL")
 	fs.DurationVar(&c.duration, "duration", 3*time.Second, "how long each throughput measurement runs")
 	fs.StringVar(&conc, "concurrency", "1,8,64", "concurrencies for the small-request measurement")
@@ -68,10 +78,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	if c.baseline != "" {
-		return serveBaseline(ctx, c.baseline, out)
+		return serveBaseline(ctx, c.baseline, c.handler, out)
 	}
 	if c.gw == "" {
 		return errors.New("-gw PATH is required (build it with: go build -o gw ./cmd/gw)")
+	}
+	if c.rounds < 1 {
+		return fmt.Errorf("-rounds %d: want at least 1", c.rounds)
 	}
 	for _, s := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -85,7 +98,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 // serveBaseline is the minimal reverse proxy gw serve is compared with: the
 // same standard-library machinery, with none of gw's checks or logging.
-func serveBaseline(ctx context.Context, upstream string, out io.Writer) error {
+func serveBaseline(ctx context.Context, upstream, handler string, out io.Writer) error {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return err
@@ -93,12 +106,24 @@ func serveBaseline(ctx context.Context, upstream string, out io.Writer) error {
 	key := os.Getenv("GW_API_KEY")
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
-	rp := &httputil.ReverseProxy{
+	var rp http.Handler = &httputil.ReverseProxy{
 		Transport: tr,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(u)
 			pr.Out.Header.Set("Authorization", "Bearer "+key)
 		},
+	}
+	if handler == "gw" {
+		// gw serve's own handler in this small process: separates what the
+		// handler costs from what the gw binary and process do.
+		v1 := *u
+		v1.Path = "/v1"
+		rp, err = proxy.New(proxy.Options{Upstream: &v1, Transport: api.NewTransport(api.TransportOptions{}),
+			Keys:       proxy.NewKeys(func(context.Context) (string, error) { return key, nil }, 0),
+			LocalToken: os.Getenv("GW_BENCH_TOKEN"), Log: io.Discard})
+		if err != nil {
+			return err
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -177,6 +202,9 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 	startBase := func() (*target, time.Duration, error) {
 		return start(ctx, "baseline", gwEnv, self, "-baseline", "http://"+ln.Addr().String())
 	}
+	startBefore := func() (*target, time.Duration, error) {
+		return start(ctx, "gw serve (before)", gwEnv, c.gwBefore, "serve", "--port", "0")
+	}
 
 	fmt.Fprintf(out, "# gw serve benchmark\n\n%s, %s/%s, %d CPUs, %s. Upstream: the stand-in on loopback.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
@@ -189,6 +217,12 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 	baseStart, err := startups(c.starts, startBase)
 	if err != nil {
 		return err
+	}
+	var beforeStart time.Duration
+	if c.gwBefore != "" {
+		if beforeStart, err = startups(c.starts, startBefore); err != nil {
+			return err
+		}
 	}
 
 	gw, _, err := startGw()
@@ -207,91 +241,136 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 	defer base.stop()
 	direct := &target{name: "direct", base: upstream, token: standin.DemoKeyFull}
 	targets := []*target{direct, gw, base}
+	proxies := []*target{gw, base}
+	var before *target
+	if c.gwBefore != "" {
+		if before, _, err = startBefore(); err != nil {
+			return err
+		}
+		defer before.stop()
+		before.token = gw.token // same config directory, same local token
+		targets = []*target{direct, gw, before, base}
+		proxies = []*target{gw, before, base}
+	}
+	if c.gwHandler {
+		env := append(slices.Clone(gwEnv), "GW_BENCH_TOKEN="+gw.token)
+		h, _, err := start(ctx, "gw handler, small process", env, self, "-baseline", "http://"+ln.Addr().String(), "-handler", "gw")
+		if err != nil {
+			return err
+		}
+		defer h.stop()
+		h.token = gw.token
+		targets = append(targets[:len(targets)-1], h, base)
+		proxies = append(proxies[:len(proxies)-1], h, base)
+	}
 
-	idle := map[string]int64{"gw serve": rss(gw.proc.Process.Pid), "baseline": rss(base.proc.Process.Pid)}
+	idle := map[string]int64{}
+	for _, tg := range proxies {
+		idle[tg.name] = rss(tg.proc.Process.Pid)
+	}
 
-	// Small non-streamed requests.
-	fmt.Fprintf(out, "## Small non-streamed requests (GET /v1/models, %s per cell)\n\n", c.duration)
+	// Small non-streamed requests. Rounds are interleaved across the paths,
+	// so drift in the machine's load hits every path alike; each figure is
+	// the median of the rounds' figures, and each ratio the median of the
+	// rounds' ratios, with the lowest and highest round's beside it.
+	fmt.Fprintf(out, "## Small non-streamed requests (GET /v1/models, %s per cell, %d interleaved rounds)\n\n", c.duration, c.rounds)
+	fmt.Fprintln(out, "Medians of the rounds; ratios are the median of the per-round ratios [lowest – highest round].")
+	fmt.Fprintln(out)
 	fmt.Fprintln(out, "| concurrency | path | req/s | p50 | p99 | added p50 vs direct | p50 ÷ baseline p50 |")
 	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
 	for _, n := range c.concurrency {
-		// Rounds interleaved across the paths, so drift in the machine's
-		// load hits every path alike; latencies of all rounds are pooled.
-		const rounds = 3
-		lat := map[string][]time.Duration{}
-		count := map[string]float64{}
-		for range rounds {
-			for _, tg := range targets {
-				r, err := load(ctx, tg, n, c.duration/rounds)
+		per := map[string][]loadResult{}
+		for round := range c.rounds {
+			for _, tg := range rotate(targets, round) {
+				r, err := load(ctx, tg, n, c.duration/time.Duration(c.rounds))
 				if err != nil {
 					return fmt.Errorf("%s at concurrency %d: %w", tg.name, n, err)
 				}
-				lat[tg.name] = append(lat[tg.name], r.lat...)
-				count[tg.name] += r.rps / rounds
+				per[tg.name] = append(per[tg.name], r)
 			}
 		}
-		res := map[string]loadResult{}
 		for _, tg := range targets {
-			res[tg.name] = loadResult{rps: count[tg.name], p50: pct(lat[tg.name], 50), p99: pct(lat[tg.name], 99)}
-		}
-		for _, tg := range targets {
-			r := res[tg.name]
-			added, ratio := "–", "–"
+			rs := per[tg.name]
+			var rps []float64
+			var p50, p99, added []time.Duration
+			var ratio []float64
+			for i, r := range rs {
+				rps = append(rps, r.rps)
+				p50 = append(p50, r.p50)
+				p99 = append(p99, r.p99)
+				added = append(added, r.p50-per["direct"][i].p50)
+				ratio = append(ratio, float64(r.p50)/float64(per["baseline"][i].p50))
+			}
+			addedText, ratioText := "–", "–"
 			if tg != direct {
-				added = fmtDur(r.p50 - res["direct"].p50)
-				ratio = fmt.Sprintf("%.2f×", float64(r.p50)/float64(res["baseline"].p50))
+				addedText = fmtDur(pct(added, 50))
+				ratioText = fmtSpread(ratio)
 			}
-			fmt.Fprintf(out, "| %d | %s | %.0f | %s | %s | %s | %s |\n", n, tg.name, r.rps, fmtDur(r.p50), fmtDur(r.p99), added, ratio)
+			fmt.Fprintf(out, "| %d | %s | %.0f | %s | %s | %s | %s |\n", n, tg.name, median(rps),
+				fmtDur(pct(p50, 50)), fmtDur(pct(p99, 50)), addedText, ratioText)
 		}
 	}
 
 	// Per-event delay: the stand-in's write of each event to the client's read of it.
-	fmt.Fprintf(out, "\n## Delay per SSE event (5 × %d events 1 ms apart, stand-in write → client read)\n\n", c.events)
+	fmt.Fprintf(out, "\n## Delay per SSE event (%d rounds × %d events 1 ms apart, stand-in write → client read)\n\n", c.rounds, c.events)
+	fmt.Fprintln(out, "Medians of the rounds' percentiles; the added p99 is the median of the per-round differences [lowest – highest round].")
+	fmt.Fprintln(out)
 	fmt.Fprintln(out, "| path | p50 | p99 | added p99 vs direct |")
 	fmt.Fprintln(out, "|---|---|---|---|")
-	delays := map[string][2]time.Duration{}
-	all := map[string][]time.Duration{}
+	perEvent := map[string][][2]time.Duration{}
 	// Paced events, so each one's delay is its own and not a queue behind
 	// the ones before (a burst measures throughput instead).
 	svc.SetFault(standin.Fault{Kind: standin.FaultSlowStream, Delay: time.Millisecond})
 	defer svc.SetFault(standin.Fault{})
-	for range 5 { // interleaved, so drift in the machine's load hits every path alike
-		for _, tg := range targets {
+	perRound := make([]map[string][2]time.Duration, c.rounds)
+	for round := range c.rounds { // interleaved, so drift in the machine's load hits every path alike
+		perRound[round] = map[string][2]time.Duration{}
+		for _, tg := range rotate(targets, round) {
 			d, err := eventDelays(ctx, tg, clock)
 			if err != nil {
 				return fmt.Errorf("%s: %w", tg.name, err)
 			}
-			all[tg.name] = append(all[tg.name], d...)
+			perRound[round][tg.name] = [2]time.Duration{pct(d, 50), pct(d, 99)}
 		}
 	}
-	for name, d := range all {
-		delays[name] = [2]time.Duration{pct(d, 50), pct(d, 99)}
+	for _, r := range perRound {
+		for name, d := range r {
+			perEvent[name] = append(perEvent[name], d)
+		}
 	}
 	for _, tg := range targets {
-		d := delays[tg.name]
-		added := "–"
-		if tg != direct {
-			added = fmtDur(d[1] - delays["direct"][1])
+		var p50, p99, added []time.Duration
+		for i, d := range perEvent[tg.name] {
+			p50 = append(p50, d[0])
+			p99 = append(p99, d[1])
+			added = append(added, d[1]-perEvent["direct"][i][1])
 		}
-		fmt.Fprintf(out, "| %s | %s | %s | %s |\n", tg.name, fmtDur(d[0]), fmtDur(d[1]), added)
+		addedText := "–"
+		if tg != direct {
+			addedText = fmt.Sprintf("%s [%s – %s]", fmtDur(pct(added, 50)), fmtDur(slices.Min(added)), fmtDur(slices.Max(added)))
+		}
+		fmt.Fprintf(out, "| %s | %s | %s | %s |\n", tg.name, fmtDur(pct(p50, 50)), fmtDur(pct(p99, 50)), addedText)
 	}
 
 	svc.SetFault(standin.Fault{})
 
 	// Memory: idle, then with many streams held open.
 	busy := map[string]int64{}
-	for _, tg := range []*target{gw, base} {
+	for _, tg := range proxies {
 		r, err := rssWithStreams(ctx, tg, clock, c.streams)
 		if err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)
 		}
 		busy[tg.name] = r
 	}
+	starts := map[string]time.Duration{"gw serve": gwStart, "gw serve (before)": beforeStart, "baseline": baseStart,
+		"gw handler, small process": baseStart}
 	fmt.Fprintf(out, "\n## Memory and start-up\n\n")
 	fmt.Fprintf(out, "| proxy | RSS idle | RSS with %d streams | start-up p50 (exec → address printed) |\n|---|---|---|---|\n", c.streams)
-	fmt.Fprintf(out, "| gw serve | %s | %s | %s |\n", fmtMB(idle["gw serve"]), fmtMB(busy["gw serve"]), fmtDur(gwStart))
-	fmt.Fprintf(out, "| baseline | %s | %s | %s |\n", fmtMB(idle["baseline"]), fmtMB(busy["baseline"]), fmtDur(baseStart))
-	fmt.Fprintf(out, "| ratio | %.2f× | %.2f× | %.2f× |\n",
+	for _, tg := range proxies {
+		fmt.Fprintf(out, "| %s | %s | %s | %s |\n", tg.name, fmtMB(idle[tg.name]), fmtMB(busy[tg.name]), fmtDur(starts[tg.name]))
+	}
+	fmt.Fprintf(out, "| gw serve ÷ baseline | %.2f× | %.2f× | %.2f× |\n",
 		float64(idle["gw serve"])/float64(idle["baseline"]), float64(busy["gw serve"])/float64(busy["baseline"]),
 		float64(gwStart)/float64(baseStart))
 	return nil
@@ -372,6 +451,9 @@ type loadResult struct {
 }
 
 func load(ctx context.Context, tg *target, n int, d time.Duration) (loadResult, error) {
+	// The garbage of the cell before (client and stand-in live in this
+	// process) is collected now, not during this cell.
+	runtime.GC()
 	hc := client(n)
 	defer hc.CloseIdleConnections()
 	get := func() error {
@@ -433,6 +515,7 @@ func streamRequest(ctx context.Context, tg *target) *http.Request {
 }
 
 func eventDelays(ctx context.Context, tg *target, clock *eventClock) ([]time.Duration, error) {
+	runtime.GC()
 	hc := client(1)
 	defer hc.CloseIdleConnections()
 	clock.mu.Lock()
@@ -544,6 +627,31 @@ func fmtDur(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 	}
+}
+
+// rotate starts round r at a different path, so that no path always runs
+// right after the same other one (whose after-effects, such as garbage to
+// collect or a busy CPU, would always fall on it).
+func rotate(ts []*target, r int) []*target {
+	k := r % len(ts)
+	return append(slices.Clone(ts[k:]), ts[:k]...)
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// fmtSpread is "median× [lowest – highest]".
+func fmtSpread(xs []float64) string {
+	return fmt.Sprintf("%.2f× [%.2f – %.2f]", median(xs), slices.Min(xs), slices.Max(xs))
 }
 
 func fmtMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
