@@ -175,6 +175,10 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 
 	logW, closeLog := openLog(paths, errOut)
 	defer closeLog()
+	// Written after each answer has gone out, not before; closed (every line
+	// written) before gw serve says it stopped.
+	reqLog := newAsyncLog(logW, maxPendingLog)
+	defer reqLog.Close()
 
 	h, err := proxy.New(proxy.Options{
 		Upstream:    upstream,
@@ -182,7 +186,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Keys:        keys,
 		LocalToken:  token,
 		AcceptHosts: acceptHosts,
-		Log:         logW,
+		Log:         reqLog,
 		ModelIDs: func(ctx context.Context) ([]string, error) {
 			key, err := keys.Get(ctx)
 			if err != nil {
@@ -226,6 +230,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	defer stopping()
 
 	err = proxy.Serve(sctx, ln, h, opts.Grace)
+	reqLog.Close() // every handler has returned: nothing more will be logged
 	if errors.Is(err, proxy.ErrRequestsCut) {
 		fmt.Fprintf(errOut, "gw serve: stopped; %v\n", err)
 		return nil

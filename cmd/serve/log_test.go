@@ -1,0 +1,93 @@
+package serve
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// lockedBuffer is a log destination safe to read while it is written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+func (w *lockedBuffer) Len() int { return len(w.String()) }
+
+func TestAsyncLogKeepsEveryLineInOrder(t *testing.T) {
+	var out lockedBuffer
+	l := newAsyncLog(&out, maxPendingLog)
+	var want strings.Builder
+	for i := range 1000 {
+		line := fmt.Sprintf("line %d\n", i)
+		want.WriteString(line)
+		if n, err := l.Write([]byte(line)); n != len(line) || err != nil {
+			t.Fatalf("Write: %d, %v", n, err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want.String() {
+		t.Errorf("lines lost or reordered: got %d bytes, want %d", out.Len(), want.Len())
+	}
+	// A request that outlives the shutdown is still logged.
+	_, _ = l.Write([]byte("late\n"))
+	if !strings.HasSuffix(out.String(), "line 999\nlate\n") {
+		t.Errorf("late line lost: %q", out.String()[max(0, out.Len()-30):])
+	}
+}
+
+// stuckWriter blocks every Write until released, like a terminal paused with
+// ctrl-s.
+type stuckWriter struct {
+	started chan struct{}
+	release chan struct{}
+	out     lockedBuffer
+	once    sync.Once
+}
+
+func (w *stuckWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.started) })
+	<-w.release
+	return w.out.Write(p)
+}
+
+func TestAsyncLogNeverBlocksARequestOnAStuckOutput(t *testing.T) {
+	w := &stuckWriter{started: make(chan struct{}), release: make(chan struct{})}
+	l := newAsyncLog(w, 100)
+	_, _ = l.Write([]byte("first line, being written\n"))
+	<-w.started // the writer is now stuck inside Write
+	// These return although nothing can be written (a blocking Write would
+	// hang the test here); what does not fit in 100 bytes is dropped.
+	for i := range 20 {
+		_, _ = l.Write([]byte(fmt.Sprintf("queued %02d\n", i)))
+	}
+	close(w.release)
+	_ = l.Close()
+	got := w.out.String()
+	if !strings.HasPrefix(got, "first line, being written\nqueued 00\n") {
+		t.Errorf("queued lines lost:\n%s", got)
+	}
+	queued := strings.Count(got, "queued ")
+	if queued == 0 || queued == 20 {
+		t.Errorf("%d of 20 queued lines written; want those that fit in the bound", queued)
+	}
+	if want := fmt.Sprintf("gw serve: %d request log lines dropped", 20-queued); !strings.Contains(got, want) {
+		t.Errorf("no %q in:\n%s", want, got)
+	}
+}
