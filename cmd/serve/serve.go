@@ -175,8 +175,9 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 
 	logW, closeLog := openLog(paths, errOut)
 	defer closeLog()
-	// Written after each answer has gone out, not before; closed (every line
-	// written) before gw serve says it stopped.
+	// Written by a goroutine of its own, so a slow terminal or disk never
+	// holds up a request; closed (every line written) before gw serve says
+	// it stopped.
 	reqLog := newAsyncLog(logW, maxPendingLog)
 	defer reqLog.Close()
 
