@@ -1,35 +1,14 @@
 package serve
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 )
 
-// lockedBuffer is a log destination safe to read while it is written.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *lockedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *lockedBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
-func (w *lockedBuffer) Len() int { return len(w.String()) }
-
 func TestAsyncLogKeepsEveryLineInOrder(t *testing.T) {
-	var out lockedBuffer
+	var out syncBuffer
 	l := newAsyncLog(&out, maxPendingLog)
 	var want strings.Builder
 	for i := range 1000 {
@@ -43,12 +22,12 @@ func TestAsyncLogKeepsEveryLineInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if out.String() != want.String() {
-		t.Errorf("lines lost or reordered: got %d bytes, want %d", out.Len(), want.Len())
+		t.Errorf("lines lost or reordered: got %d bytes, want %d", len(out.String()), want.Len())
 	}
 	// A request that outlives the shutdown is still logged.
 	_, _ = l.Write([]byte("late\n"))
 	if !strings.HasSuffix(out.String(), "line 999\nlate\n") {
-		t.Errorf("late line lost: %q", out.String()[max(0, out.Len()-30):])
+		t.Errorf("late line lost: %q", out.String()[max(0, len(out.String())-30):])
 	}
 }
 
@@ -57,7 +36,7 @@ func TestAsyncLogKeepsEveryLineInOrder(t *testing.T) {
 type stuckWriter struct {
 	started chan struct{}
 	release chan struct{}
-	out     lockedBuffer
+	out     syncBuffer
 	once    sync.Once
 }
 
