@@ -83,7 +83,7 @@ func wantKind(t *testing.T, e *Error, cond Condition, kind Kind, causeHas ...str
 }
 
 func TestClassifyTransport_Refused(t *testing.T) {
-	addr := closedAddr(t)
+	addr := apitest.ClosedAddr(t)
 	e := modelsErr(t, "http://"+addr+"/v1", TransportOptions{})
 	wantKind(t, e, ServiceUnreachable, KindRefused, addr, "refused")
 	if !strings.HasPrefix(e.Error(), "unable to connect to API: ") {
@@ -209,7 +209,7 @@ func TestClassifyTransport_PlainHTTPOnTLSURL(t *testing.T) {
 }
 
 func TestClassifyTransport_ProxyRefused(t *testing.T) {
-	proxyAddr := closedAddr(t)
+	proxyAddr := apitest.ClosedAddr(t)
 	proxy := &url.URL{Scheme: "http", Host: proxyAddr}
 	e := modelsErr(t, "https://gw.example.test/v1", TransportOptions{Proxy: http.ProxyURL(proxy)})
 	wantKind(t, e, ServiceUnreachable, KindProxy, "proxy", proxyAddr)
@@ -259,18 +259,6 @@ func TestClassifyTransport_NilAndAlreadyClassified(t *testing.T) {
 
 // --- helpers -----------------------------------------------------------
 
-// closedAddr is a loopback address where nothing listens any more.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // quietTLSServer is httptest.NewTLSServer without logging the handshake
 // failures the tests cause on purpose.
 func quietTLSServer(h http.Handler) *httptest.Server {
@@ -319,7 +307,7 @@ func TestClassifyTransport_DialTimeout(t *testing.T) {
 }
 
 func TestClassifyTransport_BareDialNamesAddress(t *testing.T) {
-	addr := closedAddr(t)
+	addr := apitest.ClosedAddr(t)
 	_, err := net.Dial("tcp", addr)
 	e := ClassifyTransport(err)
 	wantKind(t, e, ServiceUnreachable, KindRefused, addr)

@@ -142,7 +142,7 @@ func TestRun_Proxy(t *testing.T) {
 	other := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(other.Close)
 	otherAddr := strings.TrimPrefix(other.URL, "http://")
-	dead := closedPort(t)
+	dead := apitest.ClosedAddr(t)
 
 	cases := []struct {
 		name       string
@@ -189,7 +189,7 @@ func TestRun_ProxyEnvironment(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	port := s.HTTP.Listener.Addr().(*net.TCPAddr).Port
 	resolver := apitest.FakeDNS(t, apitest.Hosts(map[string]string{"gateway.test": "127.0.0.1"}))
-	deadProxy := closedPort(t)
+	deadProxy := apitest.ClosedAddr(t)
 	base := fmt.Sprintf("http://gateway.test:%d/v1", port)
 
 	t.Run("proxy applies and is down", func(t *testing.T) {

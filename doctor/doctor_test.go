@@ -272,7 +272,7 @@ func TestRun_HTTPWhereHTTPSWasConfigured(t *testing.T) {
 func TestRun_BaseURLDiffersFromCanonical(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	canonical := "https://gateway.example/v1"
-	dead := "http://" + closedPort(t) + "/v1"
+	dead := "http://" + apitest.ClosedAddr(t) + "/v1"
 	cases := []struct {
 		name, base, src string
 		want            Status
@@ -333,7 +333,7 @@ func TestRun_DNSFailure(t *testing.T) {
 }
 
 func TestRun_RefusedPort(t *testing.T) {
-	addr := closedPort(t)
+	addr := apitest.ClosedAddr(t)
 	rep := runDoctor(t, input("http://"+addr+"/v1", standin.DemoKeyFull))
 	wantStatus(t, rep, IDDNS, Pass)
 	wantFail(t, rep, IDTCP, "service unreachable", msgUnreachable, []string{addr, "refused"}, "gw auth login --base-url")

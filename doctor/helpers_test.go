@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -130,17 +129,4 @@ func wantStatus(t *testing.T, rep Report, id string, st Status) Check {
 		t.Errorf("%s: status %q, want %q (%+v)", id, c.Status, st, c)
 	}
 	return c
-}
-
-// closedPort is a loopback address nothing listens on: a port that was just released. (Only tests do this;
-// gw itself listens on port 0 and reports what it got.)
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }

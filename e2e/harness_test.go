@@ -16,10 +16,11 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelgateway/gw/internal/testutil"
 
 	"github.com/modelgateway/gw/standin"
 )
@@ -178,7 +179,7 @@ func (m *machine) prepare(cmd *exec.Cmd, extraEnv []string) {
 // it runs.
 type proc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *testutil.SyncBuffer
 	began          time.Time
 	done           chan struct{}
 	err            error // valid once done is closed
@@ -190,7 +191,7 @@ func (m *machine) start(t *testing.T, extraEnv []string, name string, args ...st
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	m.prepare(cmd, extraEnv)
-	p := &proc{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, began: time.Now(), done: make(chan struct{})}
+	p := &proc{cmd: cmd, stdout: &testutil.SyncBuffer{}, stderr: &testutil.SyncBuffer{}, began: time.Now(), done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -300,21 +301,4 @@ func noFileHolds(t *testing.T, dir, secret string) {
 	if err != nil || files == 0 {
 		t.Fatalf("walking %s: %v (%d files)", dir, err, files)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

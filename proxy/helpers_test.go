@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,9 +9,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelgateway/gw/internal/testutil"
 
 	"go.uber.org/goleak"
 
@@ -28,24 +28,6 @@ const (
 	sonnet    = "vendor-a/model-a-sonnet-4.5"
 )
 
-// syncBuffer is a log destination safe for concurrent writes and reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // rig is a stand-in of the hosted service behind gw serve's handler, both on
 // loopback listeners.
 type rig struct {
@@ -53,7 +35,7 @@ type rig struct {
 	up     *standin.Server
 	upURL  string // the stand-in's base URL, ending in /v1
 	base   string // gw serve's base URL, ending in /v1
-	log    *syncBuffer
+	log    *testutil.SyncBuffer
 	client *http.Client
 	keys   *Keys
 }
@@ -80,7 +62,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		src = func(context.Context) (string, error) { return realKey, nil }
 	}
 	tr := api.NewTransport(api.TransportOptions{})
-	logBuf := &syncBuffer{}
+	logBuf := &testutil.SyncBuffer{}
 	opts := Options{Upstream: upURL, Transport: tr, Keys: NewKeys(src, 0), LocalToken: testToken, Log: logBuf}
 	if o.proxy != nil {
 		o.proxy(&opts)

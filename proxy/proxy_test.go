@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/internal/testutil"
+
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
 )
@@ -227,7 +229,7 @@ func TestUpstreamResetMidStreamEndsTheClientStream(t *testing.T) {
 	waitForLog(t, r.log, "aborted=upstream_stream_broken")
 }
 
-func waitForLog(t *testing.T, log *syncBuffer, want string) {
+func waitForLog(t *testing.T, log *testutil.SyncBuffer, want string) {
 	t.Helper()
 	ctx := waitCtx(t)
 	for !strings.Contains(log.String(), want) {

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/internal/testutil"
+
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -53,29 +55,12 @@ func (w *lineWriter) String() string {
 	return w.buf.String()
 }
 
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // serve runs gw-standin in-process; stop ends it and returns its exit code.
-func serve(t *testing.T, args ...string) (baseURL string, stdout *lineWriter, stderr *lockedBuffer, stop func() int) {
+func serve(t *testing.T, args ...string) (baseURL string, stdout *lineWriter, stderr *testutil.SyncBuffer, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	stdout = &lineWriter{first: make(chan string, 1)}
-	stderr = &lockedBuffer{}
+	stderr = &testutil.SyncBuffer{}
 	code := make(chan int, 1)
 	go func() { code <- run(ctx, args, stdout, stderr) }()
 	select {
@@ -224,7 +209,7 @@ func TestMain_StopsOnSIGTERM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr testutil.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelgateway/gw/internal/testutil"
 )
 
 func TestAsyncLogKeepsEveryLineInOrder(t *testing.T) {
-	var out syncBuffer
+	var out testutil.SyncBuffer
 	l := newAsyncLog(&out, maxPendingLog)
 	var want strings.Builder
 	for i := range 1000 {
@@ -36,7 +38,7 @@ func TestAsyncLogKeepsEveryLineInOrder(t *testing.T) {
 type stuckWriter struct {
 	started chan struct{}
 	release chan struct{}
-	out     syncBuffer
+	out     testutil.SyncBuffer
 	once    sync.Once
 }
 

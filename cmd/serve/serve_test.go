@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -12,9 +11,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelgateway/gw/internal/testutil"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
@@ -66,29 +66,11 @@ func TestFlags(t *testing.T) {
 	}
 }
 
-// syncBuffer lets the test read what the running command writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type running struct {
 	env    *cmdtest.Env
 	up     *standin.Server
-	out    *syncBuffer
-	errOut *syncBuffer
+	out    *testutil.SyncBuffer
+	errOut *testutil.SyncBuffer
 	stop   context.CancelFunc
 	done   chan error
 	addr   string
@@ -103,7 +85,7 @@ func startServe(t *testing.T, opts *ServeOptions, env *cmdtest.Env) *running {
 	srv := httptest.NewServer(up)
 	t.Cleanup(func() { up.Close(); srv.Close() })
 	env.Vars["GW_BASE_URL"] = srv.URL + "/v1"
-	r := &running{env: env, up: up, out: &syncBuffer{}, errOut: &syncBuffer{}, done: make(chan error, 1)}
+	r := &running{env: env, up: up, out: &testutil.SyncBuffer{}, errOut: &testutil.SyncBuffer{}, done: make(chan error, 1)}
 	env.Factory.IOStreams.Out, env.Factory.IOStreams.ErrOut = r.out, r.errOut
 	opts.Factory = env.Factory
 	if opts.Grace == 0 {

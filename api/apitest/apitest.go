@@ -86,3 +86,16 @@ func reply(query []byte, answer Answer) ([]byte, bool) {
 	msg, err := b.Finish()
 	return msg, err == nil
 }
+
+// ClosedAddr is a loopback host:port nothing listens on: a port that was just released, for "connection
+// refused". (Only tests do this; gw itself listens on port 0 and reports what it got.)
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}

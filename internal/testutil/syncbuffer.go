@@ -1,0 +1,26 @@
+// Package testutil holds small helpers shared by tests across packages. Only tests import it.
+package testutil
+
+import (
+	"bytes"
+	"sync"
+)
+
+// SyncBuffer is a bytes.Buffer safe for concurrent writes and reads: the destination of a log or of a
+// process's output that a test reads while it is still being written.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
