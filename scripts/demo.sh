@@ -25,7 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-export GW_CONFIG_DIR="$tmp/config" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/xdg-config" NO_COLOR=1
+export GW_CONFIG_DIR="$tmp/config" GW_STATE_DIR="$tmp/state" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/xdg-config" NO_COLOR=1
 unset GW_API_KEY GW_BASE_URL
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }

@@ -15,10 +15,7 @@ import (
 )
 
 // Profile is the keychain account; profiles beyond the default are not offered yet.
-const Profile = "default"
-
-// KeychainTimeout bounds every OS keychain call: a locked or absent Secret Service must not hang gw.
-const KeychainTimeout = 3 * time.Second
+const Profile = keychain.DefaultAccount
 
 // Factory carries every dependency a command needs. Commands take what they use from it; tests replace the
 // functions. Nothing here is global: root.Main builds one per run.
@@ -61,15 +58,28 @@ func (f *Factory) FileStore() (keychain.Store, error) {
 	return keychain.NewFile(p.CredentialsFile()), nil
 }
 
-// ResolveKey finds the API key: GW_API_KEY › OS keychain › insecure file. A missing key is a *NoKeyError.
-func (f *Factory) ResolveKey() (keychain.Resolved, error) {
-	fs, err := f.FileStore()
-	if err != nil {
-		return keychain.Resolved{}, err
+// LookupKey finds the API key: GW_API_KEY › OS keychain › the insecure file, the last only while the config
+// says the user chose --insecure-storage (a file left behind is never picked up silently). Errors are the
+// keychain package's (keychain.ErrNotFound when there is no key), for callers that report them themselves.
+func (f *Factory) LookupKey() (keychain.Resolved, error) {
+	var file keychain.Store
+	if c, _, err := f.Config(); err == nil && c.InsecureStorage {
+		if file, err = f.FileStore(); err != nil {
+			return keychain.Resolved{}, err
+		}
 	}
-	r, err := keychain.Resolve(f.Getenv, f.Keyring(), fs, Profile)
+	return keychain.Resolve(f.Getenv, f.Keyring(), file, Profile)
+}
+
+// ResolveKey is LookupKey for commands that need a key: a missing key is a *NoKeyError, and a keychain that
+// failed while the key came from the file is said on stderr.
+func (f *Factory) ResolveKey() (keychain.Resolved, error) {
+	r, err := f.LookupKey()
 	if errors.Is(err, keychain.ErrNotFound) {
 		return r, &NoKeyError{Msg: "no API key stored: run gw auth login (or set GW_API_KEY)"}
+	}
+	if err == nil && r.Warning != nil {
+		fmt.Fprintf(f.IOStreams.ErrOut, "! %v\n", r.Warning)
 	}
 	return r, err
 }
@@ -144,7 +154,7 @@ func NewFactory(version, defaultBaseURL string) *Factory {
 		WorkDir:        os.Getwd,
 		Version:        version,
 		DefaultBaseURL: defaultBaseURL,
-		Keyring:        func() keychain.Store { return keychain.NewOS(KeychainTimeout) },
+		Keyring:        func() keychain.Store { return keychain.NewOS(keychain.DefaultTimeout) },
 		Transport:      transport,
 	}
 }

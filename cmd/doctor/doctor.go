@@ -18,7 +18,6 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/doctor"
-	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -134,14 +133,9 @@ func gather(f *cmdutil.Factory, opts *DoctorOptions) doctor.Input {
 	base, src := config.ResolveBaseURL(opts.BaseURL, f.Getenv("GW_BASE_URL"), cfg.BaseURL, f.DefaultBaseURL)
 	in.BaseURL, in.BaseURLSource = base, string(src)
 
-	kr := f.Keyring()
-	var file keychain.Store
-	if fs, err := f.FileStore(); err == nil {
-		file = fs
-	}
-	in.Key, in.KeyErr = keychain.Resolve(f.Getenv, kr, file, cmdutil.Profile)
+	in.Key, in.KeyErr = f.LookupKey()
 	if in.KeyErr != nil {
-		in.KeychainBackend = kr.Backend()
+		in.KeychainBackend = f.Keyring().Backend()
 	}
 
 	port := cfg.Port

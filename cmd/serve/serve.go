@@ -134,13 +134,10 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return fmt.Errorf("creating the local token for gw serve: %w", err)
 	}
 
-	fileStore, err := f.FileStore()
-	if err != nil {
-		return err
-	}
-	osStore := f.Keyring()
+	// Read again at every refresh, so gw auth login/logout (and a switch to --insecure-storage) reach a
+	// running gw serve without a restart.
 	source := func(context.Context) (string, error) {
-		r, err := keychain.Resolve(f.Getenv, osStore, fileStore, cmdutil.Profile)
+		r, err := f.LookupKey()
 		return r.Key, err
 	}
 	keys := proxy.NewKeys(source, opts.KeyRefresh)

@@ -72,7 +72,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	}
 	key, err := keychain.Sanitize(raw)
 	if err != nil {
-		if raw == "" || errors.Is(err, keychain.ErrEmptyKey) {
+		if errors.Is(err, keychain.ErrEmptyKey) {
 			return &cmdutil.NoKeyError{Msg: "no key given: paste it at the prompt, or pipe it with --with-key"}
 		}
 		return err
@@ -153,7 +153,7 @@ func store(opts *LoginOptions, key string) (string, error) {
 	}
 	kr := f.Keyring()
 	if err := kr.Set(cmdutil.Profile, key); err != nil {
-		return "", fmt.Errorf("could not store the key in the OS keychain (%s): %v\nfix: start a keychain (Secret Service) or, on a machine without one, run: gw auth login --insecure-storage", kr.Backend(), err)
+		return "", fmt.Errorf("could not store the key in the OS keychain (%s): %w\nfix: start a keychain (Secret Service) or, on a machine without one, run: gw auth login --insecure-storage", kr.Backend(), err)
 	}
 	if err := fileStore.Delete(cmdutil.Profile); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 		fmt.Fprintf(f.IOStreams.ErrOut, "! could not remove the old key from %s: %v\n", fileStore.Backend(), err)

@@ -54,8 +54,10 @@ func logoutRun(opts *LogoutOptions) error {
 			failures = append(failures, fmt.Errorf("could not remove the key from %s (a key stored there is still there): %w", s.Backend(), err))
 		}
 	}
-	if _, paths, err := f.Config(); err == nil {
-		_ = config.Update(paths.File(), func(c *config.File) error { c.InsecureStorage = false; return nil })
+	if c, paths, err := f.Config(); err == nil && c.InsecureStorage {
+		if err := config.Update(paths.File(), func(c *config.File) error { c.InsecureStorage = false; return nil }); err != nil {
+			failures = append(failures, err)
+		}
 	}
 	if removed == 0 && len(failures) == 0 {
 		fmt.Fprintln(out, "No key was stored.")
