@@ -284,8 +284,8 @@ func classify(status int, header http.Header, body []byte, model, key, canonical
 			e.Kind = KindBaseURL
 		}
 		title := ""
-		if se.message != "" {
-			title = " titled " + quoted(tidy(se.message))
+		if msg != "" {
+			title = " titled " + quoted(msg) // msg has the key scrubbed
 		}
 		e.Cause = fmt.Sprintf("the server answered %d with an HTML page%s instead of the API's JSON: the base URL points at a website, or a firewall or proxy is answering in the service's place", eff, title)
 		e.Fix = fixBaseURL(canonical)

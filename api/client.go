@@ -125,7 +125,8 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	}
 	return nil, c.noteCanonical(&Error{
 		Condition: ServiceUnreachable, Kind: KindBadResponse, Status: res.StatusCode,
-		Cause: fmt.Sprintf("GET %s/models answered %d with %s, not a model list: the base URL likely points at something other than the API", c.BaseURL, res.StatusCode, perr),
+		// perr quotes the start of the body, which may echo the request back: scrub the key.
+		Cause: Redact(fmt.Sprintf("GET %s/models answered %d with %s, not a model list: the base URL likely points at something other than the API", c.BaseURL, res.StatusCode, perr), c.Key),
 		Fix:   fixBaseURL(c.Canonical),
 	})
 }

@@ -171,6 +171,31 @@ func TestModels_KeyEchoedInAnyErrorIsRemoved(t *testing.T) {
 	}
 }
 
+func TestModels_ShortKeyEchoedInTextOrHTMLIsRemoved(t *testing.T) {
+	// A short key does not look like a secret, so only the client's knowledge of it can remove it; the
+	// bodies are the ones that are quoted rather than parsed as an error object.
+	const key = "abc12345"
+	bodies := []struct {
+		status int
+		ctype  string
+		body   string
+	}{
+		{200, "text/plain", "Authorization: Bearer " + key + " Host: x"},
+		{200, "text/html", "<html><head><title>hello " + key + "</title></head></html>"},
+		{403, "text/html", "<html><head><title>denied for " + key + "</title></head></html>"},
+		{401, "text/plain", "key " + key + " is not valid"},
+	}
+	for _, b := range bodies {
+		srv := serve(t, b.status, b.body, nil) // the server sniffs the type: text/plain or text/html
+		_, err := NewClient(srv.URL+"/v1", key, srv.Client()).Models(context.Background())
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%d %s: want *Error, got %v", b.status, b.ctype, err)
+		}
+		assertNoKey(t, e, key)
+	}
+}
+
 func TestClient_ClassifyResponseScrubsAShortKey(t *testing.T) {
 	// A short key is not secret-looking by shape; only knowing it removes it.
 	c := NewClient("https://gw.example.test/v1", "abc12345", nil)
