@@ -381,7 +381,7 @@ func (r *run) checkTLS(ctx context.Context, u *url.URL) Check {
 		return fromAPI(IDTLS, classify(u.Scheme, net.JoinHostPort(host, port), err))
 	}
 	defer raw.Close()
-	conn := tls.Client(raw, &tls.Config{ServerName: host, RootCAs: r.in.Network.RootCAs, NextProtos: []string{"h2", "http/1.1"}})
+	conn := tls.Client(raw, &tls.Config{ServerName: host, RootCAs: r.in.Network.RootCAs, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12})
 	if err := conn.HandshakeContext(ctx); err != nil {
 		c := fromAPI(IDTLS, classify(u.Scheme, net.JoinHostPort(host, port), err))
 		var cve *tls.CertificateVerificationError
@@ -430,10 +430,7 @@ func (r *run) checkHTTP(ctx context.Context, u *url.URL) (Check, []api.Model) {
 		return withDetail(Check{ID: IDHTTP, Status: Pass,
 			Detail: fmt.Sprintf("GET %s/models answered with %d models without a key", u.Redacted(), len(models))}, note), models
 	}
-	var ae *api.Error
-	if !errors.As(err, &ae) {
-		ae = api.ClassifyTransport(err)
-	}
+	ae := asAPI(err)
 	if ae.Condition == api.KeyRejected {
 		return withDetail(Check{ID: IDHTTP, Status: Pass,
 			Detail: fmt.Sprintf("GET %s/models answered HTTP %d: the service asks for a key, as it should", u.Redacted(), ae.Status)}, note), nil
