@@ -9,11 +9,6 @@ type ColorScheme struct {
 // ColorScheme returns the scheme for stdout, where commands print their reports.
 func (s *IOStreams) ColorScheme() *ColorScheme { return &ColorScheme{enabled: s.ColorEnabled()} }
 
-// StderrColorScheme returns the scheme for stderr.
-func (s *IOStreams) StderrColorScheme() *ColorScheme {
-	return &ColorScheme{enabled: s.StderrColorEnabled()}
-}
-
 // Enabled reports whether the scheme adds colour.
 func (c *ColorScheme) Enabled() bool { return c.enabled }
 

@@ -30,7 +30,6 @@ type IOStreams struct {
 	// Decided from the environment once, in the constructor; methods never read the environment.
 	colorDisabled bool // NO_COLOR, or TERM=dumb
 	colorForced   bool // CLICOLOR_FORCE or FORCE_COLOR
-	colorOverride *bool
 
 	// readPassword reads a line without echo from the terminal on fd. It is term.ReadPassword except in
 	// tests, which cannot own a real terminal.
@@ -105,9 +104,6 @@ func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY = v }
 // SetNeverPrompt disables every interactive prompt (the GW_NO_PROMPT environment variable does the same).
 func (s *IOStreams) SetNeverPrompt(v bool) { s.neverPrompt = v }
 
-// SetColorEnabled overrides colour detection for stdout and stderr alike.
-func (s *IOStreams) SetColorEnabled(v bool) { s.colorOverride = &v }
-
 // CanPrompt reports whether gw may ask the user something: stdin and stdout are terminals and prompting
 // was not disabled.
 func (s *IOStreams) CanPrompt() bool {
@@ -127,9 +123,6 @@ func (s *IOStreams) ColorEnabled() bool { return s.colorFor(s.stdoutTTY) }
 func (s *IOStreams) StderrColorEnabled() bool { return s.colorFor(s.stderrTTY) }
 
 func (s *IOStreams) colorFor(tty bool) bool {
-	if s.colorOverride != nil {
-		return *s.colorOverride
-	}
 	// NO_COLOR is the user's explicit wish and wins over a forcing variable set by some tool.
 	if s.colorDisabled {
 		return false
