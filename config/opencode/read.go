@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/modelgateway/gw/config"
 )
 
 // KeyKind says what a provider's apiKey setting holds, without its text.
@@ -19,9 +21,6 @@ const (
 	KeyFile       KeyKind = "file"        // {file:path}
 	KeyLiteral    KeyKind = "literal"     // a key written into the file
 )
-
-// LocalTokenPrefix starts every local token of gw serve.
-const LocalTokenPrefix = "gw-local-"
 
 // ProviderInfo describes one OpenAI-compatible provider in a config.
 type ProviderInfo struct {
@@ -150,7 +149,7 @@ func classifyKey(key string) (KeyKind, string) {
 	switch {
 	case strings.TrimSpace(key) == "":
 		return KeyNone, ""
-	case strings.HasPrefix(key, LocalTokenPrefix):
+	case strings.HasPrefix(key, config.LocalTokenPrefix):
 		return KeyLocalToken, ""
 	}
 	if m := substRef.FindStringSubmatch(strings.TrimSpace(key)); m != nil {

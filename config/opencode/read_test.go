@@ -4,7 +4,25 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modelgateway/gw/config"
 )
+
+// A token gw itself makes must be recognised as the local token, so doctor
+// never reports it as a key written into the file.
+func TestReadModels_TokenFromConfigIsLocalToken(t *testing.T) {
+	tok, err := config.NewLocalToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ReadModels([]byte(`{"provider": {"gw": {"npm": "` + NPM + `", "options": {"apiKey": "` + tok + `"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Providers) != 1 || sum.Providers[0].KeyKind != KeyLocalToken || sum.Providers[0].KeyRef != "" {
+		t.Fatalf("providers = %+v, want one with a local token", sum.Providers)
+	}
+}
 
 func TestReadModels(t *testing.T) {
 	src := []byte(`{
