@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -31,8 +32,9 @@ var ErrRequestsCut = errors.New("requests still running at the end of the grace 
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
 	base, cut := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cut(nil)
+	var running handlers
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           running.wrap(h),
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		IdleTimeout:       IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return base },
@@ -51,15 +53,74 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Dura
 	err := srv.Shutdown(gctx)
 	gcancel()
 	if err != nil {
+		// The cancelled contexts make the remaining handlers (and their
+		// upstream requests) return promptly. Shutdown cannot be asked to
+		// wait for them: once Close has dropped their connections it no
+		// longer knows them, so the handlers are counted here.
 		cut(ErrShuttingDown)
-		_ = srv.Close()
-		// Close does not wait for handlers; a second Shutdown does, and the
-		// cancelled contexts make them return promptly.
-		wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = srv.Shutdown(wctx)
-		wcancel()
 		err = ErrRequestsCut
 	}
+	if !running.waitIdle(cutWait) {
+		// A handler that ignores its context: closing its connection makes
+		// its writes fail, which is the last way to end it.
+		_ = srv.Close()
+		running.waitIdle(cutWait)
+	}
+	_ = srv.Close()
 	<-errc
 	return err
+}
+
+// cutWait bounds each wait for cancelled handlers to return.
+const cutWait = 5 * time.Second
+
+// handlers counts the handlers running, so Serve can return only once every
+// one has: after that nothing writes to the request log.
+type handlers struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil when nobody waits
+}
+
+func (c *handlers) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		c.n++
+		c.mu.Unlock()
+		defer c.leave() // also when the handler aborts with a panic
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (c *handlers) leave() {
+	c.mu.Lock()
+	c.n--
+	if c.n == 0 && c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+	c.mu.Unlock()
+}
+
+// waitIdle waits up to d for no handler to be running and reports whether
+// that happened.
+func (c *handlers) waitIdle(d time.Duration) bool {
+	c.mu.Lock()
+	if c.n == 0 {
+		c.mu.Unlock()
+		return true
+	}
+	if c.idle == nil {
+		c.idle = make(chan struct{})
+	}
+	idle := c.idle
+	c.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
 }

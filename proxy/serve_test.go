@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -194,5 +195,49 @@ func TestProbe(t *testing.T) {
 	ln.Close()
 	if err := Probe(ctx, free, testToken); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("probe of a closed port: %v", err)
+	}
+}
+
+// A handler cut at the end of the grace period may take a while to return
+// (it still writes its log line then); Serve must wait for it, or gw serve
+// closes the log under it.
+func TestServeReturnsOnlyAfterCutHandlersReturn(t *testing.T) {
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	var returned atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer returned.Store(true)
+		w.WriteHeader(200)
+		http.NewResponseController(w).Flush()
+		close(started)
+		<-r.Context().Done()
+		if !errors.Is(context.Cause(r.Context()), ErrShuttingDown) {
+			t.Errorf("handler cancelled with %v, want ErrShuttingDown", context.Cause(r.Context()))
+		}
+		time.Sleep(200 * time.Millisecond) // cleaning up after the cut
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, h, 20*time.Millisecond) }()
+
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	defer client.CloseIdleConnections()
+	req, _ := http.NewRequestWithContext(waitCtx(t), "GET", "http://"+ln.Addr().String()+"/v1/models", nil)
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	<-started
+
+	stop()
+	if err := <-done; !errors.Is(err, ErrRequestsCut) {
+		t.Errorf("Serve returned %v, want ErrRequestsCut", err)
+	}
+	if !returned.Load() {
+		t.Error("Serve returned while a cut handler was still running")
 	}
 }
