@@ -9,4 +9,4 @@ import (
 
 func osBackendName(time.Duration) string { return platformBackend(runtime.GOOS) }
 
-func platformPrecheck() error { return nil }
+func platformPrecheck() (name func() string, err error) { return nil, nil }

@@ -41,8 +41,14 @@ func secretServiceOwner() string {
 		return ""
 	}
 	defer conn.Close()
+	return ownerOn(conn)
+}
+
+// ownerOn names the program that owns org.freedesktop.secrets, asking over an
+// open session-bus connection; "" when it cannot tell.
+func ownerOn(conn *dbus.Conn) string {
 	var pid uint32
-	err = conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, secretsName).Store(&pid)
+	err := conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, secretsName).Store(&pid)
 	if err != nil {
 		return ""
 	}
@@ -79,11 +85,20 @@ func connectSessionBus() (*dbus.Conn, error) {
 }
 
 // platformPrecheck fails fast, before go-keyring runs, when there is no
-// session bus to find a Secret Service on (an SSH login, a container).
-func platformPrecheck() error {
+// session bus to find a Secret Service on (an SSH login, a container). On
+// success the connection stays open until the returned func, called after
+// go-keyring has answered (and so activated the service), names the backend
+// over it and closes it: naming costs no connection of its own.
+func platformPrecheck() (name func() string, err error) {
 	conn, err := connectSessionBus()
 	if err != nil {
-		return fmt.Errorf("no D-Bus session bus (%v), so no Secret Service to keep the key", err)
+		return nil, fmt.Errorf("no D-Bus session bus (%v), so no Secret Service to keep the key", err)
 	}
-	return conn.Close()
+	return func() string {
+		defer conn.Close()
+		if owner := ownerOn(conn); owner != "" {
+			return platformBackend(runtime.GOOS) + " (" + owner + ")"
+		}
+		return ""
+	}, nil
 }

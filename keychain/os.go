@@ -32,9 +32,14 @@ type osStore struct {
 	timeout time.Duration
 
 	backendOnce sync.Once
-	backend     string
 	nameBackend func(timeout time.Duration) string
-	precheck    func() error // nil: none
+	// precheck runs before every keychain call (nil: none). Its name func,
+	// when not nil, runs after the call and names the backend ("" when it
+	// cannot tell), so Get learns the name at no extra cost.
+	precheck func() (name func() string, err error)
+
+	mu      sync.Mutex
+	backend string // "" until known
 }
 
 // NewOS is the OS keychain (macOS Keychain, Windows Credential Manager,
@@ -55,10 +60,33 @@ func newOS(kr keyringAPI, timeout time.Duration, name func(time.Duration) string
 }
 
 // Backend names the OS keychain; on Linux it also names the program that
-// provides the Secret Service when it can find out quickly.
+// provides the Secret Service when it can find out quickly. A name learnt
+// during an earlier Get/Set/Delete is reused; otherwise it is looked up at
+// most once per store.
 func (s *osStore) Backend() string {
-	s.backendOnce.Do(func() { s.backend = s.nameBackend(s.timeout) })
+	if b := s.knownBackend(); b != "" {
+		return b
+	}
+	s.backendOnce.Do(func() { s.learnBackend(s.nameBackend(s.timeout)) })
+	if b := s.knownBackend(); b != "" {
+		return b
+	}
+	return s.plainBackend()
+}
+
+func (s *osStore) knownBackend() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.backend
+}
+
+// learnBackend keeps the first non-empty name.
+func (s *osStore) learnBackend(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.backend == "" {
+		s.backend = name
+	}
 }
 
 func (s *osStore) Get(account string) (string, error) {
@@ -104,13 +132,20 @@ func (e *TimeoutError) Error() string {
 func (s *osStore) call(op string, fn func() error) error {
 	done := make(chan error, 1)
 	go func() {
+		var name func() string
 		if s.precheck != nil {
-			if err := s.precheck(); err != nil {
+			var err error
+			if name, err = s.precheck(); err != nil {
 				done <- err
 				return
 			}
 		}
-		done <- fn()
+		err := fn()
+		if name != nil {
+			// Before answering, so the caller's Backend() finds the name.
+			s.learnBackend(name())
+		}
+		done <- err
 	}()
 	timer := time.NewTimer(s.timeout)
 	defer timer.Stop()

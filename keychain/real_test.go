@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelgateway/gw/keychain/keychaintest"
 )
@@ -60,6 +61,15 @@ func TestOSStore_RealSecretService(t *testing.T) {
 	got, err := s.Get(account)
 	if err != nil || got != key {
 		t.Fatalf("Get = %q, %v; want the stored key", Mask(got), err)
+	}
+	// A fresh store learns the detailed name during Get, without a lookup of its own.
+	fresh := NewOS(DefaultTimeout).(*osStore)
+	fresh.nameBackend = func(time.Duration) string { return "separate lookup" }
+	if _, err := fresh.Get(account); err != nil {
+		t.Fatalf("Get with a fresh store: %v", err)
+	}
+	if b := fresh.Backend(); b != "Secret Service (gnome-keyring)" {
+		t.Errorf("fresh store's Backend() after Get = %q, want Secret Service (gnome-keyring)", b)
 	}
 	// Ask the keyring itself, by the attributes other tools would use.
 	out, err := exec.Command("secret-tool", "lookup", "service", Service, "username", account).Output()

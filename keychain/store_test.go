@@ -280,3 +280,48 @@ func (failingKeyring) Get(string, string) (string, error) {
 }
 func (failingKeyring) Set(string, string, string) error { return errors.New("no") }
 func (failingKeyring) Delete(string, string) error      { return errors.New("no") }
+
+// TestResolve_BackendNamedDuringGet_FakeKeyring: the detailed backend name
+// comes from the connection the keychain call already used, so Resolve never
+// runs the separate (slow, D-Bus) lookup; Backend() later reuses it too.
+func TestResolve_BackendNamedDuringGet_FakeKeyring(t *testing.T) {
+	kr := &mapKeyring{m: map[string]string{"gw/default": "sk-os"}}
+	var lookups, prechecks int
+	s := newOS(kr, time.Minute, func(time.Duration) string { lookups++; return "Secret Service (separate lookup)" })
+	s.precheck = func() (func() string, error) {
+		prechecks++
+		return func() string { return "Secret Service (fake-owner)" }, nil
+	}
+	noEnv := func(string) string { return "" }
+	for range 3 {
+		r, err := Resolve(noEnv, s, nil, "default")
+		if err != nil || r.Key != "sk-os" || r.Backend != "Secret Service (fake-owner)" {
+			t.Fatalf("Resolve: %+v, %v", r, err)
+		}
+	}
+	if b := s.Backend(); b != "Secret Service (fake-owner)" {
+		t.Errorf("Backend() = %q", b)
+	}
+	if lookups != 0 || prechecks != 3 {
+		t.Errorf("separate name lookups = %d (want 0), prechecks = %d (want 3)", lookups, prechecks)
+	}
+}
+
+// TestOSStore_BackendLookedUpOnce_FakeKeyring: with nothing learnt from a
+// call, Backend() falls back to the separate lookup, once per store.
+func TestOSStore_BackendLookedUpOnce_FakeKeyring(t *testing.T) {
+	var lookups int
+	s := newOS(&mapKeyring{m: map[string]string{}}, time.Minute, func(time.Duration) string { lookups++; return "Secret Service (x)" })
+	s.precheck = func() (func() string, error) { return func() string { return "" }, nil }
+	if _, err := s.Get("default"); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if b := s.Backend(); b != "Secret Service (x)" {
+			t.Errorf("Backend() = %q", b)
+		}
+	}
+	if lookups != 1 {
+		t.Errorf("lookups = %d, want 1", lookups)
+	}
+}
