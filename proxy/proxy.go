@@ -124,10 +124,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
-			// ReverseProxy aborts the connection when the upstream dies
-			// mid-stream; say so in the log, then let the server abort.
+			// ReverseProxy aborts the connection when a stream breaks off;
+			// say why in the log, then let the server abort.
 			if e.note == "" {
-				e.note = "aborted=upstream_stream_broken"
+				e.note = abortNote(r.Context())
 			}
 			h.log.write(e, time.Now())
 			panic(p)
@@ -167,6 +167,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.rp.ServeHTTP(w, out)
+}
+
+// abortNote says why a stream that had started was cut: gw serve stopping,
+// the client hanging up, or else the upstream.
+func abortNote(ctx context.Context) string {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, ErrShuttingDown):
+		return "aborted=shutting_down"
+	case errors.Is(cause, context.Canceled):
+		return "aborted=client_gone"
+	}
+	return "aborted=upstream_stream_broken"
 }
 
 // isJSON reports whether a request's Content-Type may hold a JSON body with

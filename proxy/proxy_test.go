@@ -207,6 +207,11 @@ func TestClientGoneCancelsTheUpstreamRequest(t *testing.T) {
 	if !seen[0].Cancelled {
 		t.Errorf("the service did not see the request cancelled: %+v", seen[0])
 	}
+	// The service did nothing wrong: the log must not blame it.
+	waitForLog(t, r.log, "aborted=")
+	if l := r.log.String(); !strings.Contains(l, "aborted=client_gone") {
+		t.Errorf("a client hanging up mid-stream was logged as\n%s\nwant aborted=client_gone", l)
+	}
 }
 
 func TestUpstreamResetMidStreamEndsTheClientStream(t *testing.T) {
