@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,7 +31,11 @@ type Written struct {
 // target, keeping the permissions, atomically (temp file and rename in the
 // same directory), after copying the old content to <target>.bak. A
 // read-only file or a directory in the way is refused with what to do.
-func Write(path string, data []byte) (Written, error) {
+//
+// original is the content data was merged from, nil when the file did not
+// exist. If the file on disk is no longer that (edited while the user read
+// the diff), nothing is written: overwriting would silently drop the edit.
+func Write(path string, original, data []byte) (Written, error) {
 	target, err := resolveTarget(path)
 	if err != nil {
 		return Written{}, err
@@ -53,12 +58,18 @@ func Write(path string, data []byte) (Written, error) {
 		if old, err = os.ReadFile(target); err != nil {
 			return Written{}, fmt.Errorf("cannot read %s: %w", target, err)
 		}
+		if old == nil {
+			old = []byte{} // an empty file exists: not the same as none
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return Written{}, fmt.Errorf("cannot create %s: %w", filepath.Dir(target), err)
 		}
 	default:
 		return Written{}, fmt.Errorf("cannot inspect %s: %w", target, err)
+	}
+	if (old == nil) != (original == nil) || !bytes.Equal(old, original) {
+		return Written{}, fmt.Errorf("%s changed since gw read it; run gw init agent again", path)
 	}
 
 	w := Written{Path: target}

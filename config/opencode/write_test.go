@@ -20,7 +20,7 @@ func readString(t *testing.T, path string) string {
 
 func TestWriteNewFileIsPrivateAndCreatesDir(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode", "opencode.jsonc")
-	w, err := Write(path, []byte("{}\n"))
+	w, err := Write(path, nil, []byte("{}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestWriteKeepsModeAndBackup(t *testing.T) {
 	if err := os.Chmod(path, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	w, err := Write(path, []byte("new\n"))
+	w, err := Write(path, []byte("old\n"), []byte("new\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestWriteFollowsSymlinkToTarget(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Skip("symlinks not available:", err)
 	}
-	w, err := Write(link, []byte("new\n"))
+	w, err := Write(link, []byte("old\n"), []byte("new\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestWriteRefusesDanglingSymlink(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "gone", "opencode.jsonc"), link); err != nil {
 		t.Skip("symlinks not available:", err)
 	}
-	_, err := Write(link, []byte("{}"))
+	_, err := Write(link, nil, []byte("{}"))
 	if err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Fatalf("err = %v, want a message about the symlink", err)
 	}
@@ -115,7 +115,7 @@ func TestWriteRefusesReadOnlyFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old\n"), 0o444); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Write(path, []byte("new\n"))
+	_, err := Write(path, []byte("old\n"), []byte("new\n"))
 	if err == nil || !strings.Contains(err.Error(), "read-only") || !strings.Contains(err.Error(), "chmod u+w") {
 		t.Fatalf("err = %v, want read-only with the fix", err)
 	}
@@ -133,7 +133,7 @@ func TestWriteRefusesDirectoryInTheWay(t *testing.T) {
 	if err := os.Mkdir(path, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Write(path, []byte("{}")); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := Write(path, nil, []byte("{}")); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Fatalf("Write err = %v", err)
 	}
 	if _, _, err := Read(path); err == nil || !strings.Contains(err.Error(), "is a directory") {
@@ -154,12 +154,59 @@ func TestWriteUnwritableDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
-	_, err := Write(path, []byte("new\n"))
+	_, err := Write(path, []byte("old\n"), []byte("new\n"))
 	if err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Fatalf("err = %v", err)
 	}
 	if readString(t, path) != "old\n" {
 		t.Fatal("file changed")
+	}
+}
+
+// The user may sit at the confirmation while editing the file elsewhere:
+// Write must not overwrite that edit with content merged from the old one.
+func TestWriteRefusesFileChangedSinceRead(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "opencode.jsonc")
+	created := filepath.Join(dir, "new", "opencode.jsonc")
+	if err := os.MkdirAll(filepath.Dir(created), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, onDisk string
+		original           []byte // nil: the file did not exist when read
+	}{
+		{"edited", path, "{\"theme\": \"light\"}\n", []byte("{\"theme\": \"dark\"}\n")},
+		{"emptied", path, "", []byte("{}\n")},
+		{"created meanwhile", created, "{\"share\": \"manual\"}\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(tt.path, []byte(tt.onDisk), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(tt.path + BackupSuffix)
+			_, err := Write(tt.path, tt.original, []byte("{\"merged\": true}\n"))
+			if err == nil || err.Error() != tt.path+" changed since gw read it; run gw init agent again" {
+				t.Fatalf("err = %v, want the file-changed refusal", err)
+			}
+			if got := readString(t, tt.path); got != tt.onDisk {
+				t.Fatalf("content = %q, want the edit %q kept", got, tt.onDisk)
+			}
+			if _, err := os.Stat(tt.path + BackupSuffix); err == nil {
+				t.Fatal("a backup was written although nothing changed")
+			}
+			assertNoTempFiles(t, filepath.Dir(tt.path))
+		})
+	}
+
+	// A file deleted since it was read is not silently re-created either.
+	gone := filepath.Join(dir, "gone.jsonc")
+	if _, err := Write(gone, []byte("{}\n"), []byte("{\"merged\": true}\n")); err == nil || !strings.Contains(err.Error(), "changed since gw read it") {
+		t.Fatalf("err = %v, want the file-changed refusal", err)
+	}
+	if _, err := os.Stat(gone); err == nil {
+		t.Fatal("a deleted file was re-created")
 	}
 }
 

@@ -230,9 +230,12 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 		fmt.Fprintf(out, "%s is already up to date: provider %q with %s; nothing changed\n", loc.Path, p.ID, countModels(len(p.Models)))
 		return nil
 	}
-	var old []byte
+	var old []byte // nil: there was no file, which Write checks is still so
 	if exists {
 		old = src
+		if old == nil {
+			old = []byte{}
+		}
 	}
 	if opts.DryRun {
 		fmt.Fprint(out, opencode.Diff(loc.Path, old, res.Data))
@@ -251,7 +254,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 			return cmdutil.ErrCancel
 		}
 	}
-	w, err := opencode.Write(loc.Path, res.Data)
+	w, err := opencode.Write(loc.Path, old, res.Data)
 	if err != nil {
 		return fmt.Errorf("%w\n(nothing was changed)", err)
 	}

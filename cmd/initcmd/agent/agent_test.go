@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -452,4 +453,47 @@ func TestAgentRun_ReadOnlyConfig(t *testing.T) {
 		t.Fatal("want an error")
 	}
 	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc is read-only (mode 0444); make it writable with: chmod u+w $DIR/home/.config/opencode/opencode.jsonc\n(nothing was changed)")
+}
+
+// editWhileAsked is stdin whose answer arrives after the file was edited
+// elsewhere, as when the user changes the config while the prompt waits.
+type editWhileAsked struct {
+	t          *testing.T
+	path, edit string
+	done       bool
+}
+
+func (r *editWhileAsked) Read(p []byte) (int, error) {
+	if r.done {
+		return 0, io.EOF
+	}
+	r.done = true
+	if err := os.WriteFile(r.path, []byte(r.edit), 0o644); err != nil {
+		r.t.Error(err)
+	}
+	return copy(p, "y\n"), nil
+}
+
+func TestAgentRun_FileEditedAtThePromptIsKept(t *testing.T) {
+	e, path := env(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("{\n  \"theme\": \"dark\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ios := e.Factory.IOStreams
+	for _, f := range []func(bool){ios.SetStdinTTY, ios.SetStdoutTTY, ios.SetStderrTTY} {
+		f(true)
+	}
+	edit := "{\n  \"theme\": \"light\"\n}\n"
+	ios.In = &editWhileAsked{t: t, path: path, edit: edit}
+	err := run(t, e, AgentOptions{Mode: ModeDirect, Models: []string{"vendor-a/model-a-haiku-4.5"}})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc changed since gw read it; run gw init agent again\n(nothing was changed)")
+	if data, _ := os.ReadFile(path); string(data) != edit {
+		t.Fatalf("the edit made at the prompt was lost; file holds:\n%s", data)
+	}
 }
