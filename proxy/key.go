@@ -17,19 +17,29 @@ type KeySource func(ctx context.Context) (string, error)
 // every request.
 const DefaultKeyRefresh = 3 * time.Second
 
-// Keys caches the key from a KeySource for a refresh interval. When the value
-// is stale the next request reads the source again, so a change is seen
-// within one interval of it without a background goroutine. Concurrent
-// requests wait for that one read rather than each reading the keychain.
+// keyMaxAge is how old a cached key may be and still be served while a
+// fresh read runs; past it a request waits for the read, so a change always
+// arrives within 5 s of DefaultKeyRefresh's reads.
+func keyMaxAge(every time.Duration) time.Duration { return every + every/2 }
+
+// keyReadTimeout bounds a read of the source made for no one request.
+const keyReadTimeout = 30 * time.Second
+
+// Keys caches the key from a KeySource. Once the value is older than the
+// refresh interval the next request starts one read of the source in the
+// background and is served the cached value meanwhile, so a slow keychain
+// does not hold requests up. Only the first read, and a value too old to
+// serve (keyMaxAge), make requests wait; all of them wait for that one read.
 type Keys struct {
 	src   KeySource
 	every time.Duration
 	now   func() time.Time
 
 	// cur is what requests read: one atomic load while it is fresh. mu
-	// serialises the reads of the source when it is not.
-	cur atomic.Pointer[keyRead]
-	mu  sync.Mutex
+	// guards reading, the read of the source under way, if any.
+	cur     atomic.Pointer[keyRead]
+	mu      sync.Mutex
+	reading *keyFlight
 }
 
 // keyRead is one read of the source, never changed once stored.
@@ -40,6 +50,12 @@ type keyRead struct {
 	auth []string // the Authorization header value for key, made once per read
 }
 
+// keyFlight is a read of the source under way; r is set before done closes.
+type keyFlight struct {
+	done chan struct{}
+	r    *keyRead
+}
+
 // NewKeys caches src for every (DefaultKeyRefresh when zero or negative).
 func NewKeys(src KeySource, every time.Duration) *Keys {
 	if every <= 0 {
@@ -48,35 +64,63 @@ func NewKeys(src KeySource, every time.Duration) *Keys {
 	return &Keys{src: src, every: every, now: time.Now}
 }
 
-// Get returns the current key, reading the source when the cached value is
-// older than the refresh interval. Errors are cached like keys, so a missing
-// key does not turn every request into a keychain read.
+// Get returns the current key (see Keys for when the source is read).
+// Errors are cached like keys, so a missing key does not turn every request
+// into a keychain read.
 func (k *Keys) Get(ctx context.Context) (string, error) {
 	r := k.get(ctx)
 	return r.key, r.err
 }
 
 func (k *Keys) get(ctx context.Context) *keyRead {
-	if r := k.cur.Load(); r != nil && k.now().Sub(r.at) < k.every {
+	now := k.now()
+	r := k.cur.Load()
+	if r != nil && now.Sub(r.at) < k.every {
 		return r
 	}
+	if r != nil && now.Sub(r.at) < keyMaxAge(k.every) {
+		k.read(ctx, now)
+		return r
+	}
+	if err := ctx.Err(); err != nil {
+		return &keyRead{err: err}
+	}
+	f := k.read(ctx, now)
+	select {
+	case <-f.done:
+		return f.r
+	case <-ctx.Done():
+		// The request went away; the read carries on for the next ones.
+		return &keyRead{err: ctx.Err()}
+	}
+}
+
+// read starts a read of the source unless one is under way, and returns it.
+func (k *Keys) read(ctx context.Context, now time.Time) *keyFlight {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	// Another request may have read the source while this one waited.
-	if r := k.cur.Load(); r != nil && k.now().Sub(r.at) < k.every {
-		return r
+	if k.reading != nil {
+		return k.reading
 	}
-	key, err := k.src(ctx)
-	r := &keyRead{key: key, err: err, at: k.now()}
-	if err == nil && key != "" {
-		r.auth = []string{"Bearer " + key}
-	}
-	if ctx.Err() == nil {
-		k.cur.Store(r)
-	} else {
-		// The read was cut short by this request going away, not by the
-		// source: let the next request try again.
-		k.cur.Store(nil)
-	}
-	return r
+	f := &keyFlight{done: make(chan struct{})}
+	k.reading = f
+	// Not the request's cancellation: other requests may wait for this read.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keyReadTimeout)
+	go func() {
+		defer cancel()
+		key, err := k.src(rctx)
+		r := &keyRead{key: key, err: err, at: now}
+		if err == nil && key != "" {
+			r.auth = []string{"Bearer " + key}
+		}
+		k.mu.Lock()
+		if rctx.Err() == nil {
+			k.cur.Store(r)
+		} // else the read timed out, not the source's answer: try again next time
+		k.reading = nil
+		k.mu.Unlock()
+		f.r = r
+		close(f.done)
+	}()
+	return f
 }
