@@ -40,6 +40,11 @@ type osStore struct {
 
 	mu      sync.Mutex
 	backend string // "" until known
+	// stuck: a call that timed out is still running. While it is, calls give
+	// up at once rather than pile goroutines and D-Bus connections on it.
+	stuck bool
+
+	inFlight chan struct{} // holds a token while a call runs: at most one at a time
 }
 
 // NewOS is the OS keychain (macOS Keychain, Windows Credential Manager,
@@ -56,7 +61,7 @@ func newOS(kr keyringAPI, timeout time.Duration, name func(time.Duration) string
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return &osStore{kr: kr, timeout: timeout, nameBackend: name}
+	return &osStore{kr: kr, timeout: timeout, nameBackend: name, inFlight: make(chan struct{}, 1)}
 }
 
 // Backend names the OS keychain; on Linux it also names the program that
@@ -128,33 +133,68 @@ func (e *TimeoutError) Error() string {
 }
 
 // call runs fn in a goroutine so a hung keychain cannot hang gw. On time-out
-// the goroutine is left to finish on its own; its result is discarded.
+// the goroutine is left to finish on its own; its result is discarded. At
+// most one call runs at a time: while a timed-out one is still running, call
+// returns a *TimeoutError at once, so a keychain that hangs for good (gw serve
+// asks every few seconds) costs one goroutine, not one per attempt.
 func (s *osStore) call(op string, fn func() error) error {
-	done := make(chan error, 1)
-	go func() {
-		var name func() string
-		if s.precheck != nil {
-			var err error
-			if name, err = s.precheck(); err != nil {
-				done <- err
-				return
-			}
-		}
-		err := fn()
-		if name != nil {
-			// Before answering, so the caller's Backend() finds the name.
-			s.learnBackend(name())
-		}
-		done <- err
-	}()
+	timedOut := &TimeoutError{Op: op, Backend: s.plainBackend(), Timeout: s.timeout}
+	s.mu.Lock()
+	stuck := s.stuck
+	s.mu.Unlock()
+	if stuck {
+		return timedOut
+	}
 	timer := time.NewTimer(s.timeout)
 	defer timer.Stop()
+	select {
+	case s.inFlight <- struct{}{}:
+	case <-timer.C:
+		return timedOut // another call held the keychain for the whole time-out
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		err := s.run(fn)
+		// Under mu, so the waiter either sees the answer or marks the store
+		// stuck before it is released (never stuck with nothing running).
+		s.mu.Lock()
+		done <- err
+		s.stuck = false
+		<-s.inFlight
+		s.mu.Unlock()
+	}()
 	select {
 	case err := <-done:
 		return err
 	case <-timer.C:
-		return &TimeoutError{Op: op, Backend: s.plainBackend(), Timeout: s.timeout}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		select {
+		case err := <-done: // answered just in time
+			return err
+		default:
+			s.stuck = true
+			return timedOut
+		}
 	}
+}
+
+// run is one keychain call: the platform precheck, fn, and naming the backend.
+func (s *osStore) run(fn func() error) error {
+	var name func() string
+	if s.precheck != nil {
+		var err error
+		if name, err = s.precheck(); err != nil {
+			return err
+		}
+	}
+	err := fn()
+	if name != nil {
+		// Before answering, so the caller's Backend() finds the name.
+		s.learnBackend(name())
+	}
+	return err
 }
 
 // plainBackend names the backend without asking D-Bus (which may be what hangs).

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -323,5 +324,56 @@ func TestOSStore_BackendLookedUpOnce_FakeKeyring(t *testing.T) {
 	}
 	if lookups != 1 {
 		t.Errorf("lookups = %d, want 1", lookups)
+	}
+}
+
+// countingKeyring counts the calls that reached the keychain.
+type countingKeyring struct {
+	keyringAPI
+	n atomic.Int32
+}
+
+func (c *countingKeyring) Get(s, u string) (string, error) { c.n.Add(1); return c.keyringAPI.Get(s, u) }
+func (c *countingKeyring) Set(s, u, p string) error        { c.n.Add(1); return c.keyringAPI.Set(s, u, p) }
+func (c *countingKeyring) Delete(s, u string) error        { c.n.Add(1); return c.keyringAPI.Delete(s, u) }
+
+// TestOSStore_HungKeychainNotPiledOn_FakeBlockingKeyring: once a call has
+// timed out and is still stuck in the keychain, later calls (gw serve asks
+// every few seconds) give up at once instead of starting another goroutine
+// and D-Bus connection; when the stuck call ends the store works again.
+func TestOSStore_HungKeychainNotPiledOn_FakeBlockingKeyring(t *testing.T) {
+	release := make(chan struct{})
+	kr := &countingKeyring{keyringAPI: blockingKeyring{release: release}}
+	s := newOS(kr, 10*time.Millisecond, func(time.Duration) string { return "Secret Service" })
+	var te *TimeoutError
+	if _, err := s.Get("default"); !errors.As(err, &te) {
+		t.Fatalf("first Get: %v, want *TimeoutError", err)
+	}
+	for range 5 {
+		_, err := s.Get("default")
+		if !errors.As(err, &te) || !strings.Contains(err.Error(), "--insecure-storage") {
+			t.Fatalf("Get while stuck: %v, want *TimeoutError", err)
+		}
+		if err := s.Set("default", "sk-secretvalue"); !errors.As(err, &te) {
+			t.Fatalf("Set while stuck: %v, want *TimeoutError", err)
+		}
+	}
+	if n := kr.n.Load(); n != 1 {
+		t.Fatalf("%d calls reached the hung keychain, want 1", n)
+	}
+
+	close(release) // the keychain answers again
+	var err error
+	for range 1000 {
+		if _, err = s.Get("default"); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("Get after the keychain recovered: %v", err)
+	}
+	if n := kr.n.Load(); n != 2 {
+		t.Errorf("%d calls reached the keychain, want 2 (the stuck one and the one after it ended)", n)
 	}
 }
