@@ -185,14 +185,15 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 
 	p := opencode.Provider{ID: opencode.ProviderID, Name: ProviderName}
 	var tokenNote string
+	var saveToken func() error // set when the token is new: saved only once OpenCode's config holds it
 	switch opts.Mode {
 	case ModeProxy:
-		port, token, note, err := proxySettings(f, opts)
+		port, token, save, note, err := proxySettings(f, opts)
 		if err != nil {
 			return err
 		}
 		p.BaseURL = "http://127.0.0.1:" + strconv.Itoa(port) + "/v1"
-		p.APIKey, tokenNote = token, note
+		p.APIKey, tokenNote, saveToken = token, note, save
 	case ModeDirect:
 		p.BaseURL = baseURL
 		p.APIKey = KeyEnvRef
@@ -257,6 +258,11 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	w, err := opencode.Write(loc.Path, old, res.Data)
 	if err != nil {
 		return fmt.Errorf("%w\n(nothing was changed)", err)
+	}
+	if saveToken != nil {
+		if err := saveToken(); err != nil {
+			return fmt.Errorf("%s was written, but gw serve's local token was not saved: %w\nrun gw init agent again", w.Path, err)
+		}
 	}
 
 	verb := "Updated"
@@ -379,12 +385,14 @@ func pickErr(err error) error {
 	return err
 }
 
-// proxySettings: gw serve's port and the local token. A dry run does not
-// create the token, it only says that a real run will.
-func proxySettings(f *cmdutil.Factory, opts *AgentOptions) (port int, token, note string, err error) {
+// proxySettings: gw serve's port and the local token. A token made here is
+// not saved yet: save does that, and is called only after OpenCode's config
+// was written, so a dry run, a refusal or a config that does not parse
+// leaves gw's config as it was.
+func proxySettings(f *cmdutil.Factory, opts *AgentOptions) (port int, token string, save func() error, note string, err error) {
 	c, paths, err := f.Config()
 	if err != nil {
-		return 0, "", "", err
+		return 0, "", nil, "", err
 	}
 	port = config.DefaultPort
 	if c.Port != 0 {
@@ -393,19 +401,30 @@ func proxySettings(f *cmdutil.Factory, opts *AgentOptions) (port int, token, not
 	if opts.Port != 0 {
 		port = opts.Port
 	}
-	token = c.LocalToken
-	if token == "" {
-		if opts.DryRun {
-			if token, err = config.NewLocalToken(); err != nil {
-				return 0, "", "", err
-			}
-			return port, token, "note: gw serve has no local token yet; the one shown is an example, a real run creates and saves one", nil
-		}
-		if token, err = config.EnsureLocalToken(paths.File()); err != nil {
-			return 0, "", "", err
-		}
+	if c.LocalToken != "" {
+		return port, c.LocalToken, nil, "", nil
 	}
-	return port, token, "", nil
+	if token, err = config.NewLocalToken(); err != nil {
+		return 0, "", nil, "", err
+	}
+	if opts.DryRun {
+		return port, token, nil, "note: gw serve has no local token yet; the one shown is an example, a real run creates and saves one", nil
+	}
+	save = func() error {
+		return config.Update(paths.File(), func(c *config.File) error {
+			switch c.LocalToken {
+			case "":
+				c.LocalToken = token
+			case token:
+			default:
+				// Another run saved a token meanwhile; OpenCode's config
+				// now holds one gw serve would refuse.
+				return errors.New("another gw run set a different token meanwhile")
+			}
+			return nil
+		})
+	}
+	return port, token, save, "", nil
 }
 
 // modelSpec describes a listed model from the catalogue; an id the

@@ -497,3 +497,84 @@ func TestAgentRun_FileEditedAtThePromptIsKept(t *testing.T) {
 		t.Fatalf("the edit made at the prompt was lost; file holds:\n%s", data)
 	}
 }
+
+// gw's own config gets the new local token only once OpenCode's config holds
+// it: a run that writes nothing there changes nothing in gw's config either.
+func TestAgentRun_LocalTokenSavedOnlyWithTheOpenCodeConfig(t *testing.T) {
+	gwConfig := func(e *cmdtest.Env) string { return filepath.Join(e.Dir, "home", ".config", "gw", "config.json") }
+	snapshot := func(e *cmdtest.Env) (string, bool) {
+		b, err := os.ReadFile(gwConfig(e))
+		return string(b), err == nil
+	}
+	interactive := func(e *cmdtest.Env, answer string) {
+		ios := e.Factory.IOStreams
+		for _, f := range []func(bool){ios.SetStdinTTY, ios.SetStdoutTTY, ios.SetStderrTTY} {
+			f(true)
+		}
+		e.In.WriteString(answer)
+	}
+	for _, tt := range []struct {
+		name    string
+		prepare func(t *testing.T, e *cmdtest.Env, path string)
+		opts    AgentOptions
+	}{
+		{"answered no", func(t *testing.T, e *cmdtest.Env, _ string) { interactive(e, "n\n") }, AgentOptions{Models: []string{"all"}}},
+		{"dry run", nil, AgentOptions{Models: []string{"all"}, DryRun: true}},
+		{"config does not parse", func(t *testing.T, e *cmdtest.Env, path string) {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte("{\n  \"theme\": \"dark\"\n  \"share\": \"manual\"\n}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, AgentOptions{Models: []string{"all"}}},
+		{"existing gw config, answered no", func(t *testing.T, e *cmdtest.Env, _ string) {
+			if err := os.MkdirAll(filepath.Dir(gwConfig(e)), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(gwConfig(e), []byte("{\"port\":9000}"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			interactive(e, "n\n")
+		}, AgentOptions{Models: []string{"all"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, path := env(t)
+			if tt.prepare != nil {
+				tt.prepare(t, e, path)
+			}
+			before, existed := snapshot(e)
+			run(t, e, tt.opts)
+			after, exists := snapshot(e)
+			if exists != existed || after != before {
+				t.Fatalf("gw's config changed although OpenCode's was not written:\nbefore (exists %v): %q\nafter (exists %v): %q", existed, before, exists, after)
+			}
+		})
+	}
+
+	// The run that writes OpenCode's config saves the same token in gw's.
+	e, path := env(t)
+	if err := run(t, e, AgentOptions{Models: []string{"all"}}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(gwConfig(e))
+	if err != nil || c.LocalToken == "" {
+		t.Fatalf("no local token saved (err %v)", err)
+	}
+	sum, err := opencode.ReadModels([]byte(readFile(t, path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data := readFile(t, path); !strings.Contains(data, `"apiKey": "`+c.LocalToken+`"`) || len(sum.Providers) != 1 {
+		t.Fatalf("OpenCode's config does not hold gw's saved token:\n%s", data)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
