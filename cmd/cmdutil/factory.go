@@ -148,13 +148,15 @@ func NewFactory(version, defaultBaseURL string) *Factory {
 	ios := tui.System(os.Getenv)
 	// One transport per process, made on first use: its connection pool is what makes requests cheap.
 	transport := sync.OnceValue(func() http.RoundTripper { return api.NewTransport(api.TransportOptions{}) })
+	// One keychain store per process: it remembers its backend's name and lets only one call hang at a time.
+	keyring := sync.OnceValue(func() keychain.Store { return keychain.NewOS(keychain.DefaultTimeout) })
 	return &Factory{
 		IOStreams:      ios,
 		Getenv:         os.Getenv,
 		WorkDir:        os.Getwd,
 		Version:        version,
 		DefaultBaseURL: defaultBaseURL,
-		Keyring:        func() keychain.Store { return keychain.NewOS(keychain.DefaultTimeout) },
+		Keyring:        keyring,
 		Transport:      transport,
 	}
 }
