@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,20 +11,28 @@ import (
 
 // WriteFileAtomic replaces path with data so that readers see either the old
 // or the new content, never a torn file: a temporary file in the same
-// directory is written, synced and renamed over path. Missing parent
-// directories are created with mode 0700. If path is a symlink (dotfile
-// managers), the file it points to is replaced and the link kept.
+// directory is written with mode perm, synced and renamed over path, and
+// removed if any step fails. Missing parent directories are created with
+// mode 0700. If path is a symlink (dotfile managers), the file it points to
+// is replaced and the link kept. Callers that keep an existing file's mode
+// pass that mode as perm.
+//
+// Errors name the file or directory and the OS reason, not the temporary
+// file, which the user never sees.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+		return fmt.Errorf("cannot create %s: %w", dir, unwrapPathErr(err))
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("cannot write in %s: permission denied; check the directory's permissions", dir)
+		}
+		return fmt.Errorf("cannot write in %s: %w", dir, unwrapPathErr(err))
 	}
 	done := false
 	defer func() {
@@ -34,23 +43,38 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	}()
 	// CreateTemp already uses 0600; Chmod makes perm exact regardless of umask.
 	if err := tmp.Chmod(perm); err != nil && runtime.GOOS != "windows" {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("cannot replace %s: %w", path, unwrapPathErr(err))
 	}
 	done = true
 	syncDir(dir)
 	return nil
+}
+
+// unwrapPathErr drops the *PathError/*LinkError wrapper, whose message
+// repeats a path (often the temporary file's) that the caller's message
+// already names better.
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // syncDir makes the rename durable. Best effort: not every platform or file

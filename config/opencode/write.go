@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/modelgateway/gw/config"
 )
 
 // BackupSuffix is appended to the config's name for the copy of the
@@ -75,11 +77,11 @@ func Write(path string, original, data []byte) (Written, error) {
 	w := Written{Path: target}
 	if old != nil {
 		w.Backup = target + BackupSuffix
-		if err := atomicWrite(w.Backup, old, mode); err != nil {
+		if err := config.WriteFileAtomic(w.Backup, old, mode); err != nil {
 			return Written{}, fmt.Errorf("cannot keep a backup (nothing was changed): %w", err)
 		}
 	}
-	if err := atomicWrite(target, data, mode); err != nil {
+	if err := config.WriteFileAtomic(target, data, mode); err != nil {
 		return Written{}, err
 	}
 	return w, nil
@@ -106,41 +108,7 @@ func resolveTarget(path string) (string, error) {
 	return target, nil
 }
 
-func atomicWrite(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		if errors.Is(err, fs.ErrPermission) {
-			return fmt.Errorf("cannot write in %s: permission denied; check the directory's permissions", dir)
-		}
-		return fmt.Errorf("cannot write in %s: %w", dir, unwrapPathErr(err))
-	}
-	name := tmp.Name()
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("cannot replace %s: %w", path, unwrapPathErr(err))
-	}
-	return nil
-}
-
+// unwrapPathErr keeps the OS reason without the wrapper's repeated path.
 func unwrapPathErr(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

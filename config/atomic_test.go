@@ -1,0 +1,81 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestWriteFileAtomic_ExactModeOverExistingFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permission bits")
+	}
+	path := filepath.Join(t.TempDir(), "f.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(path, []byte("new"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" {
+		t.Fatalf("content = %q, want new", b)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+		t.Fatalf("mode = %04o, want 0640 as asked", fi.Mode().Perm())
+	}
+	assertNoTempFiles(t, filepath.Dir(path))
+}
+
+// A directory the user cannot write in is named with what to check; the
+// temporary file's name, which the user never sees, is not in the message,
+// and the old content is left as it was.
+func TestWriteFileAtomic_UnwritableDirectory(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
+		t.Skip("needs Unix directory permissions enforced (not root)")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.json")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	err := WriteFileAtomic(path, []byte("new"), 0o600)
+	want := "cannot write in " + dir + ": permission denied; check the directory's permissions"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("content = %q, want the old content kept", b)
+	}
+	assertNoTempFiles(t, dir)
+}
+
+// When the final rename fails (here: a directory is in the way), the
+// temporary file is removed and the error names the file to be replaced.
+func TestWriteFileAtomic_RenameFailureCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.json")
+	if err := os.MkdirAll(filepath.Join(path, "inside"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFileAtomic(path, []byte("new"), 0o600)
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot replace "+path+": ") || strings.Contains(err.Error(), ".tmp-") {
+		t.Fatalf("err = %v, want cannot replace %s without the temporary name", err, path)
+	}
+	assertNoTempFiles(t, dir)
+}
+
+func assertNoTempFiles(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
