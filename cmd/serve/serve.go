@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -88,6 +89,9 @@ a few seconds. On ctrl-c or SIGTERM, running requests get --grace to finish.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
+			if n, ok := serveProcs(f.Getenv); ok {
+				runtime.GOMAXPROCS(n)
+			}
 			return serveRun(cmd.Context(), opts)
 		},
 	}
@@ -98,6 +102,19 @@ a few seconds. On ctrl-c or SIGTERM, running requests get --grace to finish.`,
 	cmd.Flags().DurationVar(&opts.HeaderTimeout, "upstream-header-timeout", api.DefaultResponseHeaderTimeout,
 		"how long to wait for the service to start answering (slow reasoning models need minutes)")
 	return cmd
+}
+
+// serveProcs is how many CPUs Go's scheduler uses in gw serve, unless the
+// user chose with GOMAXPROCS: one. A local proxy for one person's agents
+// waits on the network and spends a few microseconds of CPU per request or
+// event; on one CPU the hand-offs between a request's goroutines stay on
+// one thread instead of waking another, which cuts the delay gw adds to
+// each request and the wake-ups it costs a laptop (docs/benchmarks.md).
+func serveProcs(getenv func(string) string) (int, bool) {
+	if getenv("GOMAXPROCS") != "" {
+		return 0, false
+	}
+	return 1, true
 }
 
 // splitListen accepts an IP or host name, or host:port.

@@ -258,3 +258,16 @@ func TestLoopbackDetection(t *testing.T) {
 		t.Errorf("listenHosts: %v", got)
 	}
 }
+
+// gw serve runs Go's scheduler on one CPU, unless the user set GOMAXPROCS.
+func TestServeProcs(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if n, ok := serveProcs(getenv); !ok || n != 1 {
+		t.Errorf("GOMAXPROCS unset: got (%d, %v), want one CPU", n, ok)
+	}
+	env["GOMAXPROCS"] = "4"
+	if n, ok := serveProcs(getenv); ok {
+		t.Errorf("GOMAXPROCS=4 set by the user: gw serve changed it to %d", n)
+	}
+}
