@@ -1,9 +1,10 @@
 // Command gw-bench measures gw serve against the stand-in of the service, in
 // one run: direct to the stand-in, through gw serve (the real binary, as a
 // separate process) and through a minimal httputil.ReverseProxy baseline
-// (this binary re-run with -baseline, also a separate process). It prints a
-// Markdown report; docs/benchmarks.md explains it. It is not a test: it
-// passes or fails nothing, it measures.
+// (a copy of this binary re-run with -baseline, also a separate process),
+// with a byte relay as the floor any proxy hop costs. It prints a Markdown
+// report; docs/benchmarks.md explains it. It is not a test: it passes or
+// fails nothing, it measures.
 package main
 
 import (
@@ -60,6 +61,14 @@ type config struct {
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
+	// Internal modes: the benchmark re-runs (a copy of) itself as the
+	// small-request client and as the relay.
+	if len(args) > 0 && args[0] == "-load" {
+		return loadMain(ctx, args[1:], out)
+	}
+	if len(args) == 2 && args[0] == "-relay" {
+		return serveRelay(ctx, args[1], out)
+	}
 	var c config
 	var conc string
 	fs := flag.NewFlagSet("gw-bench", flag.ContinueOnError)
@@ -98,6 +107,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 // serveBaseline is the minimal reverse proxy gw serve is compared with: the
 // same standard-library machinery, with none of gw's checks or logging.
+// Its scheduler setting comes from GOMAXPROCS in its environment.
 func serveBaseline(ctx context.Context, upstream, handler string, out io.Writer) error {
 	u, err := url.Parse(upstream)
 	if err != nil {
@@ -136,6 +146,81 @@ func serveBaseline(ctx context.Context, upstream, handler string, out io.Writer)
 		return err
 	}
 	return nil
+}
+
+// serveRelay copies bytes between each client connection and a connection
+// to upstream (host:port), nothing else: the cheapest hop a proxy process
+// can add (on Linux io.Copy between TCP connections splices in the kernel).
+// Its delay over direct is the floor for any proxy on this machine.
+func serveRelay(ctx context.Context, upstream string, out io.Writer) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go func() { <-ctx.Done(); _ = ln.Close() }()
+	fmt.Fprintf(out, "listening on http://%s/v1\n", ln.Addr())
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		go func() {
+			defer c.Close()
+			u, err := net.Dial("tcp", upstream)
+			if err != nil {
+				return
+			}
+			defer u.Close()
+			go func() { _, _ = io.Copy(u, c); _ = u.(*net.TCPConn).CloseWrite() }()
+			_, _ = io.Copy(c, u)
+		}()
+	}
+}
+
+// loadMain is the small-request client in a process of its own (a coding
+// agent is never in the service's process): -load URL CONCURRENCY DURATION,
+// the Bearer token in GW_BENCH_TOKEN (not an argument, which anyone on the
+// machine can read). It prints "req/s p50-ns p99-ns".
+func loadMain(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) != 3 {
+		return errors.New("-load URL CONCURRENCY DURATION")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		return err
+	}
+	d, err := time.ParseDuration(args[2])
+	if err != nil {
+		return err
+	}
+	r, err := load(ctx, &target{base: args[0], token: os.Getenv("GW_BENCH_TOKEN")}, n, d)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%f %d %d\n", r.rps, int64(r.p50), int64(r.p99))
+	return err
+}
+
+// loadFrom runs one small-request cell from a client process of its own.
+func loadFrom(ctx context.Context, exe string, tg *target, n int, d time.Duration) (loadResult, error) {
+	cmd := exec.CommandContext(ctx, exe, "-load", tg.base, strconv.Itoa(n), d.String())
+	cmd.Env = append(os.Environ(), "GW_BENCH_TOKEN="+tg.token)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	o, err := cmd.Output()
+	if err != nil {
+		return loadResult{}, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var r loadResult
+	var p50, p99 int64
+	if _, err := fmt.Sscan(string(o), &r.rps, &p50, &p99); err != nil {
+		return loadResult{}, fmt.Errorf("client printed %q: %w", o, err)
+	}
+	r.p50, r.p99 = time.Duration(p50), time.Duration(p99)
+	return r, nil
 }
 
 // eventClock records when the stand-in is about to write each SSE event.
@@ -192,15 +277,29 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The baseline, relay and client run from a copy of this binary: run from
+	// the same file as the stand-in, they would share its code pages (and
+	// their places in the CPU caches), an advantage gw serve's own binary
+	// does not get.
+	if self, err = copyExecutable(self, filepath.Join(tmp, "gw-bench-proc")); err != nil {
+		return err
+	}
 
 	gwEnv := append(os.Environ(), "HOME="+tmp, "GW_CONFIG_DIR="+filepath.Join(tmp, "config"),
 		"XDG_STATE_HOME="+filepath.Join(tmp, "state"), "GW_STATE_DIR="+filepath.Join(tmp, "state"),
 		"GW_BASE_URL="+upstream, "GW_API_KEY="+standin.DemoKeyFull)
+	// The other proxies run with gw serve's scheduler setting (one CPU unless
+	// GOMAXPROCS is set; see cmd/serve), so that the ratio compares the
+	// proxies, not the setting; "baseline, Go defaults" shows the setting.
+	procEnv := slices.Clone(gwEnv)
+	if os.Getenv("GOMAXPROCS") == "" {
+		procEnv = append(procEnv, "GOMAXPROCS=1")
+	}
 	startGw := func() (*target, time.Duration, error) {
 		return start(ctx, "gw serve", gwEnv, c.gw, "serve", "--port", "0")
 	}
 	startBase := func() (*target, time.Duration, error) {
-		return start(ctx, "baseline", gwEnv, self, "-baseline", "http://"+ln.Addr().String())
+		return start(ctx, "baseline", procEnv, self, "-baseline", "http://"+ln.Addr().String())
 	}
 	startBefore := func() (*target, time.Duration, error) {
 		return start(ctx, "gw serve (before)", gwEnv, c.gwBefore, "serve", "--port", "0")
@@ -239,6 +338,17 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 		return err
 	}
 	defer base.stop()
+	baseDefaults, _, err := start(ctx, "baseline, Go defaults", gwEnv, self, "-baseline", "http://"+ln.Addr().String())
+	if err != nil {
+		return err
+	}
+	defer baseDefaults.stop()
+	relay, _, err := start(ctx, "byte relay (floor)", procEnv, self, "-relay", ln.Addr().String())
+	if err != nil {
+		return err
+	}
+	defer relay.stop()
+	relay.token = standin.DemoKeyFull
 	direct := &target{name: "direct", base: upstream, token: standin.DemoKeyFull}
 	targets := []*target{direct, gw, base}
 	proxies := []*target{gw, base}
@@ -253,7 +363,7 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 		proxies = []*target{gw, before, base}
 	}
 	if c.gwHandler {
-		env := append(slices.Clone(gwEnv), "GW_BENCH_TOKEN="+gw.token)
+		env := append(slices.Clone(procEnv), "GW_BENCH_TOKEN="+gw.token)
 		h, _, err := start(ctx, "gw handler, small process", env, self, "-baseline", "http://"+ln.Addr().String(), "-handler", "gw")
 		if err != nil {
 			return err
@@ -263,6 +373,9 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 		targets = append(targets[:len(targets)-1], h, base)
 		proxies = append(proxies[:len(proxies)-1], h, base)
 	}
+
+	// Small requests only: the floor and what the scheduler setting buys.
+	small := append(slices.Clone(targets[:len(targets)-1]), relay, baseDefaults, base)
 
 	idle := map[string]int64{}
 	for _, tg := range proxies {
@@ -274,22 +387,22 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 	// the median of the rounds' figures, and each ratio the median of the
 	// rounds' ratios, with the lowest and highest round's beside it.
 	fmt.Fprintf(out, "## Small non-streamed requests (GET /v1/models, %s per cell, %d interleaved rounds)\n\n", c.duration, c.rounds)
-	fmt.Fprintln(out, "Medians of the rounds; ratios are the median of the per-round ratios [lowest – highest round].")
+	fmt.Fprintln(out, "The client runs in a process of its own; medians of the rounds; ratios are the median of the per-round ratios [lowest – highest round].")
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "| concurrency | path | req/s | p50 | p99 | added p50 vs direct | p50 ÷ baseline p50 |")
 	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
 	for _, n := range c.concurrency {
 		per := map[string][]loadResult{}
 		for round := range c.rounds {
-			for _, tg := range rotate(targets, round) {
-				r, err := load(ctx, tg, n, c.duration/time.Duration(c.rounds))
+			for _, tg := range rotate(small, round) {
+				r, err := loadFrom(ctx, self, tg, n, c.duration/time.Duration(c.rounds))
 				if err != nil {
 					return fmt.Errorf("%s at concurrency %d: %w", tg.name, n, err)
 				}
 				per[tg.name] = append(per[tg.name], r)
 			}
 		}
-		for _, tg := range targets {
+		for _, tg := range small {
 			rs := per[tg.name]
 			var rps []float64
 			var p50, p99, added []time.Duration
@@ -451,7 +564,7 @@ type loadResult struct {
 }
 
 func load(ctx context.Context, tg *target, n int, d time.Duration) (loadResult, error) {
-	// The garbage of the cell before (client and stand-in live in this
+	// The garbage of the cell before (when client and stand-in share a
 	// process) is collected now, not during this cell.
 	runtime.GC()
 	hc := client(n)
@@ -655,3 +768,12 @@ func fmtSpread(xs []float64) string {
 }
 
 func fmtMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
+
+// copyExecutable copies the file at src to dst, executable.
+func copyExecutable(src, dst string) (string, error) {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	return dst, os.WriteFile(dst, b, 0o755)
+}
