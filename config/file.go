@@ -97,29 +97,26 @@ func parseError(path string, data []byte, err error) error {
 		off = te.Offset
 	}
 	if off >= 0 {
-		pe.Line, pe.Column = lineCol(data, off)
+		// encoding/json's offset counts the bytes read, so the offending
+		// byte is the one before it.
+		off = min(off, int64(len(data)))
+		if off > 0 {
+			off--
+		}
+		pe.Line, pe.Column = LineCol(data, int(off))
 	}
 	return pe
 }
 
-// lineCol turns a byte offset (as encoding/json reports it: the count of bytes
-// read, so the bad byte is at offset-1) into a 1-based line and column.
-func lineCol(data []byte, off int64) (line, col int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	if off > 0 {
-		off-- // point at the offending byte, not past it
-	}
-	line, col = 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
+// LineCol is the 1-based line and column of the byte at index offset in
+// data, as editors show them (columns count bytes). An offset past the end
+// is the position just after the last byte; a negative one is 1:1. Shared
+// by gw's config parse errors and the positions in OpenCode config
+// conflicts, so both count lines and columns the same way.
+func LineCol(data []byte, offset int) (line, col int) {
+	offset = max(0, min(offset, len(data)))
+	line = 1 + bytes.Count(data[:offset], []byte("\n"))
+	col = 1 + offset - (bytes.LastIndexByte(data[:offset], '\n') + 1)
 	return line, col
 }
 

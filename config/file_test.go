@@ -196,3 +196,21 @@ func TestUpdate_ErrorWritesNothing(t *testing.T) {
 		t.Error("file written although fn failed")
 	}
 }
+
+func TestLineCol(t *testing.T) {
+	data := []byte("{\n  \"a\": x\n}")
+	tests := []struct {
+		offset, line, col int
+	}{
+		{0, 1, 1},
+		{-3, 1, 1},
+		{bytes.IndexByte(data, 'x'), 2, 8},
+		{len(data) - 1, 3, 1},
+		{len(data) + 10, 3, 2}, // past the end: just after the last byte
+	}
+	for _, tt := range tests {
+		if l, c := LineCol(data, tt.offset); l != tt.line || c != tt.col {
+			t.Errorf("LineCol(%d) = %d:%d, want %d:%d", tt.offset, l, c, tt.line, tt.col)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/modelgateway/gw/config"
 )
 
 // This file holds the low-level editing of a hujson syntax tree. Every edit
@@ -44,17 +46,8 @@ func cat(parts ...[]byte) []byte {
 	return out
 }
 
-func (d *doc) lineCol(offset int) (line, col int) {
-	if offset > len(d.src) {
-		offset = len(d.src)
-	}
-	line = 1 + bytes.Count(d.src[:offset], []byte("\n"))
-	col = 1 + offset - (bytes.LastIndexByte(d.src[:offset], '\n') + 1)
-	return line, col
-}
-
 func (d *doc) at(v *hujson.Value) string {
-	l, c := d.lineCol(v.StartOffset)
+	l, c := config.LineCol(d.src, v.StartOffset)
 	return fmt.Sprintf("line %d, column %d", l, c)
 }
 
