@@ -92,12 +92,9 @@ func editorRun(ctx context.Context, opts *EditorOptions) error {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("could not fetch your account's models (%s); listing every model the service offers, some may not be in your subscription", firstLine(err)))
 	}
 
-	s.Steps = []string{
-		"Open Cursor Settings → Models → API Keys.",
-		"In \"OpenAI API Key\", paste your API key and turn it on. Copy the key with: " + keyCommand + " | pbcopy (Linux: | xclip -selection clipboard, Windows: | clip)",
-		"Turn on \"Override OpenAI Base URL\" and enter: " + base,
-		"Add each model id below as a custom model (Models → + Add model), spelled exactly as listed.",
-		"If Cursor reports an error, run: gw doctor",
+	steps := cursorSteps(base, s.ModelsFrom == "account", s.Models)
+	for _, st := range steps {
+		s.Steps = append(s.Steps, st.text)
 	}
 
 	if opts.JSON {
@@ -109,25 +106,66 @@ func editorRun(ctx context.Context, opts *EditorOptions) error {
 	out := ios.Out
 	fmt.Fprintln(out, "Set up Cursor for the Model Gateway Service:")
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "1. Open Cursor Settings → Models → API Keys.")
-	fmt.Fprintln(out, "2. In \"OpenAI API Key\", paste your API key and turn it on. Copy the key with:")
-	fmt.Fprintln(out, "     "+keyCommand+" | pbcopy                      (macOS)")
-	fmt.Fprintln(out, "     "+keyCommand+" | xclip -selection clipboard  (Linux)")
-	fmt.Fprintln(out, "     "+keyCommand+" | clip                        (Windows)")
-	fmt.Fprintln(out, "3. Turn on \"Override OpenAI Base URL\" and enter:")
-	fmt.Fprintln(out, "     "+base)
-	fmt.Fprintln(out, "   Use this hosted address, not gw serve's http://127.0.0.1: Cursor sends requests from its")
-	fmt.Fprintln(out, "   own servers, which cannot reach localhost on your machine.")
-	if s.ModelsFrom == "account" {
-		fmt.Fprintln(out, "4. Add each model of your subscription as a custom model (Models → + Add model), spelled exactly:")
-	} else {
-		fmt.Fprintln(out, "4. Add the models you use as custom models (Models → + Add model), spelled exactly:")
+	for i, st := range steps {
+		head := st.head
+		if head == "" {
+			head = st.text
+		}
+		fmt.Fprintf(out, "%d. %s\n", i+1, head)
+		for _, l := range st.detail {
+			fmt.Fprintln(out, l)
+		}
 	}
-	for _, id := range s.Models {
-		fmt.Fprintln(out, "     "+id)
-	}
-	fmt.Fprintln(out, "5. If Cursor reports an error, run: gw doctor")
 	return nil
+}
+
+// step is one instruction of the Cursor setup, in both of its forms, so
+// that the text output and --json cannot list different steps.
+type step struct {
+	text   string   // the step on one line: --json's "steps"
+	head   string   // the text output's first line, when it is not text
+	detail []string // the text output's further lines, indented
+}
+
+// cursorSteps lists the setup steps. fromAccount says the models are the
+// account's own (not the whole catalogue), which the text output words
+// differently.
+func cursorSteps(base string, fromAccount bool, models []string) []step {
+	modelsHead := "Add the models you use as custom models (Models → + Add model), spelled exactly:"
+	if fromAccount {
+		modelsHead = "Add each model of your subscription as a custom model (Models → + Add model), spelled exactly:"
+	}
+	var modelLines []string
+	for _, id := range models {
+		modelLines = append(modelLines, "     "+id)
+	}
+	return []step{
+		{text: "Open Cursor Settings → Models → API Keys."},
+		{
+			text: "In \"OpenAI API Key\", paste your API key and turn it on. Copy the key with: " + keyCommand + " | pbcopy (Linux: | xclip -selection clipboard, Windows: | clip)",
+			head: "In \"OpenAI API Key\", paste your API key and turn it on. Copy the key with:",
+			detail: []string{
+				"     " + keyCommand + " | pbcopy                      (macOS)",
+				"     " + keyCommand + " | xclip -selection clipboard  (Linux)",
+				"     " + keyCommand + " | clip                        (Windows)",
+			},
+		},
+		{
+			text: "Turn on \"Override OpenAI Base URL\" and enter: " + base,
+			head: "Turn on \"Override OpenAI Base URL\" and enter:",
+			detail: []string{
+				"     " + base,
+				"   Use this hosted address, not gw serve's http://127.0.0.1: Cursor sends requests from its",
+				"   own servers, which cannot reach localhost on your machine.",
+			},
+		},
+		{
+			text:   "Add each model id below as a custom model (Models → + Add model), spelled exactly as listed.",
+			head:   modelsHead,
+			detail: modelLines,
+		},
+		{text: "If Cursor reports an error, run: gw doctor"},
+	}
 }
 
 // isLocal: an address only this machine can reach.

@@ -100,3 +100,34 @@ func TestIsLocal(t *testing.T) {
 		t.Fatalf("local = %q", local)
 	}
 }
+
+// The text output and --json are rendered from the same steps: a script
+// reading "steps" sees as many as a person reading the numbered list.
+// Without the account's list, the text asks for the models the user uses.
+func TestEditorRun_TextAndJSONListTheSameSteps(t *testing.T) {
+	run := func(js bool) *cmdtest.Env {
+		e := cmdtest.New(t)
+		e.Vars["GW_BASE_URL"] = "https://gateway.example.com/v1"
+		if err := editorRun(context.Background(), &EditorOptions{Factory: e.Factory, JSON: js}); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	var s Setup
+	if err := json.Unmarshal(run(true).Out.Bytes(), &s); err != nil {
+		t.Fatal(err)
+	}
+	text := run(false).Out.String()
+	var numbered []string
+	for _, l := range strings.Split(text, "\n") {
+		if len(l) > 2 && l[0] >= '1' && l[0] <= '9' && l[1] == '.' {
+			numbered = append(numbered, l)
+		}
+	}
+	if len(numbered) != len(s.Steps) {
+		t.Fatalf("text has %d steps, --json %d:\n%s\n%q", len(numbered), len(s.Steps), text, s.Steps)
+	}
+	if !strings.Contains(text, "4. Add the models you use as custom models") || !strings.Contains(text, "     vendor-b/model-b-3-pro-preview\n") {
+		t.Fatalf("catalogue wording or models missing:\n%s", text)
+	}
+}
