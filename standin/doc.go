@@ -63,5 +63,6 @@
 // # Tests
 //
 // Seen and WaitFor report what arrived (the key presented, the model, whether
-// the client cancelled); Options.BeforeEvent gates each SSE event.
+// the client cancelled), for the last 1000 requests; Options.BeforeEvent
+// gates each SSE event.
 package standin

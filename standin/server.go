@@ -71,9 +71,11 @@ type Server struct {
 	mu       sync.Mutex
 	accounts []Account
 	fault    Fault
+	// seen is a ring of the last maxSeen requests: request n (0-based) is
+	// at n%maxSeen while it is among them.
 	seen     []Seen
 	changed  chan struct{} // closed and replaced whenever seen changes
-	requests int
+	requests int           // requests so far
 
 	done      chan struct{} // closed by Close: waiting handlers return
 	closeOnce sync.Once
@@ -147,19 +149,34 @@ func (s *Server) Balance(key string) (cents int64, ok bool) {
 	return 0, false
 }
 
-// Seen returns a copy of the requests that arrived, oldest first.
+// maxSeen bounds what Seen keeps, so that a long-running stand-in (gw-standin,
+// benchmarks) does not grow with every request. Tests look at a few.
+const maxSeen = 1000
+
+// Seen returns a copy of the most recent requests that arrived, at most
+// 1000, oldest first; older ones are dropped.
 func (s *Server) Seen() []Seen {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.seen)
+	return s.seenLocked()
+}
+
+// seenLocked unrolls the ring, oldest first. s.mu must be held.
+func (s *Server) seenLocked() []Seen {
+	if len(s.seen) < maxSeen {
+		return slices.Clone(s.seen)
+	}
+	oldest := s.requests % maxSeen
+	return slices.Concat(s.seen[oldest:], s.seen[:oldest])
 }
 
 // WaitFor waits until cond holds for the requests seen (checked on every
-// change), and returns them; or returns ctx's error.
+// change), and returns them; or returns ctx's error. cond gets what Seen
+// returns: at most the last 1000 requests.
 func (s *Server) WaitFor(ctx context.Context, cond func([]Seen) bool) ([]Seen, error) {
 	for {
 		s.mu.Lock()
-		seen, ch := slices.Clone(s.seen), s.changed
+		seen, ch := s.seenLocked(), s.changed
 		s.mu.Unlock()
 		if cond(seen) {
 			return seen, nil
@@ -172,10 +189,15 @@ func (s *Server) WaitFor(ctx context.Context, cond func([]Seen) bool) ([]Seen, e
 	}
 }
 
-func (s *Server) update(i int, f func(*Seen)) {
+// update changes the record of request n, unless newer requests have
+// pushed it out (its slot in the ring now holds another request).
+func (s *Server) update(n int, f func(*Seen)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f(&s.seen[i])
+	if n < s.requests-maxSeen {
+		return
+	}
+	f(&s.seen[n%maxSeen])
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
@@ -183,7 +205,7 @@ func (s *Server) update(i int, f func(*Seen)) {
 // request is the state of one request being answered.
 type request struct {
 	s    *Server
-	idx  int // into s.seen
+	idx  int // the request's number from 0, for s.update
 	id   int // sequence number, for response ids
 	w    *statusWriter
 	r    *http.Request
@@ -199,9 +221,15 @@ type request struct {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := bearer(r.Header.Get("Authorization"))
 	s.mu.Lock()
+	n := s.requests
 	s.requests++
-	q := &request{s: s, idx: len(s.seen), id: s.requests, r: r, ctx: r.Context(), flt: s.fault, done: s.done}
-	s.seen = append(s.seen, Seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Key: key})
+	q := &request{s: s, idx: n, id: s.requests, r: r, ctx: r.Context(), flt: s.fault, done: s.done}
+	sn := Seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Key: key}
+	if len(s.seen) < maxSeen {
+		s.seen = append(s.seen, sn)
+	} else {
+		s.seen[n%maxSeen] = sn
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()

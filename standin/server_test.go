@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -348,5 +349,73 @@ func TestSeen_RecordsKeyAndModel(t *testing.T) {
 	}
 	if !slices.Equal(seen, want) {
 		t.Errorf("seen\n%+v\nwant\n%+v", seen, want)
+	}
+}
+
+// A long-running stand-in keeps only the last maxSeen requests: the oldest
+// are dropped, the newest kept in order.
+func TestSeen_KeepsOnlyTheMostRecent(t *testing.T) {
+	rs := start(t, Options{})
+	const sent = maxSeen + 5
+	for i := range sent {
+		do(t, rs, "GET", fmt.Sprintf("/v1/models?n=%d", i), DemoKeyFull, "")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	seen, err := rs.WaitFor(ctx, func(s []Seen) bool { return s[len(s)-1].Done })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != maxSeen {
+		t.Fatalf("Seen holds %d requests after %d, want %d", len(seen), sent, maxSeen)
+	}
+	for i, s := range seen {
+		if want := fmt.Sprintf("n=%d", sent-maxSeen+i); s.Query != want || s.Status != 200 {
+			t.Fatalf("seen[%d] = %s %d, want %s 200 (the %d newest, oldest first)", i, s.Query, s.Status, want, maxSeen)
+		}
+	}
+}
+
+// A request still running when newer ones push it out of Seen must not
+// write its late results into the record of the request now in its place.
+func TestSeen_DroppedRequestDoesNotOverwriteANewerOne(t *testing.T) {
+	gate := make(chan struct{})
+	release := make(chan struct{})
+	rs := start(t, Options{BeforeEvent: func(ctx context.Context, n int) {
+		if n == 1 {
+			close(gate)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+	}})
+	req := chatRequestTo(t, t.Context(), rs, true)
+	streamDone := make(chan error, 1)
+	go func() {
+		resp, err := rs.Client().Do(req)
+		if err == nil {
+			_, err = readEvents(resp.Body)
+			resp.Body.Close()
+		}
+		streamDone <- err
+	}()
+	<-gate // the stream is under way, recorded as request 0
+	for i := range maxSeen {
+		do(t, rs, "GET", fmt.Sprintf("/v1/models?n=%d", i), DemoKeyFull, "")
+	}
+	close(release)
+	if err := <-streamDone; err != nil {
+		t.Fatal(err)
+	}
+	seen := rs.Seen()
+	if len(seen) != maxSeen {
+		t.Fatalf("Seen holds %d, want %d", len(seen), maxSeen)
+	}
+	for i, s := range seen {
+		want := Seen{Method: "GET", Path: "/v1/models", Query: fmt.Sprintf("n=%d", i), Key: DemoKeyFull, Status: 200, Done: true}
+		if s != want {
+			t.Fatalf("seen[%d] = %+v, want %+v", i, s, want)
+		}
 	}
 }
