@@ -277,11 +277,15 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The baseline, relay and client run from a copy of this binary: run from
-	// the same file as the stand-in, they would share its code pages (and
+	// The baseline and relay run from one copy of this binary, the client
+	// from another: run from one file, two processes share code pages (and
 	// their places in the CPU caches), an advantage gw serve's own binary
 	// does not get.
-	if self, err = copyExecutable(self, filepath.Join(tmp, "gw-bench-proc")); err != nil {
+	clientExe, err := copyExecutable(self, filepath.Join(tmp, "gw-bench-client"))
+	if err != nil {
+		return err
+	}
+	if self, err = copyExecutable(self, filepath.Join(tmp, "gw-bench-proxy")); err != nil {
 		return err
 	}
 
@@ -395,7 +399,7 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 		per := map[string][]loadResult{}
 		for round := range c.rounds {
 			for _, tg := range rotate(small, round) {
-				r, err := loadFrom(ctx, self, tg, n, c.duration/time.Duration(c.rounds))
+				r, err := loadFrom(ctx, clientExe, tg, n, c.duration/time.Duration(c.rounds))
 				if err != nil {
 					return fmt.Errorf("%s at concurrency %d: %w", tg.name, n, err)
 				}
