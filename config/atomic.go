@@ -30,7 +30,7 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
-			return fmt.Errorf("cannot write in %s: permission denied; check the directory's permissions", dir)
+			return fmt.Errorf("cannot write in %s: %w; check the directory's permissions", dir, fs.ErrPermission)
 		}
 		return fmt.Errorf("cannot write in %s: %w", dir, unwrapPathErr(err))
 	}
