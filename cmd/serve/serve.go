@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -196,6 +197,14 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	reqLog := newAsyncLog(logW, maxPendingLog)
 	defer reqLog.Close()
 
+	models := &modelList{ttl: modelListTTL, fetch: func(ctx context.Context, key string) ([]string, error) {
+		models, err := f.APIClient(base, key, 10*time.Second).Models(ctx)
+		ids := make([]string, 0, len(models))
+		for _, m := range models {
+			ids = append(ids, m.ID)
+		}
+		return ids, err
+	}}
 	h, err := proxy.New(proxy.Options{
 		Upstream:    upstream,
 		Transport:   transport,
@@ -208,12 +217,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			if err != nil {
 				return nil, err
 			}
-			models, err := f.APIClient(base, key, 10*time.Second).Models(ctx)
-			ids := make([]string, 0, len(models))
-			for _, m := range models {
-				ids = append(ids, m.ID)
-			}
-			return ids, err
+			return models.get(ctx, key)
 		},
 	})
 	if err != nil {
@@ -256,6 +260,38 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	fmt.Fprintln(errOut, "gw serve: stopped")
 	return nil
+}
+
+// modelListTTL is how long gw serve reuses the account's model ids to
+// suggest the closest one after an unknown-model error.
+const modelListTTL = time.Minute
+
+// modelList remembers the account's model ids for a while, for the key they
+// were listed with, so that an agent retrying a misspelled id does not cost
+// a GET /models each time. Callers arriving during a listing wait for it and
+// share its answer. Failed listings are not remembered.
+type modelList struct {
+	fetch func(ctx context.Context, key string) ([]string, error)
+	ttl   time.Duration
+
+	mu  sync.Mutex
+	key string // the key ids were listed with
+	ids []string
+	at  time.Time
+}
+
+func (m *modelList) get(ctx context.Context, key string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ids != nil && m.key == key && time.Since(m.at) < m.ttl {
+		return m.ids, nil
+	}
+	ids, err := m.fetch(ctx, key)
+	if err != nil {
+		return ids, err
+	}
+	m.key, m.ids, m.at = key, ids, time.Now()
+	return ids, nil
 }
 
 // openLog returns stderr joined with serve.log in the state directory. A log

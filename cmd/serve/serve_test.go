@@ -271,3 +271,75 @@ func TestServeProcs(t *testing.T) {
 		t.Errorf("GOMAXPROCS=4 set by the user: gw serve changed it to %d", n)
 	}
 }
+
+// An agent retrying a misspelled model id gets "did you mean" each time,
+// while gw serve lists the account's models once per key, not per error.
+func TestServeListsModelsOncePerKeyForSuggestions(t *testing.T) {
+	env := cmdtest.New(t)
+	_ = env.Keyring.Set(cmdutil.Profile, standin.DemoKeyFull)
+	r := startServe(t, &ServeOptions{Port: 0, PortSet: true, KeyRefresh: time.Millisecond}, env)
+	addr := r.waitAddr(t)
+	token := localToken(t, env)
+	post := func() string {
+		t.Helper()
+		req, _ := http.NewRequest("POST", "http://"+addr+"/v1/chat/completions",
+			strings.NewReader(`{"model":"vendor-a/model-a-sonet-4.5","messages":[{"role":"user","content":"hi"}]}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		tr := &http.Transport{Proxy: nil}
+		defer tr.CloseIdleConnections()
+		res, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode < 400 || !strings.Contains(string(b), "did you mean") {
+			t.Fatalf("misspelled model: status %d %s", res.StatusCode, b)
+		}
+		return string(b)
+	}
+	listings := func(key string) int {
+		n := 0
+		for _, s := range r.up.Seen() {
+			if s.Method == "GET" && s.Path == "/v1/models" && s.Key == key {
+				n++
+			}
+		}
+		return n
+	}
+	lastChatKey := func() string {
+		seen := r.up.Seen()
+		for i := len(seen) - 1; i >= 0; i-- {
+			if seen[i].Path == "/v1/chat/completions" {
+				return seen[i].Key
+			}
+		}
+		return ""
+	}
+
+	for range 3 {
+		post()
+	}
+	if n := listings(standin.DemoKeyFull); n != 1 {
+		t.Errorf("three misspellings listed the models %d times, want once", n)
+	}
+
+	// gw auth login with another account: its models are listed afresh.
+	_ = env.Keyring.Set(cmdutil.Profile, standin.DemoKeyPartial)
+	deadline := time.Now().Add(5 * time.Second)
+	for lastChatKey() != standin.DemoKeyPartial && time.Now().Before(deadline) {
+		post()
+		time.Sleep(5 * time.Millisecond)
+	}
+	if lastChatKey() != standin.DemoKeyPartial {
+		t.Fatal("the new key did not reach the service within 5 s")
+	}
+	post()
+	if n := listings(standin.DemoKeyPartial); n != 1 {
+		t.Errorf("after the key changed the models were listed %d times with the new key, want once", n)
+	}
+	if n := listings(standin.DemoKeyFull); n != 1 {
+		t.Errorf("listings with the old key: %d, want still 1", n)
+	}
+}
