@@ -195,6 +195,20 @@ func TestRun_NoKeyStored(t *testing.T) {
 	wantStatus(t, rep, IDHTTP, Pass) // the service itself is fine
 }
 
+// With no backend name known (no keychain could be asked for one), the keychain check still says where it
+// looked, and the key check still gives its own wording of the same finding.
+func TestRun_NoKeyStored_UnnamedKeychain(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	in := input(s.BaseURL, "")
+	in.Key = keychain.Resolved{}
+	rep := runDoctor(t, in)
+	c := wantStatus(t, rep, IDKeychain, Fail)
+	if want := "no key is stored: GW_API_KEY is not set and the OS keychain has no key for gw"; c.Cause != want || c.Fix != "run: gw auth login" {
+		t.Errorf("keychain check: cause %q fix %q, want cause %q fix %q", c.Cause, c.Fix, want, "run: gw auth login")
+	}
+	wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"GW_API_KEY is not set and no key is stored"}, "run: gw auth login (or set GW_API_KEY)")
+}
+
 func TestRun_BaseURLShapes(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	canon := s.BaseURL // http://127.0.0.1:PORT/v1

@@ -38,13 +38,8 @@ func (r *run) checkKeychain() Check {
 	if in.KeyErr != nil || in.Key.Key == "" {
 		c.Status = Fail
 		switch {
-		case in.KeyErr == nil || errors.Is(in.KeyErr, keychain.ErrNotFound):
-			where := "the OS keychain"
-			if in.KeychainBackend != "" {
-				where = in.KeychainBackend
-			}
-			c.Cause = fmt.Sprintf("no key is stored: GW_API_KEY is not set and %s has no key for gw", where)
-			c.Fix = "run: gw auth login"
+		case in.noKeyStored():
+			c.Cause, c.Fix = noKey(IDKeychain, in.KeychainBackend)
 		case in.Getenv != nil && in.Getenv(keychain.EnvVar) != "":
 			c.Cause = "the key could not be read: " + in.KeyErr.Error()
 			c.Fix = "set GW_API_KEY to the key exactly as the dashboard shows it, or unset it to use the stored key"
@@ -125,4 +120,24 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 		c = unreachable(c)
 	}
 	return c
+}
+
+// noKeyStored reports, once the key is known to be missing, whether that is simply because there is none
+// (GW_API_KEY unset, nothing stored) rather than because a store could not be read.
+func (in *Input) noKeyStored() bool {
+	return in.KeyErr == nil || errors.Is(in.KeyErr, keychain.ErrNotFound)
+}
+
+// noKey is the cause and fix for "there is no key at all", in the one wording both the keychain check and
+// the key check use: the keychain check names the store it asked (backend, "" for the OS keychain), the key
+// check says what a missing key means for the service.
+func noKey(id, backend string) (cause, fix string) {
+	if id == IDKeychain {
+		if backend == "" {
+			backend = "the OS keychain"
+		}
+		return fmt.Sprintf("no key is stored: GW_API_KEY is not set and %s has no key for gw", backend), "run: gw auth login"
+	}
+	return "no API key: GW_API_KEY is not set and no key is stored, so the service would refuse every request",
+		"run: gw auth login (or set GW_API_KEY)"
 }

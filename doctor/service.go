@@ -443,11 +443,10 @@ func (r *run) keyWithoutService(why string) Check {
 	in := r.in
 	if in.KeyErr != nil || in.Key.Key == "" {
 		c := Check{ID: IDKey, Status: Fail,
-			Condition: string(api.KeyRejected), Message: api.KeyRejected.Message(),
-			Fix: "run: gw auth login (or set GW_API_KEY)"}
+			Condition: string(api.KeyRejected), Message: api.KeyRejected.Message()}
 		switch {
-		case in.KeyErr == nil || errors.Is(in.KeyErr, keychain.ErrNotFound):
-			c.Cause = "no API key: GW_API_KEY is not set and no key is stored, so the service would refuse every request"
+		case in.noKeyStored():
+			c.Cause, c.Fix = noKey(IDKey, "")
 		default:
 			c.Cause = "the API key could not be read: " + in.KeyErr.Error()
 			c.Fix = "run: gw auth login (or set GW_API_KEY, or gw auth login --insecure-storage where no keychain works)"
