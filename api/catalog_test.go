@@ -126,13 +126,13 @@ func TestRedact_KeepsOrdinaryWords(t *testing.T) {
 		"Invalid URL (POST /v1/chat/completions)",
 		"request took 1200ms at 2026-01-01T12:00:00Z",
 	} {
-		if got := Redact(s, ""); got != s {
-			t.Errorf("Redact(%q) = %q", s, got)
+		if got := redact(s, ""); got != s {
+			t.Errorf("redact(%q) = %q", s, got)
 		}
 	}
 	for _, s := range []string{"sk-proj-AbC123dEf456GhI789", "gw-local-0123456789abcdef0123456789abcdef", "AKIAIOSFODNN7EXAMPLE1234"} {
-		if got := Redact("token "+s+" here", ""); strings.Contains(got, s) {
-			t.Errorf("Redact left %q in %q", s, got)
+		if got := redact("token "+s+" here", ""); strings.Contains(got, s) {
+			t.Errorf("redact left %q in %q", s, got)
 		}
 	}
 }

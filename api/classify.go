@@ -14,7 +14,7 @@ import (
 // at the base URL) to an *Error. model is the id the request asked for, ""
 // when none (GET /models). It returns nil for 2xx answers that carry no
 // error. The service's message is scrubbed of secret-looking tokens; use
-// (*Client).ClassifyResponse to scrub the client's key as well.
+// (*Client).classifyResponse to scrub the client's key as well.
 func ClassifyResponse(status int, header http.Header, body []byte, model string) *Error {
 	return classify(status, header, body, model, "", "")
 }
@@ -239,8 +239,8 @@ func anyMatch(re *regexp.Regexp, ss []string) bool {
 // service's message), and the base URL and canonical base URL when known.
 func classify(status int, header http.Header, body []byte, model, key, canonical string) *Error {
 	se := parseErrorBody(body)
-	msg := tidy(Redact(se.message, key))
-	e := &Error{Status: status, Code: tidy(Redact(se.code(), key)), ServiceMessage: msg}
+	msg := tidy(redact(se.message, key))
+	e := &Error{Status: status, Code: tidy(redact(se.code(), key)), ServiceMessage: msg}
 	sig := readSignals(se, model)
 
 	// Some gateways answer 200 with an error body; read their numeric code.

@@ -247,7 +247,7 @@ func TestClassifyResponse_Dialects(t *testing.T) {
 // the answer as the proxy does.
 func chat(t *testing.T, c *Client, model string) *Error {
 	t.Helper()
-	req, err := c.NewRequest(context.Background(), http.MethodPost, "/chat/completions",
+	req, err := c.newRequest(context.Background(), http.MethodPost, "/chat/completions",
 		strings.NewReader(`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func chat(t *testing.T, c *Client, model string) *Error {
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
-	return c.ClassifyResponse(res.StatusCode, res.Header, body, model)
+	return c.classifyResponse(res.StatusCode, res.Header, body, model)
 }
 
 func assertNoKey(t *testing.T, e *Error, key string) {

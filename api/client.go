@@ -12,8 +12,8 @@ import (
 	"strings"
 )
 
-// MaxListBody caps how much of a model list is read.
-const MaxListBody = 4 << 20
+// maxListBody caps how much of a model list is read.
+const maxListBody = 4 << 20
 
 // Client talks to the hosted service. Its zero Version sends "gw/dev".
 type Client struct {
@@ -53,9 +53,9 @@ func (c *Client) UserAgent() string {
 	return "gw/" + v
 }
 
-// NewRequest builds a request to {base}/path with the key, Accept and
+// newRequest builds a request to {base}/path with the key, Accept and
 // User-Agent set. path starts with "/".
-func (c *Client) NewRequest(ctx context.Context, method, path string, body io.Reader) (*http.Request, error) {
+func (c *Client) newRequest(ctx context.Context, method, path string, body io.Reader) (*http.Request, error) {
 	u := c.BaseURL + path
 	if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 		return nil, &Error{
@@ -76,10 +76,10 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body io.Re
 	return req, nil
 }
 
-// ClassifyResponse is the package's ClassifyResponse that also scrubs this
+// classifyResponse is the package's ClassifyResponse that also scrubs this
 // client's key from the service's words, knows a missing key for what it is
 // and names the canonical base URL in fixes.
-func (c *Client) ClassifyResponse(status int, header http.Header, body []byte, model string) *Error {
+func (c *Client) classifyResponse(status int, header http.Header, body []byte, model string) *Error {
 	e := classify(status, header, body, model, c.Key, c.Canonical)
 	if e != nil && c.Key == "" && e.Condition == KeyRejected && e.Kind != KindNoBalance {
 		e.Kind = KindWrongKey
@@ -92,7 +92,7 @@ func (c *Client) ClassifyResponse(status int, header http.Header, body []byte, m
 // Models lists the models the key may use: GET {base}/models. Every error is
 // an *Error.
 func (c *Client) Models(ctx context.Context) ([]Model, error) {
-	req, err := c.NewRequest(ctx, http.MethodGet, "/models", nil)
+	req, err := c.newRequest(ctx, http.MethodGet, "/models", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -101,17 +101,17 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 		return nil, c.transportError(err)
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, MaxListBody+1))
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxListBody+1))
 	if err != nil {
 		return nil, c.transportError(err)
 	}
 	if res.StatusCode < 200 || res.StatusCode >= 300 {
-		return nil, c.ClassifyResponse(res.StatusCode, res.Header, body, "")
+		return nil, c.classifyResponse(res.StatusCode, res.Header, body, "")
 	}
-	if len(body) > MaxListBody {
+	if len(body) > maxListBody {
 		return nil, &Error{
 			Condition: ServiceUnreachable, Kind: KindBadResponse, Status: res.StatusCode,
-			Cause: fmt.Sprintf("the model list is larger than %d MiB, which no model list is: the base URL likely points at something else", MaxListBody>>20),
+			Cause: fmt.Sprintf("the model list is larger than %d MiB, which no model list is: the base URL likely points at something else", maxListBody>>20),
 			Fix:   fixBaseURL(c.Canonical),
 		}
 	}
@@ -120,20 +120,20 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 		return models, nil
 	}
 	// Some gateways answer 200 with an error body.
-	if e := c.ClassifyResponse(res.StatusCode, res.Header, body, ""); e != nil {
+	if e := c.classifyResponse(res.StatusCode, res.Header, body, ""); e != nil {
 		return nil, e
 	}
 	return nil, c.noteCanonical(&Error{
 		Condition: ServiceUnreachable, Kind: KindBadResponse, Status: res.StatusCode,
 		// perr quotes the start of the body, which may echo the request back: scrub the key.
-		Cause: Redact(fmt.Sprintf("GET %s/models answered %d with %s, not a model list: the base URL likely points at something other than the API", c.BaseURL, res.StatusCode, perr), c.Key),
+		Cause: redact(fmt.Sprintf("GET %s/models answered %d with %s, not a model list: the base URL likely points at something other than the API", c.BaseURL, res.StatusCode, perr), c.Key),
 		Fix:   fixBaseURL(c.Canonical),
 	})
 }
 
 func (c *Client) transportError(err error) *Error {
 	e := ClassifyTransport(err)
-	e.Cause = Redact(e.Cause, c.Key)
+	e.Cause = redact(e.Cause, c.Key)
 	e.Fix = strings.ReplaceAll(e.Fix, fixBaseURL(""), fixBaseURL(c.Canonical))
 	return c.noteCanonical(e)
 }

@@ -139,7 +139,7 @@ func TestModels_200ThatIsNotAList(t *testing.T) {
 }
 
 func TestModels_BodyIsCapped(t *testing.T) {
-	big := `{"data":[` + strings.Repeat(`{"id":"vendor-a/model-a-opus-4.6"},`, MaxListBody/30) + `{"id":"x"}]}`
+	big := `{"data":[` + strings.Repeat(`{"id":"vendor-a/model-a-opus-4.6"},`, maxListBody/30) + `{"id":"x"}]}`
 	srv := serve(t, 200, big, nil)
 	_, err := NewClient(srv.URL+"/v1", testKey, srv.Client()).Models(context.Background())
 	var e *Error
@@ -199,7 +199,7 @@ func TestModels_ShortKeyEchoedInTextOrHTMLIsRemoved(t *testing.T) {
 func TestClient_ClassifyResponseScrubsAShortKey(t *testing.T) {
 	// A short key is not secret-looking by shape; only knowing it removes it.
 	c := NewClient("https://gw.example.test/v1", "abc12345", nil)
-	e := c.ClassifyResponse(401, nil, []byte(`{"error":{"message":"key abc12345 is invalid"}}`), "")
+	e := c.classifyResponse(401, nil, []byte(`{"error":{"message":"key abc12345 is invalid"}}`), "")
 	if strings.Contains(e.Error(), "abc12345") || strings.Contains(e.ServiceMessage, "abc12345") {
 		t.Errorf("key left in %q", e.Error())
 	}

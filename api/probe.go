@@ -22,7 +22,7 @@ func (c *Client) Probe(ctx context.Context, model string) error {
 	if err != nil {
 		return err
 	}
-	req, err := c.NewRequest(ctx, http.MethodPost, "/chat/completions", bytes.NewReader(body))
+	req, err := c.newRequest(ctx, http.MethodPost, "/chat/completions", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (c *Client) Probe(ctx context.Context, model string) error {
 	if err != nil {
 		return c.transportError(err)
 	}
-	if e := c.ClassifyResponse(res.StatusCode, res.Header, b, model); e != nil {
+	if e := c.classifyResponse(res.StatusCode, res.Header, b, model); e != nil {
 		return e
 	}
 	return nil

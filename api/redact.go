@@ -12,10 +12,10 @@ const redacted = "[redacted]"
 // long run of mixed letters and digits (checked further in looksSecret).
 var secretLike = regexp.MustCompile(`(?i)\b(?:sk|pk|rk|key|api|gw-local)[-_][A-Za-z0-9_\-*.]{8,}|[A-Za-z0-9_\-+/=]{20,}`)
 
-// Redact removes the key (when known) and anything that looks like a secret
+// redact removes the key (when known) and anything that looks like a secret
 // from s. Services echo keys back in error messages ("Incorrect API key
 // provided: sk-…"), and proxies sometimes quote headers.
-func Redact(s, key string) string {
+func redact(s, key string) string {
 	if key != "" {
 		s = strings.ReplaceAll(s, key, redacted)
 	}

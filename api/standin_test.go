@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -62,7 +60,11 @@ func TestClassify_AgainstStandin(t *testing.T) {
 						t.Fatalf("want *api.Error, got %v", err)
 					}
 				} else {
-					e = chatVia(t, c, sc.model)
+					// Probe is the chat request gw doctor makes: one token, classified.
+					err := c.Probe(context.Background(), sc.model)
+					if !errors.As(err, &e) {
+						t.Fatalf("want *api.Error, got %v", err)
+					}
 				}
 				if e == nil {
 					t.Fatal("no error")
@@ -80,21 +82,4 @@ func TestClassify_AgainstStandin(t *testing.T) {
 			})
 		}
 	}
-}
-
-func chatVia(t *testing.T, c *api.Client, model string) *api.Error {
-	t.Helper()
-	req, err := c.NewRequest(context.Background(), http.MethodPost, "/chat/completions",
-		strings.NewReader(`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := c.HTTP.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	return c.ClassifyResponse(res.StatusCode, res.Header, body, model)
 }
