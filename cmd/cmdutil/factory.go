@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/cmd/build"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/tui"
@@ -33,6 +34,16 @@ type Factory struct {
 	Keyring func() keychain.Store
 	// Transport is the one HTTP transport to the hosted service, shared by every command.
 	Transport func() http.RoundTripper
+}
+
+// BuildInfo is what `gw version` and `gw --version` print: the build's details with this factory's version
+// and default base URL, the ones every other command uses, so the two cannot disagree with each other or
+// with the User-Agent.
+func (f *Factory) BuildInfo() build.Details {
+	d := build.Info()
+	d.Version = f.Version
+	d.DefaultBaseURL = f.DefaultBaseURL
+	return d
 }
 
 // Paths resolves the config and state directories.

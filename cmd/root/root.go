@@ -69,7 +69,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 Your API key stays in the OS keychain: gw serve runs a localhost /v1 proxy that adds it to each
 request, so no agent config ever holds it. When something fails, gw doctor says which of the
 service's failures it is and the one thing to do about it.`,
-		Version:       build.Info().String(),
+		Version:       f.BuildInfo().String(), // the same line as gw version's first
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}

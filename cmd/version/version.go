@@ -20,13 +20,8 @@ type VersionOptions struct {
 
 func NewCmdVersion(f *cmdutil.Factory, runF func(*VersionOptions) error) *cobra.Command {
 	opts := &VersionOptions{
-		IO: f.IOStreams,
-		Info: func() build.Details {
-			d := build.Info()
-			// Show the default the other commands actually use.
-			d.DefaultBaseURL = f.DefaultBaseURL
-			return d
-		},
+		IO:   f.IOStreams,
+		Info: f.BuildInfo,
 	}
 	cmd := &cobra.Command{
 		Use:   "version",
