@@ -59,8 +59,24 @@ func TestRun_AllWellOverTLS(t *testing.T) {
 		t.Fatalf("not ok:\n%s", dump(rep))
 	}
 	c := wantStatus(t, rep, IDTLS, Pass)
-	if !strings.Contains(c.Detail, `"localhost"`) || !strings.Contains(c.Detail, "TLS 1.3") {
+	// The issuer by its short name only: the detail is one line, and the organisation adds nothing there.
+	if !strings.Contains(c.Detail, `certificate issued by "localhost", valid until `) || !strings.Contains(c.Detail, "TLS 1.3") {
 		t.Errorf("tls detail %q does not name the version and the issuer", c.Detail)
+	}
+}
+
+// A base URL pasted with a password and a query is shown with both hidden, the query as "?…" like the
+// problem list beside it.
+func TestRun_BaseURLSecretsHidden(t *testing.T) {
+	in := input("http://127.0.0.1:1/v1", "")
+	in.BaseURL = "http://user:hunter2@127.0.0.1:1/v1/?token=abc123"
+	rep := runDoctor(t, in)
+	c := get(t, rep, IDBaseURL)
+	if strings.Contains(c.Cause, "hunter2") || strings.Contains(c.Cause, "abc123") {
+		t.Fatalf("base URL cause shows a secret: %q", c.Cause)
+	}
+	if want := `the base URL "http://user:xxxxx@127.0.0.1:1/v1/?…" (from the config file)`; !strings.HasPrefix(c.Cause, want) {
+		t.Errorf("base URL cause %q, want it to start %q", c.Cause, want)
 	}
 }
 

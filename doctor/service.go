@@ -181,7 +181,9 @@ func fixFor(src, want string) string {
 	return "run: gw auth login --base-url " + want
 }
 
-// redactURL hides a password or query in a URL before it is printed.
+// redactURL hides a password or query in a URL before it is printed. Not config's unexported redact: that
+// one writes the query as "?xxxxx", while doctor's causes sit next to config's problem text, which calls a
+// query "?…"; the password is "xxxxx" in both (url.URL.Redacted).
 func redactURL(raw string) string {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.User == nil && u.RawQuery == "") {
@@ -408,7 +410,9 @@ func classify(scheme, addr string, err error) *api.Error {
 	return api.ClassifyTransport(&url.Error{Op: "Get", URL: scheme + "://" + addr, Err: err})
 }
 
-// issuer names a certificate's issuer the way people know it: common name, else organisation.
+// issuer names a certificate's issuer the way people know it: common name, else organisation. Shorter than
+// api's issuer ("CN" (Org, …)), which names the authority in a failure: doctor puts this in a one-line
+// pass detail, and appends it to a failure's cause only when the cause does not already contain it.
 func issuer(c *x509.Certificate) string {
 	switch {
 	case c.Issuer.CommonName != "":
