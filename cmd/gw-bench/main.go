@@ -69,6 +69,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 2 && args[0] == "-relay" {
 		return serveRelay(ctx, args[1], out)
 	}
+	if len(args) == 2 && args[0] == "-blocking-relay" {
+		return serveBlockingRelay(ctx, args[1], out)
+	}
 	var c config
 	var conc string
 	fs := flag.NewFlagSet("gw-bench", flag.ContinueOnError)
@@ -149,9 +152,10 @@ func serveBaseline(ctx context.Context, upstream, handler string, out io.Writer)
 }
 
 // serveRelay copies bytes between each client connection and a connection
-// to upstream (host:port), nothing else: the cheapest hop a proxy process
-// can add (on Linux io.Copy between TCP connections splices in the kernel).
-// Its delay over direct is the floor for any proxy on this machine.
+// to upstream (host:port), nothing else: the cheapest hop a Go proxy can
+// add with the standard network stack (on Linux io.Copy between TCP
+// connections splices in the kernel). serveBlockingRelay is the same
+// without Go's poller.
 func serveRelay(ctx context.Context, upstream string, out io.Writer) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -347,12 +351,20 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 		return err
 	}
 	defer baseDefaults.stop()
-	relay, _, err := start(ctx, "byte relay (floor)", procEnv, self, "-relay", ln.Addr().String())
-	if err != nil {
-		return err
+	// Two byte relays: the floor of a proxy hop on this machine.
+	var floors []*target
+	for _, r := range [][2]string{{"byte relay, Go net (floor)", "-relay"}, {"byte relay, blocking reads (floor)", "-blocking-relay"}} {
+		relay, _, err := start(ctx, r[0], procEnv, self, r[1], ln.Addr().String())
+		if err != nil {
+			if r[1] == "-blocking-relay" && runtime.GOOS == "windows" {
+				continue
+			}
+			return err
+		}
+		defer relay.stop()
+		relay.token = standin.DemoKeyFull
+		floors = append(floors, relay)
 	}
-	defer relay.stop()
-	relay.token = standin.DemoKeyFull
 	direct := &target{name: "direct", base: upstream, token: standin.DemoKeyFull}
 	targets := []*target{direct, gw, base}
 	proxies := []*target{gw, base}
@@ -379,7 +391,8 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 	}
 
 	// Small requests only: the floor and what the scheduler setting buys.
-	small := append(slices.Clone(targets[:len(targets)-1]), relay, baseDefaults, base)
+	small := append(slices.Clone(targets[:len(targets)-1]), floors...)
+	small = append(small, baseDefaults, base)
 
 	idle := map[string]int64{}
 	for _, tg := range proxies {
