@@ -44,7 +44,7 @@ func redact(s string) string {
 // Endpoint paths people paste by mistake after /v1.
 var endpoints = []string{"/chat/completions", "/completions", "/models", "/responses", "/embeddings"}
 
-var otherVersion = regexp.MustCompile(`^v[0-9]+[a-z0-9]*$`)
+var otherVersion = regexp.MustCompile(`(?i)^v[0-9]+[a-z0-9]*$`)
 
 // ValidateBaseURL returns raw unchanged when it is a usable base URL: http or
 // https, a host, a path ending in /v1, no trailing slash, no query or
@@ -113,7 +113,11 @@ func ValidateBaseURL(raw string) (string, error) {
 	}
 	if !strings.HasSuffix(path, "/v1") {
 		last := path[strings.LastIndex(path, "/")+1:]
-		if otherVersion.MatchString(last) {
+		if last == "V1" {
+			// Paths are case-sensitive: the service answers /v1 only.
+			problems = append(problems, "ends in /V1; the path is case-sensitive: /v1")
+			path = strings.TrimSuffix(path, last) + "v1"
+		} else if otherVersion.MatchString(last) {
 			problems = append(problems, fmt.Sprintf("ends in /%s; gw speaks the service's /v1 API", last))
 			path = strings.TrimSuffix(path, last) + "v1"
 		} else {
