@@ -23,6 +23,11 @@ const BackupSuffix = ".bak"
 // reads it.
 const newFileMode fs.FileMode = 0o600
 
+// backupMode: a backup is never more readable than 0600, whatever the
+// config's own mode. It may hold what the change took out of the config
+// (a key written in plain text), and nothing but the owner needs it.
+const backupMode fs.FileMode = 0o600
+
 // Written says what Write did.
 type Written struct {
 	Path   string // the file actually written (a symlink's target)
@@ -31,7 +36,8 @@ type Written struct {
 
 // Write replaces the file at path with data: through a symlink to its
 // target, keeping the permissions, atomically (temp file and rename in the
-// same directory), after copying the old content to <target>.bak. A
+// same directory), after copying the old content to <target>.bak (mode
+// 0600, since it may hold a key the change removed). A
 // read-only file or a directory in the way is refused with what to do.
 //
 // original is the content data was merged from, nil when the file did not
@@ -77,7 +83,7 @@ func Write(path string, original, data []byte) (Written, error) {
 	w := Written{Path: target}
 	if old != nil {
 		w.Backup = target + BackupSuffix
-		if err := config.WriteFileAtomic(w.Backup, old, mode); err != nil {
+		if err := config.WriteFileAtomic(w.Backup, old, backupMode); err != nil {
 			return Written{}, fmt.Errorf("cannot keep a backup (nothing was changed): %w", err)
 		}
 	}

@@ -56,13 +56,47 @@ func TestWriteKeepsModeAndBackup(t *testing.T) {
 	if w.Backup != path+".bak" || readString(t, w.Backup) != "old\n" {
 		t.Fatalf("backup %q holds %q, want the old content", w.Backup, readString(t, w.Backup))
 	}
-	for _, p := range []string{path, w.Backup} {
-		fi, _ := os.Stat(p)
-		if fi.Mode().Perm() != 0o640 {
-			t.Errorf("%s mode = %04o, want 0640 kept", p, fi.Mode().Perm())
-		}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+		t.Errorf("%s mode = %04o, want 0640 kept", path, fi.Mode().Perm())
+	}
+	// The backup may hold a key the change took out of the config: owner only.
+	if fi, _ := os.Stat(w.Backup); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup %s mode = %04o, want 0600", w.Backup, fi.Mode().Perm())
 	}
 	assertNoTempFiles(t, dir)
+}
+
+// An existing world-readable backup (from an earlier gw) is replaced by an owner-only one.
+func TestWriteBackupIsOwnerOnlyEvenOverAnOldReadableOne(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permissions")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "opencode.json")
+	old := []byte(`{"provider":{"gw":{"options":{"apiKey":"sk-gw-demo-full"}}}}`)
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+BackupSuffix, []byte("older\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Write(path, old, []byte("{}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(w.Backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("backup mode = %04o, want 0600: it holds the key that was in the config", fi.Mode().Perm())
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Fatalf("config mode = %04o, want its own 0644 kept", fi.Mode().Perm())
+	}
 }
 
 func TestWriteFollowsSymlinkToTarget(t *testing.T) {

@@ -66,7 +66,8 @@ func NewCmdAgent(f *cmdutil.Factory, runF func(context.Context, *AgentOptions) e
 The global config is used ($XDG_CONFIG_HOME/opencode/opencode.jsonc, or opencode.json if that is
 the one you have); with --project, the one in the current directory. The file is merged, never
 rewritten: comments, order, spacing and other providers stay as they are, and the previous
-content is kept beside it as <file>.bak. A file that does not parse is left untouched.
+content is kept beside it as <file>.bak, readable only by you (delete it once the new config
+works if the old one held your key). A file that does not parse is left untouched.
 
 Modes:
   proxy   (default) OpenCode talks to gw serve on 127.0.0.1, which adds your key to each
@@ -273,6 +274,10 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	printSummary(out, res)
 	if w.Backup != "" {
 		fmt.Fprintf(out, "Previous version kept in %s\n", w.Backup)
+		if ids := literalKeysRemoved(old, res.Data); len(ids) > 0 {
+			fmt.Fprintf(errOut, "warning: %s holds the previous config, with the API key of provider %s in plain text (readable only by you); once OpenCode works with the new config, delete it: rm %s\n",
+				w.Backup, quoteList(ids), shellQuote(w.Backup))
+		}
 	}
 	if def != "" {
 		fmt.Fprintf(out, "OpenCode's model: %s/%s (small model: %s/%s)\n", p.ID, def, p.ID, small)
@@ -487,6 +492,46 @@ func confirm(in io.Reader, out io.Writer, prompt string) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// literalKeysRemoved names the providers whose API key was written into the
+// old config and no longer is in the new one: the key then lives on only in
+// the backup, which the user should delete.
+func literalKeysRemoved(old, new []byte) []string {
+	before, err := opencode.ReadModels(old)
+	if err != nil {
+		return nil
+	}
+	after, _ := opencode.ReadModels(new)
+	var ids []string
+	for _, p := range before.Providers {
+		if p.KeyKind != opencode.KeyLiteral {
+			continue
+		}
+		still := slices.ContainsFunc(after.Providers, func(q opencode.ProviderInfo) bool {
+			return q.ID == p.ID && q.KeyKind == opencode.KeyLiteral
+		})
+		if !still {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids
+}
+
+func quoteList(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = strconv.Quote(id)
+	}
+	return strings.Join(q, ", ")
+}
+
+// shellQuote makes a path safe to paste into a shell.
+func shellQuote(s string) string {
+	if strings.ContainsAny(s, " '\"$`\\!*?[]{}()<>|&;#~") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
 }
 
 func countModels(n int) string {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -577,4 +578,42 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Moving a config off a key written in plain text: the key lives on only in the backup, which is owner-only
+// and which the user is told to delete.
+func TestAgentRun_BackupOfAPlainKeyIsPrivateAndNamed(t *testing.T) {
+	e, _ := env(t)
+	path := filepath.Join(e.Dir, "home", ".config", "opencode", "opencode.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const plain = `{"provider":{"gw":{"npm":"@ai-sdk/openai-compatible","options":{"apiKey":"sk-gw-demo-full","baseURL":"http://127.0.0.1:18080/v1"},"models":{"vendor-a/model-a-haiku-4.5":{}}}}}`
+	if err := os.WriteFile(path, []byte(plain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t, e, AgentOptions{Mode: ModeDirect, Models: []string{"all"}, Yes: true}); err != nil {
+		t.Fatal(err)
+	}
+	bak := path + opencode.BackupSuffix
+	if readFile(t, bak) != plain {
+		t.Fatal("the backup does not hold the previous config")
+	}
+	if fi, err := os.Stat(bak); err != nil || (runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600) {
+		t.Fatalf("backup mode = %v (%v), want 0600: it holds the key in plain text", fi.Mode().Perm(), err)
+	}
+	compare(t, "stderr", scrub(e, e.ErrOut.String()),
+		`warning: $DIR/home/.config/opencode/opencode.json.bak holds the previous config, with the API key of provider "gw" in plain text (readable only by you); once OpenCode works with the new config, delete it: rm $DIR/home/.config/opencode/opencode.json.bak
+`)
+
+	// A later change that removes no plain key says nothing about the backup.
+	if err := run(t, e, AgentOptions{Mode: ModeDirect, Models: []string{"vendor-a/model-a-haiku-4.5"}, Yes: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(e.ErrOut.String(), "plain text") {
+		t.Fatalf("stderr warns about a key that is not there:\n%s", e.ErrOut.String())
+	}
 }
