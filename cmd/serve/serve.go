@@ -97,7 +97,7 @@ Go's scheduler on one CPU, which is plenty for one person's agents; set GOMAXPRO
 			return serveRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVar(&opts.Port, "port", config.DefaultPort, "port to listen on (0 chooses a free port; default: the config's port, else 8787)")
+	cmd.Flags().IntVar(&opts.Port, "port", config.DefaultPort, "port to listen on (0 chooses a free port; without --port: the config's port if set)")
 	cmd.Flags().StringVar(&opts.Listen, "listen", "", "address to listen on instead of 127.0.0.1 (warns when not loopback)")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
 	cmd.Flags().DurationVar(&opts.Grace, "grace", proxy.DefaultGrace, "how long running requests may finish after ctrl-c or SIGTERM")
@@ -176,9 +176,6 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if opts.Listen != "" {
 		host = opts.Listen
 		acceptHosts = listenHosts(host)
-		if !isLoopback(host) {
-			fmt.Fprintf(errOut, "warning: listening on %s, not 127.0.0.1: other machines may reach gw serve; only the local token keeps them from spending your balance\n", host)
-		}
 	}
 	port := config.DefaultPort
 	switch {
@@ -230,9 +227,21 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		if errors.As(err, &pe) && proxy.Probe(ctx, loopbackAddr(host, port), token) == nil {
 			return fmt.Errorf("gw serve is already running on %s; use it, or stop it first", addr)
 		}
+		if opts.Listen != "" && !errors.As(err, &pe) {
+			return fmt.Errorf("%w\nfix: give --listen an IP address of this machine (127.0.0.1 for this machine only, 0.0.0.0 for every address)", err)
+		}
 		return err
 	}
+	if !isLoopback(host) {
+		fmt.Fprintf(errOut, "warning: listening on %s, not 127.0.0.1: other machines may reach gw serve; only the local token keeps them from spending your balance\n", host)
+	}
+	// The address clients use: on "every address" (0.0.0.0, ::) that is
+	// not what the listener reports ([::]:port) but the loopback one.
 	bound := ln.Addr().String()
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		bound = loopbackAddr(host, ln.Addr().(*net.TCPAddr).Port)
+		fmt.Fprintf(errOut, "gw serve: listening on every address of this machine, port %d\n", ln.Addr().(*net.TCPAddr).Port)
+	}
 	fmt.Fprintf(f.IOStreams.Out, "gw serve: listening on http://%s/v1 (forwarding to %s)\n", bound, base)
 	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (gw auth status shows it; gw init agent --mode proxy writes it). Ctrl-C stops.\n", bound)
 
