@@ -40,7 +40,10 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 	switch {
 	case errors.Is(err, cmdutil.ErrSilent), errors.Is(err, cmdutil.ErrCancel), errors.Is(err, cmdutil.ErrInterrupted):
 	case code == cmdutil.ExitUsage || isCobraUsageError(err):
-		fmt.Fprintf(errOut, "gw: %v\nRun 'gw --help' for usage.\n", err)
+		fmt.Fprintf(errOut, "gw: %v\n", err)
+		if !strings.Contains(err.Error(), "--help") {
+			fmt.Fprintln(errOut, "Run 'gw --help' for usage.")
+		}
 		return cmdutil.ExitUsage
 	default:
 		fmt.Fprintf(errOut, "gw: %v\n", err)
@@ -93,6 +96,7 @@ service's failures it is and the one thing to do about it.`,
 	})
 	cmd.InitDefaultCompletionCmd()
 	strictGroups(cmd)
+	guardArgs(cmd)
 	return cmd
 }
 

@@ -1,0 +1,85 @@
+package root
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+)
+
+// guardArgs wraps the argument check of every command in the tree so that a rejected argument is never
+// echoed: people paste their API key as an argument (gw auth login sk-…), and an error message is copied
+// into chats and issues. The root, unknown to cobra's checks, gets the same treatment, keeping its typo
+// suggestions for arguments that cannot be a key.
+func guardArgs(root *cobra.Command) {
+	root.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		return unknownCommandError(cmd, args[0])
+	}
+	// A root with a run of its own is what lets cobra call root.Args; bare, gw still prints its help.
+	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	wrapArgs(root)
+}
+
+func wrapArgs(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		if check := sub.Args; check != nil {
+			// Asked once here, of the command's own check: does it refuse any argument at all?
+			noArgs := check(sub, nil) == nil && check(sub, []string{"x"}) != nil
+			sub.Args = func(cmd *cobra.Command, args []string) error {
+				if check(cmd, args) == nil {
+					return nil
+				}
+				return argsError(cmd, args, noArgs)
+			}
+		}
+		wrapArgs(sub)
+	}
+}
+
+// argsError is the usage error for arguments a command refused, naming none of them.
+func argsError(cmd *cobra.Command, args []string, noArgs bool) error {
+	path := cmd.CommandPath()
+	if cmd.HasSubCommands() && len(args) > 0 {
+		return unknownCommandError(cmd, args[0])
+	}
+	var msg strings.Builder
+	if noArgs {
+		fmt.Fprintf(&msg, "%s takes no arguments; see: %s --help", path, path)
+	} else {
+		fmt.Fprintf(&msg, "%s does not take %d argument(s) here; see: %s --help", path, len(args), path)
+	}
+	if path == "gw auth login" {
+		if f := cmd.Flags().Lookup("with-key"); f != nil && f.Changed {
+			msg.WriteString("\n--with-key takes no value: it reads the key from standard input.")
+		}
+		msg.WriteString("\nTo give the key without the prompt, pipe it: gw auth login --with-key < key.txt")
+		msg.WriteString("\nIf that argument was your key, it is now in your shell history: remove it from there, and consider rotating the key on the dashboard.")
+	}
+	return &cmdutil.FlagError{Err: fmt.Errorf("%s", msg.String())}
+}
+
+// unknownCommandError names the unknown command, with cobra's "did you mean", unless it may be a secret.
+func unknownCommandError(cmd *cobra.Command, name string) error {
+	if mayBeSecret(name) {
+		return &cmdutil.FlagError{Err: fmt.Errorf("unknown command (not shown, in case it is a secret) for %q; see: %s --help", cmd.CommandPath(), cmd.CommandPath())}
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which it sets only on its own path
+	}
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+	}
+	return &cmdutil.FlagError{Err: fmt.Errorf("%s", msg)}
+}
+
+// mayBeSecret is a deliberately simple guess at an API key: the service's keys start with "sk-", and no
+// command name is anywhere near 20 characters long.
+func mayBeSecret(s string) bool {
+	return strings.HasPrefix(s, "sk-") || len(s) >= 20
+}
