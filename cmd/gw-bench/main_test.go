@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,11 +33,12 @@ func TestBenchmarkReportsEveryPath(t *testing.T) {
 	report := string(out)
 	paths := []string{"direct", "gw serve", "gw serve (before)", "gw handler, small process",
 		"byte relay, Go net (floor)", "baseline, Go defaults", "baseline"}
-	if runtime.GOOS != "windows" {
-		paths = append(paths, "byte relay, blocking reads (floor)")
-	}
 	for _, conc := range []string{"1", "3"} {
-		for _, p := range paths {
+		want := paths
+		if conc == "1" && runtime.GOOS != "windows" {
+			want = append(slices.Clone(paths), blockingRelay)
+		}
+		for _, p := range want {
 			row := regexp.MustCompile(`(?m)^\| ` + conc + ` \| ` + regexp.QuoteMeta(p) + ` \| [1-9][0-9]* \| `)
 			if !row.MatchString(report) {
 				t.Errorf("no small-request row with requests answered for %q at concurrency %s", p, conc)
@@ -47,6 +49,9 @@ func TestBenchmarkReportsEveryPath(t *testing.T) {
 		if !strings.Contains(report, "| "+p+" | ") {
 			t.Errorf("no per-event or memory row for %q", p)
 		}
+	}
+	if strings.Contains(report, "| 3 | "+blockingRelay) {
+		t.Errorf("the blocking relay was measured at concurrency 3, where it starves connections")
 	}
 	if runtime.GOOS == "linux" && strings.Contains(report, "| gw serve | 0.0 MB") {
 		t.Errorf("gw serve's RSS was not read:\n%s", report)
