@@ -67,14 +67,24 @@ func ClosestID(id string, candidates []string) string {
 	if candidates == nil {
 		candidates = CatalogIDs()
 	}
+	best, _ := closest(id, candidates)
+	return best
+}
+
+// noMatch is closest's score when nothing is close.
+const noMatch = 1 << 30
+
+// closest is ClosestID with its score (lower is closer; noMatch when ""), so
+// that the best of two candidate lists can be told apart.
+func closest(id string, candidates []string) (string, int) {
 	want := normID(id)
 	if want == "" {
-		return ""
+		return "", noMatch
 	}
-	best, bestScore := "", 1<<30
+	best, bestScore := "", noMatch
 	for _, c := range candidates {
 		if c == id {
-			return c
+			return c, -1
 		}
 		have := normID(c)
 		score := 0
@@ -102,7 +112,7 @@ func ClosestID(id string, candidates []string) string {
 			best, bestScore = c, score
 		}
 	}
-	return best
+	return best, bestScore
 }
 
 // maxTypos allows about one mistake per six characters, at least two.
@@ -167,14 +177,23 @@ func ModelError(id string, available []string) *Error {
 		return e
 	}
 	e.Kind = KindMisspelled
-	if c := ClosestID(id, available); c != "" {
-		e.Cause = fmt.Sprintf("%s is not spelled as the service lists it; the closest listed id is %s", quoted(id), c)
-		e.Fix = "use the exact id: " + c
+	// The model meant may be one the plan lacks: "sonet-4.6" is sonnet-4.6,
+	// not the listed sonnet-4.5, so a catalogue id strictly closer than every
+	// listed one is named instead of steering the user to the wrong model.
+	c, score := closest(id, available)
+	cat, catScore := closest(id, CatalogIDs())
+	if cat != "" && catScore < score && !slices.Contains(available, cat) {
+		e.Cause = fmt.Sprintf("%s is not spelled as the service lists it; the closest id is %s, which is not in this account's subscription", quoted(id), cat)
+		if c != "" {
+			e.Fix = "use a model the account has, such as " + c + " (run: gw models), or upgrade the plan on the dashboard to use " + cat
+		} else {
+			e.Fix = "pick one of the account's models (run: gw models) or upgrade the plan on the dashboard to use " + cat
+		}
 		return e
 	}
-	if c := ClosestID(id, nil); c != "" {
-		e.Cause = fmt.Sprintf("%s is not spelled as the service lists it; the closest id is %s, which is not in this account's subscription", quoted(id), c)
-		e.Fix = "pick one of the account's models (run: gw models) or upgrade the plan on the dashboard to use " + c
+	if c != "" {
+		e.Cause = fmt.Sprintf("%s is not spelled as the service lists it; the closest listed id is %s", quoted(id), c)
+		e.Fix = "use the exact id: " + c
 		return e
 	}
 	e.Cause = fmt.Sprintf("%s is not a model id the service lists", quoted(id))

@@ -106,6 +106,20 @@ func TestModelError(t *testing.T) {
 		t.Errorf("misspelled and unsubscribed: %+v", e)
 	}
 
+	// The model meant is in the catalogue but not the plan, and a listed id is farther away: the catalogue
+	// id is named, not the listed one the user did not mean.
+	e = ModelError("vendor-a/model-a-sonet-4.6", avail)
+	if e == nil || e.Kind != KindMisspelled ||
+		e.Cause != `"vendor-a/model-a-sonet-4.6" is not spelled as the service lists it; the closest id is vendor-a/model-a-sonnet-4.6, which is not in this account's subscription` ||
+		e.Fix != "use a model the account has, such as vendor-a/model-a-sonnet-4.5 (run: gw models), or upgrade the plan on the dashboard to use vendor-a/model-a-sonnet-4.6" {
+		t.Errorf("misspelled, meant a catalogue id outside the plan: %+v", e)
+	}
+	// As close in the catalogue as in the list: the listed id wins.
+	e = ModelError("vendor-a/model-a-sonnet-4.x", avail) // one edit from sonnet-4.6 and from the listed sonnet-4.5
+	if e == nil || e.Fix != "use the exact id: vendor-a/model-a-sonnet-4.5" {
+		t.Errorf("tie: %+v", e)
+	}
+
 	e = ModelError("gpt-4o", avail)
 	if e == nil || e.Kind != KindMisspelled || !strings.Contains(e.Fix, "gw models") {
 		t.Errorf("unknown: %+v", e)
