@@ -1,10 +1,14 @@
 package root
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 )
@@ -82,4 +86,83 @@ func unknownCommandError(cmd *cobra.Command, name string) error {
 // command name is anywhere near 20 characters long.
 func mayBeSecret(s string) bool {
 	return strings.HasPrefix(s, "sk-") || len(s) >= 20
+}
+
+// newHelpCmd replaces cobra's help command, which prints the root's usage and exits 0 for an unknown topic:
+// here that is a usage error (exit 2) that points at the list of commands.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help prints the help of any command: gw help <command> [<subcommand>].",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			target, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []cobra.Completion
+			for _, sub := range target.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				topic := strings.Join(args, " ")
+				shown := fmt.Sprintf("%q", topic)
+				if slices.ContainsFunc(args, mayBeSecret) {
+					shown = "(not shown, in case it is a secret)"
+				}
+				return cmdutil.FlagErrorf("unknown help topic %s; the topics are the commands listed by: gw --help", shown)
+			}
+			target.InitDefaultHelpFlag()
+			return target.Help()
+		},
+	}
+}
+
+// flagError turns pflag's parse errors into gw's words, e.g. `invalid value "abc" for --port: want a
+// number` instead of strconv's, without echoing a value that may be a key (--with-key=sk-…).
+func flagError(_ *cobra.Command, err error) error {
+	var ive *pflag.InvalidValueError
+	if errors.As(err, &ive) {
+		fl := ive.GetFlag()
+		shown := fmt.Sprintf("%q", ive.GetValue())
+		if mayBeSecret(ive.GetValue()) {
+			shown = "(not shown, in case it is a secret)"
+		}
+		want := wantFor(fl)
+		if fl.Name == "with-key" {
+			want = "it takes no value: it reads the key from standard input, e.g. gw auth login --with-key < key.txt"
+		}
+		if want == "" {
+			want = redactSecrets(errors.Unwrap(err).Error())
+		}
+		return &cmdutil.FlagError{Err: fmt.Errorf("invalid value %s for --%s: %s", shown, fl.Name, want)}
+	}
+	return &cmdutil.FlagError{Err: errors.New(redactSecrets(err.Error()))}
+}
+
+// wantFor says what a flag of a built-in type accepts ("" for other types, whose own error says it).
+func wantFor(fl *pflag.Flag) string {
+	switch t := fl.Value.Type(); {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"), strings.HasPrefix(t, "float"):
+		return "want a number"
+	case t == "bool":
+		return "want true or false, or no value at all (--" + fl.Name + ")"
+	case t == "duration":
+		return "want a duration such as 30s, 2m or 1h"
+	}
+	return ""
+}
+
+// secretLike matches what may be an API key inside an error message: the service's "sk-" keys, and any
+// long unbroken token.
+var secretLike = regexp.MustCompile(`sk-[^\s"']*|[A-Za-z0-9_\-]{20,}`)
+
+func redactSecrets(s string) string {
+	return secretLike.ReplaceAllString(s, "(not shown, in case it is a secret)")
 }

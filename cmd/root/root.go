@@ -80,7 +80,8 @@ service's failures it is and the one thing to do about it.`,
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.SetIn(f.IOStreams.In)
 	cmd.SetVersionTemplate("gw version {{.Version}}\n")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &cmdutil.FlagError{Err: err} })
+	cmd.SetFlagErrorFunc(flagError)
+	cmd.SetHelpCommand(newHelpCmd())
 	cmd.CompletionOptions.HiddenDefaultCmd = false
 
 	cmd.AddCommand(auth.NewCmdAuth(f))
