@@ -50,10 +50,19 @@ var ErrCancel = errors.New("cancelled")
 // ErrInterrupted means ctrl-c in a prompt: exit 130.
 var ErrInterrupted = errors.New("interrupted")
 
-// NoKeyError means there is no API key where one is needed: exit 4.
-type NoKeyError struct{ Msg string }
+// NoKeyError means there is no API key where one is needed: exit 4. Fix, when set, is the one thing to do,
+// printed on a second line.
+type NoKeyError struct {
+	Msg string
+	Fix string
+}
 
-func (e *NoKeyError) Error() string { return e.Msg }
+func (e *NoKeyError) Error() string {
+	if e.Fix == "" {
+		return e.Msg
+	}
+	return e.Msg + "\nfix: " + e.Fix
+}
 
 // ExitCodeFor maps an error to its exit code.
 func ExitCodeFor(err error) ExitCode {

@@ -82,17 +82,64 @@ func (f *Factory) LookupKey() (keychain.Resolved, error) {
 	return keychain.Resolve(f.Getenv, f.Keyring(), file, Profile)
 }
 
-// ResolveKey is LookupKey for commands that need a key: a missing key is a *NoKeyError, and a keychain that
-// failed while the key came from the file is said on stderr.
+// ResolveKey is LookupKey for commands that need a key: a missing key is a *NoKeyError (exit 4), also when
+// the OS keychain could not be read (its reason and the way around it are in the message). A keychain that
+// failed while the key came from the file is said on stderr, unless the user chose the file
+// (--insecure-storage): then the keychain is not theirs to fix.
 func (f *Factory) ResolveKey() (keychain.Resolved, error) {
+	insecure := f.insecureStorage()
 	r, err := f.LookupKey()
-	if errors.Is(err, keychain.ErrNotFound) {
+	switch {
+	case err == nil:
+		if r.Warning != nil && !(insecure && r.Source == keychain.SourceFile) {
+			fmt.Fprintf(f.IOStreams.ErrOut, "! %v\n", r.Warning)
+		}
+		return r, nil
+	case errors.Is(err, keychain.ErrNotFound):
+		if insecure {
+			return r, &NoKeyError{Msg: "no API key stored", Fix: "run gw auth login --insecure-storage (or set GW_API_KEY)"}
+		}
 		return r, &NoKeyError{Msg: "no API key stored: run gw auth login (or set GW_API_KEY)"}
+	case f.Getenv(keychain.EnvVar) != "":
+		return r, err // GW_API_KEY is set but unusable: its own message says so
+	case insecure:
+		// Resolve reports the keychain's failure when the file had no key either; a failing file is the
+		// user's to fix, so it is returned as it is.
+		fs, ferr := f.FileStore()
+		if ferr != nil {
+			return r, err
+		}
+		if _, ferr := fs.Get(Profile); errors.Is(ferr, keychain.ErrNotFound) {
+			return r, &NoKeyError{Msg: "no API key stored", Fix: "run gw auth login --insecure-storage (or set GW_API_KEY)"}
+		}
+		return r, err
+	default:
+		// Only the OS keychain was asked, and it failed: there is no key gw can use.
+		return r, &NoKeyError{
+			Msg: "no API key: the OS keychain could not be read: " + KeychainReason(err),
+			Fix: "start or unlock the keychain and run gw auth login; on a machine without one, run gw auth login --insecure-storage (or set GW_API_KEY)",
+		}
 	}
-	if err == nil && r.Warning != nil {
-		fmt.Fprintf(f.IOStreams.ErrOut, "! %v\n", r.Warning)
+}
+
+// KeychainReason is why the OS keychain failed, without the keychain package's own advice (ResolveKey gives
+// the fix itself).
+func KeychainReason(err error) string {
+	var ue *keychain.UnavailableError
+	if errors.As(err, &ue) {
+		return ue.Backend + " is not usable: " + ue.Err.Error()
 	}
-	return r, err
+	var te *keychain.TimeoutError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("%s did not answer within %s (is it locked or not running?)", te.Backend, te.Timeout)
+	}
+	return err.Error()
+}
+
+// insecureStorage says whether the user chose the insecure file store (gw auth login --insecure-storage).
+func (f *Factory) insecureStorage() bool {
+	c, _, err := f.Config()
+	return err == nil && c.InsecureStorage
 }
 
 // BaseURL resolves the base URL by precedence (flag › GW_BASE_URL › config › build default) and validates it.

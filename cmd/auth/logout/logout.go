@@ -41,20 +41,27 @@ func logoutRun(opts *LogoutOptions) error {
 	if err != nil {
 		return err
 	}
+	c, paths, cfgErr := f.Config()
+	insecure := cfgErr == nil && c.InsecureStorage
 	removed := 0
 	var failures []error
-	for _, s := range []keychain.Store{f.Keyring(), fileStore} {
+	kr := f.Keyring()
+	for _, s := range []keychain.Store{kr, fileStore} {
 		err := s.Delete(cmdutil.Profile)
 		switch {
 		case err == nil:
 			removed++
 			fmt.Fprintf(out, "✓ Removed the key from %s\n", s.Backend())
 		case errors.Is(err, keychain.ErrNotFound):
+		case s == kr && insecure:
+			// The user chose the file because this machine's keychain does not work: that it still does not
+			// is no failure of logout, only a note.
+			fmt.Fprintf(errOut, "! Could not check the OS keychain for a key: %s\n", cmdutil.KeychainReason(err))
 		default:
 			failures = append(failures, fmt.Errorf("could not remove the key from %s (a key stored there is still there): %w", s.Backend(), err))
 		}
 	}
-	if c, paths, err := f.Config(); err == nil && c.InsecureStorage {
+	if insecure {
 		if err := config.Update(paths.File(), func(c *config.File) error { c.InsecureStorage = false; return nil }); err != nil {
 			failures = append(failures, err)
 		}
