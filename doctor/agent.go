@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/opencode"
 )
 
 // agentResult is what the agent configs told: the check, the model ids to check against the service, and
@@ -27,8 +28,13 @@ type agentProvider struct {
 	Models  []string // the ids under "models", and "model"/"small_model" when they name this provider
 	// LiteralKey: the API key is written into the file (rather than {env:…} or the local token).
 	LiteralKey bool
-	// Declared is how many models the provider declares (Models may add "model"/"small_model").
-	Declared int
+	// Declared is how many models the provider declares (Models may add "model"/"small_model"), DeclaredIDs
+	// which.
+	Declared    int
+	DeclaredIDs []string
+	// Undeclared are the "model"/"small_model" settings that name this provider but a model it does not
+	// declare (`"model" is "gw/<id>"`): OpenCode cannot start with them.
+	Undeclared []string
 	// Disabled: listed in "disabled_providers".
 	Disabled bool
 }
@@ -49,6 +55,9 @@ func (r *run) checkAgentConfigs() agentResult {
 		notes, problems, warnings []string
 		fixes                     []string
 		unreadable                *Check
+		// problemFixes go with problems that are not about the base URL.
+		problemFixes        []string
+		unreachableProblems int
 	)
 	addFix := func(f string) {
 		if !slices.Contains(fixes, f) {
@@ -82,6 +91,11 @@ func (r *run) checkAgentConfigs() agentResult {
 				warnings = append(warnings, fmt.Sprintf("%s: provider %q has the API key written into the file", path, p.Name))
 				addFix("run: gw init agent --mode proxy (the file then holds only gw serve's local token)")
 			}
+			if len(p.Undeclared) > 0 {
+				problems = append(problems, fmt.Sprintf("%s: %s, but provider %q does not declare that model, so OpenCode cannot use it",
+					path, strings.Join(p.Undeclared, " and "), p.Name))
+				problemFixes = append(problemFixes, undeclaredFix(path, p))
+			}
 			res.models = append(res.models, p.Models...)
 			for _, id := range p.Models {
 				if _, ok := res.modelFrom[id]; !ok {
@@ -98,6 +112,7 @@ func (r *run) checkAgentConfigs() agentResult {
 			}
 			if prob := r.agentBaseURLProblem(p); prob != "" {
 				problems = append(problems, prob)
+				unreachableProblems++
 				continue
 			}
 			notes = append(notes, fmt.Sprintf("%s: provider %q reaches %s with %d models", path, p.Name, p.BaseURL, p.Declared))
@@ -113,9 +128,14 @@ func (r *run) checkAgentConfigs() agentResult {
 		unreadable.Detail = detail
 		res.check = *unreadable
 	case len(problems) > 0:
-		c := unreachable(Check{ID: IDAgentConfig, Detail: detail})
+		c := Check{ID: IDAgentConfig, Status: Fail, Detail: detail}
+		var fix []string
+		if unreachableProblems > 0 {
+			c = unreachable(c)
+			fix = append(fix, "run: gw init agent (it rewrites the provider's baseURL and keeps the rest of the file)")
+		}
 		c.Cause = strings.Join(problems, "; ")
-		c.Fix = "run: gw init agent (it rewrites the provider's baseURL and keeps the rest of the file)"
+		c.Fix = strings.Join(append(fix, problemFixes...), "; ")
 		res.check = c
 	case found == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Skip,
@@ -130,6 +150,20 @@ func (r *run) checkAgentConfigs() agentResult {
 		res.check = Check{ID: IDAgentConfig, Status: Pass, Detail: detail}
 	}
 	return res
+}
+
+// undeclaredFix: the command that points "model" and "small_model" back at a model the provider declares.
+func undeclaredFix(path string, p agentProvider) string {
+	if len(p.DeclaredIDs) == 0 {
+		if p.Name == opencode.ProviderID {
+			return "run: gw init agent (it adds the models and sets the default)"
+		}
+		return fmt.Sprintf("declare the model under provider %q in %s, or point \"model\" at a provider that has it", p.Name, path)
+	}
+	if p.Name == opencode.ProviderID {
+		return fmt.Sprintf("run: gw init agent --models %s --default %s", strings.Join(p.DeclaredIDs, ","), p.DeclaredIDs[0])
+	}
+	return fmt.Sprintf("in %s, set \"model\" to one of the models provider %q declares, e.g. \"%s/%s\"", path, p.Name, p.Name, p.DeclaredIDs[0])
 }
 
 // isOurs: a provider whose baseURL is the service's (given, canonical, or a malformed spelling of either) or

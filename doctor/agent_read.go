@@ -21,10 +21,18 @@ func readAgentConfig(path string) (provs []agentProvider, exists bool, err error
 	}
 	for _, p := range sum.Providers {
 		ap := agentProvider{Path: path, Name: p.ID, BaseURL: p.BaseURL, Models: slices.Clone(p.Models),
-			LiteralKey: p.KeyKind == opencode.KeyLiteral, Disabled: slices.Contains(sum.Disabled, p.ID), Declared: len(p.Models)}
+			LiteralKey: p.KeyKind == opencode.KeyLiteral, Disabled: slices.Contains(sum.Disabled, p.ID), Declared: len(p.Models),
+			DeclaredIDs: slices.Clone(p.Models)}
 		// "model" and "small_model" name "<provider>/<model id>"; the id itself contains a slash.
-		for _, m := range []string{sum.Model, sum.SmallModel} {
-			if id, ok := strings.CutPrefix(m, p.ID+"/"); ok && id != "" && !slices.Contains(ap.Models, id) {
+		for _, kv := range [][2]string{{"model", sum.Model}, {"small_model", sum.SmallModel}} {
+			id, ok := strings.CutPrefix(kv[1], p.ID+"/")
+			if !ok || id == "" {
+				continue
+			}
+			if !slices.Contains(p.Models, id) {
+				ap.Undeclared = append(ap.Undeclared, fmt.Sprintf("%q is %q", kv[0], kv[1]))
+			}
+			if !slices.Contains(ap.Models, id) {
 				ap.Models = append(ap.Models, id)
 			}
 		}

@@ -59,14 +59,14 @@ func TestRun_AgentConfigDirect(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	dir := t.TempDir()
 	path := writeFile(t, dir, "opencode.jsonc", opencodeConfig(s.BaseURL, "{env:GW_API_KEY}",
-		[]string{"vendor-a/model-a-sonnet-4.6", "vendor-a/model-a-sonet-4.6"}, `
+		[]string{"vendor-a/model-a-sonnet-4.6", "vendor-a/model-a-sonet-4.6", "vendor-b/model-b-3-flash-preview"}, `
   "model": "gw/vendor-b/model-b-3-flash-preview",`))
 	in := input(s.BaseURL, standin.DemoKeyFull)
 	in.AgentConfigs = []string{path, filepath.Join(dir, "missing", "opencode.json")}
 	rep := runDoctor(t, in)
 
 	c := wantStatus(t, rep, IDAgentConfig, Pass)
-	if !strings.Contains(c.Detail, `provider "gw" reaches `+s.BaseURL+" with 2 models") {
+	if !strings.Contains(c.Detail, `provider "gw" reaches `+s.BaseURL+" with 3 models") {
 		t.Errorf("agent detail %q", c.Detail)
 	}
 	// The ids of the gw provider (and the "model" setting) are checked; the other provider's are not.
@@ -231,3 +231,33 @@ func TestRun_ProxyEnvironment(t *testing.T) {
 }
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// "model" naming a gw model the provider does not declare (left behind when the user chose fewer models):
+// the service lists the model, but OpenCode cannot use it, so the agent config fails with the command that
+// points the default back at a declared model.
+func TestRun_AgentConfigDefaultNotDeclared(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	dir := t.TempDir()
+	path := writeFile(t, dir, "opencode.jsonc", opencodeConfig(s.BaseURL, "{env:GW_API_KEY}",
+		[]string{"vendor-a/model-a-haiku-4.5"}, `
+  "model": "gw/vendor-a/model-a-sonnet-4.5",
+  "small_model": "gw/vendor-a/model-a-haiku-4.5",`))
+	in := input(s.BaseURL, standin.DemoKeyPartial)
+	in.NoProbe = true
+	in.AgentConfigs = []string{path}
+	rep := runDoctor(t, in)
+
+	c := wantStatus(t, rep, IDAgentConfig, Fail)
+	want := path + `: "model" is "gw/vendor-a/model-a-sonnet-4.5", but provider "gw" does not declare that model, so OpenCode cannot use it`
+	if c.Cause != want {
+		t.Errorf("cause %q\nwant  %q", c.Cause, want)
+	}
+	if c.Fix != "run: gw init agent --models vendor-a/model-a-haiku-4.5 --default vendor-a/model-a-haiku-4.5" {
+		t.Errorf("fix %q", c.Fix)
+	}
+	if c.Condition != "" {
+		t.Errorf("condition %q: the service is reachable, this is OpenCode's config", c.Condition)
+	}
+	// The model itself is in the subscription: its own check passes.
+	wantStatus(t, rep, "model:vendor-a/model-a-sonnet-4.5", Pass)
+}

@@ -408,7 +408,7 @@ func (d *doc) warnings(top objRef, p Provider) []string {
 		}
 		ref := l.String()
 		if id, ok := strings.CutPrefix(ref, p.ID+"/"); ok && !p.has(id) {
-			out = append(out, fmt.Sprintf("%q is %q, which is no longer in your subscription; pick another with --default", key, ref))
+			out = append(out, fmt.Sprintf("%q is %q, which is not among the models you chose, so OpenCode cannot use it; pick one of them with --default", key, ref))
 		}
 	}
 	if i, _ := d.find(top, "disabled_providers"); i >= 0 {
