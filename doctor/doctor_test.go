@@ -506,14 +506,35 @@ func TestRun_ConfigFileDoesNotParse(t *testing.T) {
 		t.Fatal("config.Load accepted a broken file")
 	}
 	s := startStandin(t, standin.Options{})
+
+	// The base URL comes from GW_BASE_URL: every other check still runs against it.
 	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.BaseURLSource, in.ConfigBaseURL = SourceEnv, ""
 	in.ConfigPath, in.ConfigErr = path, err
 	rep := runDoctor(t, in)
 	c := wantStatus(t, rep, IDConfig, Fail)
 	if !strings.Contains(c.Cause, path) || c.Condition != "" {
 		t.Errorf("config failure %+v should name the file and carry no condition", c)
 	}
-	wantStatus(t, rep, IDKey, Pass) // every other check still runs
+	wantStatus(t, rep, IDBaseURL, Pass)
+	wantStatus(t, rep, IDKey, Pass)
+
+	// The base URL would have come from the file (none given otherwise, no default, or the default): base_url
+	// is skipped pointing at the config check, not failed as "none configured" or checked as the default.
+	for _, tc := range []struct{ base, src string }{{"", ""}, {s.BaseURL, SourceDefault}} {
+		in := input(tc.base, standin.DemoKeyFull)
+		in.BaseURLSource, in.ConfigBaseURL = tc.src, ""
+		in.ConfigPath, in.ConfigErr = path, err
+		rep := runDoctor(t, in)
+		wantStatus(t, rep, IDConfig, Fail)
+		c := wantStatus(t, rep, IDBaseURL, Skip)
+		if c.Cause != "the config file cannot be read; see the config check" {
+			t.Errorf("source %q: base_url cause %q", tc.src, c.Cause)
+		}
+		if c := wantStatus(t, rep, IDDNS, Skip); !strings.Contains(c.Cause, "(see config)") {
+			t.Errorf("source %q: dns cause %q should point at the config check", tc.src, c.Cause)
+		}
+	}
 }
 
 func TestRun_KeyStorage(t *testing.T) {

@@ -36,6 +36,9 @@ func (r *run) walkService(ctx context.Context, agentReady <-chan struct{}) {
 	if bu.target == nil {
 		r.set(bu.check)
 		why := "there is no usable base URL (see base_url)"
+		if bu.check.Status == Skip {
+			why = "the base URL is not known: the config file cannot be read (see config)"
+		}
 		for _, id := range []string{IDDNS, IDTCP, IDTLS, IDHTTP} {
 			r.set(skipped(id, why))
 		}
@@ -209,6 +212,11 @@ func (r *run) checkBaseURL() baseURL {
 	in := r.in
 	c := Check{ID: IDBaseURL}
 	raw := in.BaseURL
+	if in.ConfigErr != nil && in.BaseURLSource != SourceFlag && in.BaseURLSource != SourceEnv {
+		// The base URL would have come from the file that did not load: "none configured" or the built-in
+		// default would both be wrong about what the user set. The config check names the fault.
+		return baseURL{check: skipped(IDBaseURL, "the config file cannot be read; see the config check")}
+	}
 	if raw == "" {
 		c.Cause = "no base URL: none given with --base-url, GW_BASE_URL or the config file, and this build has no default"
 		c.Fix = "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>"
