@@ -21,6 +21,7 @@ const CheckTimeout = 15 * time.Second
 // StatusOptions holds the flags and dependencies of `gw auth status`.
 type StatusOptions struct {
 	Factory *cmdutil.Factory
+	BaseURL string
 	JSON    bool
 }
 
@@ -59,13 +60,18 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions)
 			return statusRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL, ending in /v1 (default: GW_BASE_URL, then the config file)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the status as JSON")
 	return cmd
 }
 
 func statusRun(ctx context.Context, opts *StatusOptions) error {
 	f := opts.Factory
-	rep := collect(ctx, f)
+	// A malformed --base-url is a usage error (exit 2), as in every command, not a status to report.
+	if _, _, err := f.BaseURL(opts.BaseURL); cmdutil.ExitCodeFor(err) == cmdutil.ExitUsage {
+		return err
+	}
+	rep := collect(ctx, f, opts.BaseURL)
 	if opts.JSON {
 		if err := cmdutil.WriteJSON(f.IOStreams.Out, rep); err != nil {
 			return err
@@ -79,7 +85,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	return nil
 }
 
-func collect(ctx context.Context, f *cmdutil.Factory) Report {
+func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 	var rep Report
 	fail := func(msg, cause, fix string) {
 		if rep.Error == nil {
@@ -99,7 +105,7 @@ func collect(ctx context.Context, f *cmdutil.Factory) Report {
 		}
 	}
 
-	base, src, baseErr := f.BaseURL("")
+	base, src, baseErr := f.BaseURL(baseFlag)
 	rep.BaseURL, rep.BaseURLSource = base, string(src)
 	if baseErr != nil {
 		fail("the base URL is not usable", baseErr.Error(), "run: gw auth login --base-url URL")
@@ -108,9 +114,12 @@ func collect(ctx context.Context, f *cmdutil.Factory) Report {
 	key, keyErr := f.ResolveKey()
 	if keyErr != nil {
 		var nk *cmdutil.NoKeyError
-		if errors.As(keyErr, &nk) {
+		switch {
+		case errors.As(keyErr, &nk) && nk.Fix != "":
+			fail("no API key", nk.Msg, nk.Fix)
+		case errors.As(keyErr, &nk):
 			fail("no API key", "no key in GW_API_KEY, the OS keychain or the insecure file", "run: gw auth login")
-		} else {
+		default:
 			fail("the API key could not be read", keyErr.Error(), "run: gw auth login (or gw auth login --insecure-storage where there is no keychain)")
 		}
 	} else {
