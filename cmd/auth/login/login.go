@@ -61,7 +61,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	f := opts.Factory
 	ios := f.IOStreams
 
-	base, _, err := f.BaseURL(opts.BaseURL)
+	base, src, err := f.BaseURL(opts.BaseURL)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	cancel()
 	stop()
 	if err != nil {
-		return fmt.Errorf("nothing stored: %w", cmdutil.WithFix(err))
+		return fmt.Errorf("nothing stored: %w", cmdutil.WithFixFrom(err, src))
 	}
 
 	_, paths, err := f.Config()

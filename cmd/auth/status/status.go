@@ -108,7 +108,12 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 	base, src, baseErr := f.BaseURL(baseFlag)
 	rep.BaseURL, rep.BaseURLSource = base, string(src)
 	if baseErr != nil {
-		fail("the base URL is not usable", baseErr.Error(), "run: gw auth login --base-url URL")
+		want := "<the service's address, ending in /v1>"
+		var bp *config.BaseURLProblem
+		if errors.As(baseErr, &bp) && bp.Fixed != "" {
+			want = bp.Fixed
+		}
+		fail("the base URL is not usable", baseErr.Error(), cmdutil.BaseURLFix(src, want))
 	}
 
 	key, keyErr := f.ResolveKey()
@@ -137,7 +142,7 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		case err == nil:
 			rep.Accepted, rep.Models = true, len(models)
 		case errors.As(err, &ae):
-			rep.Error = &ErrorInfo{Condition: string(ae.Condition), Message: messageOf(ae), Cause: ae.Cause, Fix: ae.Fix}
+			rep.Error = &ErrorInfo{Condition: string(ae.Condition), Message: messageOf(ae), Cause: ae.Cause, Fix: cmdutil.FixForSource(ae.Fix, src)}
 		default:
 			fail("the service could not be asked", err.Error(), "run: gw doctor")
 		}
