@@ -22,9 +22,10 @@ type LogoutOptions struct {
 func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
 	opts := &LogoutOptions{Factory: f}
 	return &cobra.Command{
-		Use:   "logout",
-		Short: "Remove the API key from the OS keychain (and the insecure file)",
-		Args:  cobra.NoArgs,
+		Use:     "logout",
+		Short:   "Remove the API key from the OS keychain (and the insecure file)",
+		Example: `  gw auth logout`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

@@ -52,7 +52,10 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions)
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the base URL, where the key comes from, and whether the service accepts it",
-		Args:  cobra.NoArgs,
+		Example: `  gw auth status
+  gw auth status --json
+  gw auth status --base-url https://gateway.example.com/v1`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

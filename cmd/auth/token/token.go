@@ -27,6 +27,9 @@ func NewCmdToken(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) e
 
 It refuses to print to a terminal, where the key would stay in the scroll-back, unless --show
 is given. Pipe it instead, e.g. gw auth token | pbcopy.`,
+		Example: `  gw auth token | pbcopy
+  gw auth token | xclip -selection clipboard
+  gw auth token --show`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
