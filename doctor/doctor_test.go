@@ -362,6 +362,28 @@ func TestRun_DNSFailure(t *testing.T) {
 	}
 }
 
+// Nothing answers at a base URL from GW_BASE_URL or --base-url: the fix is about that variable or flag, not
+// gw auth login, whose saved base URL they override.
+func TestRun_RefusedPortFixFollowsTheSource(t *testing.T) {
+	addr := apitest.ClosedAddr(t)
+	for src, want := range map[string]string{
+		SourceEnv:    "run: export GW_BASE_URL=<the service's address from the dashboard, ending in /v1>",
+		SourceFlag:   "run again with --base-url <the service's address from the dashboard, ending in /v1>",
+		SourceConfig: "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>",
+	} {
+		in := input("http://"+addr+"/v1", standin.DemoKeyFull)
+		in.BaseURLSource, in.CanonicalURL = src, ""
+		rep := runDoctor(t, in)
+		c := wantStatus(t, rep, IDTCP, Fail)
+		if !strings.HasSuffix(c.Fix, want) {
+			t.Errorf("source %s: fix %q, want it to end in %q", src, c.Fix, want)
+		}
+		if src != SourceConfig && strings.Contains(c.Fix, "gw auth login") {
+			t.Errorf("source %s: fix %q says to log in, which %s overrides", src, c.Fix, src)
+		}
+	}
+}
+
 func TestRun_RefusedPort(t *testing.T) {
 	addr := apitest.ClosedAddr(t)
 	rep := runDoctor(t, input("http://"+addr+"/v1", standin.DemoKeyFull))
