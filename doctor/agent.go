@@ -107,7 +107,7 @@ func (r *run) checkAgentConfigs() agentResult {
 			}
 			if r.isProxy(p.BaseURL) {
 				res.proxyUsers = append(res.proxyUsers, fmt.Sprintf("%s (provider %q)", path, p.Name))
-				notes = append(notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %d models", path, p.Name, p.BaseURL, p.Declared))
+				notes = append(notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %s", path, p.Name, p.BaseURL, nModels(p.Declared)))
 				continue
 			}
 			if prob := r.agentBaseURLProblem(p); prob != "" {
@@ -115,7 +115,7 @@ func (r *run) checkAgentConfigs() agentResult {
 				unreachableProblems++
 				continue
 			}
-			notes = append(notes, fmt.Sprintf("%s: provider %q reaches %s with %d models", path, p.Name, p.BaseURL, p.Declared))
+			notes = append(notes, fmt.Sprintf("%s: provider %q reaches %s with %s", path, p.Name, p.BaseURL, nModels(p.Declared)))
 		}
 		if n == 0 {
 			notes = append(notes, path+" has no provider for the service")
@@ -226,4 +226,12 @@ func (r *run) agentBaseURLProblem(p agentProvider) string {
 		want = r.in.BaseURL
 	}
 	return fmt.Sprintf("%s: provider %q has baseURL %s, but the service's address is %s", p.Path, p.Name, redactURL(p.BaseURL), redactURL(want))
+}
+
+// nModels is "1 model" or "N models".
+func nModels(n int) string {
+	if n == 1 {
+		return "1 model"
+	}
+	return fmt.Sprintf("%d models", n)
 }
