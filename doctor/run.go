@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config"
 )
 
 // order is the report's fixed order; model checks go after IDModels.
@@ -72,7 +73,7 @@ func (r *run) set(c Check) {
 	if c.Title == "" {
 		c.Title = title(c.ID)
 	}
-	c.Fix = r.sourceFix(c.Fix)
+	c.Fix = config.FixForSource(c.Fix, config.Source(r.in.BaseURLSource))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -252,21 +253,6 @@ func (r *run) client(base, key string) *api.Client {
 	c.Version = r.in.Version
 	c.Canonical = r.in.CanonicalURL
 	return c
-}
-
-// sourceFix points a fix that says to log in with another base URL at where the base URL came from:
-// GW_BASE_URL or --base-url override the config file, so logging in again would change nothing.
-func (r *run) sourceFix(fix string) string {
-	src := r.in.BaseURLSource
-	if src != SourceEnv && src != SourceFlag {
-		return fix
-	}
-	const login = "run: gw auth login --base-url "
-	i := strings.Index(fix, login)
-	if i < 0 {
-		return fix
-	}
-	return fix[:i] + fixFor(src, fix[i+len(login):])
 }
 
 // fromAPI turns the one classification of the service's failures into a failed check.

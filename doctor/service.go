@@ -173,17 +173,6 @@ func describeSource(src string) string {
 	return "given"
 }
 
-// fixFor says how to set the base URL to want, where the current value came from.
-func fixFor(src, want string) string {
-	switch src {
-	case SourceFlag:
-		return "run again with --base-url " + want
-	case SourceEnv:
-		return "run: export GW_BASE_URL=" + want
-	}
-	return "run: gw auth login --base-url " + want
-}
-
 // redactURL hides a password or query in a URL before it is printed. Not config's unexported redact: that
 // one writes the query as "?xxxxx", while doctor's causes sit next to config's problem text, which calls a
 // query "?…"; the password is "xxxxx" in both (url.URL.Redacted).
@@ -227,7 +216,7 @@ func (r *run) checkBaseURL() baseURL {
 	if _, err := config.ValidateBaseURL(raw); err != nil {
 		if !errors.As(err, &bp) {
 			c.Cause = fmt.Sprintf("the base URL %q (%s) cannot be used: %v", redactURL(raw), src, err)
-			c.Fix = fixFor(in.BaseURLSource, "<the service's address, ending in /v1>")
+			c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), "<the service's address, ending in /v1>")
 			return baseURL{check: unreachable(c)}
 		}
 	} else {
@@ -242,10 +231,10 @@ func (r *run) checkBaseURL() baseURL {
 	if bp != nil {
 		c.Cause = fmt.Sprintf("the base URL %q (%s) %s", redactURL(raw), src, bp.Problem)
 		if bp.Fixed == "" {
-			c.Fix = fixFor(in.BaseURLSource, "<the service's address, ending in /v1>")
+			c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), "<the service's address, ending in /v1>")
 			return baseURL{check: unreachable(c)}
 		}
-		c.Fix = fixFor(in.BaseURLSource, bp.Fixed)
+		c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), bp.Fixed)
 		u, err := url.Parse(bp.Fixed)
 		if err != nil {
 			return baseURL{check: unreachable(c)}
@@ -256,7 +245,7 @@ func (r *run) checkBaseURL() baseURL {
 	u, err := url.Parse(raw)
 	if err != nil { // ValidateBaseURL accepted it, so this does not happen; stay safe anyway
 		c.Cause = fmt.Sprintf("the base URL %q (%s) does not parse: %v", redactURL(raw), src, err)
-		c.Fix = fixFor(in.BaseURLSource, "<the service's address, ending in /v1>")
+		c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), "<the service's address, ending in /v1>")
 		return baseURL{check: unreachable(c)}
 	}
 	c.Status = Pass
@@ -267,7 +256,7 @@ func (r *run) checkBaseURL() baseURL {
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		c.Status = Warn
 		c.Cause = "the base URL uses plain http to a remote host: the API key travels unencrypted"
-		c.Fix = fixFor(in.BaseURLSource, "https://"+u.Host+u.EscapedPath())
+		c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), "https://"+u.Host+u.EscapedPath())
 	}
 	return baseURL{check: c, target: u}
 }
@@ -283,7 +272,7 @@ func (r *run) finishBaseURL(bu baseURL, path []Check) Check {
 	}
 	in := r.in
 	canon := in.CanonicalURL
-	fix := fixFor(in.BaseURLSource, canon)
+	fix := config.BaseURLFix(config.Source(in.BaseURLSource), canon)
 	if in.BaseURLSource == SourceEnv {
 		fix = "run: unset GW_BASE_URL (gw then uses " + canon + ")"
 	}

@@ -78,7 +78,7 @@ marked as such. With --pick, an interactive picker prints the chosen id(s) to st
 // List fetches the account's models and joins them with the catalogue: the account's models first, in the
 // service's order, then catalogue models outside the subscription.
 func List(ctx context.Context, f *cmdutil.Factory, baseURL string) ([]Entry, error) {
-	base, _, err := f.BaseURL(baseURL)
+	base, src, err := f.BaseURL(baseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func List(ctx context.Context, f *cmdutil.Factory, baseURL string) ([]Entry, err
 	listed, err := f.APIClient(base, key.Key, 0).Models(ctx)
 	stop()
 	if err != nil {
-		return nil, cmdutil.WithFix(err)
+		return nil, cmdutil.WithFixFrom(err, src)
 	}
 	return Join(listed), nil
 }

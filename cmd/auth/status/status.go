@@ -116,7 +116,7 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		if errors.As(baseErr, &bp) && bp.Fixed != "" {
 			want = bp.Fixed
 		}
-		fail("the base URL is not usable", baseErr.Error(), cmdutil.BaseURLFix(src, want))
+		fail("the base URL is not usable", baseErr.Error(), config.BaseURLFix(src, want))
 	}
 
 	key, keyErr := f.ResolveKey()
@@ -145,7 +145,7 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		case err == nil:
 			rep.Accepted, rep.Models = true, len(models)
 		case errors.As(err, &ae):
-			rep.Error = &ErrorInfo{Condition: string(ae.Condition), Message: messageOf(ae), Cause: ae.Cause, Fix: cmdutil.FixForSource(ae.Fix, src)}
+			rep.Error = &ErrorInfo{Condition: string(ae.Condition), Message: messageOf(ae), Cause: ae.Cause, Fix: config.FixForSource(ae.Fix, src)}
 		default:
 			fail("the service could not be asked", err.Error(), "run: gw doctor")
 		}
