@@ -587,3 +587,23 @@ func TestRun_KeyStorage(t *testing.T) {
 		})
 	}
 }
+
+// With the key in the file the user chose (--insecure-storage) and no usable keychain, the warning is about
+// the plain file; it does not tell the user to do what they did (store the key in a file) or to repair a
+// keychain first.
+func TestRun_KeyStorage_FileChosenNoKeychain(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	in := input(s.BaseURL, "")
+	in.Key = keychain.Resolved{Key: standin.DemoKeyFull, Source: keychain.SourceFile, Backend: "file c.json (insecure)",
+		Warning: &keychain.UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session bus")}}
+	c := wantStatus(t, runDoctor(t, in), IDKeychain, Warn)
+	if !strings.Contains(c.Cause, "plain file") || !strings.Contains(c.Cause, "Secret Service is not usable: no D-Bus session bus") {
+		t.Errorf("cause %q should say the key is in a plain file and why the keychain is not used", c.Cause)
+	}
+	if strings.Contains(c.Cause, "store the key in a file instead") || strings.Contains(c.Fix, "repair") {
+		t.Errorf("advice the user already followed, or cannot: cause %q fix %q", c.Cause, c.Fix)
+	}
+	if c.Fix != "once an OS keychain is available, run: gw auth login (it stores the key there)" {
+		t.Errorf("fix %q", c.Fix)
+	}
+}

@@ -65,8 +65,13 @@ func (r *run) checkKeychain() Check {
 	}
 	if in.Key.Warning != nil {
 		c.Status = Warn
-		c.Cause = "the OS keychain failed, so the key came from the next source: " + in.Key.Warning.Error()
-		c.Fix = "unlock or repair the OS keychain, then run: gw auth login"
+		if in.Key.Source == keychain.SourceFile {
+			// The user chose the file: the keychain's failure is why, not news to act on first.
+			c.Cause += "; the OS keychain is not usable here: " + keychain.Reason(in.Key.Warning)
+		} else {
+			c.Cause = "the OS keychain failed, so the key came from the next source: " + in.Key.Warning.Error()
+			c.Fix = "unlock or repair the OS keychain, then run: gw auth login"
+		}
 	}
 	return c
 }

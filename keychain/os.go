@@ -241,3 +241,18 @@ func platformBackend(goos string) string {
 	}
 	return "OS keychain (unsupported on " + goos + ")"
 }
+
+// Reason is why the OS keychain failed, without this package's advice to
+// store the key in a file instead: for callers that already give a fix of
+// their own, or whose user already chose the file.
+func Reason(err error) string {
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		return ue.Backend + " is not usable: " + ue.Err.Error()
+	}
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("%s did not answer within %s (is it locked or not running?)", te.Backend, te.Timeout)
+	}
+	return err.Error()
+}

@@ -116,24 +116,10 @@ func (f *Factory) ResolveKey() (keychain.Resolved, error) {
 	default:
 		// Only the OS keychain was asked, and it failed: there is no key gw can use.
 		return r, &NoKeyError{
-			Msg: "no API key: the OS keychain could not be read: " + KeychainReason(err),
+			Msg: "no API key: the OS keychain could not be read: " + keychain.Reason(err),
 			Fix: "start or unlock the keychain and run gw auth login; on a machine without one, run gw auth login --insecure-storage (or set GW_API_KEY)",
 		}
 	}
-}
-
-// KeychainReason is why the OS keychain failed, without the keychain package's own advice (ResolveKey gives
-// the fix itself).
-func KeychainReason(err error) string {
-	var ue *keychain.UnavailableError
-	if errors.As(err, &ue) {
-		return ue.Backend + " is not usable: " + ue.Err.Error()
-	}
-	var te *keychain.TimeoutError
-	if errors.As(err, &te) {
-		return fmt.Sprintf("%s did not answer within %s (is it locked or not running?)", te.Backend, te.Timeout)
-	}
-	return err.Error()
 }
 
 // insecureStorage says whether the user chose the insecure file store (gw auth login --insecure-storage).

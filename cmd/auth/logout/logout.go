@@ -57,7 +57,7 @@ func logoutRun(opts *LogoutOptions) error {
 		case s == kr && insecure:
 			// The user chose the file because this machine's keychain does not work: that it still does not
 			// is no failure of logout, only a note.
-			fmt.Fprintf(errOut, "! Could not check the OS keychain for a key: %s\n", cmdutil.KeychainReason(err))
+			fmt.Fprintf(errOut, "! Could not check the OS keychain for a key: %s\n", keychain.Reason(err))
 		default:
 			failures = append(failures, fmt.Errorf("could not remove the key from %s (a key stored there is still there): %w", s.Backend(), err))
 		}
