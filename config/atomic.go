@@ -25,14 +25,14 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("cannot create %s: %w", dir, unwrapPathErr(err))
+		return fmt.Errorf("cannot create %s: %w", dir, OSReason(err))
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return fmt.Errorf("cannot write in %s: %w; check the directory's permissions", dir, fs.ErrPermission)
 		}
-		return fmt.Errorf("cannot write in %s: %w", dir, unwrapPathErr(err))
+		return fmt.Errorf("cannot write in %s: %w", dir, OSReason(err))
 	}
 	done := false
 	defer func() {
@@ -43,29 +43,29 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	}()
 	// CreateTemp already uses 0600; Chmod makes perm exact regardless of umask.
 	if err := tmp.Chmod(perm); err != nil && runtime.GOOS != "windows" {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
+		return fmt.Errorf("cannot write %s: %w", path, OSReason(err))
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
+		return fmt.Errorf("cannot write %s: %w", path, OSReason(err))
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
+		return fmt.Errorf("cannot write %s: %w", path, OSReason(err))
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPathErr(err))
+		return fmt.Errorf("cannot write %s: %w", path, OSReason(err))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot replace %s: %w", path, unwrapPathErr(err))
+		return fmt.Errorf("cannot replace %s: %w", path, OSReason(err))
 	}
 	done = true
 	syncDir(dir)
 	return nil
 }
 
-// unwrapPathErr drops the *PathError/*LinkError wrapper, whose message
-// repeats a path (often the temporary file's) that the caller's message
-// already names better.
-func unwrapPathErr(err error) error {
+// OSReason drops the *PathError/*LinkError wrapper, whose message repeats
+// a path (often a temporary file's) that the caller's message already names
+// better, keeping the OS reason.
+func OSReason(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

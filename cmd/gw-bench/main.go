@@ -157,6 +157,21 @@ func serveBaseline(ctx context.Context, upstream, handler string, out io.Writer)
 // connections splices in the kernel). serveBlockingRelay is the same
 // without Go's poller.
 func serveRelay(ctx context.Context, upstream string, out io.Writer) error {
+	return relayServe(ctx, out, func(c net.Conn) {
+		defer c.Close()
+		u, err := net.Dial("tcp", upstream)
+		if err != nil {
+			return
+		}
+		defer u.Close()
+		go func() { _, _ = io.Copy(u, c); _ = u.(*net.TCPConn).CloseWrite() }()
+		_, _ = io.Copy(c, u)
+	})
+}
+
+// relayServe listens on a free loopback port, prints it as the benchmark
+// expects, and hands each connection to relay until ctx ends.
+func relayServe(ctx context.Context, out io.Writer, relay func(net.Conn)) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -171,16 +186,7 @@ func serveRelay(ctx context.Context, upstream string, out io.Writer) error {
 			}
 			return err
 		}
-		go func() {
-			defer c.Close()
-			u, err := net.Dial("tcp", upstream)
-			if err != nil {
-				return
-			}
-			defer u.Close()
-			go func() { _, _ = io.Copy(u, c); _ = u.(*net.TCPConn).CloseWrite() }()
-			_, _ = io.Copy(c, u)
-		}()
+		go relay(c)
 	}
 }
 

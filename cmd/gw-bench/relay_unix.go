@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -16,22 +15,7 @@ import (
 // kernel wakes when bytes arrive, then write(2). No event loop, no HTTP: the
 // least a proxy process that sleeps between requests can add.
 func serveBlockingRelay(ctx context.Context, upstream string, out io.Writer) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	go func() { <-ctx.Done(); _ = ln.Close() }()
-	fmt.Fprintf(out, "listening on http://%s/v1\n", ln.Addr())
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		go relayBlocking(c, upstream)
-	}
+	return relayServe(ctx, out, func(c net.Conn) { relayBlocking(c, upstream) })
 }
 
 func relayBlocking(c net.Conn, upstream string) {

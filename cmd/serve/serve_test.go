@@ -129,6 +129,12 @@ func (r *running) waitAddr(t *testing.T) string {
 func (r *running) get(t *testing.T, addr, token string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", "http://"+addr+"/v1/models", nil)
+	return r.do(t, req, token)
+}
+
+// do sends req with the local token on a connection of its own.
+func (r *running) do(t *testing.T, req *http.Request, token string) (int, string) {
+	t.Helper()
 	req.Header.Set("Authorization", "Bearer "+token)
 	tr := &http.Transport{Proxy: nil}
 	defer tr.CloseIdleConnections()
@@ -280,24 +286,14 @@ func TestServeListsModelsOncePerKeyForSuggestions(t *testing.T) {
 	r := startServe(t, &ServeOptions{Port: 0, PortSet: true, KeyRefresh: time.Millisecond}, env)
 	addr := r.waitAddr(t)
 	token := localToken(t, env)
-	post := func() string {
+	post := func() {
 		t.Helper()
 		req, _ := http.NewRequest("POST", "http://"+addr+"/v1/chat/completions",
 			strings.NewReader(`{"model":"vendor-a/model-a-sonet-4.5","messages":[{"role":"user","content":"hi"}]}`))
-		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
-		tr := &http.Transport{Proxy: nil}
-		defer tr.CloseIdleConnections()
-		res, err := tr.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
+		if status, body := r.do(t, req, token); status < 400 || !strings.Contains(body, "did you mean") {
+			t.Fatalf("misspelled model: status %d %s", status, body)
 		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		if res.StatusCode < 400 || !strings.Contains(string(b), "did you mean") {
-			t.Fatalf("misspelled model: status %d %s", res.StatusCode, b)
-		}
-		return string(b)
 	}
 	listings := func(key string) int {
 		n := 0

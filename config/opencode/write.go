@@ -109,22 +109,9 @@ func resolveTarget(path string) (string, error) {
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		link, _ := os.Readlink(path)
-		return "", fmt.Errorf("%s is a symlink to %s, which cannot be followed (%v); fix or remove the link", path, link, unwrapPathErr(err))
+		return "", fmt.Errorf("%s is a symlink to %s, which cannot be followed (%v); fix or remove the link", path, link, config.OSReason(err))
 	}
 	return target, nil
-}
-
-// unwrapPathErr keeps the OS reason without the wrapper's repeated path.
-func unwrapPathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }
 
 func shellQuote(s string) string {

@@ -189,8 +189,9 @@ func TestWriteUnwritableDirectory(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
 	_, err := Write(path, []byte("old\n"), []byte("new\n"))
-	if err == nil || !strings.Contains(err.Error(), "permission denied") {
-		t.Fatalf("err = %v", err)
+	want := "cannot write in " + dir + ": permission denied; check the directory's permissions"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), ".tmp-") {
+		t.Fatalf("err = %v, want it to contain %q and not name the temporary file", err, want)
 	}
 	if readString(t, path) != "old\n" {
 		t.Fatal("file changed")
