@@ -61,7 +61,7 @@ func Write(path string, original, data []byte) (Written, error) {
 		}
 		mode = fi.Mode().Perm()
 		if mode&0o200 == 0 {
-			return Written{}, fmt.Errorf("%s is read-only (mode %04o); make it writable with: chmod u+w %s", target, mode, shellQuote(target))
+			return Written{}, fmt.Errorf("%s is read-only (mode %04o); make it writable with: chmod u+w %s", target, mode, ShellQuote(target))
 		}
 		if old, err = os.ReadFile(target); err != nil {
 			return Written{}, fmt.Errorf("cannot read %s: %w", target, err)
@@ -114,7 +114,8 @@ func resolveTarget(path string) (string, error) {
 	return target, nil
 }
 
-func shellQuote(s string) string {
+// ShellQuote makes a path safe to paste into a shell command gw prints.
+func ShellQuote(s string) string {
 	if strings.ContainsAny(s, " '\"$`\\!*?[]{}()<>|&;#~") {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}

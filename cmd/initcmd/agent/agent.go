@@ -276,7 +276,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 		fmt.Fprintf(out, "Previous version kept in %s\n", w.Backup)
 		if ids := literalKeysRemoved(old, res.Data); len(ids) > 0 {
 			fmt.Fprintf(errOut, "warning: %s holds the previous config, with the API key of provider %s in plain text (readable only by you); once OpenCode works with the new config, delete it: rm %s\n",
-				w.Backup, quoteList(ids), shellQuote(w.Backup))
+				w.Backup, quoteList(ids), opencode.ShellQuote(w.Backup))
 		}
 	}
 	if def != "" {
@@ -524,14 +524,6 @@ func quoteList(ids []string) string {
 		q[i] = strconv.Quote(id)
 	}
 	return strings.Join(q, ", ")
-}
-
-// shellQuote makes a path safe to paste into a shell.
-func shellQuote(s string) string {
-	if strings.ContainsAny(s, " '\"$`\\!*?[]{}()<>|&;#~") {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return s
 }
 
 func countModels(n int) string {
