@@ -28,9 +28,7 @@ type agentProvider struct {
 	Models  []string // the ids under "models", and "model"/"small_model" when they name this provider
 	// LiteralKey: the API key is written into the file (rather than {env:…} or the local token).
 	LiteralKey bool
-	// Declared is how many models the provider declares (Models may add "model"/"small_model"), DeclaredIDs
-	// which.
-	Declared    int
+	// DeclaredIDs are the models the provider declares (Models may add "model"/"small_model").
 	DeclaredIDs []string
 	// Undeclared are the "model"/"small_model" settings that name this provider but a model it does not
 	// declare (`"model" is "gw/<id>"`): OpenCode cannot start with them.
@@ -107,7 +105,7 @@ func (r *run) checkAgentConfigs() agentResult {
 			}
 			if r.isProxy(p.BaseURL) {
 				res.proxyUsers = append(res.proxyUsers, fmt.Sprintf("%s (provider %q)", path, p.Name))
-				notes = append(notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %s", path, p.Name, p.BaseURL, nModels(p.Declared)))
+				notes = append(notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %s", path, p.Name, p.BaseURL, nModels(len(p.DeclaredIDs))))
 				continue
 			}
 			if prob := r.agentBaseURLProblem(p); prob != "" {
@@ -115,7 +113,7 @@ func (r *run) checkAgentConfigs() agentResult {
 				unreachableProblems++
 				continue
 			}
-			notes = append(notes, fmt.Sprintf("%s: provider %q reaches %s with %s", path, p.Name, p.BaseURL, nModels(p.Declared)))
+			notes = append(notes, fmt.Sprintf("%s: provider %q reaches %s with %s", path, p.Name, p.BaseURL, nModels(len(p.DeclaredIDs))))
 		}
 		if n == 0 {
 			notes = append(notes, path+" has no provider for the service")

@@ -21,7 +21,7 @@ func readAgentConfig(path string) (provs []agentProvider, exists bool, err error
 	}
 	for _, p := range sum.Providers {
 		ap := agentProvider{Path: path, Name: p.ID, BaseURL: p.BaseURL, Models: slices.Clone(p.Models),
-			LiteralKey: p.KeyKind == opencode.KeyLiteral, Disabled: slices.Contains(sum.Disabled, p.ID), Declared: len(p.Models),
+			LiteralKey: p.KeyKind == opencode.KeyLiteral, Disabled: slices.Contains(sum.Disabled, p.ID),
 			DeclaredIDs: slices.Clone(p.Models)}
 		// "model" and "small_model" name "<provider>/<model id>"; the id itself contains a slash.
 		for _, kv := range [][2]string{{"model", sum.Model}, {"small_model", sum.SmallModel}} {
