@@ -136,6 +136,16 @@ func describeJSONError(err error) string {
 // f (and dropped when empty). An existing file that does not parse is left
 // untouched and reported.
 func Save(path string, f File) error {
+	unlock, err := lock(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return save(path, f)
+}
+
+// save is Save with the lock held.
+func save(path string, f File) error {
 	var old File
 	raw, err := readObject(path, &old)
 	if err != nil {
@@ -179,6 +189,11 @@ func jsonNames(t reflect.Type) []string {
 // Update loads the file, lets fn change it and saves it. Nothing is written
 // when fn returns an error or changes nothing.
 func Update(path string, fn func(*File) error) error {
+	unlock, err := lock(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	f, err := Load(path)
 	if err != nil {
 		return err
@@ -192,7 +207,7 @@ func Update(path string, fn func(*File) error) error {
 			return nil
 		}
 	}
-	return Save(path, f)
+	return save(path, f)
 }
 
 // EnsureLocalToken returns the per-install token that local clients present

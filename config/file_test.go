@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -40,8 +42,13 @@ func TestSaveLoad_RoundTripPermsAndDir(t *testing.T) {
 		t.Errorf("dir mode %o, want 700", st.Mode().Perm())
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("directory holds %d entries, want only config.json (no temp files left)", len(entries))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	// The lock file that orders gw processes stays; no temporary file does.
+	if !slices.Equal(names, []string{".config.json.lock", "config.json"}) {
+		t.Errorf("directory holds %q, want only config.json and its lock (no temp files left)", names)
 	}
 }
 
@@ -211,6 +218,34 @@ func TestLineCol(t *testing.T) {
 	for _, tt := range tests {
 		if l, c := LineCol(data, tt.offset); l != tt.line || c != tt.col {
 			t.Errorf("LineCol(%d) = %d:%d, want %d:%d", tt.offset, l, c, tt.line, tt.col)
+		}
+	}
+}
+
+// Commands started together (gw serve and gw init agent) end up with one local token: without the lock each
+// read "no token", made its own and saved it, and gw serve went on refusing the token the agent was given.
+func TestEnsureLocalTokenConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gw", "config.json")
+	const n = 16
+	tokens := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			tok, err := EnsureLocalToken(path)
+			if err != nil {
+				t.Error(err)
+			}
+			tokens[i] = tok
+		})
+	}
+	wg.Wait()
+	saved, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tok := range tokens {
+		if tok != saved.LocalToken {
+			t.Fatalf("command %d got token %q, but the config holds %q", i, tok, saved.LocalToken)
 		}
 	}
 }

@@ -1,0 +1,10 @@
+//go:build !unix && !windows
+
+package config
+
+import "os"
+
+// lockFile: no file locks on this platform; concurrent gw commands may race.
+func lockFile(*os.File) error { return nil }
+
+func unlockFile(*os.File) error { return nil }

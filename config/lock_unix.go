@@ -1,0 +1,22 @@
+//go:build unix
+
+package config
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// lockFile blocks until f is exclusively locked (flock: per open file, so
+// it also orders goroutines of one process that opened the file each).
+func lockFile(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+func unlockFile(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
