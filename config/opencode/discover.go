@@ -22,9 +22,9 @@ const (
 	Project Scope = "project"
 )
 
-// Candidate file names, in the order OpenCode's users expect us to prefer
-// them: an existing opencode.jsonc wins, then opencode.json; when neither
-// exists we create opencode.jsonc so comments are welcome from the start.
+// Candidate file names, preferred first: OpenCode reads opencode.jsonc after
+// opencode.json, so what we write there wins where both exist (see Sibling);
+// when neither exists we create opencode.jsonc so comments are welcome.
 var fileNames = [...]string{"opencode.jsonc", "opencode.json"}
 
 // Location is the config file chosen for a scope.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,7 +68,9 @@ The global config is used ($XDG_CONFIG_HOME/opencode/opencode.jsonc, or opencode
 the one you have); with --project, the one in the current directory. The file is merged, never
 rewritten: comments, order, spacing and other providers stay as they are, and the previous
 content is kept beside it as <file>.bak, readable only by you (delete it once the new config
-works if the old one held your key). A file that does not parse is left untouched.
+works if the old one held your key). A file that does not parse is left untouched. Where
+opencode.json and opencode.jsonc are both present, OpenCode reads both and lets opencode.jsonc win
+key by key: gw writes opencode.jsonc and warns when opencode.json also configures provider "gw".
 
 Modes:
   proxy   (default) OpenCode talks to gw serve on 127.0.0.1, which adds your key to each
@@ -177,6 +180,10 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if err != nil {
 		return err
 	}
+	otherNote, err := checkOtherConfig(loc.Path)
+	if err != nil {
+		return err
+	}
 	configured := configuredIDs(src)
 
 	chosen, def, small, err := choose(opts, entries, available, configured)
@@ -226,6 +233,9 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	}
 	if tokenNote != "" {
 		fmt.Fprintln(errOut, tokenNote)
+	}
+	if otherNote != "" {
+		fmt.Fprintln(errOut, otherNote)
 	}
 
 	if !res.Changed {
@@ -292,6 +302,48 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 		fmt.Fprintln(out, "Next: start OpenCode with the key in its environment: GW_API_KEY=$(gw auth token) opencode")
 	}
 	return nil
+}
+
+// checkOtherConfig looks at the other config file OpenCode reads from the
+// same directory (opencode.json beside opencode.jsonc) and merges with the one
+// we write. When it also configures provider "gw" and would win, writing ours
+// changes nothing OpenCode uses: that is an error. When ours wins, the other's
+// keys we do not set still apply: a warning. Otherwise a note, so the user
+// knows the second file counts.
+func checkOtherConfig(path string) (string, error) {
+	other, otherWins, ok := opencode.Sibling(path)
+	if !ok {
+		return "", nil
+	}
+	data, exists, err := opencode.Read(other)
+	if err != nil {
+		return fmt.Sprintf("warning: OpenCode also reads %s, which gw cannot read: %v", other, err), nil
+	}
+	if !exists {
+		return "", nil
+	}
+	refs, err := opencode.References(data, opencode.ProviderID)
+	if err != nil {
+		var pe *opencode.ParseError
+		if errors.As(err, &pe) {
+			return fmt.Sprintf("warning: OpenCode also reads %s, which does not parse (%d:%d: %s); fix it by hand", other, pe.Line, pe.Column, pe.Msg), nil
+		}
+		return fmt.Sprintf("warning: OpenCode also reads %s, which gw cannot read: %v", other, err), nil
+	}
+	winner := path
+	if otherWins {
+		winner = other
+	}
+	if len(refs) == 0 {
+		return fmt.Sprintf("note: OpenCode also reads %s and merges it with %s (where both set a key, %s wins)", other, path, filepath.Base(winner)), nil
+	}
+	fix := fmt.Sprintf("remove the %q provider (and \"model\"/\"small_model\" naming it) from %s, or merge the two files into one", opencode.ProviderID, other)
+	if otherWins {
+		return "", fmt.Errorf("%s sets %s, and OpenCode reads it after %s, so its settings would override the ones gw writes\nfix: %s, then run again\n(nothing was changed)",
+			other, strings.Join(refs, " and "), path, fix)
+	}
+	return fmt.Sprintf("warning: %s also sets %s; OpenCode reads it first and applies %s over it, so the settings gw writes win, but what only %s sets (more models, headers, \"model\") still applies\nfix: %s",
+		other, strings.Join(refs, " and "), filepath.Base(path), filepath.Base(other), fix), nil
 }
 
 // choose settles the models and the defaults, from the flags or the picker.

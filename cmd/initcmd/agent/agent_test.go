@@ -617,3 +617,45 @@ func TestAgentRun_BackupOfAPlainKeyIsPrivateAndNamed(t *testing.T) {
 		t.Fatalf("stderr warns about a key that is not there:\n%s", e.ErrOut.String())
 	}
 }
+
+// gw writes opencode.jsonc where both files exist, which OpenCode applies
+// last; should it ever be handed opencode.json with an opencode.jsonc beside
+// it that configures gw, writing would change nothing OpenCode uses: refused.
+func TestCheckOtherConfig_RefusesWhenTheOtherFileWins(t *testing.T) {
+	dir := t.TempDir()
+	jsonc := filepath.Join(dir, "opencode.jsonc")
+	if err := os.WriteFile(jsonc, []byte("{\n  // old\n  \"provider\": {\"gw\": {}}\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	note, err := checkOtherConfig(filepath.Join(dir, "opencode.json"))
+	if err == nil {
+		t.Fatalf("checkOtherConfig = %q, nil; want an error", note)
+	}
+	for _, want := range []string{jsonc + ` sets provider "gw"`, "reads it after " + filepath.Join(dir, "opencode.json"), `remove the "gw" provider`, "merge the two files", "nothing was changed"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+
+	// The other file without gw: only a note, whichever wins.
+	if err := os.WriteFile(jsonc, []byte(`{"theme": "light"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	note, err = checkOtherConfig(filepath.Join(dir, "opencode.json"))
+	if err != nil || !strings.HasPrefix(note, "note: OpenCode also reads "+jsonc) || !strings.Contains(note, "opencode.jsonc wins") {
+		t.Errorf("checkOtherConfig = %q, %v; want a note that %s is read too and wins", note, err, jsonc)
+	}
+}
+
+// An other file that does not parse cannot be checked for gw: a warning
+// naming where, and the write goes ahead.
+func TestCheckOtherConfig_OtherDoesNotParse(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte("{\n  \"theme\": \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	note, err := checkOtherConfig(filepath.Join(dir, "opencode.jsonc"))
+	if err != nil || !strings.HasPrefix(note, "warning: OpenCode also reads "+filepath.Join(dir, "opencode.json")+", which does not parse (3:") {
+		t.Errorf("checkOtherConfig = %q, %v; want a warning with line:column", note, err)
+	}
+}
