@@ -30,6 +30,12 @@ var ErrRequestsCut = errors.New("requests still running at the end of the grace 
 // ones still running (their upstream requests with them) and returns once
 // every handler has returned.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
+	return ServeUntil(ctx, context.Background(), ln, h, grace)
+}
+
+// ServeUntil is Serve whose grace period also ends when now is done (a
+// second ctrl-c: the user does not want to wait for running streams).
+func ServeUntil(ctx, now context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
 	base, cut := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cut(nil)
 	var running handlers
@@ -49,7 +55,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Dura
 	case <-ctx.Done():
 	}
 
-	gctx, gcancel := context.WithTimeout(context.Background(), grace)
+	gctx, gcancel := context.WithTimeout(now, grace)
 	err := srv.Shutdown(gctx)
 	gcancel()
 	if err != nil {

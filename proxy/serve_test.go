@@ -125,6 +125,53 @@ func TestShutdownCancelsStreamsAfterTheGracePeriod(t *testing.T) {
 	}
 }
 
+// A second ctrl-c during the grace period cuts the running streams at once
+// instead of waiting the grace period out.
+func TestShutdownNowCutsStreamsBeforeTheGracePeriodEnds(t *testing.T) {
+	up := standin.New(standin.Options{BeforeEvent: func(ctx context.Context, n int) {
+		if n == 1 {
+			<-ctx.Done() // a model that never says anything more
+		}
+	}})
+	upSrv := httptest.NewServer(up)
+	defer func() { up.Close(); upSrv.Close() }()
+	u, _ := url.Parse(upSrv.URL + "/v1")
+	tr := api.NewTransport(api.TransportOptions{})
+	defer tr.CloseIdleConnections()
+	h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken,
+		Keys: NewKeys(func(context.Context) (string, error) { return realKey, nil }, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, first := context.WithCancel(context.Background())
+	now, second := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeUntil(ctx, now, ln, h, time.Hour) }()
+	s := &served{up: up, addr: ln.Addr().String(), client: &http.Client{Transport: &http.Transport{Proxy: nil}}}
+	defer s.client.CloseIdleConnections()
+	res, br := s.stream(t)
+	defer res.Body.Close()
+
+	first()
+	waitRefused(t, s.addr) // shutting down, the stream still running
+	second()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrRequestsCut) {
+			t.Errorf("ServeUntil returned %v, want ErrRequestsCut", err)
+		}
+	case <-waitCtx(t).Done():
+		t.Fatal("the second signal did not end the hour-long grace period")
+	}
+	if _, err := io.ReadAll(br); err == nil {
+		t.Error("the cut stream ended as if complete")
+	}
+}
+
 func waitRefused(t *testing.T, addr string) {
 	t.Helper()
 	ctx := waitCtx(t)

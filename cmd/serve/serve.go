@@ -40,6 +40,8 @@ type ServeOptions struct {
 	KeyRefresh    time.Duration
 
 	// Signals makes the context that ends serving; nil: SIGINT and SIGTERM.
+	// Once that is done it is called again, for the context whose end cuts
+	// the grace period short (a second ctrl-c).
 	Signals func(context.Context) (context.Context, context.CancelFunc)
 }
 
@@ -253,12 +255,25 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	sctx, stop := signals(ctx)
 	defer stop()
+	now, nowCancel := context.WithCancel(context.Background())
+	defer nowCancel()
+	served := make(chan struct{})
 	stopping := context.AfterFunc(sctx, func() {
-		fmt.Fprintf(errOut, "gw serve: stopping; running requests have %s to finish\n", opts.Grace)
+		fmt.Fprintf(errOut, "gw serve: stopping; running requests have %s to finish (ctrl-c again to stop them now)\n", opts.Grace)
+		again, stopAgain := signals(ctx)
+		go func() {
+			defer stopAgain()
+			select {
+			case <-again.Done():
+				nowCancel()
+			case <-served:
+			}
+		}()
 	})
 	defer stopping()
 
-	err = proxy.Serve(sctx, ln, h, opts.Grace)
+	err = proxy.ServeUntil(sctx, now, ln, h, opts.Grace)
+	close(served)
 	reqLog.Close() // every handler has returned: nothing more will be logged
 	if errors.Is(err, proxy.ErrRequestsCut) {
 		fmt.Fprintf(errOut, "gw serve: stopped; %v\n", err)

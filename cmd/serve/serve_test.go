@@ -71,7 +71,8 @@ type running struct {
 	up     *standin.Server
 	out    *testutil.SyncBuffer
 	errOut *testutil.SyncBuffer
-	stop   context.CancelFunc
+	stop   context.CancelFunc // ctrl-c
+	again  context.CancelFunc // ctrl-c again
 	done   chan error
 	addr   string
 }
@@ -91,9 +92,17 @@ func startServe(t *testing.T, opts *ServeOptions, env *cmdtest.Env) *running {
 	if opts.Grace == 0 {
 		opts.Grace = time.Second
 	}
-	var sctx context.Context
+	var sctx, actx context.Context
 	sctx, r.stop = context.WithCancel(context.Background())
-	opts.Signals = func(ctx context.Context) (context.Context, context.CancelFunc) { return sctx, r.stop }
+	actx, r.again = context.WithCancel(context.Background())
+	calls := 0
+	opts.Signals = func(ctx context.Context) (context.Context, context.CancelFunc) {
+		calls++ // the first call is for ctrl-c, the second for ctrl-c again
+		if calls == 1 {
+			return sctx, r.stop
+		}
+		return actx, r.again
+	}
 	go func() { r.done <- serveRun(context.Background(), opts) }()
 	t.Cleanup(func() {
 		r.stop()
@@ -337,5 +346,61 @@ func TestServeListsModelsOncePerKeyForSuggestions(t *testing.T) {
 	}
 	if n := listings(standin.DemoKeyFull); n != 1 {
 		t.Errorf("listings with the old key: %d, want still 1", n)
+	}
+}
+
+// ctrl-c starts the grace period; ctrl-c again cuts the running streams at once instead of waiting it out.
+func TestServeSecondInterruptCutsTheGracePeriod(t *testing.T) {
+	env := cmdtest.New(t)
+	_ = env.Keyring.Set(cmdutil.Profile, standin.DemoKeyFull)
+	r := startServe(t, &ServeOptions{Port: 0, PortSet: true, Grace: time.Hour}, env)
+	addr := r.waitAddr(t)
+	token := localToken(t, env)
+	r.up.SetFault(standin.Fault{Kind: standin.FaultSlowStream, Delay: time.Hour})
+
+	streamErr := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/v1/chat/completions",
+			strings.NewReader(`{"model":"vendor-a/model-a-haiku-4.5","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		tr := &http.Transport{Proxy: nil}
+		defer tr.CloseIdleConnections()
+		res, err := tr.RoundTrip(req)
+		if err == nil {
+			_, err = io.ReadAll(res.Body)
+			res.Body.Close()
+		}
+		streamErr <- err
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := r.up.WaitFor(ctx, func(s []standin.Seen) bool { return len(s) == 1 }); err != nil {
+		t.Fatal("the stream did not reach the stand-in")
+	}
+
+	r.stop()
+	for !strings.Contains(r.errOut.String(), "ctrl-c again to stop them now") {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no stopping message: %s", r.errOut.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	r.again()
+	select {
+	case err := <-r.done:
+		r.done <- err
+		if err != nil {
+			t.Errorf("gw serve: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("ctrl-c again did not end the hour-long grace period")
+	}
+	if !strings.Contains(r.errOut.String(), "gw serve: stopped; requests still running at the end of the grace period were cancelled") {
+		t.Errorf("stderr: %s", r.errOut.String())
+	}
+	if err := <-streamErr; err == nil {
+		t.Error("the cut stream ended as if complete")
 	}
 }
