@@ -39,7 +39,7 @@ type PickItem struct {
 type PickOptions struct {
 	Title string
 	Items []PickItem
-	Multi bool // choose any number with space; otherwise enter chooses the highlighted item
+	Multi bool // choose any number with tab (or space while the filter is empty); otherwise enter chooses the highlighted item
 }
 
 // Pick lets the user choose models and returns their ids in the order of Items. It draws on ios.ErrOut and
@@ -80,7 +80,8 @@ type keymap struct {
 	Up, Down    key.Binding
 	VimUp       key.Binding // k and j move only while no filter is being typed
 	VimDown     key.Binding
-	Toggle      key.Binding
+	Toggle      key.Binding // tab: never text, so it toggles while a filter is typed
+	SpaceToggle key.Binding // space toggles only while the filter is empty; otherwise it is part of the filter
 	Confirm     key.Binding
 	Cancel      key.Binding
 	Interrupt   key.Binding
@@ -95,7 +96,8 @@ func newKeymap(multi bool) keymap {
 		Down:        key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓/j", "down")),
 		VimUp:       key.NewBinding(key.WithKeys("k")),
 		VimDown:     key.NewBinding(key.WithKeys("j")),
-		Toggle:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
+		Toggle:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("space/tab", "toggle")),
+		SpaceToggle: key.NewBinding(key.WithKeys("space")),
 		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		Interrupt:   key.NewBinding(key.WithKeys("ctrl+c")),
@@ -105,6 +107,7 @@ func newKeymap(multi bool) keymap {
 	}
 	if !multi {
 		km.Toggle.SetEnabled(false)
+		km.SpaceToggle.SetEnabled(false)
 	}
 	return km
 }
@@ -224,7 +227,8 @@ func (m *picker) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.move(-1)
 	case key.Matches(msg, k.Down), !m.filtering && key.Matches(msg, k.VimDown):
 		m.move(1)
-	case m.multi && key.Matches(msg, k.Toggle):
+	case m.multi && key.Matches(msg, k.Toggle), m.multi && m.filter == "" && key.Matches(msg, k.SpaceToggle):
+		// Display names contain spaces, so once a filter is typed a space belongs to it.
 		m.toggle()
 	case key.Matches(msg, k.Backspace):
 		if m.filter == "" {
@@ -317,11 +321,11 @@ func (m *picker) setFilter(f string) {
 func (m *picker) applyFilter() {
 	// Keep the highlighted item if it still matches, so narrowing the list does not lose the user's place.
 	prev, hadPrev := m.current()
-	needle := strings.ToLower(m.filter)
+	words := strings.Fields(strings.ToLower(m.filter))
 	m.visible = m.visible[:0]
 	m.cursor = 0
 	for i, it := range m.items {
-		if needle == "" || strings.Contains(strings.ToLower(it.Name), needle) || strings.Contains(strings.ToLower(it.ID), needle) {
+		if matches(it, words) {
 			if hadPrev && i == prev {
 				m.cursor = len(m.visible)
 			}
@@ -330,6 +334,18 @@ func (m *picker) applyFilter() {
 	}
 	m.offset = 0
 	m.scroll()
+}
+
+// matches reports whether every word of the filter is in the item's name or id, so that "sonnet 4.5" finds
+// both "Model A Sonnet 4.5" and "vendor-a/model-a-sonnet-4.5".
+func matches(it PickItem, words []string) bool {
+	name, id := strings.ToLower(it.Name), strings.ToLower(it.ID)
+	for _, w := range words {
+		if !strings.Contains(name, w) && !strings.Contains(id, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // Lines around the list: title, filter, status, help.
@@ -404,6 +420,10 @@ func (m *picker) View() tea.View {
 		keys.Down.SetHelp("↓", "down")
 	}
 	keys.ClearFilter.SetEnabled(m.filter != "")
+	if m.filter != "" {
+		// Space is a letter of the filter now.
+		keys.Toggle.SetHelp("tab", "toggle")
+	}
 	b.WriteString(m.help.View(keys))
 	return tea.NewView(b.String())
 }

@@ -42,6 +42,7 @@ var (
 	kEnter = tea.KeyPressMsg{Code: tea.KeyEnter}
 	kEsc   = tea.KeyPressMsg{Code: tea.KeyEscape}
 	kSpace = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	kTab   = tea.KeyPressMsg{Code: tea.KeyTab}
 	kBack  = tea.KeyPressMsg{Code: tea.KeyBackspace}
 	kCtrlC = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	kCtrlN = tea.KeyPressMsg{Code: 'n', Mod: tea.ModCtrl}
@@ -281,7 +282,7 @@ func TestPicker_MultiResults(t *testing.T) {
 	m = newTestPicker(true, 80, 20)
 	send(t, m, kSpace)
 	send(t, m, typed("haiku")...)
-	send(t, m, kSpace, kEnter)
+	send(t, m, kTab, kEnter)
 	want = []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-haiku-4.5"}
 	if !slices.Equal(m.result, want) {
 		t.Errorf("result = %v, want %v", m.result, want)
@@ -307,6 +308,54 @@ func TestPicker_SpaceTypesInSingleSelect(t *testing.T) {
 	send(t, m, typed("opus 4.5")...)
 	if m.filter != "opus 4.5" || len(m.visible) != 1 {
 		t.Errorf("filter %q shows %d, want \"opus 4.5\" showing 1", m.filter, len(m.visible))
+	}
+}
+
+// Display names contain spaces: once a filter is typed, space is part of it in the multi picker too, and
+// tab toggles.
+func TestPicker_SpaceTypesIntoFilterInMulti(t *testing.T) {
+	items := testItems()
+	for i := range 7 {
+		items[i].Selected = true
+	}
+	m := newPicker(PickOptions{Items: items, Multi: true}, false)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 20})
+	send(t, m, typed("sonnet 4.5")...)
+	if m.filter != "sonnet 4.5" {
+		t.Fatalf("filter = %q, want %q", m.filter, "sonnet 4.5")
+	}
+	if !slices.Equal(m.toggled, []bool{true, true, true, true, true, true, true, false}) {
+		t.Fatalf("typing a space changed the selection: %v", m.toggled)
+	}
+	var shown []string
+	for _, i := range m.visible {
+		shown = append(shown, m.items[i].ID)
+	}
+	if want := []string{"vendor-a/model-a-sonnet-4.5", "vendor-a/model-a-sonnet-4.5-thinking"}; !slices.Equal(shown, want) {
+		t.Fatalf("\"sonnet 4.5\" shows %v, want %v", shown, want)
+	}
+	v := view(m)
+	if !strings.Contains(v, "Filter: sonnet 4.5_") || !strings.Contains(v, "2 of 8 · 7 selected") {
+		t.Errorf("view after typing \"sonnet 4.5\":\n%s", v)
+	}
+	if !strings.Contains(v, "tab toggle") || strings.Contains(v, "space") {
+		t.Errorf("while a filter is typed the help line must offer tab, not space, for toggling:\n%s", v)
+	}
+
+	// Tab toggles the highlighted model while filtering, and never types.
+	send(t, m, kTab)
+	if m.filter != "sonnet 4.5" || m.toggled[3] {
+		t.Errorf("tab: filter %q, sonnet 4.5 toggled %v; want the filter unchanged and the model unticked", m.filter, m.toggled[3])
+	}
+
+	// With the filter cleared space toggles again, and the help says both keys do.
+	send(t, m, kCtrlU)
+	if !strings.Contains(view(m), "space/tab toggle") {
+		t.Errorf("with an empty filter the help does not offer space:\n%s", view(m))
+	}
+	send(t, m, kSpace)
+	if m.filter != "" || !m.toggled[3] {
+		t.Errorf("space with an empty filter: filter %q, toggled %v; want it to toggle", m.filter, m.toggled[3])
 	}
 }
 

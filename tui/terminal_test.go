@@ -25,8 +25,8 @@ func TestMain(m *testing.M) {
 func testProgram(prog string) int {
 	ios := System(os.Getenv)
 	switch prog {
-	case "pick", "pick-multi":
-		return pickMain(ios, prog == "pick-multi")
+	case "pick", "pick-multi", "pick-multi-selected":
+		return pickMain(ios, prog != "pick", prog == "pick-multi-selected")
 	case "secret":
 		v, err := ios.ReadSecret("Key: ")
 		if errors.Is(err, ErrInterrupted) {
@@ -58,8 +58,14 @@ func testProgram(prog string) int {
 	return 1
 }
 
-func pickMain(ios *IOStreams, multi bool) int {
-	ids, err := Pick(ios, PickOptions{Title: "Pick models", Items: testItems(), Multi: multi})
+// pickMain shows the picker; preselected ticks the seven enabled models, as gw init agent does for the
+// models already configured.
+func pickMain(ios *IOStreams, multi, preselected bool) int {
+	items := testItems()
+	for i := range items {
+		items[i].Selected = preselected && !items[i].Disabled
+	}
+	ids, err := Pick(ios, PickOptions{Title: "Pick models", Items: items, Multi: multi})
 	fmt.Fprintln(ios.ErrOut, "picker closed")
 	switch {
 	case errors.Is(err, ErrCancelled):
@@ -93,10 +99,7 @@ func startProgram(t *testing.T, prog string, o tmuxtest.Options) *tmuxtest.Termi
 
 func startPicker(t *testing.T, mode string, o tmuxtest.Options) *tmuxtest.Terminal {
 	t.Helper()
-	prog := "pick"
-	if mode == "multi" {
-		prog = "pick-multi"
-	}
+	prog := map[string]string{"single": "pick", "multi": "pick-multi", "multi-selected": "pick-multi-selected"}[mode]
 	term := startProgram(t, prog, o)
 	term.WaitFor("Filter:")
 	return term
@@ -121,16 +124,38 @@ func TestTerminal_MultiToggle(t *testing.T) {
 	term := startPicker(t, "multi", tmuxtest.Options{})
 	term.Type("sonnet")
 	term.WaitFor("3 of 8")
-	term.Press("Down", "Space", "Down", "Space")
+	term.Press("Down", "Tab", "Down", "Tab")
 	term.WaitFor("2 selected")
 	term.Press("C-u")
 	term.WaitFor("8 of 8")
 	// Clearing the filter keeps the cursor on Sonnet 4.5 Thinking; Opus 4.5 Thinking is three rows up.
+	// With the filter empty, space toggles too.
 	term.Press("Up", "Up", "Up", "Space")
 	term.WaitFor("3 selected")
 	term.Press("Enter")
 	res := term.Wait()
 	want := "vendor-a/model-a-opus-4.5-thinking\nvendor-a/model-a-sonnet-4.5\nvendor-a/model-a-sonnet-4.5-thinking\n"
+	if res.ExitCode != 0 || res.Stdout != want {
+		t.Fatalf("exit %d, stdout %q; want %q", res.ExitCode, res.Stdout, want)
+	}
+}
+
+// Display names contain spaces: typed into a filter, a space is a letter, not a toggle.
+func TestTerminal_SpaceInMultiFilter(t *testing.T) {
+	term := startPicker(t, "multi-selected", tmuxtest.Options{})
+	term.WaitFor("7 selected")
+	term.Type("sonnet 4.5")
+	term.WaitFor("Filter: sonnet 4.5_")
+	screen := term.WaitFor("2 of 8 · 7 selected")
+	if !strings.Contains(screen, "tab toggle") {
+		t.Errorf("the help line does not say how to toggle while filtering:\n%s", screen)
+	}
+	term.Press("Tab") // unticks the highlighted Sonnet 4.5
+	term.WaitFor("6 selected")
+	term.Press("Enter")
+	res := term.Wait()
+	want := "vendor-a/model-a-opus-4.6\nvendor-a/model-a-opus-4.5-thinking\nvendor-a/model-a-sonnet-4.6\n" +
+		"vendor-a/model-a-sonnet-4.5-thinking\nvendor-a/model-a-haiku-4.5\nvendor-b/model-b-3-flash-preview\n"
 	if res.ExitCode != 0 || res.Stdout != want {
 		t.Fatalf("exit %d, stdout %q; want %q", res.ExitCode, res.Stdout, want)
 	}

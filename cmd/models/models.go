@@ -71,7 +71,7 @@ marked as such. With --pick, an interactive picker prints the chosen id(s) to st
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the models as JSON")
 	cmd.Flags().BoolVar(&opts.Pick, "pick", false, "choose a model interactively and print its id")
-	cmd.Flags().BoolVar(&opts.Multi, "multi", false, "with --pick: choose several models (space toggles)")
+	cmd.Flags().BoolVar(&opts.Multi, "multi", false, "with --pick: choose several models (tab toggles; space too while the filter is empty)")
 	return cmd
 }
 

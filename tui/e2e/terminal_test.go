@@ -59,16 +59,16 @@ func TestModelsPick_Multi(t *testing.T) {
 		t.Errorf("models outside the plan are not marked:\n%s", screen)
 	}
 
-	term.Type("sonnet")
-	term.WaitFor("3 of 8")
-	term.Press("Space") // Sonnet 4.5: in the plan, listed first
+	term.Type("sonnet 4") // a space in the filter is a letter, not a toggle
+	term.WaitFor("3 of 8 · 0 selected")
+	term.Press("Tab") // Sonnet 4.5: in the plan, listed first
 	term.WaitFor("1 selected")
-	term.Press("Down", "Space") // Sonnet 4.6: not in the plan
+	term.Press("Down", "Tab") // Sonnet 4.6: not in the plan
 	term.WaitFor("cannot be chosen: not in your subscription")
 	term.Press("C-u")
 	term.Type("flash")
 	term.WaitFor("1 of 8")
-	term.Press("Space")
+	term.Press("Tab")
 	term.WaitFor("2 selected")
 	term.Press("Enter")
 
