@@ -62,8 +62,9 @@ Only local tools get through: requests from web pages (an Origin header, a cross
 with a Host other than 127.0.0.1/localhost/[::1], or without the local token are refused.
 Streams are passed on event by event. One line per request goes to standard error and to
 serve.log in gw's state directory. A new key (gw auth login, gw auth logout) is picked up within
-a few seconds. On ctrl-c or SIGTERM, running requests get --grace to finish. gw serve runs
-Go's scheduler on one CPU, which is plenty for one person's agents; set GOMAXPROCS to change that.`,
+a few seconds. On ctrl-c or SIGTERM, running requests get --grace to finish; ctrl-c again
+stops them at once. gw serve runs Go's scheduler on one CPU, which is plenty for one person's
+agents; set GOMAXPROCS to change that.`,
 		Example: `  gw serve
   gw serve --port 0
   gw serve --listen 0.0.0.0 --port 8787   # reachable from other machines: think twice`,
