@@ -56,6 +56,8 @@ func (r *run) checkAgentConfigs() agentResult {
 		// problemFixes go with problems that are not about the base URL.
 		problemFixes        []string
 		unreachableProblems int
+		// pairsWarned: configs whose sibling was reported, so a pair given twice is reported once.
+		pairsWarned []string
 	)
 	addFix := func(f string) {
 		if !slices.Contains(fixes, f) {
@@ -75,6 +77,11 @@ func (r *run) checkAgentConfigs() agentResult {
 			continue
 		}
 		found++
+		if other, w, fix := shadowingSibling(path); w != "" && !slices.Contains(pairsWarned, other) {
+			pairsWarned = append(pairsWarned, path)
+			warnings = append(warnings, w)
+			addFix(fix)
+		}
 		n := 0
 		for _, p := range provs {
 			if !r.isOurs(p) {
@@ -141,7 +148,8 @@ func (r *run) checkAgentConfigs() agentResult {
 			Fix:   "to use the service from OpenCode, run: gw init agent"}
 	case ours == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Warn,
-			Cause: "OpenCode is configured, but no provider in its config reaches the service", Fix: "run: gw init agent", Detail: detail}
+			Cause: strings.Join(append([]string{"OpenCode is configured, but no provider in its config reaches the service"}, warnings...), "; "),
+			Fix:   strings.Join(append([]string{"run: gw init agent"}, fixes...), "; "), Detail: detail}
 	case len(warnings) > 0:
 		res.check = Check{ID: IDAgentConfig, Status: Warn, Cause: strings.Join(warnings, "; "), Fix: strings.Join(fixes, "; "), Detail: detail}
 	default:

@@ -261,3 +261,43 @@ func TestRun_AgentConfigDefaultNotDeclared(t *testing.T) {
 	// The model itself is in the subscription: its own check passes.
 	wantStatus(t, rep, "model:vendor-a/model-a-sonnet-4.5", Pass)
 }
+
+// Checking opencode.json when an opencode.jsonc beside it also configures "gw": OpenCode applies the
+// .jsonc over it, so what the check saw is not what OpenCode uses.
+func TestRun_AgentConfigSiblingOverrides(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	dir := t.TempDir()
+	path := writeFile(t, dir, "opencode.json", opencodeConfig(s.BaseURL, "{env:GW_API_KEY}", []string{"vendor-a/model-a-sonnet-4.6"}, ""))
+	jsonc := writeFile(t, dir, "opencode.jsonc", "{\n  // stale\n  \"provider\": {\"gw\": {\"options\": {\"baseURL\": \"https://old.example/v1\"}}}\n}\n")
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.AgentConfigs = []string{path}
+	rep := runDoctor(t, in)
+
+	c := wantStatus(t, rep, IDAgentConfig, Warn)
+	wantCause := jsonc + ` also sets provider "gw"; OpenCode reads opencode.json, then opencode.jsonc, and merges them key by key, so what opencode.jsonc sets overrides ` + path
+	if c.Cause != wantCause {
+		t.Errorf("cause = %q\nwant    %q", c.Cause, wantCause)
+	}
+	if !strings.Contains(c.Fix, `keep provider "gw" in one file`) || !strings.Contains(c.Fix, jsonc) {
+		t.Errorf("fix = %q", c.Fix)
+	}
+}
+
+// A sibling with gw next to a config without any provider for the service: both said in one warning.
+func TestRun_AgentConfigSiblingWithoutOurs(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	dir := t.TempDir()
+	path := writeFile(t, dir, "opencode.jsonc", `{"theme": "light"}`)
+	writeFile(t, dir, "opencode.json", `{"model": "gw/vendor-a/model-a-sonnet-4.6"}`)
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.AgentConfigs = []string{path}
+	rep := runDoctor(t, in)
+
+	c := wantStatus(t, rep, IDAgentConfig, Warn)
+	if !strings.Contains(c.Cause, "no provider in its config reaches the service") || !strings.Contains(c.Cause, `"model" is "gw/vendor-a/model-a-sonnet-4.6"`) {
+		t.Errorf("cause = %q", c.Cause)
+	}
+	if !strings.HasPrefix(c.Fix, "run: gw init agent; remove the \"gw\" provider") {
+		t.Errorf("fix = %q", c.Fix)
+	}
+}
