@@ -340,7 +340,8 @@ func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error
 				msg = msgUnreachable + ": " + msg
 			}
 		}
-		e.status, e.note = http.StatusBadGateway, "refused="+CodeUnreachable
+		// Not a refusal by gw serve: the service could not be reached.
+		e.status, e.note = http.StatusBadGateway, "failed="+CodeUnreachable
 		writeError(w, e.status, CodeUnreachable, msg)
 	}
 }

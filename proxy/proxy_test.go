@@ -263,6 +263,11 @@ func TestUnreachableUpstream(t *testing.T) {
 	if !strings.Contains(strings.ToLower(e.Message), "refused") {
 		t.Errorf("message does not name the cause: %q", e.Message)
 	}
+	// The log says the service failed, not that gw serve refused the request.
+	waitForLog(t, r.log, "status=502")
+	if logs := r.log.String(); !strings.Contains(logs, " failed=upstream_unreachable") || strings.Contains(logs, "refused=") {
+		t.Errorf("log line:\n%s", logs)
+	}
 }
 
 func TestNoKeyStored(t *testing.T) {
