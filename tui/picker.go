@@ -112,14 +112,22 @@ func newKeymap(multi bool) keymap {
 	return km
 }
 
-// ShortHelp implements help.KeyMap.
-func (k keymap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Toggle, k.Confirm, k.Cancel, k.ClearFilter}
-}
-
-// FullHelp implements help.KeyMap.
-func (k keymap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Toggle}, {k.Confirm, k.Cancel, k.ClearFilter}}
+// helpLines are the help line from fullest to shortest; View shows the first that fits the terminal. Esc
+// is in every one: it is the way out.
+func (k keymap) helpLines() [][]key.Binding {
+	move := key.NewBinding(key.WithHelp("↑/↓", "move"))
+	clear := k.ClearFilter
+	clear.SetHelp("ctrl+u", "clear")
+	tab := k.Toggle // tab toggles whether or not a filter is typed
+	tab.SetHelp("tab", "toggle")
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Toggle, k.Confirm, k.Cancel, k.ClearFilter},
+		{move, k.Toggle, k.Confirm, k.Cancel, clear},
+		{move, k.Toggle, k.Confirm, k.Cancel},
+		{tab, k.Confirm, k.Cancel},
+		{k.Confirm, k.Cancel},
+		{k.Cancel},
+	}
 }
 
 type pickerStyles struct {
@@ -198,7 +206,6 @@ func (m *picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.help.SetWidth(msg.Width)
 		m.scroll()
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -403,10 +410,10 @@ func (m *picker) View() tea.View {
 		line("Filter: " + s.filter.Render(m.filter) + "_")
 	}
 
-	nameW, idW := m.columns()
+	cols := m.columns()
 	end := min(m.offset+m.listHeight(), len(m.visible))
 	for row := m.offset; row < end; row++ {
-		line(m.row(m.visible[row], row == m.cursor, nameW, idW))
+		line(m.row(m.visible[row], row == m.cursor, cols))
 	}
 	for range m.listHeight() - (end - m.offset) {
 		line("")
@@ -424,30 +431,69 @@ func (m *picker) View() tea.View {
 		// Space is a letter of the filter now.
 		keys.Toggle.SetHelp("tab", "toggle")
 	}
-	b.WriteString(m.help.View(keys))
+	b.WriteString(m.helpLine(keys))
 	return tea.NewView(b.String())
 }
 
-const ctxWidth = 8 // "200K ctx"
+// helpLine shortens the other hints before it would cut "esc cancel".
+func (m *picker) helpLine(keys keymap) string {
+	lines := keys.helpLines()
+	for _, l := range lines {
+		if v := m.help.ShortHelpView(l); m.width <= 0 || ansi.StringWidth(v) <= m.width {
+			return v
+		}
+	}
+	return ansi.Truncate(m.help.ShortHelpView(lines[len(lines)-1]), m.width, "…")
+}
 
-// columns sizes the name and id columns. When the terminal is too narrow the names give way first: the id
-// is what the user's configuration will contain.
-func (m *picker) columns() (nameW, idW int) {
+const (
+	ctxWidth = 8  // "200K ctx"
+	minName  = 12 // a name cut shorter than this says little; the column is dropped instead
+)
+
+// layout is how the rows use the terminal's width.
+type layout struct {
+	nameW int // 0: no name column
+	idW   int // ids wider than this are cut
+	ctx   bool
+}
+
+// columns fits the rows to the terminal. The id is what the user picks and what the configuration will
+// contain, so it is cut last: the name is shortened first, then the context column goes, then the name
+// column, and only then is the id cut.
+func (m *picker) columns() layout {
+	var nameW, idW int
 	for _, it := range m.items {
 		nameW = max(nameW, ansi.StringWidth(displayName(it)))
 		idW = max(idW, ansi.StringWidth(it.ID))
 	}
 	if m.width <= 0 {
-		return nameW, idW
+		return layout{nameW, idW, true}
 	}
-	prefix := 2
+	room := m.width - 2 // cursor
 	if m.multi {
-		prefix += 4
+		room -= 4 // "[x] "
 	}
-	if need := prefix + nameW + 2 + idW + 2 + ctxWidth; need > m.width {
-		nameW = max(nameW-(need-m.width), 8)
+	if rest := room - (2 + idW + 2 + ctxWidth); rest >= min(nameW, minName) {
+		return layout{min(nameW, rest), idW, true}
 	}
-	return nameW, idW
+	if rest := room - (2 + idW); rest >= min(nameW, minName) {
+		return layout{min(nameW, rest), idW, false}
+	}
+	return layout{0, min(idW, max(room, 1)), false}
+}
+
+// cutID shortens an id that does not fit from the left: ids of one vendor share their beginning and
+// differ at the end ("-thinking", "-4.5" against "-4.6").
+func cutID(id string, w int) string {
+	if ansi.StringWidth(id) <= w {
+		return id
+	}
+	r := []rune(id)
+	for len(r) > 0 && ansi.StringWidth(string(r))+1 > w {
+		r = r[1:]
+	}
+	return "…" + string(r)
 }
 
 func displayName(it PickItem) string {
@@ -457,7 +503,7 @@ func displayName(it PickItem) string {
 	return it.Name
 }
 
-func (m *picker) row(i int, highlighted bool, nameW, idW int) string {
+func (m *picker) row(i int, highlighted bool, c layout) string {
 	it := m.items[i]
 	s := m.styles
 	cursor := "  "
@@ -475,8 +521,13 @@ func (m *picker) row(i int, highlighted bool, nameW, idW int) string {
 			box = "[ ] "
 		}
 	}
-	name := ansi.Truncate(displayName(it), nameW, "…")
-	text := fmt.Sprintf("%s  %s  %*s", pad(name, nameW), pad(it.ID, idW), ctxWidth, FormatContext(it.Context))
+	text := pad(cutID(it.ID, c.idW), c.idW)
+	if c.nameW > 0 {
+		text = pad(ansi.Truncate(displayName(it), c.nameW, "…"), c.nameW) + "  " + text
+	}
+	if c.ctx {
+		text += fmt.Sprintf("  %*s", ctxWidth, FormatContext(it.Context))
+	}
 	text = strings.TrimRight(text, " ")
 	switch {
 	case it.Disabled:

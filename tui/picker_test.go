@@ -395,6 +395,70 @@ func TestPickerView_NarrowTruncates(t *testing.T) {
 	}
 }
 
+// rowTexts returns the list rows of a view, without the cursor and the checkbox.
+func rowTexts(m *picker) []string {
+	lines := strings.Split(view(m), "\n")
+	var rows []string
+	for _, l := range lines[2 : 2+len(m.visible)] {
+		l = strings.TrimPrefix(strings.TrimPrefix(l, "> "), "  ")
+		if m.multi {
+			l = l[4:]
+		}
+		rows = append(rows, l)
+	}
+	return rows
+}
+
+// The id is what the user picks: it stays whole while it fits (the context column and then the names give
+// way first), and when it cannot fit, the rows still tell the models apart. Esc stays in the help line.
+func TestPickerView_NarrowKeepsIDs(t *testing.T) {
+	for _, tc := range []struct {
+		multi    bool
+		width    int
+		wholeIDs bool
+		names    bool
+	}{
+		{true, 80, true, true},
+		{false, 80, true, true},
+		{false, 60, true, true},
+		{true, 60, true, true}, // without the context column
+		{false, 40, true, false},
+		{true, 42, true, false},
+		{true, 40, false, false},
+		{true, 30, false, false},
+		{false, 30, false, false},
+		{true, 20, false, false}, // too narrow to tell every id apart; still no wider than the terminal
+	} {
+		m := newTestPicker(tc.multi, tc.width, 20)
+		v := view(m)
+		checkWidth(t, v, tc.width)
+		rows := rowTexts(m)
+		seen := map[string]bool{}
+		for i, r := range rows {
+			it := m.items[i]
+			if seen[r] && tc.width >= 30 {
+				t.Errorf("multi=%v width %d: two rows read %q:\n%s", tc.multi, tc.width, r, v)
+			}
+			seen[r] = true
+			if tc.wholeIDs && !strings.Contains(r, it.ID) {
+				t.Errorf("multi=%v width %d: the id %s is cut: %q", tc.multi, tc.width, it.ID, r)
+			}
+			if hasCtx := strings.Contains(r, " ctx"); hasCtx != (tc.width == 80) {
+				t.Errorf("multi=%v width %d: context shown = %v: %q", tc.multi, tc.width, hasCtx, r)
+			}
+			if hasName := strings.Contains(r, "Model "); hasName != tc.names {
+				t.Errorf("multi=%v width %d: name shown = %v, want %v: %q", tc.multi, tc.width, hasName, tc.names, r)
+			}
+		}
+		if !strings.Contains(v, "esc cancel") {
+			t.Errorf("multi=%v width %d: the help line lost \"esc cancel\":\n%s", tc.multi, tc.width, v)
+		}
+		if tc.multi && tc.width >= 40 && !strings.Contains(v, "tab toggle") {
+			t.Errorf("multi=%v width %d: the help line does not say how to toggle:\n%s", tc.multi, tc.width, v)
+		}
+	}
+}
+
 func TestPickerView_ScrollKeepsCursorVisible(t *testing.T) {
 	m := newTestPicker(false, 80, 7) // room for 3 rows
 	for range 6 {

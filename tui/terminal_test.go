@@ -226,13 +226,47 @@ func TestTerminal_Resize(t *testing.T) {
 	}
 	term.Press("Down", "Down", "Down", "Down")
 	screen := term.WaitFor("3–5 of 8")
-	if !strings.Contains(screen, "> Model A") {
-		t.Errorf("the highlighted row scrolled out of view:\n%s", screen)
+	// At 40 columns the name gives way so that the id stays whole.
+	if !strings.Contains(screen, "> vendor-a/model-a-sonnet-4.5-thinking\n") {
+		t.Errorf("the highlighted row scrolled out of view or its id is cut:\n%s", screen)
+	}
+	if !strings.Contains(screen, "esc cancel") {
+		t.Errorf("the help line lost esc:\n%s", screen)
 	}
 	term.Press("Enter")
 	if res := term.Wait(); res.Stdout != "vendor-a/model-a-sonnet-4.5-thinking\n" {
 		t.Errorf("stdout %q, want the fifth model", res.Stdout)
 	}
+}
+
+// In a narrow terminal the ids, which are what the user picks, stay whole or at least tell the models
+// apart, and the help line keeps the way out.
+func TestTerminal_NarrowMultiKeepsIDsApart(t *testing.T) {
+	term := startPicker(t, "multi", tmuxtest.Options{Width: 40, Height: 14})
+	// The help line differs at each width, so waiting for it waits for the redraw.
+	for width, help := range map[int]string{40: "\ntab toggle • enter confirm • esc cancel", 30: "\nenter confirm • esc cancel"} {
+		term.Resize(width, 14)
+		screen := term.WaitFor(help)
+		lines := strings.Split(screen, "\n")
+		if len(lines) < 10 {
+			t.Fatalf("%d columns: too few lines:\n%s", width, screen)
+		}
+		seen := map[string]bool{}
+		for _, l := range lines[2:10] {
+			if w := len([]rune(l)); w > width {
+				t.Errorf("line of %d columns in a %d-column terminal: %q", w, width, l)
+			}
+			if seen[l] {
+				t.Errorf("%d columns: two rows read %q:\n%s", width, l, screen)
+			}
+			seen[l] = true
+		}
+		if width == 40 && !strings.Contains(screen, "[ ] vendor-a/model-a-sonnet-4.5\n") {
+			t.Errorf("%d columns: the id vendor-a/model-a-sonnet-4.5 is not whole:\n%s", width, screen)
+		}
+	}
+	term.Press("Escape")
+	term.Wait()
 }
 
 func TestTerminal_ReadSecretHidden(t *testing.T) {
