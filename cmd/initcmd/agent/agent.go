@@ -396,7 +396,7 @@ func pickModels(opts *AgentOptions, entries []models.Entry, configured []string)
 		}
 		items = append(items, it)
 	}
-	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Models to add to OpenCode (space toggles, enter confirms)", Items: items, Multi: true})
+	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Models to add to OpenCode (tab toggles, enter confirms)", Items: items, Multi: true})
 	if err := pickErr(err); err != nil {
 		return nil, err
 	}

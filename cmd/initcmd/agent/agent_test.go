@@ -401,7 +401,7 @@ func TestAgentRun_Interactive_FakePicker(t *testing.T) {
 	if err := run(t, e, AgentOptions{Pick: pick}); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(titles, []string{"Models to add to OpenCode (space toggles, enter confirms)", "Default model for OpenCode (esc: leave it unchanged)"}) {
+	if !slices.Equal(titles, []string{"Models to add to OpenCode (tab toggles, enter confirms)", "Default model for OpenCode (esc: leave it unchanged)"}) {
 		t.Fatalf("pickers = %q", titles)
 	}
 	var disabled []string
