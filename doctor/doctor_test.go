@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/api/apitest"
 
 	"github.com/modelgateway/gw/config"
@@ -605,5 +606,36 @@ func TestRun_KeyStorage_FileChosenNoKeychain(t *testing.T) {
 	}
 	if c.Fix != "once an OS keychain is available, run: gw auth login (it stores the key there)" {
 		t.Errorf("fix %q", c.Fix)
+	}
+}
+
+// A one-token request that hangs is not a refusal: the key's note says it timed out.
+func TestRun_ProbeTimesOut(t *testing.T) {
+	s := startStandin(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultHang, Path: "/chat/completions"}})
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.StepTimeout = 300 * time.Millisecond
+	rep := runDoctor(t, in)
+	wantStatus(t, rep, IDHTTP, Pass)
+	c := wantFail(t, rep, IDKey, "service unreachable", msgUnreachable, []string{"no answer in time"}, "network")
+	if !strings.Contains(c.Detail, "timed out") || strings.Contains(c.Detail, "refused") {
+		t.Errorf("key detail %q: want it to say the one-token request timed out, not that it was refused", c.Detail)
+	}
+}
+
+// probeOutcome is shared by the key's note and each model's check: only an HTTP answer is a refusal.
+func TestProbeOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		err  *api.Error
+		want string
+	}{
+		{&api.Error{Status: 403, Condition: api.KeyRejected}, "was refused with HTTP 403"},
+		{&api.Error{Status: 503}, "failed with HTTP 503"},
+		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindTimeout}, "timed out without an answer"},
+		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindReset}, "was cut off before an answer"},
+		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindOther}, "got no answer"},
+	} {
+		if got := probeOutcome(tc.err); got != tc.want {
+			t.Errorf("probeOutcome(status %d, kind %q) = %q, want %q", tc.err.Status, tc.err.Kind, got, tc.want)
+		}
 	}
 }

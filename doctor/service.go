@@ -484,7 +484,7 @@ func (r *run) checkKey(ctx context.Context, u *url.URL) (Check, []api.Model) {
 	if err != nil {
 		ae := asAPI(err)
 		f := fromAPI(IDKey, ae)
-		f.Detail = "the model list was given; a one-token request to " + probe + " was refused"
+		f.Detail = "the model list was given; a one-token request to " + probe + " " + probeOutcome(ae)
 		if ae.Condition == api.KeyRejected || ae.Condition == api.ServiceUnreachable {
 			return f, models
 		}
@@ -494,6 +494,24 @@ func (r *run) checkKey(ctx context.Context, u *url.URL) (Check, []api.Model) {
 	}
 	c.Detail += "; a one-token request to " + probe + " was answered"
 	return c, models
+}
+
+// probeOutcome says in a few words what became of a one-token request that failed: only an HTTP answer
+// is a refusal; a request that never got one timed out, was cut off or went unanswered (the cause says why).
+func probeOutcome(ae *api.Error) string {
+	switch {
+	case ae.Status >= 500:
+		return fmt.Sprintf("failed with HTTP %d", ae.Status)
+	case ae.Status != 0:
+		return fmt.Sprintf("was refused with HTTP %d", ae.Status)
+	case ae.Kind == api.KindTimeout:
+		return "timed out without an answer"
+	case ae.Kind == api.KindReset:
+		return "was cut off before an answer"
+	case ae.Kind == api.KindCanceled:
+		return "was cancelled before an answer"
+	}
+	return "got no answer"
 }
 
 // asAPI is err as the one classification's *api.Error.
@@ -589,8 +607,9 @@ func (r *run) probeModel(ctx context.Context, u *url.URL, id string) Check {
 	defer cancel()
 	cid := ModelIDPrefix + id
 	if err := r.client(u.String(), r.in.Key.Key).Probe(ctx, id); err != nil {
-		c := fromAPI(cid, asAPI(err))
-		c.Detail = "listed by the service, but a one-token request was refused"
+		ae := asAPI(err)
+		c := fromAPI(cid, ae)
+		c.Detail = "listed by the service, but a one-token request " + probeOutcome(ae)
 		return r.inAgentConfig(id, c)
 	}
 	return Check{ID: cid, Status: Pass, Detail: "listed by the service and answers a one-token request"}
