@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
 )
 
 // order is the report's fixed order; model checks go after IDModels.
@@ -73,7 +74,9 @@ func (r *run) set(c Check) {
 	if c.Title == "" {
 		c.Title = title(c.ID)
 	}
-	c.Fix = config.FixForSource(c.Fix, config.Source(r.in.BaseURLSource))
+	// Fixes name where the base URL and the key really come from (GW_BASE_URL, --base-url and GW_API_KEY
+	// override what gw auth login stores).
+	c.Fix = keychain.FixForKeySource(config.FixForSource(c.Fix, config.Source(r.in.BaseURLSource)), r.in.Key.Source)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

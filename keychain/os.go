@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -255,4 +256,34 @@ func Reason(err error) string {
 		return fmt.Sprintf("%s did not answer within %s (is it locked or not running?)", te.Backend, te.Timeout)
 	}
 	return err.Error()
+}
+
+// FixForKeySource rewrites a fix that says to store a new key with
+// gw auth login for a key that came from src: GW_API_KEY overrides the
+// stored key, so storing another changes nothing while it is set.
+func FixForKeySource(fix string, src Source) string {
+	if src != SourceEnv {
+		return fix
+	}
+	const login = "run: gw auth login"
+	var b strings.Builder
+	for {
+		i := strings.Index(fix, login)
+		if i < 0 {
+			b.WriteString(fix)
+			return b.String()
+		}
+		rest := fix[i+len(login):]
+		b.WriteString(fix[:i])
+		if strings.HasPrefix(rest, " --base-url") {
+			// About the base URL, not the key.
+			b.WriteString(login)
+		} else {
+			b.WriteString("set " + EnvVar + " to it, or run: unset " + EnvVar + " (gw then uses the stored key)")
+			if r, ok := strings.CutPrefix(rest, " (or set "+EnvVar+")"); ok {
+				rest = r
+			}
+		}
+		fix = rest
+	}
 }

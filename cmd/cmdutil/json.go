@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/keychain"
 )
 
 // WriteJSON writes v as indented JSON with a trailing newline, HTML characters unescaped.
@@ -19,12 +20,13 @@ func WriteJSON(w io.Writer, v any) error {
 }
 
 // WithFixFrom appends the fix of a classified service error as a second line, so a failing command says
-// what went wrong and the one thing to do about it; a fix that says to run gw auth login --base-url is
-// rewritten to where the base URL really came from, src (see config.FixForSource).
-func WithFixFrom(err error, src config.Source) error {
+// what went wrong and the one thing to do about it; the fix is rewritten for where the base URL (src) and
+// the key (keySrc; "" when no stored key is involved) really came from (config.FixForSource,
+// keychain.FixForKeySource).
+func WithFixFrom(err error, src config.Source, keySrc keychain.Source) error {
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Fix != "" {
-		return fmt.Errorf("%w\nfix: %s", err, config.FixForSource(ae.Fix, src))
+		return fmt.Errorf("%w\nfix: %s", err, keychain.FixForKeySource(config.FixForSource(ae.Fix, src), keySrc))
 	}
 	return err
 }

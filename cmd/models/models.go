@@ -92,7 +92,7 @@ func List(ctx context.Context, f *cmdutil.Factory, baseURL string) ([]Entry, err
 	listed, err := f.APIClient(base, key.Key, 0).Models(ctx)
 	stop()
 	if err != nil {
-		return nil, cmdutil.WithFixFrom(err, src)
+		return nil, cmdutil.WithFixFrom(err, src, key.Source)
 	}
 	return Join(listed), nil
 }

@@ -84,7 +84,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	cancel()
 	stop()
 	if err != nil {
-		return fmt.Errorf("nothing stored: %w", cmdutil.WithFixFrom(err, src))
+		return fmt.Errorf("nothing stored: %w", cmdutil.WithFixFrom(err, src, ""))
 	}
 
 	_, paths, err := f.Config()

@@ -145,7 +145,7 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		case err == nil:
 			rep.Accepted, rep.Models = true, len(models)
 		case errors.As(err, &ae):
-			rep.Error = &ErrorInfo{Condition: string(ae.Condition), Message: messageOf(ae), Cause: ae.Cause, Fix: config.FixForSource(ae.Fix, src)}
+			rep.Error = &ErrorInfo{Condition: string(ae.Condition), Message: messageOf(ae), Cause: ae.Cause, Fix: keychain.FixForKeySource(config.FixForSource(ae.Fix, src), key.Source)}
 		default:
 			fail("the service could not be asked", err.Error(), "run: gw doctor")
 		}
