@@ -118,7 +118,7 @@ the picker).`,
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the change as a unified diff and write nothing")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "write without asking for confirmation")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
-	cmd.Flags().IntVar(&opts.Port, "port", 0, "gw serve's port for --mode proxy (default: the configured port, else 8787)")
+	cmd.Flags().IntVar(&opts.Port, "port", 0, "gw serve's port for --mode proxy, saved in gw's config (default: the configured port, else 8787)")
 	return cmd
 }
 
@@ -194,14 +194,19 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	p := opencode.Provider{ID: opencode.ProviderID, Name: ProviderName}
 	var tokenNote string
 	var saveToken func() error // set when the token is new: saved only once OpenCode's config holds it
+	var savePort func() error  // set when --port differs from gw's config: saved only once OpenCode's config holds it
+	var port int
 	switch opts.Mode {
 	case ModeProxy:
-		port, token, save, note, err := proxySettings(f, opts)
+		var token, note string
+		var save func() error
+		port, token, save, note, err = proxySettings(f, opts)
 		if err != nil {
 			return err
 		}
 		p.BaseURL = "http://127.0.0.1:" + strconv.Itoa(port) + "/v1"
 		p.APIKey, tokenNote, saveToken = token, note, save
+		savePort = portSaver(f, opts, port)
 	case ModeDirect:
 		p.BaseURL = baseURL
 		p.APIKey = KeyEnvRef
@@ -240,6 +245,17 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 
 	if !res.Changed {
 		fmt.Fprintf(out, "%s is already up to date: provider %q with %s; nothing changed\n", loc.Path, p.ID, countModels(len(p.Models)))
+		// OpenCode's config already points at this port (an earlier run that
+		// did not save it, or a hand edit): gw's config should agree with it.
+		if savePort != nil && opts.DryRun {
+			fmt.Fprintf(errOut, "note: a real run saves port %d in gw's config, so that gw serve listens there\n", port)
+		} else if savePort != nil {
+			if err := savePort(); err != nil {
+				return fmt.Errorf("gw serve's port was not saved: %w", err)
+			}
+			fmt.Fprintf(out, "gw serve will listen on port %d (saved in gw's config)\n", port)
+			fmt.Fprintln(out, "Next: run gw serve, or restart it if it runs on another port")
+		}
 		return nil
 	}
 	var old []byte // nil: there was no file, which Write checks is still so
@@ -252,6 +268,9 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if opts.DryRun {
 		fmt.Fprint(out, opencode.Diff(loc.Path, old, res.Data))
 		printSummary(errOut, res)
+		if savePort != nil {
+			fmt.Fprintf(errOut, "note: a real run also saves port %d in gw's config, so that gw serve listens there\n", port)
+		}
 		fmt.Fprintln(errOut, "dry run: nothing was written")
 		return nil
 	}
@@ -275,6 +294,11 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 			return fmt.Errorf("%s was written, but gw serve's local token was not saved: %w\nrun gw init agent again", w.Path, err)
 		}
 	}
+	if savePort != nil {
+		if err := savePort(); err != nil {
+			return fmt.Errorf("%s was written, but gw serve's port was not saved: %w\nrun gw init agent --port %d again", w.Path, err, port)
+		}
+	}
 
 	verb := "Updated"
 	if !exists {
@@ -294,6 +318,9 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	}
 	switch opts.Mode {
 	case ModeProxy:
+		if savePort != nil {
+			fmt.Fprintf(out, "gw serve will listen on port %d (saved in gw's config)\n", port)
+		}
 		fmt.Fprintf(out, "Next: run gw serve (OpenCode reaches the service through %s)\n", p.BaseURL)
 		if opts.Project {
 			fmt.Fprintln(errOut, "note: the project config holds gw serve's local token; it opens only your local proxy, but keep it out of version control (or use --mode direct)")
@@ -482,6 +509,34 @@ func proxySettings(f *cmdutil.Factory, opts *AgentOptions) (port int, token stri
 		})
 	}
 	return port, token, save, "", nil
+}
+
+// portSaver returns what saves --port as gw's configured port, so that a
+// plain gw serve and gw doctor use the port OpenCode was pointed at; nil when
+// there is nothing to save (no --port, the port already configured, or the
+// default 8787 with no port configured). Like the token, it is called only
+// after OpenCode's config was written.
+func portSaver(f *cmdutil.Factory, opts *AgentOptions, port int) func() error {
+	if opts.Port == 0 {
+		return nil
+	}
+	c, paths, err := f.Config()
+	if err != nil {
+		return nil // proxySettings already read it; an error there returned first
+	}
+	configured := c.Port
+	if configured == 0 {
+		configured = config.DefaultPort
+	}
+	if port == configured {
+		return nil
+	}
+	return func() error {
+		return config.Update(paths.File(), func(c *config.File) error {
+			c.Port = port
+			return nil
+		})
+	}
 }
 
 // modelSpec describes a listed model from the catalogue; an id the

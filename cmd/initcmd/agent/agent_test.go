@@ -371,6 +371,7 @@ func TestAgentRun_ProjectScopeWritesWorkDir(t *testing.T) {
 	compare(t, "stdout", scrub(e, e.Out.String()), `Updated $DIR/opencode.json: provider "gw" with 1 model
   added:   vendor-a/model-a-haiku-4.5
 Previous version kept in $DIR/opencode.json.bak
+gw serve will listen on port 9999 (saved in gw's config)
 Next: run gw serve (OpenCode reaches the service through http://127.0.0.1:9999/v1)
 `)
 	compare(t, "stderr", e.ErrOut.String(), "note: the project config holds gw serve's local token; it opens only your local proxy, but keep it out of version control (or use --mode direct)\n")
@@ -499,9 +500,10 @@ func TestAgentRun_FileEditedAtThePromptIsKept(t *testing.T) {
 	}
 }
 
-// gw's own config gets the new local token only once OpenCode's config holds
-// it: a run that writes nothing there changes nothing in gw's config either.
-func TestAgentRun_LocalTokenSavedOnlyWithTheOpenCodeConfig(t *testing.T) {
+// gw's own config gets the new local token and --port only once OpenCode's
+// config holds them: a run that writes nothing there changes nothing in gw's
+// config either.
+func TestAgentRun_TokenAndPortSavedOnlyWithTheOpenCodeConfig(t *testing.T) {
 	gwConfig := func(e *cmdtest.Env) string { return filepath.Join(e.Dir, "home", ".config", "gw", "config.json") }
 	snapshot := func(e *cmdtest.Env) (string, bool) {
 		b, err := os.ReadFile(gwConfig(e))
@@ -519,8 +521,8 @@ func TestAgentRun_LocalTokenSavedOnlyWithTheOpenCodeConfig(t *testing.T) {
 		prepare func(t *testing.T, e *cmdtest.Env, path string)
 		opts    AgentOptions
 	}{
-		{"answered no", func(t *testing.T, e *cmdtest.Env, _ string) { interactive(e, "n\n") }, AgentOptions{Models: []string{"all"}}},
-		{"dry run", nil, AgentOptions{Models: []string{"all"}, DryRun: true}},
+		{"answered no", func(t *testing.T, e *cmdtest.Env, _ string) { interactive(e, "n\n") }, AgentOptions{Models: []string{"all"}, Port: 18999}},
+		{"dry run", nil, AgentOptions{Models: []string{"all"}, Port: 18999, DryRun: true}},
 		{"config does not parse", func(t *testing.T, e *cmdtest.Env, path string) {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
@@ -528,7 +530,7 @@ func TestAgentRun_LocalTokenSavedOnlyWithTheOpenCodeConfig(t *testing.T) {
 			if err := os.WriteFile(path, []byte("{\n  \"theme\": \"dark\"\n  \"share\": \"manual\"\n}\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, AgentOptions{Models: []string{"all"}}},
+		}, AgentOptions{Models: []string{"all"}, Port: 18999}},
 		{"existing gw config, answered no", func(t *testing.T, e *cmdtest.Env, _ string) {
 			if err := os.MkdirAll(filepath.Dir(gwConfig(e)), 0o700); err != nil {
 				t.Fatal(err)
@@ -537,7 +539,7 @@ func TestAgentRun_LocalTokenSavedOnlyWithTheOpenCodeConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			interactive(e, "n\n")
-		}, AgentOptions{Models: []string{"all"}}},
+		}, AgentOptions{Models: []string{"all"}, Port: 18999}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e, path := env(t)
@@ -553,20 +555,23 @@ func TestAgentRun_LocalTokenSavedOnlyWithTheOpenCodeConfig(t *testing.T) {
 		})
 	}
 
-	// The run that writes OpenCode's config saves the same token in gw's.
+	// The run that writes OpenCode's config saves the same token and port in gw's, and says so.
 	e, path := env(t)
-	if err := run(t, e, AgentOptions{Models: []string{"all"}}); err != nil {
+	if err := run(t, e, AgentOptions{Models: []string{"all"}, Port: 18999}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := config.Load(gwConfig(e))
-	if err != nil || c.LocalToken == "" {
-		t.Fatalf("no local token saved (err %v)", err)
+	if err != nil || c.LocalToken == "" || c.Port != 18999 {
+		t.Fatalf("gw's config = token %q, port %d (err %v); want a token and port 18999", c.LocalToken, c.Port, err)
+	}
+	if !strings.Contains(e.Out.String(), "gw serve will listen on port 18999 (saved in gw's config)\n") {
+		t.Errorf("the saved port is not reported:\n%s", e.Out.String())
 	}
 	sum, err := opencode.ReadModels([]byte(readFile(t, path)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if data := readFile(t, path); !strings.Contains(data, `"apiKey": "`+c.LocalToken+`"`) || len(sum.Providers) != 1 {
+	if data := readFile(t, path); !strings.Contains(data, `"apiKey": "`+c.LocalToken+`"`) || !strings.Contains(data, `"baseURL": "http://127.0.0.1:18999/v1"`) || len(sum.Providers) != 1 {
 		t.Fatalf("OpenCode's config does not hold gw's saved token:\n%s", data)
 	}
 }
