@@ -25,7 +25,8 @@ import (
 type served struct {
 	up     *standin.Server
 	addr   string
-	stop   context.CancelFunc
+	stop   context.CancelFunc // ctrl-c
+	now    context.CancelFunc // ctrl-c again: the grace period ends at once
 	done   chan error
 	client *http.Client
 }
@@ -46,9 +47,10 @@ func startServe(t *testing.T, so standin.Options, grace time.Duration) *served {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &served{up: up, addr: ln.Addr().String(), stop: stop, done: make(chan error, 1),
+	now, hurry := context.WithCancel(context.Background())
+	s := &served{up: up, addr: ln.Addr().String(), stop: stop, now: hurry, done: make(chan error, 1),
 		client: &http.Client{Transport: &http.Transport{Proxy: nil}}}
-	go func() { s.done <- Serve(ctx, ln, h, grace) }()
+	go func() { s.done <- ServeUntil(ctx, now, ln, h, grace) }()
 	t.Cleanup(func() {
 		stop()
 		up.Close()
@@ -128,39 +130,20 @@ func TestShutdownCancelsStreamsAfterTheGracePeriod(t *testing.T) {
 // A second ctrl-c during the grace period cuts the running streams at once
 // instead of waiting the grace period out.
 func TestShutdownNowCutsStreamsBeforeTheGracePeriodEnds(t *testing.T) {
-	up := standin.New(standin.Options{BeforeEvent: func(ctx context.Context, n int) {
+	s := startServe(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
 		if n == 1 {
 			<-ctx.Done() // a model that never says anything more
 		}
-	}})
-	upSrv := httptest.NewServer(up)
-	defer func() { up.Close(); upSrv.Close() }()
-	u, _ := url.Parse(upSrv.URL + "/v1")
-	tr := api.NewTransport(api.TransportOptions{})
-	defer tr.CloseIdleConnections()
-	h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken,
-		Keys: NewKeys(func(context.Context) (string, error) { return realKey, nil }, 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, first := context.WithCancel(context.Background())
-	now, second := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ServeUntil(ctx, now, ln, h, time.Hour) }()
-	s := &served{up: up, addr: ln.Addr().String(), client: &http.Client{Transport: &http.Transport{Proxy: nil}}}
-	defer s.client.CloseIdleConnections()
+	}}, time.Hour)
 	res, br := s.stream(t)
 	defer res.Body.Close()
 
-	first()
+	s.stop()
 	waitRefused(t, s.addr) // shutting down, the stream still running
-	second()
+	s.now()
 	select {
-	case err := <-done:
+	case err := <-s.done:
+		s.done <- err // for Cleanup
 		if !errors.Is(err, ErrRequestsCut) {
 			t.Errorf("ServeUntil returned %v, want ErrRequestsCut", err)
 		}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -144,16 +145,25 @@ func (r *running) get(t *testing.T, addr, token string) (int, string) {
 // do sends req with the local token on a connection of its own.
 func (r *running) do(t *testing.T, req *http.Request, token string) (int, string) {
 	t.Helper()
+	status, body, err := send(req, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, body
+}
+
+// send is do for goroutines other than the test's: a failed request is an error, not t.Fatal.
+func send(req *http.Request, token string) (int, string, error) {
 	req.Header.Set("Authorization", "Bearer "+token)
 	tr := &http.Transport{Proxy: nil}
 	defer tr.CloseIdleConnections()
 	res, err := tr.RoundTrip(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(b)
+	b, _ := io.ReadAll(res.Body) // a cut stream ends early: what arrived is returned
+	return res.StatusCode, string(b), nil
 }
 
 func localToken(t *testing.T, env *cmdtest.Env) string {
@@ -362,16 +372,17 @@ func TestServeSecondInterruptCutsTheGracePeriod(t *testing.T) {
 	go func() {
 		req, _ := http.NewRequest("POST", "http://"+addr+"/v1/chat/completions",
 			strings.NewReader(`{"model":"vendor-a/model-a-haiku-4.5","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
-		tr := &http.Transport{Proxy: nil}
-		defer tr.CloseIdleConnections()
-		res, err := tr.RoundTrip(req)
-		if err == nil {
-			_, err = io.ReadAll(res.Body)
-			res.Body.Close()
+		status, body, err := send(req, token) // reads the stream to its end, or to the cut
+		if err != nil {
+			streamErr <- err
+			return
 		}
-		streamErr <- err
+		if status == http.StatusOK && strings.Contains(body, "data: [DONE]") {
+			streamErr <- nil
+			return
+		}
+		streamErr <- fmt.Errorf("status %d, stream cut after %q", status, body)
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
