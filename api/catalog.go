@@ -177,6 +177,12 @@ func ModelError(id string, available []string) *Error {
 		return e
 	}
 	e.Kind = KindMisspelled
+	if t := strings.TrimSpace(id); t != id && t != "" && slices.Contains(available, t) {
+		// Pasted with a space or newline: the id is right, the whitespace is not.
+		e.Cause = fmt.Sprintf("%s has whitespace around it; ids are matched exactly", quoted(id))
+		e.Fix = "use the exact id, without the whitespace: " + t
+		return e
+	}
 	// The model meant may be one the plan lacks: "sonet-4.6" is sonnet-4.6,
 	// not the listed sonnet-4.5, so a catalogue id strictly closer than every
 	// listed one is named instead of steering the user to the wrong model.

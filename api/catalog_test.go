@@ -94,6 +94,13 @@ func TestModelError(t *testing.T) {
 		t.Errorf("Error() = %q", e.Error())
 	}
 
+	// Pasted with whitespace: said so, not called a misspelling of itself.
+	e = ModelError(" vendor-a/model-a-haiku-4.5\n", avail)
+	if e == nil || e.Kind != KindMisspelled || !strings.Contains(e.Cause, "has whitespace around it") ||
+		e.Fix != "use the exact id, without the whitespace: vendor-a/model-a-haiku-4.5" {
+		t.Errorf("whitespace: %+v", e)
+	}
+
 	e = ModelError("vendor-a/model-a-opus-4.6", avail)
 	if e == nil || e.Kind != KindNotSubscribed || !strings.Contains(e.Cause, "not in this account's subscription") ||
 		!strings.Contains(e.Fix, "upgrade the plan") || !strings.Contains(e.Fix, "gw models") {
