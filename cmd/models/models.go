@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -168,7 +167,7 @@ func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 		for _, e := range missing {
 			ids = append(ids, e.ID)
 		}
-		sort.Strings(ids)
+		// Catalogue order, as in the piped and --json output.
 		fmt.Fprintf(ios.Out, "\nNot in your subscription: %s\n", strings.Join(ids, ", "))
 	}
 	return nil

@@ -55,7 +55,7 @@ vendor-a/model-a-sonnet-4.5       Model A Sonnet 4.5       200K
 vendor-a/model-a-haiku-4.5        Model A Haiku 4.5        200K     
 vendor-b/model-b-3-flash-preview  Model B 3 Flash Preview  1M       
 
-Not in your subscription: vendor-a/model-a-opus-4.5-thinking, vendor-a/model-a-opus-4.6, vendor-a/model-a-sonnet-4.5-thinking, vendor-a/model-a-sonnet-4.6, vendor-b/model-b-3-pro-preview
+Not in your subscription: vendor-a/model-a-opus-4.6, vendor-a/model-a-opus-4.5-thinking, vendor-a/model-a-sonnet-4.6, vendor-a/model-a-sonnet-4.5-thinking, vendor-b/model-b-3-pro-preview
 `
 	if e.Out.String() != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", e.Out, want)
