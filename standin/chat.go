@@ -27,8 +27,9 @@ type chatRequest struct {
 }
 
 type chatMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"` // a string, an array of parts, or null
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"` // a string, an array of parts, or null
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
 }
 
 // text returns the message's text, joining the text parts of an array.
@@ -53,10 +54,11 @@ func (m chatMessage) text() string {
 
 // answer is what the stand-in "model" says to one request.
 type answer struct {
-	model   string
-	content []string // the content deltas
-	tool    *toolCall
-	usage   usage
+	model     string
+	reasoning []string // reasoning deltas (models whose id ends in -thinking)
+	content   []string // the content deltas
+	tools     []toolCall
+	usage     usage
 }
 
 type toolCall struct {
@@ -71,13 +73,18 @@ type usage struct {
 }
 
 func (a answer) finishReason() string {
-	if a.tool != nil {
+	if len(a.tools) > 0 {
 		return "tool_calls"
 	}
 	return "stop"
 }
 
-var wordTool = regexp.MustCompile(`(?i)\btools?\b`)
+var (
+	wordTool = regexp.MustCompile(`(?i)\btools?\b`)
+	// snippet is a `backticked` argument in the user's words: a path, a
+	// command.
+	snippet = regexp.MustCompile("`([^`\n]+)`")
+)
 
 // Greeting is the answer to a chat request for model: fixed, so end-to-end
 // tests can look for it.
@@ -85,15 +92,26 @@ func Greeting(model string) string {
 	return "Hello from the gw stand-in (" + model + ")."
 }
 
+// maxQuote bounds how much of a tool's result the stand-in quotes back.
+const maxQuote = 200
+
 // compose decides the answer. A tool is called only when the request offers
 // tools and its last message is the user asking for one: coding agents offer
 // tools on every request and would loop if every answer called one.
+//
+// The tool is the first offered one whose name the user's words contain (else
+// the first offered). Each `backticked` snippet in the user's words makes one
+// call, the snippet filling the call's required string arguments (and a
+// required "command" array as bash -lc snippet): "Use the Read tool on
+// `/tmp/p/a.txt` and `/tmp/p/b.txt`" makes two calls. After a tool result,
+// the answer quotes the start of the result, so a test can see the agent
+// passed it back. A model whose id ends in -thinking streams reasoning first.
 func (s *Server) compose(req chatRequest, id int) answer {
 	a := answer{model: req.Model}
 	last := req.Messages[len(req.Messages)-1]
 	text := Greeting(req.Model)
 	if last.Role == "tool" {
-		text = "Tool result received. " + text
+		text = "Tool result received: " + quote(last.text()) + " " + text
 	}
 	if len(req.Tools) > 0 && last.Role == "user" && wordTool.MatchString(last.text()) {
 		t := req.Tools[0]
@@ -103,9 +121,24 @@ func (s *Server) compose(req chatRequest, id int) answer {
 				break
 			}
 		}
-		args := string(sampleArgs(t.Function.Parameters))
-		a.tool = &toolCall{id: fmt.Sprintf("call_standin%06d", id), name: t.Function.Name, args: split(args, 8)}
+		args := []string{""}
+		if m := snippet.FindAllStringSubmatch(last.text(), -1); len(m) > 0 {
+			args = args[:0]
+			for _, sm := range m {
+				args = append(args, sm[1])
+			}
+		}
+		for i, arg := range args {
+			a.tools = append(a.tools, toolCall{
+				id:   fmt.Sprintf("call_standin%06d_%d", id, i),
+				name: t.Function.Name,
+				args: split(string(sampleArgs(t.Function.Parameters, arg)), 8),
+			})
+		}
 		text = "Calling " + t.Function.Name + ". " + text
+	}
+	if strings.HasSuffix(req.Model, "-thinking") {
+		a.reasoning = splitWords("The user wrote " + tokensWord(tokens(last.text())) + "; I answer plainly.")
 	}
 
 	if n := s.opts.ContentChunks; n > 0 {
@@ -121,12 +154,28 @@ func (s *Server) compose(req chatRequest, id int) answer {
 	for _, m := range req.Messages {
 		prompt += tokens(m.text()) + 3
 	}
-	completion := tokens(strings.Join(a.content, ""))
-	if a.tool != nil {
-		completion += tokens(strings.Join(a.tool.args, "")) + tokens(a.tool.name)
+	completion := tokens(strings.Join(a.content, "")) + tokens(strings.Join(a.reasoning, ""))
+	for _, t := range a.tools {
+		completion += tokens(strings.Join(t.args, "")) + tokens(t.name)
 	}
 	a.usage = usage{Prompt: prompt, Completion: completion, Total: prompt + completion}
 	return a
+}
+
+// quote is the start of a tool's result, on one line.
+func quote(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > maxQuote {
+		s = strings.ToValidUTF8(s[:maxQuote], "") + "…"
+	}
+	return "«" + s + "»"
+}
+
+func tokensWord(n int) string {
+	if n == 1 {
+		return "1 token"
+	}
+	return fmt.Sprintf("%d tokens", n)
 }
 
 // tokens is a deterministic estimate: one token per 4 bytes.
@@ -156,12 +205,16 @@ func splitWords(s string) []string {
 }
 
 // sampleArgs fills the required properties of a JSON schema with plain
-// values, so an agent's argument validation accepts the call.
-func sampleArgs(schema json.RawMessage) []byte {
+// values, so an agent's argument validation accepts the call; arg, when not
+// empty, fills the string ones (and a "command" array, as bash -lc arg).
+func sampleArgs(schema json.RawMessage, arg string) []byte {
 	var sc struct {
 		Properties map[string]struct {
-			Type any   `json:"type"`
-			Enum []any `json:"enum"`
+			Type  any   `json:"type"`
+			Enum  []any `json:"enum"`
+			Items *struct {
+				Type any `json:"type"`
+			} `json:"items"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
@@ -186,10 +239,16 @@ func sampleArgs(schema json.RawMessage) []byte {
 			args[name] = true
 		case "array":
 			args[name] = []any{}
+			if arg != "" && name == "command" && p.Items != nil && p.Items.Type == "string" {
+				args[name] = []any{"bash", "-lc", arg}
+			}
 		case "object":
 			args[name] = map[string]any{}
 		default:
 			args[name] = "gw stand-in"
+			if arg != "" {
+				args[name] = arg
+			}
 		}
 	}
 	return mustJSON(args)
@@ -248,11 +307,18 @@ func (q *request) chat(acct Account) {
 
 func completion(id string, created int64, a answer) map[string]any {
 	msg := map[string]any{"role": "assistant", "content": strings.Join(a.content, ""), "refusal": nil}
-	if a.tool != nil {
-		msg["tool_calls"] = []any{map[string]any{
-			"id": a.tool.id, "type": "function",
-			"function": map[string]any{"name": a.tool.name, "arguments": strings.Join(a.tool.args, "")},
-		}}
+	if len(a.reasoning) > 0 {
+		msg["reasoning_content"] = strings.Join(a.reasoning, "")
+	}
+	if len(a.tools) > 0 {
+		var calls []any
+		for _, t := range a.tools {
+			calls = append(calls, map[string]any{
+				"id": t.id, "type": "function",
+				"function": map[string]any{"name": t.name, "arguments": strings.Join(t.args, "")},
+			})
+		}
+		msg["tool_calls"] = calls
 	}
 	return map[string]any{
 		"id": id, "object": "chat.completion", "created": created, "model": a.model,
@@ -284,10 +350,11 @@ type chunkChoice struct {
 }
 
 type delta struct {
-	Role      string          `json:"role,omitempty"`
-	Content   *string         `json:"content,omitempty"`
-	Refusal   *string         `json:"refusal,omitempty"`
-	ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
+	Role             string          `json:"role,omitempty"`
+	Content          *string         `json:"content,omitempty"`
+	ReasoningContent *string         `json:"reasoning_content,omitempty"`
+	Refusal          *string         `json:"refusal,omitempty"`
+	ToolCalls        []toolCallDelta `json:"tool_calls,omitempty"`
 }
 
 type toolCallDelta struct {
@@ -311,15 +378,18 @@ func chatEvents(id string, created int64, a answer, includeUsage bool) [][]byte 
 	}
 	empty := ""
 	events := [][]byte{chunk(delta{Role: "assistant", Content: &empty}, nil)}
+	for _, r := range a.reasoning {
+		events = append(events, chunk(delta{ReasoningContent: &r}, nil))
+	}
 	for _, c := range a.content {
 		events = append(events, chunk(delta{Content: &c}, nil))
 	}
-	if t := a.tool; t != nil {
-		first := toolCallDelta{ID: t.id, Type: "function"}
+	for i, t := range a.tools {
+		first := toolCallDelta{Index: i, ID: t.id, Type: "function"}
 		first.Function.Name = t.name
 		events = append(events, chunk(delta{ToolCalls: []toolCallDelta{first}}, nil))
 		for _, piece := range t.args {
-			var d toolCallDelta
+			d := toolCallDelta{Index: i}
 			d.Function.Arguments = piece
 			events = append(events, chunk(delta{ToolCalls: []toolCallDelta{d}}, nil))
 		}

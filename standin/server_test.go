@@ -419,3 +419,70 @@ func TestSeen_DroppedRequestDoesNotOverwriteANewerOne(t *testing.T) {
 		}
 	}
 }
+
+// The scripted "model" of the stand-in that end-to-end tests of agents rely
+// on: backticked snippets become the arguments of one call each, a tool's
+// result is quoted back, a -thinking model streams reasoning first.
+func TestChat_SnippetsMakeOneCallEachAndResultsAreQuoted(t *testing.T) {
+	rs := start(t, Options{})
+	body := `{"model":"vendor-a/model-a-sonnet-4.5-thinking","stream":true,
+	  "tools":[{"type":"function","function":{"name":"Bash","parameters":{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}}},"required":["command"]}}},
+	           {"type":"function","function":{"name":"Read","parameters":{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}}}],
+	  "messages":[{"role":"user","content":"Use the Read tool on ` + "`/tmp/p/a.txt` and `/tmp/p/b.txt`" + `"}]}`
+	status, _, raw := do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+	if status != 200 {
+		t.Fatalf("%d %s", status, raw)
+	}
+	var reasoning string
+	calls := map[int]string{}
+	names := map[int]string{}
+	for _, e := range sse(t, strings.NewReader(raw)) {
+		if e == "[DONE]" {
+			continue
+		}
+		var c struct {
+			Choices []struct {
+				Delta struct {
+					ReasoningContent string `json:"reasoning_content"`
+					ToolCalls        []struct {
+						Index    int `json:"index"`
+						Function struct {
+							Name, Arguments string
+						} `json:"function"`
+					} `json:"tool_calls"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(e), &c); err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range c.Choices {
+			reasoning += ch.Delta.ReasoningContent
+			for _, tc := range ch.Delta.ToolCalls {
+				calls[tc.Index] += tc.Function.Arguments
+				names[tc.Index] += tc.Function.Name
+			}
+		}
+	}
+	if reasoning == "" {
+		t.Error("a -thinking model streamed no reasoning_content")
+	}
+	if calls[0] != `{"file_path":"/tmp/p/a.txt"}` || calls[1] != `{"file_path":"/tmp/p/b.txt"}` || names[0] != "Read" || names[1] != "Read" {
+		t.Errorf("calls %v %v, want two Read calls, one per snippet", names, calls)
+	}
+
+	body = `{"model":"vendor-a/model-a-haiku-4.5","tools":[{"type":"function","function":{"name":"shell","parameters":{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}}},"required":["command"]}}}],
+	  "messages":[{"role":"user","content":"run the shell tool: ` + "`cat notes.txt`" + `"}]}`
+	_, _, raw = do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+	if !strings.Contains(raw, `"arguments":"{\"command\":[\"bash\",\"-lc\",\"cat notes.txt\"]}"`) {
+		t.Errorf("shell call: %s", raw)
+	}
+
+	body = `{"model":"vendor-a/model-a-haiku-4.5","messages":[{"role":"user","content":"read it"},
+	  {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"Read","arguments":"{}"}}]},
+	  {"role":"tool","tool_call_id":"c1","content":"the secret word is\n  PLUM-42"}]}`
+	_, _, raw = do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+	if !strings.Contains(raw, "Tool result received: «the secret word is PLUM-42»") {
+		t.Errorf("answer after a tool result does not quote it: %s", raw)
+	}
+}
