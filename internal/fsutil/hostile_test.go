@@ -1,5 +1,3 @@
-//go:build unix
-
 package fsutil
 
 // The hostile-directory suite of the file operations: what a repository (or anything else able to write
@@ -13,36 +11,11 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelgateway/gw/internal/testutil"
 )
-
-// within runs fn and fails the test if it has not returned within d: a read that waits on a named pipe
-// or reads /dev/zero must fail the test, not hang it. The outcome is what fn asserts.
-func within(t *testing.T, d time.Duration, what string, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("%s did not return within %s (it waits on the file or reads it without end)", what, d)
-	}
-}
-
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("no named pipes in the file system")
-	}
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
@@ -60,17 +33,10 @@ func readString(t *testing.T, path string) string {
 	return string(b)
 }
 
-func symlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Skipf("no symlinks here: %v", err)
-	}
-}
-
 func TestReadRegular_NamedPipeIsRefusedAtOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.json")
-	mkfifo(t, path)
-	within(t, 10*time.Second, "ReadRegular of a named pipe", func() {
+	testutil.Mkfifo(t, path)
+	testutil.Within(t, 10*time.Second, "ReadRegular of a named pipe", func() {
 		_, err := ReadRegular(path, MaxConfigSize)
 		var nr *NotRegularError
 		if !errors.As(err, &nr) || nr.Mode&fs.ModeNamedPipe == 0 {
@@ -89,8 +55,8 @@ func TestReadRegular_LinkToDevZeroIsRefusedAtOnce(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	path := filepath.Join(t.TempDir(), "opencode.json")
-	symlink(t, "/dev/zero", path)
-	within(t, 10*time.Second, "ReadRegular of a link to /dev/zero", func() {
+	testutil.Symlink(t, "/dev/zero", path)
+	testutil.Within(t, 10*time.Second, "ReadRegular of a link to /dev/zero", func() {
 		_, err := ReadRegular(path, MaxConfigSize)
 		want := "refusing to read " + path + ": it is a symlink to /dev/zero, which is a character device, not a regular file; point the link at a regular file, or remove it"
 		if err == nil || err.Error() != want {
@@ -101,16 +67,8 @@ func TestReadRegular_LinkToDevZeroIsRefusedAtOnce(t *testing.T) {
 
 func TestReadRegular_HugeFileIsRefusedUnread(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opencode.json")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Sparse: 100 MB that take no disk space.
-	if err := f.Truncate(100 << 20); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	_, err = ReadRegular(path, MaxConfigSize)
+	testutil.Sparse(t, path, 100<<20)
+	_, err := ReadRegular(path, MaxConfigSize)
 	var tl *TooLargeError
 	if !errors.As(err, &tl) {
 		t.Fatalf("err = %v, want *TooLargeError", err)
@@ -140,7 +98,7 @@ func TestReadRegular_DirectoryAndMissing(t *testing.T) {
 	path := filepath.Join(dir, "ok.json")
 	writeFile(t, path, "{}")
 	link := filepath.Join(dir, "link.json")
-	symlink(t, "ok.json", link)
+	testutil.Symlink(t, "ok.json", link)
 	if data, err := ReadRegular(link, MaxConfigSize); err != nil || string(data) != "{}" {
 		t.Fatalf("a link to a regular file is read: %q, %v", data, err)
 	}
@@ -153,7 +111,7 @@ func TestWriteBackup_LinkToAFileOutsideIsRefused(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "bashrc")
 	writeFile(t, outside, "export PATH=/usr/bin\n")
 	bak := filepath.Join(dir, "opencode.json.bak")
-	symlink(t, outside, bak)
+	testutil.Symlink(t, outside, bak)
 	err := WriteBackup(bak, []byte("the project's bytes"), 0o600, nil)
 	want := "refusing to write the backup " + bak + ": it is a symlink (to " + outside + "); gw writes its backups only as regular files of its own, never through a link or into anything else; remove it (rm " + bak + ") and run again"
 	if err == nil || err.Error() != want {
@@ -169,7 +127,7 @@ func TestWriteBackup_LinkToAFileOutsideIsRefused(t *testing.T) {
 
 	// A dangling link: its target is not created.
 	dangling := filepath.Join(dir, "other.json.bak")
-	symlink(t, filepath.Join(t.TempDir(), "created-by-gw"), dangling)
+	testutil.Symlink(t, filepath.Join(t.TempDir(), "created-by-gw"), dangling)
 	if err := WriteBackup(dangling, []byte("x"), 0o600, nil); err == nil {
 		t.Fatal("a dangling link as the backup was accepted")
 	}
@@ -214,10 +172,10 @@ func TestWriteBackup_ReplacesAnOlderRegularBackup(t *testing.T) {
 func TestWriteAtomic_NotARegularFileIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	mkfifo(t, fifo)
+	testutil.Mkfifo(t, fifo)
 	path := filepath.Join(dir, "opencode.json")
-	symlink(t, fifo, path)
-	within(t, 10*time.Second, "WriteAtomic over a link to a named pipe", func() {
+	testutil.Symlink(t, fifo, path)
+	testutil.Within(t, 10*time.Second, "WriteAtomic over a link to a named pipe", func() {
 		err := WriteAtomic(path, []byte("{}"), 0o600)
 		if err == nil || !strings.HasPrefix(err.Error(), "cannot replace "+fifo+": it is a named pipe (FIFO), not a regular file") {
 			t.Errorf("err = %v", err)
@@ -236,7 +194,7 @@ func TestCreateExclusive_PlantedLinkIsNeverOpened(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "bashrc")
 	writeFile(t, outside, "mine\n")
 	name := filepath.Join(dir, ".opencode.json.tmp-1")
-	symlink(t, outside, name)
+	testutil.Symlink(t, outside, name)
 	if f, err := createExclusive(name, 0o600); err == nil {
 		f.Close()
 		t.Fatal("a planted link was opened as the temporary file")
@@ -246,7 +204,7 @@ func TestCreateExclusive_PlantedLinkIsNeverOpened(t *testing.T) {
 	}
 	missing := filepath.Join(t.TempDir(), "would-be-created")
 	name2 := filepath.Join(dir, ".opencode.json.tmp-2")
-	symlink(t, missing, name2)
+	testutil.Symlink(t, missing, name2)
 	if f, err := createExclusive(name2, 0o600); err == nil {
 		f.Close()
 		t.Fatal("a planted dangling link was opened")
@@ -281,7 +239,7 @@ func TestWriteAtomic_RemovesStaleTempFilesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, ".opencode.json.tmp-link")
-	symlink(t, outside, link)
+	testutil.Symlink(t, outside, link)
 
 	if err := WriteAtomic(path, []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
@@ -303,51 +261,32 @@ func TestWriteAtomic_RemovesStaleTempFilesOnly(t *testing.T) {
 // A rewrite keeps the owner and group of the file it replaces: gw run as root with the user's HOME
 // (sudo -E) must not leave the user's config owned by root.
 func TestWriteAtomic_KeepsOwnerAndGroup(t *testing.T) {
-	requireRoot(t)
+	testutil.RequireRoot(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.json")
 	writeFile(t, path, "{}")
-	if err := os.Chown(path, 65534, 65534); err != nil {
+	if err := os.Chown(path, testutil.Nobody, testutil.Nobody); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteAtomic(path, []byte(`{"a":1}`), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	assertOwner(t, path, 65534, 65534)
+	assertOwner(t, path)
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 		t.Errorf("mode %04o, want 0640", fi.Mode().Perm())
 	}
 	// Through a link: the target keeps its owner; so does a backup made like it.
 	link := filepath.Join(dir, "link.json")
-	symlink(t, path, link)
+	testutil.Symlink(t, path, link)
 	if err := WriteAtomic(link, []byte(`{"a":2}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	assertOwner(t, path, 65534, 65534)
+	assertOwner(t, path)
 	like, _ := os.Stat(path)
 	if err := WriteBackup(path+".bak", []byte("{}"), 0o600, like); err != nil {
 		t.Fatal(err)
 	}
-	assertOwner(t, path+".bak", 65534, 65534)
-}
-
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if runtime.GOOS == "windows" || os.Geteuid() != 0 {
-		t.Skip("needs root (to own a file as another user); CI runs the tests as root")
-	}
-}
-
-func assertOwner(t *testing.T, path string, uid, gid uint32) {
-	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := fi.Sys().(*syscall.Stat_t)
-	if st.Uid != uid || st.Gid != gid {
-		t.Errorf("%s is owned by %d:%d, want %d:%d (the owner of the file it replaced)", path, st.Uid, st.Gid, uid, gid)
-	}
+	assertOwner(t, path+".bak")
 }
 
 // The lock file is never opened through a link: a planted one (to a file outside, or dangling, to make
@@ -356,7 +295,7 @@ func TestAcquire_PlantedLinkIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(t.TempDir(), "would-be-created")
 	lockPath := filepath.Join(dir, ".opencode.json.lock")
-	symlink(t, missing, lockPath)
+	testutil.Symlink(t, missing, lockPath)
 	l, err := Acquire(lockPath)
 	if err == nil {
 		l.Release()
@@ -373,8 +312,8 @@ func TestAcquire_PlantedLinkIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := lockPath
-	mkfifo(t, fifo)
-	within(t, 10*time.Second, "Acquire on a named pipe", func() {
+	testutil.Mkfifo(t, fifo)
+	testutil.Within(t, 10*time.Second, "Acquire on a named pipe", func() {
 		if l, err := Acquire(fifo); err == nil || !strings.Contains(err.Error(), "it is a named pipe (FIFO)") {
 			if l != nil {
 				l.Release()
@@ -417,6 +356,13 @@ func TestAcquire_ReleaseAndRemoveStillExcludes(t *testing.T) {
 	}
 	if fileExists(lockPath) {
 		t.Fatal("the lock file was left behind")
+	}
+}
+
+func assertOwner(t *testing.T, path string) {
+	t.Helper()
+	if uid, gid := testutil.Owner(t, path); uid != testutil.Nobody || gid != testutil.Nobody {
+		t.Errorf("%s is owned by %d:%d, want %d:%d (the owner of the file it replaced)", path, uid, gid, testutil.Nobody, testutil.Nobody)
 	}
 }
 
