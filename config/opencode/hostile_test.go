@@ -179,3 +179,29 @@ func TestLock_ConcurrentMergesKeepBoth(t *testing.T) {
 		t.Fatalf("after two merges at once: model %q, providers %+v; want the default of the one and both models", sum.Model, sum.Providers)
 	}
 }
+
+// A directory created only to hold the lock goes with it when nothing was written there (a refused run
+// leaves no trace); one that then holds the config stays.
+func TestLock_DirectoryCreatedForTheLockIsRemovedIfUnused(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".config", "opencode", "opencode.jsonc")
+	release, err := Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if _, err := os.Stat(filepath.Join(home, ".config")); err == nil {
+		t.Fatal("the directories created for the lock were left behind")
+	}
+	release, err = Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(path, nil, []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if got := readString(t, path); got != "{}\n" {
+		t.Fatalf("config = %q", got)
+	}
+}

@@ -112,24 +112,52 @@ func Write(path string, original, data []byte) (Written, error) {
 // lose the first one's change. The lock file, ".<name>.lock" beside the
 // target, is never opened through a link, and is removed on release: it
 // must not linger in a project directory. A missing directory is created
-// (as Write would).
+// for it (as Write would), and removed on release if nothing was written
+// there.
 func Lock(path string) (release func(), err error) {
 	target, err := resolveTarget(path)
 	if err != nil {
 		target = path // a dangling link: Read says what is wrong with it
 	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create %s: %w", filepath.Dir(target), fsutil.OSReason(err))
+	created, err := mkdirAll(filepath.Dir(target), 0o755)
+	if err != nil {
+		return nil, err
+	}
+	removeCreated := func() {
+		for _, d := range created { // deepest first; only the empty ones go
+			if os.Remove(d) != nil {
+				return
+			}
+		}
 	}
 	l, err := fsutil.Acquire(fsutil.LockPath(target))
 	if err != nil {
+		removeCreated()
 		var nr *fsutil.NotRegularError
 		if errors.As(err, &nr) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("cannot lock %s: %w", target, err)
 	}
-	return l.ReleaseAndRemove, nil
+	return func() {
+		l.ReleaseAndRemove()
+		removeCreated()
+	}, nil
+}
+
+// mkdirAll is os.MkdirAll that returns the directories it created, deepest
+// first.
+func mkdirAll(dir string, perm fs.FileMode) (created []string, err error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		created = append(created, d)
+	}
+	if err := os.MkdirAll(dir, perm); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %w", dir, fsutil.OSReason(err))
+	}
+	return created, nil
 }
 
 // resolveTarget follows symlinks so that a linked config (dotfiles repos
