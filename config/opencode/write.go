@@ -79,8 +79,8 @@ func Write(path string, original, data []byte) (Written, error) {
 			old = []byte{} // an empty file exists: not the same as none
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return Written{}, fmt.Errorf("cannot create %s: %w", filepath.Dir(target), err)
+		if _, err := fsutil.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return Written{}, err
 		}
 	default:
 		return Written{}, fmt.Errorf("cannot inspect %s: %w", target, err)
@@ -119,7 +119,7 @@ func Lock(path string) (release func(), err error) {
 	if err != nil {
 		target = path // a dangling link: Read says what is wrong with it
 	}
-	created, err := mkdirAll(filepath.Dir(target), 0o755)
+	created, err := fsutil.MkdirAll(filepath.Dir(target), 0o755)
 	if err != nil {
 		return nil, err
 	}
@@ -143,21 +143,6 @@ func Lock(path string) (release func(), err error) {
 		l.ReleaseAndRemove()
 		removeCreated()
 	}, nil
-}
-
-// mkdirAll is os.MkdirAll that returns the directories it created, deepest
-// first.
-func mkdirAll(dir string, perm fs.FileMode) (created []string, err error) {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
-			break
-		}
-		created = append(created, d)
-	}
-	if err := os.MkdirAll(dir, perm); err != nil {
-		return nil, fmt.Errorf("cannot create %s: %w", dir, fsutil.OSReason(err))
-	}
-	return created, nil
 }
 
 // resolveTarget follows symlinks so that a linked config (dotfiles repos

@@ -289,6 +289,29 @@ func TestWriteAtomic_KeepsOwnerAndGroup(t *testing.T) {
 	assertOwner(t, path+".bak")
 }
 
+// gw run as root in the user's HOME (sudo -E) creating a file there: the file, the directories created
+// for it and a lock file are the user's (the owner of the directory they were created in), so the user's
+// own gw and OpenCode can still read and lock them.
+func TestWriteAtomic_NewFilesOfRootGetTheirDirectorysOwner(t *testing.T) {
+	testutil.RequireRoot(t)
+	home := t.TempDir()
+	if err := os.Chown(home, testutil.Nobody, testutil.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, ".config", "gw", "config.json")
+	if err := WriteAtomic(path, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Acquire(LockPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	for _, p := range []string{filepath.Join(home, ".config"), filepath.Dir(path), path, LockPath(path)} {
+		assertOwner(t, p)
+	}
+}
+
 // The lock file is never opened through a link: a planted one (to a file outside, or dangling, to make
 // gw create its target) is refused and its target left alone.
 func TestAcquire_PlantedLinkIsRefused(t *testing.T) {

@@ -27,8 +27,8 @@ func LockPath(path string) string {
 // *NotRegularError. A lock file of another user (left by a run as root) is opened read-only, which is
 // enough to lock it.
 func Acquire(lockPath string) (*Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(lockPath), 0o700); err != nil {
-		return nil, fmt.Errorf("cannot create %s: %w", filepath.Dir(lockPath), OSReason(err))
+	if _, err := MkdirAll(filepath.Dir(lockPath), 0o700); err != nil {
+		return nil, err
 	}
 	// The holder before us may have removed the file (ReleaseAndRemove) while we waited on it: a lock on
 	// a file no longer at lockPath orders nothing, so take the one that is there now.
@@ -57,7 +57,14 @@ func openLockFile(name string) (*os.File, error) {
 		return nil, linkError(OpLock, name, li.Mode())
 	}
 	flags := os.O_CREATE | noFollow | readFlags
-	f, err := os.OpenFile(name, os.O_RDWR|flags, 0o600)
+	f, err := createExclusive(name, 0o600)
+	if err == nil {
+		if owner := newFileOwner(filepath.Dir(name)); owner != nil {
+			_ = chownLike(f, owner) // a lock file root creates in the user's directory stays usable by them
+		}
+		return f, nil
+	}
+	f, err = os.OpenFile(name, os.O_RDWR|flags, 0o600)
 	if errors.Is(err, fs.ErrPermission) {
 		f, err = os.OpenFile(name, os.O_RDONLY|flags, 0o600)
 	}

@@ -17,3 +17,7 @@ func isLoop(error) bool { return false }
 
 // chownLike: no Unix owners here; a rewritten file keeps the ACLs of its directory.
 func chownLike(*os.File, fs.FileInfo) error { return nil }
+
+func isRoot() bool { return false }
+
+func chownPathLike(string, fs.FileInfo) error { return nil }

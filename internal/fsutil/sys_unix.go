@@ -44,3 +44,19 @@ func chownLike(f *os.File, like fs.FileInfo) error {
 	}
 	return nil
 }
+
+// isRoot: only root may give a file to another user.
+func isRoot() bool { return os.Geteuid() == 0 }
+
+// chownPathLike gives path (not following a link) the owner and group of like; refusals are ignored as
+// in chownLike.
+func chownPathLike(path string, like fs.FileInfo) error {
+	want, ok := like.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if err := os.Lchown(path, int(want.Uid), int(want.Gid)); err != nil && !errors.Is(err, unix.EPERM) && !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	return nil
+}

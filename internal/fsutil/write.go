@@ -20,9 +20,9 @@ const StaleTempAge = 10 * time.Minute
 // WriteAtomic replaces path with data so that readers see either the old or the new content, never a
 // torn file: a temporary file is created in the same directory (O_EXCL|O_NOFOLLOW: never an existing
 // file, never through a link planted under its name), written with mode perm, given the owner and group
-// of the file it replaces (where the OS lets it: a root run of gw leaves the user's file theirs), synced
-// and renamed over path; it is removed if any step fails. Missing parent directories are created with
-// mode 0700. If path is a symlink (dotfile managers), the file it points to is replaced and the link
+// of the file it replaces (where the OS lets it: a root run of gw leaves the user's file theirs; a new
+// file created by root gets its directory's), synced and renamed over path; it is removed if any step
+// fails. Missing parent directories are created with mode 0700 (see MkdirAll). If path is a symlink (dotfile managers), the file it points to is replaced and the link
 // kept: that target is the user's own choice. Something other than a regular file there (a directory, a
 // device, a named pipe) is refused with a *NotRegularError, nothing written. Callers that keep an
 // existing file's mode pass that mode as perm. Temporary files of path older than StaleTempAge, left by
@@ -57,8 +57,8 @@ func WriteBackup(path string, data []byte, perm fs.FileMode, like fs.FileInfo) e
 func write(op, path string, data []byte, perm fs.FileMode, like fs.FileInfo) error {
 	dir, base := filepath.Split(path)
 	dir = filepath.Clean(dir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("cannot create %s: %w", dir, OSReason(err))
+	if _, err := MkdirAll(dir, 0o700); err != nil {
+		return err
 	}
 	li, err := os.Lstat(path)
 	switch {
@@ -72,6 +72,8 @@ func write(op, path string, data []byte, perm fs.FileMode, like fs.FileInfo) err
 		return linkError(op, path, li.Mode())
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("cannot inspect %s: %w", path, OSReason(err))
+	case like == nil:
+		like = newFileOwner(dir)
 	}
 	tmp, err := createTemp(dir, base)
 	if err != nil {
