@@ -50,6 +50,23 @@ func TestReadRegular_NamedPipeIsRefusedAtOnce(t *testing.T) {
 	})
 }
 
+// The check that decides is the fstat of the opened descriptor, not the look before opening (a path can be
+// swapped in between): opening a named pipe returns at once (O_NONBLOCK) and fstat refuses it.
+func TestOpenChecked_NamedPipeOpensAtOnceAndIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opencode.json")
+	testutil.Mkfifo(t, path)
+	testutil.Within(t, 10*time.Second, "opening a named pipe", func() {
+		f, _, err := openChecked(path)
+		if err == nil {
+			f.Close()
+		}
+		var nr *NotRegularError
+		if !errors.As(err, &nr) || nr.Mode&fs.ModeNamedPipe == 0 {
+			t.Errorf("err = %v, want a named pipe refused", err)
+		}
+	})
+}
+
 func TestReadRegular_LinkToDevZeroIsRefusedAtOnce(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")

@@ -154,6 +154,13 @@ func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, nil, notRegular(OpRead, path, fi.Mode())
 	}
+	return openChecked(path)
+}
+
+// openChecked is OpenRegular without the first look: what decides is the fstat of the opened descriptor,
+// so a path swapped for a named pipe or a device after any earlier check is still refused, and the open
+// of a named pipe returns at once.
+func openChecked(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|readFlags, 0)
 	if err != nil {
 		return nil, nil, err
