@@ -11,6 +11,8 @@ import (
 	"os"
 	"reflect"
 	"strings"
+
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 // DefaultPort is where `gw serve` listens unless told otherwise.
@@ -65,9 +67,14 @@ func Load(path string) (File, error) {
 // JSON, so Save can write back what it does not know. A missing file yields
 // (nil, nil) and leaves dst untouched.
 func readObject(path string, dst any) (map[string]json.RawMessage, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, fsutil.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	var nr *fsutil.NotRegularError
+	var tl *fsutil.TooLargeError
+	if errors.As(err, &nr) || errors.As(err, &tl) {
+		return nil, err // names the file, why, and what to do
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading config file: %w", err)
@@ -172,7 +179,7 @@ func save(path string, f File) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, append(out, '\n'), 0o600)
+	return fsutil.WriteAtomic(path, append(out, '\n'), 0o600)
 }
 
 func jsonNames(t reflect.Type) []string {

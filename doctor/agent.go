@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 // agentResult is what the agent configs told: the check, the model ids to check against the service, and
@@ -68,8 +69,7 @@ func (r *run) checkAgentConfigs() agentResult {
 		provs, exists, err := readAgentConfig(path)
 		if err != nil {
 			if unreadable == nil {
-				unreadable = &Check{ID: IDAgentConfig, Status: Fail, Cause: err.Error(),
-					Fix: "fix " + path + " by hand (OpenCode cannot read it either), then run: gw init agent"}
+				unreadable = &Check{ID: IDAgentConfig, Status: Fail, Cause: err.Error(), Fix: unreadableFix(path, err)}
 			}
 			continue
 		}
@@ -156,6 +156,24 @@ func (r *run) checkAgentConfigs() agentResult {
 		res.check = Check{ID: IDAgentConfig, Status: Pass, Detail: detail}
 	}
 	return res
+}
+
+// unreadableFix: what to do about an OpenCode config that could not be read. A path that is not a regular
+// file (a named pipe, a device, a directory) or is far too large was refused without reading it (a project
+// can plant one); its error already says what to do.
+func unreadableFix(path string, err error) string {
+	var nr *fsutil.NotRegularError
+	if errors.As(err, &nr) {
+		if nr.Mode.IsDir() {
+			return "move " + path + " out of the way; OpenCode's config is a file"
+		}
+		return "replace " + path + " with a regular file (OpenCode's JSON config), or remove it"
+	}
+	var tl *fsutil.TooLargeError
+	if errors.As(err, &tl) {
+		return "check that " + path + " is OpenCode's config; move it away if it is not"
+	}
+	return "fix " + path + " by hand (OpenCode cannot read it either), then run: gw init agent"
 }
 
 // undeclaredFix: the command that points "model" and "small_model" back at a model the provider declares.

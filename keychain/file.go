@@ -1,6 +1,7 @@
 package keychain
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,7 +9,7 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 type fileStore struct{ path string }
@@ -31,17 +32,19 @@ func (e *PermissionError) Error() string {
 		e.Path, e.Mode.Perm(), e.Path)
 }
 
-// read returns the stored keys; a missing file is an empty map.
+// read returns the stored keys; a missing file is an empty map. Only a
+// regular file of sane size is read (fsutil.ReadRegular): a credentials path
+// planted as a named pipe or a link to /dev/zero is refused at once.
 func (s *fileStore) read(checkPerm bool) (map[string]string, error) {
-	f, err := os.Open(s.path)
+	data, st, err := fsutil.ReadRegularInfo(s.path, fsutil.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the credentials file: %w", err)
+	var nr *fsutil.NotRegularError
+	var tl *fsutil.TooLargeError
+	if errors.As(err, &nr) || errors.As(err, &tl) {
+		return nil, err // names the file, why, and what to do
 	}
-	defer f.Close()
-	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("reading the credentials file: %w", err)
 	}
@@ -50,11 +53,11 @@ func (s *fileStore) read(checkPerm bool) (map[string]string, error) {
 		return nil, &PermissionError{Path: s.path, Mode: st.Mode()}
 	}
 	keys := map[string]string{}
-	if st.Size() == 0 {
+	if len(data) == 0 {
 		return keys, nil
 	}
 	// The decoder's errors quote at most one character, never a whole value.
-	if err := json.NewDecoder(f).Decode(&keys); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&keys); err != nil {
 		return nil, fmt.Errorf("credentials file %s is damaged (%v); delete it and run: gw auth login --insecure-storage", s.path, err)
 	}
 	return keys, nil
@@ -109,5 +112,5 @@ func (s *fileStore) write(keys map[string]string) error {
 	if err != nil {
 		return err
 	}
-	return config.WriteFileAtomic(s.path, append(data, '\n'), 0o600)
+	return fsutil.WriteAtomic(s.path, append(data, '\n'), 0o600)
 }

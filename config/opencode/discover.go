@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 // Scope says which OpenCode config file is meant.
@@ -88,9 +90,11 @@ func Find(scope Scope, getenv func(string) string, workDir string) (Location, er
 
 // Read returns the file's content; a missing file is empty content with
 // exists false. A directory in the way or a dangling symlink is an error that
-// says what to do.
+// says what to do. Only a regular file of at most fsutil.MaxConfigSize bytes
+// is read: a config that is (or links to) a named pipe, a device or a huge
+// file is refused at once, naming it (a project can plant any of these).
 func Read(path string) (data []byte, exists bool, err error) {
-	fi, err := os.Stat(path)
+	data, err = fsutil.ReadRegular(path, fsutil.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(path)
@@ -98,13 +102,11 @@ func Read(path string) (data []byte, exists bool, err error) {
 		}
 		return nil, false, nil
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("cannot read %s: %w", path, err)
+	var nr *fsutil.NotRegularError
+	var tl *fsutil.TooLargeError
+	if errors.As(err, &nr) || errors.As(err, &tl) {
+		return nil, false, err // names the file, why, and what to do
 	}
-	if fi.IsDir() {
-		return nil, false, fmt.Errorf("%s is a directory, not a file; move it out of the way and run again", path)
-	}
-	data, err = os.ReadFile(path)
 	if err != nil {
 		return nil, false, fmt.Errorf("cannot read %s: %w", path, err)
 	}

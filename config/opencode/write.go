@@ -11,7 +11,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
-	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 // BackupSuffix is appended to the config's name for the copy of the
@@ -35,10 +35,13 @@ type Written struct {
 }
 
 // Write replaces the file at path with data: through a symlink to its
-// target, keeping the permissions, atomically (temp file and rename in the
-// same directory), after copying the old content to <target>.bak (mode
-// 0600, since it may hold a key the change removed). A
-// read-only file or a directory in the way is refused with what to do.
+// target, keeping the permissions, owner and group, atomically (temp file
+// and rename in the same directory), after copying the old content to
+// <target>.bak (mode 0600, since it may hold a key the change removed). A
+// read-only file or a directory in the way is refused with what to do; so
+// is a .bak that is a symlink or a directory (never written through: a
+// project can plant one pointing at the user's files), before anything is
+// written. Callers hold Lock around their read-merge-Write.
 //
 // original is the content data was merged from, nil when the file did not
 // exist. If the file on disk is no longer that (edited while the user read
@@ -50,6 +53,7 @@ func Write(path string, original, data []byte) (Written, error) {
 	}
 	mode := newFileMode
 	var old []byte
+	var like fs.FileInfo // the file replaced: its backup gets its owner
 	fi, err := os.Stat(target)
 	switch {
 	case err == nil:
@@ -63,15 +67,20 @@ func Write(path string, original, data []byte) (Written, error) {
 		if mode&0o200 == 0 {
 			return Written{}, fmt.Errorf("%s is read-only (mode %04o); make it writable with: chmod u+w %s", target, mode, ShellQuote(target))
 		}
-		if old, err = os.ReadFile(target); err != nil {
+		if old, like, err = fsutil.ReadRegularInfo(target, fsutil.MaxConfigSize); err != nil {
+			var nr *fsutil.NotRegularError
+			var tl *fsutil.TooLargeError
+			if errors.As(err, &nr) || errors.As(err, &tl) {
+				return Written{}, err
+			}
 			return Written{}, fmt.Errorf("cannot read %s: %w", target, err)
 		}
 		if old == nil {
 			old = []byte{} // an empty file exists: not the same as none
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return Written{}, fmt.Errorf("cannot create %s: %w", filepath.Dir(target), err)
+		if _, err := fsutil.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return Written{}, err
 		}
 	default:
 		return Written{}, fmt.Errorf("cannot inspect %s: %w", target, err)
@@ -83,14 +92,57 @@ func Write(path string, original, data []byte) (Written, error) {
 	w := Written{Path: target}
 	if old != nil {
 		w.Backup = target + BackupSuffix
-		if err := config.WriteFileAtomic(w.Backup, old, backupMode); err != nil {
+		if err := fsutil.WriteBackup(w.Backup, old, backupMode, like); err != nil {
+			var nr *fsutil.NotRegularError
+			if errors.As(err, &nr) {
+				return Written{}, err // a link or a directory as the backup: it says what to do
+			}
 			return Written{}, fmt.Errorf("cannot keep a backup (nothing was changed): %w", err)
 		}
 	}
-	if err := config.WriteFileAtomic(target, data, mode); err != nil {
+	if err := fsutil.WriteAtomic(target, data, mode); err != nil {
 		return Written{}, err
 	}
 	return w, nil
+}
+
+// Lock takes the lock other gw processes honour for the OpenCode config at
+// path (a symlink's target): held around reading, merging and writing it, so
+// that two gw init agent at once do not both merge into the same content and
+// lose the first one's change. The lock file, ".<name>.lock" beside the
+// target, is never opened through a link, and is removed on release: it
+// must not linger in a project directory. A missing directory is created
+// for it (as Write would), and removed on release if nothing was written
+// there.
+func Lock(path string) (release func(), err error) {
+	target, err := resolveTarget(path)
+	if err != nil {
+		target = path // a dangling link: Read says what is wrong with it
+	}
+	created, err := fsutil.MkdirAll(filepath.Dir(target), 0o755)
+	if err != nil {
+		return nil, err
+	}
+	removeCreated := func() {
+		for _, d := range created { // deepest first; only the empty ones go
+			if os.Remove(d) != nil {
+				return
+			}
+		}
+	}
+	l, err := fsutil.Acquire(fsutil.LockPath(target))
+	if err != nil {
+		removeCreated()
+		var nr *fsutil.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("cannot lock %s: %w", target, err)
+	}
+	return func() {
+		l.ReleaseAndRemove()
+		removeCreated()
+	}, nil
 }
 
 // resolveTarget follows symlinks so that a linked config (dotfiles repos
@@ -109,18 +161,13 @@ func resolveTarget(path string) (string, error) {
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		link, _ := os.Readlink(path)
-		return "", fmt.Errorf("%s is a symlink to %s, which cannot be followed (%v); fix or remove the link", path, link, config.OSReason(err))
+		return "", fmt.Errorf("%s is a symlink to %s, which cannot be followed (%v); fix or remove the link", path, link, fsutil.OSReason(err))
 	}
 	return target, nil
 }
 
 // ShellQuote makes a path safe to paste into a shell command gw prints.
-func ShellQuote(s string) string {
-	if strings.ContainsAny(s, " '\"$`\\!*?[]{}()<>|&;#~") {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return s
-}
+func ShellQuote(s string) string { return fsutil.ShellQuote(s) }
 
 // Diff is a unified diff of a config change, for --dry-run. Carriage
 // returns are shown as-is so a CRLF file's diff applies to it.

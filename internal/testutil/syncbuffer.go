@@ -1,4 +1,6 @@
-// Package testutil holds small helpers shared by tests across packages. Only tests import it.
+// Package testutil holds small helpers shared by tests across packages: a concurrency-safe buffer, and
+// what the hostile-directory tests plant (named pipes, huge files, links, files of another user) with a
+// deadline around what must not hang. Only tests import it.
 package testutil
 
 import (

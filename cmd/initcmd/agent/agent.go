@@ -176,6 +176,30 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if err != nil {
 		return err
 	}
+	// Another gw init agent writing the same file at the same time must not
+	// merge into the content this one read: the lock makes the second merge
+	// into the first one's result. A run that asks nothing holds it from the
+	// read to the write (and the saving of gw serve's token and port); one
+	// that shows the picker or asks to confirm takes it only to write, and
+	// Write refuses if the file changed meanwhile (the user approved a diff
+	// of what they saw).
+	var release func()
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	lock := func() (err error) {
+		if release == nil {
+			release, err = opencode.Lock(loc.Path)
+		}
+		return err
+	}
+	if !opts.DryRun && len(opts.Models) > 0 && (opts.Yes || !ios.CanPrompt()) {
+		if err := lock(); err != nil {
+			return fmt.Errorf("%w\n(nothing was changed)", err)
+		}
+	}
 	src, exists, err := opencode.Read(loc.Path)
 	if err != nil {
 		return err
@@ -284,6 +308,9 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 			fmt.Fprintln(errOut, "nothing was written")
 			return cmdutil.ErrCancel
 		}
+	}
+	if err := lock(); err != nil {
+		return fmt.Errorf("%w\n(nothing was changed)", err)
 	}
 	w, err := opencode.Write(loc.Path, old, res.Data)
 	if err != nil {

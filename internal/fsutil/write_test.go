@@ -1,4 +1,4 @@
-package config
+package fsutil
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestWriteFileAtomic_ExactModeOverExistingFile(t *testing.T) {
+func TestWriteAtomic_ExactModeOverExistingFile(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no Unix permission bits")
 	}
@@ -16,7 +16,7 @@ func TestWriteFileAtomic_ExactModeOverExistingFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFileAtomic(path, []byte("new"), 0o640); err != nil {
+	if err := WriteAtomic(path, []byte("new"), 0o640); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "new" {
@@ -28,15 +28,15 @@ func TestWriteFileAtomic_ExactModeOverExistingFile(t *testing.T) {
 	assertNoTempFiles(t, filepath.Dir(path))
 }
 
-// When the final rename fails (here: a directory is in the way), the
-// temporary file is removed and the error names the file to be replaced.
-func TestWriteFileAtomic_RenameFailureCleansUp(t *testing.T) {
+// A directory in the way is refused before anything is written, no temporary
+// file left, and the error names the file to be replaced.
+func TestWriteAtomic_DirectoryInTheWayIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.json")
 	if err := os.MkdirAll(filepath.Join(path, "inside"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	err := WriteFileAtomic(path, []byte("new"), 0o600)
+	err := WriteAtomic(path, []byte("new"), 0o600)
 	if err == nil || !strings.HasPrefix(err.Error(), "cannot replace "+path+": ") || strings.Contains(err.Error(), ".tmp-") {
 		t.Fatalf("err = %v, want cannot replace %s without the temporary name", err, path)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package config
+package fsutil
 
 import (
 	"os"
@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockFile blocks until f is exclusively locked (flock: per open file, so
-// it also orders goroutines of one process that opened the file each).
+// lockFile blocks until f is exclusively locked (flock: per open file, so it also orders goroutines of
+// one process that opened the file each).
 func lockFile(f *os.File) error {
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)

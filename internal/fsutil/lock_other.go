@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package config
+package fsutil
 
 import "os"
 
