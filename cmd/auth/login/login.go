@@ -13,7 +13,6 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/keychain"
-	"github.com/modelgateway/gw/tui"
 )
 
 // ValidateTimeout bounds the check of the key against the service.
@@ -130,11 +129,8 @@ func readKey(opts *LoginOptions) (string, error) {
 	if !ios.CanPrompt() {
 		return "", &cmdutil.NoKeyError{Msg: "no key given: not running interactively, so pipe the key with --with-key (gw auth login --with-key < key.txt)"}
 	}
-	key, err := ios.ReadSecret("Paste your API key (input is hidden): ")
-	if errors.Is(err, tui.ErrInterrupted) {
-		return "", cmdutil.ErrInterrupted // ctrl-c at the prompt: exit 130, terminal already restored
-	}
-	return key, err
+	// ctrl-c at the prompt is tui.ErrInterrupted, exit 130 (the terminal is already restored).
+	return ios.ReadSecret("Paste your API key (input is hidden): ")
 }
 
 // store writes the key to the chosen store and returns that store's name. A key stored in the keychain
