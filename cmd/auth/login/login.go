@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/keychain"
@@ -83,7 +85,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	cancel()
 	stop()
 	if err != nil {
-		return fmt.Errorf("nothing stored: %w", cmdutil.WithFixFrom(err, src, ""))
+		return fmt.Errorf("nothing stored: %w", refused(err, key, src))
 	}
 
 	_, paths, err := f.Config()
@@ -115,6 +117,18 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 		fmt.Fprintf(ios.ErrOut, "! GW_API_KEY is set in this environment and takes precedence over the stored key.\n")
 	}
 	return nil
+}
+
+// refused is the error for a key the service did not accept. When it may be the key itself that is wrong,
+// it shows which key was tried (masked) and puts the likeliest cause first: a character lost or added in
+// pasting, which a new key from the dashboard would not fix.
+func refused(err error, key string, src config.Source) error {
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Condition != api.KeyRejected || ae.Kind == api.KindNoBalance || ae.Fix == "" {
+		return cmdutil.WithFixFrom(err, src, "")
+	}
+	return fmt.Errorf("%w\nkey tried: %s (%d characters)\nfix: check it for a paste error first: compare its start, end and length with the key on the dashboard, and paste it again; if they match, %s",
+		err, keychain.Mask(key), utf8.RuneCountInString(key), config.FixForSource(ae.Fix, src))
 }
 
 func readKey(opts *LoginOptions) (string, error) {
