@@ -20,7 +20,7 @@ as_root() {
 }
 
 missing=()
-command -v dbus-run-session >/dev/null || missing+=(dbus)
+command -v dbus-daemon >/dev/null || missing+=(dbus)
 command -v gnome-keyring-daemon >/dev/null || missing+=(gnome-keyring)
 command -v secret-tool >/dev/null || missing+=(libsecret-tools)
 command -v tmux >/dev/null || missing+=(tmux)

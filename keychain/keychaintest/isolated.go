@@ -77,7 +77,7 @@ func RequireSecretService(t testing.TB) {
 	if runtime.GOOS != "linux" {
 		skip("the Secret Service test needs Linux, not %s", runtime.GOOS)
 	}
-	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon", "secret-tool"} {
+	for _, tool := range []string{"dbus-daemon", "gnome-keyring-daemon", "secret-tool"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			skip("%s is not installed; install: apt-get install -y dbus gnome-keyring libsecret-tools", tool)
 		}
