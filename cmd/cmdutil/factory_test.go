@@ -132,3 +132,27 @@ func TestFactoryResolveKey_RealKeychain(t *testing.T) {
 		}
 	})
 }
+
+// When the keychain failed because nothing provides it here, the fix starts with what to install.
+func TestFactoryResolveKey_KeychainHint_FakeKeychain(t *testing.T) {
+	e := cmdtest.New(t)
+	e.Keyring.Err = &keychain.UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session bus")}
+	e.Factory.KeychainHint = func(err error) string {
+		if _, ok := err.(*keychain.UnavailableError); !ok {
+			t.Errorf("hint asked about %T, want the keychain's failure", err)
+		}
+		return "install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring"
+	}
+	_, err := e.Factory.ResolveKey()
+	var nk *cmdutil.NoKeyError
+	if !errors.As(err, &nk) {
+		t.Fatalf("ResolveKey error %v, want a NoKeyError", err)
+	}
+	want := "install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run gw auth login; or, without a keychain, run gw auth login --insecure-storage (or set GW_API_KEY)"
+	if nk.Fix != want {
+		t.Errorf("fix:\n%s\nwant:\n%s", nk.Fix, want)
+	}
+	if !strings.Contains(nk.Msg, "no D-Bus session bus") {
+		t.Errorf("message %q does not say why the keychain failed", nk.Msg)
+	}
+}

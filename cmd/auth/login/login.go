@@ -163,7 +163,11 @@ func store(opts *LoginOptions, key string) (string, error) {
 	}
 	kr := f.Keyring()
 	if err := kr.Set(cmdutil.Profile, key); err != nil {
-		return "", fmt.Errorf("could not store the key in the OS keychain (%s): %w\nfix: start a keychain (Secret Service) or, on a machine without one, run: gw auth login --insecure-storage", kr.Backend(), err)
+		fix := "start a keychain (Secret Service) or, on a machine without one, run: gw auth login --insecure-storage"
+		if h := f.Hint(err); h != "" {
+			fix = h + "; then run gw auth login again; or, without a keychain, run: gw auth login --insecure-storage"
+		}
+		return "", fmt.Errorf("could not store the key in the OS keychain (%s): %w\nfix: %s", kr.Backend(), err, fix)
 	}
 	if err := fileStore.Delete(cmdutil.Profile); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 		fmt.Fprintf(f.IOStreams.ErrOut, "! could not remove the old key from %s: %v\n", fileStore.Backend(), err)

@@ -148,6 +148,20 @@ func TestLoginRun_KeychainFailureDoesNotFallBackToFile(t *testing.T) {
 	}
 }
 
+// A keychain that fails because nothing provides it here: the fix says what to install, first.
+func TestLoginRun_KeychainMissingNamesWhatToInstall_FakeKeychain(t *testing.T) {
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	e.Keyring.Err = &keychain.UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session bus")}
+	e.Factory.KeychainHint = func(error) string { return "install a Secret Service: sudo apt install gnome-keyring" }
+	e.In.WriteString(standin.DemoKeyFull)
+
+	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	if err == nil || !strings.Contains(err.Error(), "\nfix: install a Secret Service: sudo apt install gnome-keyring; then run gw auth login again; or, without a keychain, run: gw auth login --insecure-storage") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestLoginRun_NoKeyIsExit4(t *testing.T) {
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
