@@ -101,6 +101,7 @@ type Input struct {
 	Key             keychain.Resolved
 	KeyErr          error
 	KeychainBackend string
+	KeychainHint    string // what to install for the OS keychain to work here, when it failed ("" when nothing)
 
 	// Models are the ids given with --model; AgentConfigs the OpenCode config files to read (missing files are
 	// fine: they are reported as not found).

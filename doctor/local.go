@@ -43,6 +43,9 @@ func (r *run) checkKeychain() Check {
 		case in.Getenv != nil && in.Getenv(keychain.EnvVar) != "":
 			c.Cause = "the key could not be read: " + in.KeyErr.Error()
 			c.Fix = "set GW_API_KEY to the key exactly as the dashboard shows it, or unset it to use the stored key"
+		case in.KeychainHint != "":
+			c.Cause = "the key could not be read: " + in.KeyErr.Error()
+			c.Fix = in.KeychainHint + "; then run: gw auth login; or set GW_API_KEY, or store the key in a file with: gw auth login --insecure-storage"
 		default:
 			c.Cause = "the key could not be read: " + in.KeyErr.Error()
 			c.Fix = "unlock the keychain and retry, or set GW_API_KEY, or store the key in a file with: gw auth login --insecure-storage"
@@ -68,6 +71,9 @@ func (r *run) checkKeychain() Check {
 		if in.Key.Source == keychain.SourceFile {
 			// The user chose the file: the keychain's failure is why, not news to act on first.
 			c.Cause += "; the OS keychain is not usable here: " + keychain.Reason(in.Key.Warning)
+			if in.KeychainHint != "" {
+				c.Fix = in.KeychainHint + "; then run: gw auth login (it stores the key there)"
+			}
 		} else {
 			c.Cause = "the OS keychain failed, so the key came from the next source: " + in.Key.Warning.Error()
 			c.Fix = "unlock or repair the OS keychain, then run: gw auth login"

@@ -4,6 +4,10 @@
 #   npm: opencode-ai                               (the real OpenCode CLI)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
+#
+# Every step runs even when an earlier one failed (a gofmt or vet finding says nothing about the tests, and a
+# failing test says nothing about the release build), and the run ends with a summary: each step's name and
+# result, the failed tests by package, and the steps skipped and why. Exit status 1 when any step failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +17,54 @@ quick=0
 
 log() { printf '==> %s\n' "$*"; }
 
+# results: one "RESULT<TAB>step<TAB>detail<TAB>failures file" line per step, for the summary.
+results=()
+failed=()
+# step NAME CMD [ARG...]: runs CMD as the step NAME and records how it went. CMD may list what failed, one
+# item a line, in the file $failures.
+step() {
+	local name=$1 status=0
+	shift
+	failures="$tmp/${#results[@]}.failures"
+	log "$name"
+	"$@" || status=$?
+	if [ "$status" = 0 ]; then
+		results+=("pass	$name		")
+	else
+		results+=("FAIL	$name	exit $status	$failures")
+		failed+=("$name")
+	fi
+}
+skipped() { results+=("skip	$1	$2	"); }
+
+tmp=$(mktemp -d)
+summary() {
+	local r res name detail file
+	echo
+	log "summary"
+	for r in "${results[@]}"; do
+		IFS=$'\t' read -r res name detail file <<<"$r"
+		printf '  %-4s  %s%s\n' "$res" "$name" "${detail:+  ($detail)}"
+		if [ -n "$file" ] && [ -s "$file" ]; then
+			sed 's/^/          /' "$file"
+		fi
+	done
+	if [ ${#failed[@]} -gt 0 ]; then
+		echo "${#failed[@]} step(s) failed: $(IFS=,; echo "${failed[*]}" | sed 's/,/, /g')"
+	else
+		echo "all steps passed"
+	fi
+}
+on_interrupt() {
+	results+=("stop	(interrupted)	the steps after this one did not run	")
+	failed+=("(interrupted)")
+	summary
+	rm -rf "$tmp"
+	exit 130
+}
+trap on_interrupt INT TERM
+trap 'rm -rf "$tmp"' EXIT
+
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
 		echo "need root to install: $*" >&2; return 1
@@ -20,22 +72,24 @@ as_root() {
 }
 
 missing=()
-command -v dbus-run-session >/dev/null || missing+=(dbus)
+command -v dbus-daemon >/dev/null || missing+=(dbus)
 command -v gnome-keyring-daemon >/dev/null || missing+=(gnome-keyring)
 command -v secret-tool >/dev/null || missing+=(libsecret-tools)
 command -v tmux >/dev/null || missing+=(tmux)
+install_missing() {
+	as_root apt-get update -qq &&
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" dbus-x11 >/dev/null
+}
 if [ ${#missing[@]} -gt 0 ]; then
-	log "installing ${missing[*]}"
-	as_root apt-get update -qq
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" dbus-x11 >/dev/null
+	step "install ${missing[*]} (apt)" install_missing
 fi
 
 # The OpenCode CLI: a global install if there is one, else a copy kept in .cache/ (ignored by git).
 if ! command -v opencode >/dev/null; then
 	prefix="$PWD/.cache/opencode"
 	if [ ! -x "$prefix/node_modules/.bin/opencode" ]; then
-		log "installing opencode-ai@$OPENCODE_VERSION into .cache/opencode"
-		npm install --silent --no-audit --no-fund --prefix "$prefix" "opencode-ai@$OPENCODE_VERSION" >/dev/null
+		step "install opencode-ai@$OPENCODE_VERSION into .cache/opencode (npm)" \
+			npm install --silent --no-audit --no-fund --prefix "$prefix" "opencode-ai@$OPENCODE_VERSION"
 	fi
 	export PATH="$prefix/node_modules/.bin:$PATH"
 fi
@@ -44,22 +98,47 @@ log "opencode $(opencode --version 2>/dev/null || echo '(not runnable)')"
 # Tests that need the real parts fail, rather than skip, when they are missing here.
 export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_TMUX=1
 
-log "gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go'))
-if [ -n "$unformatted" ]; then
-	echo "gofmt would change:" >&2
-	echo "$unformatted" >&2
-	exit 1
-fi
-log "go vet"
-go vet ./...
-log "go test -race ./..."
-go test -race -count=1 -timeout 15m ./...
+check_gofmt() {
+	local unformatted
+	unformatted=$(gofmt -l $(git ls-files '*.go'))
+	if [ -n "$unformatted" ]; then
+		echo "gofmt would change:" >&2
+		echo "$unformatted" >&2
+		echo "$unformatted" >"$failures"
+		return 1
+	fi
+}
+# run_tests keeps go test's output to name the failed tests and packages in the summary.
+run_tests() {
+	local status=0
+	go test -race -count=1 -timeout 15m ./... 2>&1 | tee "$tmp/test.out" || status=$?
+	# One line per failed package, with its failed tests: go test prints a package's "--- FAIL: Test…"
+	# lines before its "FAIL <package>" line.
+	awk '
+		/^[[:space:]]*--- FAIL: / { tests = tests (tests ? ", " : "") $3; next }
+		/^(ok|FAIL)[[:space:]]+[^[:space:]]/ {
+			if ($1 == "FAIL") {
+				if ($3 ~ /^\[/) print $2 ": " $3 " " $4
+				else print $2 ": " (tests ? tests : "failed outside a test (see its output above)")
+			}
+			tests = ""
+		}
+		/^panic: / && panics++ < 3 { print }
+	' "$tmp/test.out" >"$failures"
+	return "$status"
+}
+
+step gofmt check_gofmt
+step "go vet" go vet ./...
+step "go test -race ./..." run_tests
 
 if [ "$quick" = 0 ]; then
-	log "cross-compile of the six release targets"
-	scripts/cross-compile.sh
-	log "release check: goreleaser check, snapshot release, install.sh against it"
-	scripts/release-check.sh
+	step "cross-compile of the six release targets" scripts/cross-compile.sh
+	step "release check (goreleaser check, snapshot release, install.sh against it)" scripts/release-check.sh
+else
+	skipped "cross-compile of the six release targets" "--quick"
+	skipped "release check (goreleaser check, snapshot release, install.sh against it)" "--quick"
 fi
-log "all tests passed"
+
+summary
+[ ${#failed[@]} -eq 0 ]

@@ -360,12 +360,14 @@ const chromeLines = 4
 
 // listHeight is the number of list rows drawn. It depends on the items and the terminal, never on the
 // filter: bubbletea's inline renderer leaves stale lines behind when a frame shrinks, so the frame keeps
-// one height and short lists are padded.
+// one height and short lists are padded. The frame leaves the terminal's last line free: a frame as tall
+// as the terminal is scrolled whole into the scrollback when the picker ends, where it stays above what
+// comes next (gw init agent's second picker).
 func (m *picker) listHeight() int {
 	if m.height <= 0 {
 		return len(m.items) // size not known yet
 	}
-	return max(min(m.height-chromeLines, len(m.items)), 1)
+	return max(min(m.height-chromeLines-1, len(m.items)), 1)
 }
 
 func (m *picker) frameHeight() int { return chromeLines + m.listHeight() }

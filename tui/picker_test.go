@@ -460,7 +460,7 @@ func TestPickerView_NarrowKeepsIDs(t *testing.T) {
 }
 
 func TestPickerView_ScrollKeepsCursorVisible(t *testing.T) {
-	m := newTestPicker(false, 80, 7) // room for 3 rows
+	m := newTestPicker(false, 80, 8) // room for 3 rows (the last line stays free)
 	for range 6 {
 		send(t, m, kDown)
 	}
@@ -530,6 +530,17 @@ func TestFormatContext(t *testing.T) {
 		}
 		if got, want := FormatTokens(in), strings.TrimSuffix(want, " ctx"); got != want {
 			t.Errorf("FormatTokens(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The frame never fills the terminal: one as tall as the terminal is scrolled into the scrollback when the
+// picker ends, and stays there above whatever comes next.
+func TestPickerView_LeavesLastLineFree(t *testing.T) {
+	for h := 6; h <= 16; h++ {
+		m := newTestPicker(true, 80, h)
+		if lines := strings.Count(view(m), "\n") + 1; lines >= h {
+			t.Errorf("%d-line terminal: a frame of %d lines", h, lines)
 		}
 	}
 }

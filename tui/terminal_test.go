@@ -217,7 +217,7 @@ func TestTerminal_NoColor(t *testing.T) {
 func TestTerminal_Resize(t *testing.T) {
 	term := startPicker(t, "single", tmuxtest.Options{Width: 100, Height: 24})
 	term.WaitFor("vendor-a/model-a-sonnet-4.5-thinking")
-	term.Resize(40, 7)
+	term.Resize(40, 8)
 	term.WaitFor("1–3 of 8")
 	for _, l := range strings.Split(term.Screen(), "\n") {
 		if w := len([]rune(l)); w > 40 {

@@ -5,6 +5,8 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+
+	"github.com/modelgateway/gw/tui"
 )
 
 // ExitCode is the process exit status. root.Main is the only place errors become exit codes.
@@ -44,11 +46,9 @@ func FlagErrorf(format string, args ...any) error {
 // ErrSilent means the command already printed what went wrong (a report, a checklist): exit 1, nothing more.
 var ErrSilent = errors.New("silent error")
 
-// ErrCancel means the user cancelled a prompt: exit 3.
+// ErrCancel means the user declined to go on (answered no to a confirmation): exit 3, nothing more printed.
+// Esc in a picker (tui.ErrCancelled) exits 3 the same way; commands return the TUI's errors as they are.
 var ErrCancel = errors.New("cancelled")
-
-// ErrInterrupted means ctrl-c in a prompt: exit 130.
-var ErrInterrupted = errors.New("interrupted")
 
 // NoKeyError means there is no API key where one is needed: exit 4. Fix, when set, is the one thing to do,
 // printed on a second line.
@@ -64,7 +64,8 @@ func (e *NoKeyError) Error() string {
 	return e.Msg + "\nfix: " + e.Fix
 }
 
-// ExitCodeFor maps an error to its exit code.
+// ExitCodeFor maps an error to its exit code, by type only: the words of an error (a service's message may
+// say "accepts" or "invalid argument") never make it a usage error.
 func ExitCodeFor(err error) ExitCode {
 	var fe *FlagError
 	var nk *NoKeyError
@@ -75,9 +76,9 @@ func ExitCodeFor(err error) ExitCode {
 		return ExitUsage
 	case errors.As(err, &nk):
 		return ExitAuth
-	case errors.Is(err, ErrCancel):
+	case errors.Is(err, ErrCancel), errors.Is(err, tui.ErrCancelled):
 		return ExitCancel
-	case errors.Is(err, ErrInterrupted):
+	case errors.Is(err, tui.ErrInterrupted):
 		return ExitInterrupted
 	default:
 		return ExitError

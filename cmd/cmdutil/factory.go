@@ -32,6 +32,9 @@ type Factory struct {
 
 	// Keyring returns the OS keychain store (tests substitute a fake).
 	Keyring func() keychain.Store
+	// KeychainHint says what to install for the OS keychain to work here, given its failure ("" when
+	// nothing; nil: no hints, as in tests).
+	KeychainHint func(error) string
 	// Transport is the one HTTP transport to the hosted service, shared by every command.
 	Transport func() http.RoundTripper
 }
@@ -115,11 +118,20 @@ func (f *Factory) ResolveKey() (keychain.Resolved, error) {
 		return r, err
 	default:
 		// Only the OS keychain was asked, and it failed: there is no key gw can use.
-		return r, &NoKeyError{
-			Msg: "no API key: the OS keychain could not be read: " + keychain.Reason(err),
-			Fix: "start or unlock the keychain and run gw auth login; on a machine without one, run gw auth login --insecure-storage (or set GW_API_KEY)",
+		fix := "start or unlock the keychain and run gw auth login; on a machine without one, run gw auth login --insecure-storage (or set GW_API_KEY)"
+		if h := f.Hint(err); h != "" {
+			fix = h + "; then run gw auth login; or, without a keychain, run gw auth login --insecure-storage (or set GW_API_KEY)"
 		}
+		return r, &NoKeyError{Msg: "no API key: the OS keychain could not be read: " + keychain.Reason(err), Fix: fix}
 	}
+}
+
+// Hint is KeychainHint's answer for a keychain failure; "" when the factory has none.
+func (f *Factory) Hint(err error) string {
+	if f.KeychainHint == nil || err == nil {
+		return ""
+	}
+	return f.KeychainHint(err)
 }
 
 // insecureStorage says whether the user chose the insecure file store (gw auth login --insecure-storage).
@@ -201,6 +213,7 @@ func NewFactory(version, defaultBaseURL string) *Factory {
 		Version:        version,
 		DefaultBaseURL: defaultBaseURL,
 		Keyring:        keyring,
+		KeychainHint:   keychain.SetupHint,
 		Transport:      transport,
 	}
 }

@@ -2,6 +2,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -137,6 +138,7 @@ func gather(f *cmdutil.Factory, opts *DoctorOptions) doctor.Input {
 	if in.KeyErr != nil {
 		in.KeychainBackend = f.Keyring().Backend()
 	}
+	in.KeychainHint = f.Hint(cmp.Or(in.KeyErr, in.Key.Warning))
 
 	port := cfg.Port
 	if port == 0 {

@@ -201,9 +201,10 @@ func TestRun_AddressInUse(t *testing.T) {
 	}
 }
 
-// The real binary stops cleanly on SIGTERM, even with a request hanging.
+// The real binary stops cleanly on SIGTERM, even with a request hanging: a stream stalled after its first
+// event, which the client has read, so the request is known to be inside the handler when the signal comes.
 func TestMain_StopsOnSIGTERM(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "--fault", "hang")
+	cmd := exec.Command(os.Args[0], "--fault", "slow-stream:1h")
 	cmd.Env = append(os.Environ(), "GW_STANDIN_RUN_MAIN=1")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -225,20 +226,27 @@ func TestMain_StopsOnSIGTERM(t *testing.T) {
 	}
 	base := strings.TrimPrefix(strings.TrimSpace(string(line)), "base_url=")
 
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
-	errc := make(chan error, 1)
-	go func() {
-		req, _ := http.NewRequest("GET", base+"/models", nil)
-		req.Header.Set("Authorization", "Bearer "+standin.DemoKeyFull)
-		resp, err := (&http.Client{Transport: tr}).Do(req)
-		if err == nil {
-			resp.Body.Close()
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/chat/completions",
+		strings.NewReader(`{"model":"vendor-a/model-a-haiku-4.5","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Authorization", "Bearer "+standin.DemoKeyFull)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatalf("the streamed request: %v", err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, 0, 512)
+	for !bytes.Contains(first, []byte("\n\n")) {
+		n, err := resp.Body.Read(buf)
+		if err != nil {
+			t.Fatalf("reading the first event: %v (read %q)", err, first)
 		}
-		errc <- err
-	}()
-	// Give the request time to arrive; if it has not, the test still checks the stop.
-	time.Sleep(100 * time.Millisecond)
+		first = append(first, buf[:n]...)
+	}
+
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -248,5 +256,12 @@ func TestMain_StopsOnSIGTERM(t *testing.T) {
 	if !strings.Contains(stderr.String(), "gw-standin: stopped") {
 		t.Errorf("stderr %q", stderr.String())
 	}
-	<-errc
+	// The stalled stream was cut by the stop, not finished, and not left hanging until the client's deadline.
+	rest, _ := io.ReadAll(resp.Body)
+	if ctx.Err() != nil {
+		t.Fatal("the stalled stream was still open when the stand-in had stopped")
+	}
+	if bytes.Contains(rest, []byte("[DONE]")) {
+		t.Errorf("the stalled stream finished after the stop: %q", rest)
+	}
 }

@@ -3,7 +3,6 @@ package models
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -194,13 +193,8 @@ func pick(ios *tui.IOStreams, entries []Entry, multi bool) error {
 		title = "Choose models"
 	}
 	ids, err := tui.Pick(ios, tui.PickOptions{Title: title, Items: items, Multi: multi})
-	switch {
-	case errors.Is(err, tui.ErrCancelled):
-		return cmdutil.ErrCancel
-	case errors.Is(err, tui.ErrInterrupted):
-		return cmdutil.ErrInterrupted
-	case err != nil:
-		return err
+	if err != nil {
+		return err // esc and ctrl-c are the TUI's errors, which exit 3 and 130
 	}
 	for _, id := range ids {
 		fmt.Fprintln(ios.Out, id)

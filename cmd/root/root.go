@@ -38,28 +38,17 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 	code := cmdutil.ExitCodeFor(err)
 	errOut := f.IOStreams.ErrOut
 	switch {
-	case errors.Is(err, cmdutil.ErrSilent), errors.Is(err, cmdutil.ErrCancel), errors.Is(err, cmdutil.ErrInterrupted):
-	case code == cmdutil.ExitUsage || isCobraUsageError(err):
+	case errors.Is(err, cmdutil.ErrSilent), code == cmdutil.ExitCancel, code == cmdutil.ExitInterrupted:
+		// Already said (a report), or the user's own doing (esc, ctrl-c, no): nothing to add.
+	case code == cmdutil.ExitUsage:
 		fmt.Fprintf(errOut, "gw: %v\n", err)
 		if !strings.Contains(err.Error(), "--help") {
 			fmt.Fprintln(errOut, "Run 'gw --help' for usage.")
 		}
-		return cmdutil.ExitUsage
 	default:
 		fmt.Fprintf(errOut, "gw: %v\n", err)
 	}
 	return code
-}
-
-// isCobraUsageError recognises the errors cobra itself returns for an unknown command or bad arguments.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "flag needs an argument", "invalid argument"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // NewCmdRoot builds the command tree.

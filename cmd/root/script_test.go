@@ -99,7 +99,7 @@ func scriptCondition(cond string) (bool, error) {
 	if cond != "realkeychain" {
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}
-	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon", "secret-tool"} {
+	for _, tool := range []string{"dbus-daemon", "gnome-keyring-daemon", "secret-tool"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("GW_REQUIRE_REAL_KEYCHAIN") == "1" {
 				return false, fmt.Errorf("%s not found, and GW_REQUIRE_REAL_KEYCHAIN=1 (install: apt-get install -y dbus gnome-keyring libsecret-tools)", tool)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,26 @@ func RepoRoot(t testing.TB) string {
 			t.Fatal("cannot find the repository root (go.mod of github.com/modelgateway/gw) above the test's directory")
 		}
 		dir = parent
+	}
+}
+
+// RequireSecretService skips t (fails it under GW_REQUIRE_REAL_KEYCHAIN=1) unless a throwaway Secret Service
+// can be started here: Linux with dbus-run-session, gnome-keyring-daemon and secret-tool.
+func RequireSecretService(t testing.TB) {
+	t.Helper()
+	skip := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("GW_REQUIRE_REAL_KEYCHAIN") == "1" {
+			t.Fatalf(format+" (GW_REQUIRE_REAL_KEYCHAIN=1)", args...)
+		}
+		t.Skipf(format, args...)
+	}
+	if runtime.GOOS != "linux" {
+		skip("the Secret Service test needs Linux, not %s", runtime.GOOS)
+	}
+	for _, tool := range []string{"dbus-daemon", "gnome-keyring-daemon", "secret-tool"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			skip("%s is not installed; install: apt-get install -y dbus gnome-keyring libsecret-tools", tool)
+		}
 	}
 }

@@ -132,3 +132,45 @@ func TestAuthLogin_CtrlCRestoresEcho(t *testing.T) {
 		t.Error("the typed key was shown")
 	}
 }
+
+// gw init agent on a terminal shows two pickers in a row: the models, then OpenCode's default. The second
+// must not appear under what is left of the first, on the screen or in the scrollback above it. The
+// terminal is as short as the first picker's frame would be, which is when a frame used to scroll away
+// whole and stay in the scrollback.
+func TestInitAgent_FirstPickerGoneWhenSecondShows(t *testing.T) {
+	exe := buildGW(t)
+	srv := standin.New(standin.Options{})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() { srv.Close(); ts.Close() })
+	for _, height := range []int{12, 30} {
+		home := t.TempDir()
+		env := []string{
+			"HOME=" + home,
+			"GW_CONFIG_DIR=" + filepath.Join(home, "config"),
+			"XDG_CONFIG_HOME=" + filepath.Join(home, "xdg"),
+			"XDG_STATE_HOME=" + filepath.Join(home, "state"),
+			"GW_BASE_URL=" + ts.URL + "/v1",
+			"GW_API_KEY=" + standin.DemoKeyPartial,
+		}
+		// As a person runs it: after some output, with stdout on the terminal too.
+		script := `seq 40 >/dev/tty; "$0" init agent --dry-run >/dev/tty 2>&1`
+		term := tmuxtest.Start(t, tmuxtest.Options{Width: 100, Height: height, Env: env}, "sh", "-c", script, exe)
+		term.WaitFor("Models to add to OpenCode")
+		term.WaitFor("3 selected")
+		term.Press("Enter")
+		term.WaitFor("Default model for OpenCode")
+		all := term.ScreenAndHistory()
+		for _, trace := range []string{"Models to add to OpenCode", "[x]", "[-]", "selected", "not in your subscription"} {
+			if strings.Contains(all, trace) {
+				t.Fatalf("%d lines: the first picker left %q on the terminal:\n%s", height, trace, all)
+			}
+		}
+		if !strings.Contains(all, "\n40\nDefault model for OpenCode") {
+			t.Errorf("%d lines: the second picker does not start where the first began:\n%s", height, all)
+		}
+		term.Press("Escape") // leave the default unchanged
+		if res := term.Wait(); res.ExitCode != 0 {
+			t.Fatalf("%d lines: exit %d\nscreen:\n%s", height, res.ExitCode, res.Screen)
+		}
+	}
+}

@@ -141,6 +141,12 @@ func (term *Terminal) Screen() string {
 	return strings.TrimRight(term.tmux("capture-pane", "-p", "-t", term.target), "\n")
 }
 
+// ScreenAndHistory is Screen preceded by the lines scrolled off the top of the terminal (its scrollback).
+func (term *Terminal) ScreenAndHistory() string {
+	term.t.Helper()
+	return strings.TrimRight(term.tmux("capture-pane", "-p", "-S", "-", "-t", term.target), "\n")
+}
+
 // ScreenWithEscapes is Screen with the colour and attribute sequences tmux keeps for each cell.
 func (term *Terminal) ScreenWithEscapes() string {
 	term.t.Helper()

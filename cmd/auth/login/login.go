@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/keychain"
-	"github.com/modelgateway/gw/tui"
 )
 
 // ValidateTimeout bounds the check of the key against the service.
@@ -84,7 +85,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	cancel()
 	stop()
 	if err != nil {
-		return fmt.Errorf("nothing stored: %w", cmdutil.WithFixFrom(err, src, ""))
+		return fmt.Errorf("nothing stored: %w", refused(err, key, src))
 	}
 
 	_, paths, err := f.Config()
@@ -118,6 +119,18 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	return nil
 }
 
+// refused is the error for a key the service did not accept. When it may be the key itself that is wrong,
+// it shows which key was tried (masked) and puts the likeliest cause first: a character lost or added in
+// pasting, which a new key from the dashboard would not fix.
+func refused(err error, key string, src config.Source) error {
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Condition != api.KeyRejected || ae.Kind == api.KindNoBalance || ae.Fix == "" {
+		return cmdutil.WithFixFrom(err, src, "")
+	}
+	return fmt.Errorf("%w\nkey tried: %s (%d characters)\nfix: check it for a paste error first: compare its start, end and length with the key on the dashboard, and paste it again; if they match, %s",
+		err, keychain.Mask(key), utf8.RuneCountInString(key), config.FixForSource(ae.Fix, src))
+}
+
 func readKey(opts *LoginOptions) (string, error) {
 	ios := opts.Factory.IOStreams
 	if opts.WithKey {
@@ -130,11 +143,8 @@ func readKey(opts *LoginOptions) (string, error) {
 	if !ios.CanPrompt() {
 		return "", &cmdutil.NoKeyError{Msg: "no key given: not running interactively, so pipe the key with --with-key (gw auth login --with-key < key.txt)"}
 	}
-	key, err := ios.ReadSecret("Paste your API key (input is hidden): ")
-	if errors.Is(err, tui.ErrInterrupted) {
-		return "", cmdutil.ErrInterrupted // ctrl-c at the prompt: exit 130, terminal already restored
-	}
-	return key, err
+	// ctrl-c at the prompt is tui.ErrInterrupted, exit 130 (the terminal is already restored).
+	return ios.ReadSecret("Paste your API key (input is hidden): ")
 }
 
 // store writes the key to the chosen store and returns that store's name. A key stored in the keychain
@@ -153,7 +163,11 @@ func store(opts *LoginOptions, key string) (string, error) {
 	}
 	kr := f.Keyring()
 	if err := kr.Set(cmdutil.Profile, key); err != nil {
-		return "", fmt.Errorf("could not store the key in the OS keychain (%s): %w\nfix: start a keychain (Secret Service) or, on a machine without one, run: gw auth login --insecure-storage", kr.Backend(), err)
+		fix := "start a keychain (Secret Service) or, on a machine without one, run: gw auth login --insecure-storage"
+		if h := f.Hint(err); h != "" {
+			fix = h + "; then run gw auth login again; or, without a keychain, run: gw auth login --insecure-storage"
+		}
+		return "", fmt.Errorf("could not store the key in the OS keychain (%s): %w\nfix: %s", kr.Backend(), err, fix)
 	}
 	if err := fileStore.Delete(cmdutil.Profile); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 		fmt.Fprintf(f.IOStreams.ErrOut, "! could not remove the old key from %s: %v\n", fileStore.Backend(), err)

@@ -97,6 +97,41 @@ func TestLoginRun_RefusedKeyStoresNothing(t *testing.T) {
 	}
 }
 
+// A mistyped key is shown masked, with a paste error as the first thing to check: a new key from the
+// dashboard would not help someone who drops a character each time they paste.
+func TestLoginRun_MistypedKeyIsShownMaskedWithPasteAdvice(t *testing.T) {
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	e.In.WriteString("sk-gw-demo-parital\n")
+
+	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	if err == nil {
+		t.Fatal("a mistyped key was accepted")
+	}
+	_, rest, _ := strings.Cut(err.Error(), "\n")
+	want := "key tried: sk-…ital (18 characters)\n" +
+		"fix: check it for a paste error first: compare its start, end and length with the key on the dashboard, and paste it again; " +
+		"if they match, create a new key on the dashboard and run: gw auth login"
+	if !strings.HasPrefix(rest, want) {
+		t.Errorf("after the first line:\n%s\nwant it to start:\n%s", rest, want)
+	}
+	if strings.Contains(err.Error(), "parital") {
+		t.Error("the error shows the key beyond its masked form")
+	}
+}
+
+// An exhausted balance says the key is fine: no key is shown, no paste advice given.
+func TestLoginRun_NoBalanceGivesNoPasteAdvice(t *testing.T) {
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	e.In.WriteString(standin.DemoKeyNoBalance + "\n")
+
+	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	if err == nil || strings.Contains(err.Error(), "key tried") || strings.Contains(err.Error(), "paste") || !strings.Contains(err.Error(), "\nfix: top up") {
+		t.Errorf("err = %v", err)
+	}
+}
+
 func TestLoginRun_KeychainFailureDoesNotFallBackToFile(t *testing.T) {
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
@@ -110,6 +145,20 @@ func TestLoginRun_KeychainFailureDoesNotFallBackToFile(t *testing.T) {
 	paths, _ := e.Factory.Paths()
 	if _, err := os.Stat(paths.CredentialsFile()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a credentials file was written: %v", err)
+	}
+}
+
+// A keychain that fails because nothing provides it here: the fix says what to install, first.
+func TestLoginRun_KeychainMissingNamesWhatToInstall_FakeKeychain(t *testing.T) {
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	e.Keyring.Err = &keychain.UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session bus")}
+	e.Factory.KeychainHint = func(error) string { return "install a Secret Service: sudo apt install gnome-keyring" }
+	e.In.WriteString(standin.DemoKeyFull)
+
+	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	if err == nil || !strings.Contains(err.Error(), "\nfix: install a Secret Service: sudo apt install gnome-keyring; then run gw auth login again; or, without a keychain, run: gw auth login --insecure-storage") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

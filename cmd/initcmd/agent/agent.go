@@ -486,10 +486,6 @@ func pickErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, tui.ErrCancelled):
-		return cmdutil.ErrCancel
-	case errors.Is(err, tui.ErrInterrupted):
-		return cmdutil.ErrInterrupted
 	case errors.Is(err, tui.ErrNoTTY):
 		return cmdutil.FlagErrorf("--models required when not running interactively")
 	}

@@ -1,0 +1,89 @@
+package root
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
+)
+
+// A service failure whose own words sound like cobra's ("accepts", "invalid argument") is a failure (exit 1)
+// explained as one, not a usage error pointing at --help: exit codes are decided by the error's type.
+func TestRun_ServiceMessageWithUsageWordsExits1(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error":{"message":"this gateway accepts keys at most once a minute: invalid argument, requires at least a short pause","type":"overloaded"}}`))
+	}))
+	defer srv.Close()
+	e := cmdtest.New(t)
+	e.Vars["GW_BASE_URL"] = srv.URL + "/v1"
+	e.Vars["GW_API_KEY"] = "sk-test-key-0123"
+
+	code := Run(context.Background(), e.Factory, []string{"models"})
+	if code != cmdutil.ExitError {
+		t.Errorf("gw models against a 503: exit %d, want 1; stderr:\n%s", code, e.ErrOut)
+	}
+	if !strings.Contains(e.ErrOut.String(), "accepts keys at most once a minute") {
+		t.Errorf("stderr does not carry the service's words:\n%s", e.ErrOut)
+	}
+	if strings.Contains(e.ErrOut.String(), "--help") {
+		t.Errorf("a service failure points at --help as if it were a usage error:\n%s", e.ErrOut)
+	}
+}
+
+// Every way cobra itself can refuse an invocation reaches Run as a typed usage error: exit 2 and the hint.
+func TestRun_CobraUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"bogus"},
+		{"models", "--bogus"},
+		{"models", "-Z"},
+		{"serve", "--port"},
+		{"serve", "--port", "abc"},
+		{"models", "extra"},
+		{"auth", "login", "extra", "args"},
+		{"auth", "bogus"},
+		{"completion", "tcsh"},
+		{"help", "bogus"},
+		{"version", "--json=maybe"},
+	} {
+		e := cmdtest.New(t)
+		code := Run(context.Background(), e.Factory, args)
+		if code != cmdutil.ExitUsage {
+			t.Errorf("gw %s: exit %d, want 2; stderr:\n%s", strings.Join(args, " "), code, e.ErrOut)
+		}
+		if !strings.Contains(e.ErrOut.String(), "--help") {
+			t.Errorf("gw %s: stderr does not point at --help:\n%s", strings.Join(args, " "), e.ErrOut)
+		}
+	}
+}
+
+// Cobra refuses an unknown flag or a flag without its value on every command of the tree, not only on the
+// ones listed above; each of those refusals is a usage error.
+func TestRun_EveryCommandRefusesUnknownFlagAsUsage(t *testing.T) {
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Hidden {
+			return
+		}
+		paths = append(paths, path)
+		for _, sub := range c.Commands() {
+			walk(sub, append(append([]string(nil), path...), sub.Name()))
+		}
+	}
+	walk(NewCmdRoot(cmdtest.New(t).Factory), nil)
+	for _, path := range paths {
+		e := cmdtest.New(t)
+		args := append(append([]string(nil), path...), "--no-such-flag")
+		if code := Run(context.Background(), e.Factory, args); code != cmdutil.ExitUsage {
+			t.Errorf("gw %s: exit %d, want 2; stderr:\n%s", strings.Join(args, " "), code, e.ErrOut)
+		}
+	}
+}
