@@ -265,11 +265,7 @@ func classify(status int, header http.Header, body []byte, model, key, canonical
 			return nil
 		}
 	case eff >= 300 && eff < 400:
-		e.Condition, e.Kind = ServiceUnreachable, KindBaseURL
-		loc := header.Get("Location")
-		e.Cause = fmt.Sprintf("the server answered %d, redirecting to %s: the base URL is not the API's address", status, orUnknown(loc))
-		e.Fix = fixBaseURL(canonical)
-		return e
+		return redirect(eff, nil, header.Get("Location"), key, canonical)
 	}
 
 	if e.Status == 0 {
@@ -435,11 +431,4 @@ func retryAfter(v string) string {
 		return strconv.Itoa(n) + " seconds"
 	}
 	return "until " + v
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "an unnamed location"
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // maxListBody caps how much of a model list is read.
@@ -28,12 +29,43 @@ type Client struct {
 }
 
 // NewClient returns a client of the service at baseURL. hc nil gets a client
-// with NewTransport's defaults.
+// with NewTransport's defaults. Whatever hc does with redirects, the client
+// never follows one (see do).
 func NewClient(baseURL, key string, hc *http.Client) *Client {
 	if hc == nil {
-		hc = &http.Client{Transport: NewTransport(TransportOptions{})}
+		hc = NewHTTPClient(NewTransport(TransportOptions{}), 0)
 	}
 	return &Client{BaseURL: baseURL, Key: key, HTTP: hc}
+}
+
+// NewHTTPClient is the http.Client for requests to the service: on rt, with an
+// overall time-out (0: none), and refusing every redirect (the response is the
+// 3xx itself). The service does not redirect API requests; following one would
+// send the key wherever it points, in clear text if that is http://.
+func NewHTTPClient(rt http.RoundTripper, timeout time.Duration) *http.Client {
+	return &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: refuseRedirect}
+}
+
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// do sends req without following redirects, whichever http.Client c.HTTP is: a
+// 3xx answer is returned as the *Error that names where it pointed, its body
+// unread. Every other answer is returned as it is; its body is the caller's.
+func (c *Client) do(req *http.Request) (*http.Response, error) {
+	hc := http.Client{}
+	if c.HTTP != nil {
+		hc = *c.HTTP
+	}
+	hc.CheckRedirect = refuseRedirect
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, c.transportError(err)
+	}
+	if res.StatusCode >= 300 && res.StatusCode < 400 {
+		res.Body.Close()
+		return nil, c.redirectError(res)
+	}
+	return res, nil
 }
 
 // Model is one entry of the service's model list.
@@ -96,9 +128,9 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.HTTP.Do(req)
+	res, err := c.do(req)
 	if err != nil {
-		return nil, c.transportError(err)
+		return nil, err
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxListBody+1))

@@ -27,9 +27,9 @@ func (c *Client) Probe(ctx context.Context, model string) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	res, err := c.HTTP.Do(req)
+	res, err := c.do(req)
 	if err != nil {
-		return c.transportError(err)
+		return err
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))

@@ -174,9 +174,10 @@ func describeSource(s config.Source) string {
 	}
 }
 
-// HTTPClient is a client on the shared transport with an overall time-out (0 = none).
+// HTTPClient is a client of the service on the shared transport with an overall time-out (0 = none). It
+// never follows a redirect (api.NewHTTPClient): the request carries the key.
 func (f *Factory) HTTPClient(timeout time.Duration) *http.Client {
-	return &http.Client{Transport: f.Transport(), Timeout: timeout}
+	return api.NewHTTPClient(f.Transport(), timeout)
 }
 
 // APIClient is the one client of the hosted service.
