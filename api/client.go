@@ -16,6 +16,11 @@ import (
 // maxListBody caps how much of a model list is read.
 const maxListBody = 4 << 20
 
+// maxErrorBody caps how much of any other answer (an error, a redirect) is read and classified: far more than
+// any error message, and little enough that a hostile or broken server sending megabytes costs nothing. The
+// rest is never read; the connection is closed rather than drained.
+const maxErrorBody = 64 << 10
+
 // Client talks to the hosted service. Its zero Version sends "gw/dev".
 type Client struct {
 	BaseURL string // {base_url}, ending in /v1, used as given
@@ -66,6 +71,16 @@ func (c *Client) do(req *http.Request) (*http.Response, error) {
 		return nil, c.redirectError(res)
 	}
 	return res, nil
+}
+
+// readBody reads at most limit bytes of res's body (limit+1, so that the
+// caller can tell it was cut). An answer that is not a success is read no
+// further than maxErrorBody: it is classified on that much.
+func readBody(res *http.Response, limit int) ([]byte, error) {
+	if res.StatusCode < 200 || res.StatusCode >= 300 {
+		limit = min(limit, maxErrorBody)
+	}
+	return io.ReadAll(io.LimitReader(res.Body, int64(limit)+1))
 }
 
 // Model is one entry of the service's model list.
@@ -133,7 +148,7 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 		return nil, err
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxListBody+1))
+	body, err := readBody(res, maxListBody)
 	if err != nil {
 		return nil, c.transportError(err)
 	}
@@ -198,7 +213,7 @@ func parseModels(body []byte) ([]Model, error) {
 	case len(b) == 0:
 		return nil, notList("an empty body")
 	case looksHTML(b):
-		if t := htmlTitle(b); t != "" {
+		if t := htmlTitle(b[:min(len(b), maxErrorBody)]); t != "" {
 			return nil, notList("an HTML page titled " + quoted(tidy(t)))
 		}
 		return nil, notList("an HTML page")
@@ -207,7 +222,7 @@ func parseModels(body []byte) ([]Model, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return nil, notList("text that is not JSON (" + quoted(clip(strings.Join(strings.Fields(string(b)), " "), 60)) + ")")
+		return nil, notList("text that is not JSON (" + quoted(clip(strings.Join(strings.Fields(string(b[:min(len(b), 1<<10)])), " "), 60)) + ")")
 	}
 	var entries []any
 	switch t := raw.(type) {

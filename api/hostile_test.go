@@ -6,11 +6,14 @@ package api_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelgateway/gw/api"
 )
@@ -109,5 +112,105 @@ func TestHostileService_NewHTTPClientRefusesRedirects(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 301 || target.hits.Load() != 0 {
 		t.Fatalf("status %d, %d request(s) reached the redirect target", res.StatusCode, target.hits.Load())
+	}
+}
+
+// hugeBody answers status with a body of size bytes, streamed (never held in memory), and counts what it
+// managed to write before the client went away. Its socket's send buffer is small, and so is the client's
+// receive buffer (smallBuffers), so that what it wrote is close to what the client read.
+func hugeBody(t *testing.T, status int, size int64) (*httptest.Server, *atomic.Int64) {
+	var written atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		chunk := []byte(strings.Repeat(`{"error":{"message":"Invalid API key. `, 1<<10))
+		for written.Load() < size {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}))
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetWriteBuffer(smallBuffer)
+		}
+		return ctx
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, &written
+}
+
+const smallBuffer = 64 << 10
+
+// smallBuffers is a client whose connections have a small receive buffer.
+func smallBuffers(t *testing.T) *http.Client {
+	d := &net.Dialer{}
+	tr := &http.Transport{Proxy: nil, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetReadBuffer(smallBuffer)
+		}
+		return c, err
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// A 401 with a 100 MB body: gw classifies a bounded prefix (key rejected, as the status and words say) and
+// stops reading; the server sees the client go away after a small part of its body (what was read plus
+// what the sockets buffered), not after megabytes.
+func TestHostileService_HugeErrorBodyIsNotRead(t *testing.T) {
+	const size = 100 << 20
+	calls := map[string]func(*api.Client, context.Context) error{
+		"models": func(c *api.Client, ctx context.Context) error { _, err := c.Models(ctx); return err },
+		"probe":  func(c *api.Client, ctx context.Context) error { return c.Probe(ctx, "vendor-a/model-a-haiku-4.5") },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			srv, written := hugeBody(t, 401, size)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := call(api.NewClient(srv.URL+"/v1", hostileKey, smallBuffers(t)), ctx)
+			var ae *api.Error
+			if !errors.As(err, &ae) || ae.Condition != api.KeyRejected {
+				t.Fatalf("err = %v, want key rejected", err)
+			}
+			if strings.Contains(err.Error(), hostileKey) {
+				t.Errorf("the message repeats the key: %v", err)
+			}
+			srv.Close() // waits for the handler: its last write has failed
+			if n := written.Load(); n >= 1<<20 {
+				t.Errorf("the server wrote %d KiB of its %d MiB body before the client went away: the client kept reading", n>>10, size>>20)
+			}
+		})
+	}
+}
+
+// A body of megabytes that did get read (a 200 that is not a model list, or a caller with a bigger buffer)
+// is classified on its first 64 KiB only: classifying 4 MiB costs no more than classifying its first 64 KiB
+// (in memory allocated, which, unlike time, does not depend on the machine's load).
+func TestHostileService_HugeBodyClassifiedOnAPrefix(t *testing.T) {
+	const size = 4 << 20
+	body := []byte(strings.Repeat("Invalid API key provided. Please check the key. ", size/48+1))
+	allocated := func(status int, body []byte) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		e := api.ClassifyResponse(status, nil, body, "")
+		runtime.ReadMemStats(&after)
+		if status == 401 && (e == nil || e.Condition != api.KeyRejected) {
+			t.Errorf("401: got %v, want key rejected", e)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	for _, status := range []int{200, 401} {
+		prefix := allocated(status, body[:64<<10])
+		whole := allocated(status, body)
+		if whole > 2*prefix+64<<10 {
+			t.Errorf("%d: classifying %d KiB allocated %d KiB, its first 64 KiB %d KiB: it read the whole body", status, len(body)>>10, whole>>10, prefix>>10)
+		}
 	}
 }
