@@ -97,6 +97,30 @@ func TestHostileService_RelativeRedirectNamedInFull(t *testing.T) {
 	}
 }
 
+// A Location that carries secrets — credentials, the key itself, a token in the query or the fragment — is
+// named without them; a Location of megabytes is named in a line.
+func TestHostileService_RedirectLocationShownWithoutSecrets(t *testing.T) {
+	for _, loc := range []string{
+		"http://user:pa55word@elsewhere.example/v1/" + hostileKey + "/models?token=t0ken#frag-s3cret",
+		"http://elsewhere.example/" + strings.Repeat("a", 4<<20) + hostileKey,
+	} {
+		srv := redirecting(t, 302, loc)
+		_, err := api.NewClient(srv.URL+"/v1", hostileKey, srv.Client()).Models(context.Background())
+		var ae *api.Error
+		if !errors.As(err, &ae) || ae.Kind != api.KindBaseURL || !strings.Contains(ae.Cause, "http://elsewhere.example/") {
+			t.Fatalf("err = %.300v", err)
+		}
+		for _, secret := range []string{"pa55word", "user", hostileKey, "t0ken", "s3cret"} {
+			if strings.Contains(ae.Cause, secret) {
+				t.Errorf("the cause shows %q: %s", secret, ae.Cause)
+			}
+		}
+		if len(ae.Cause) > 1000 {
+			t.Errorf("the cause is %d bytes long", len(ae.Cause))
+		}
+	}
+}
+
 // NewHTTPClient is the http.Client every command builds for the service: it refuses redirects itself, so a
 // request made with it outside the api client does not follow one either.
 func TestHostileService_NewHTTPClientRefusesRedirects(t *testing.T) {

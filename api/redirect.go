@@ -62,7 +62,11 @@ func describeLocation(loc, key string) string {
 	if err != nil {
 		return "a Location that is not a URL"
 	}
-	return clip(redact(stripURL(u).String(), key), 200)
+	// Cut before scrubbing (a header may be megabytes), with room enough that a key is not cut in two
+	// before the scrub and then shown in part.
+	shown := stripURL(u).String()
+	shown = shown[:min(len(shown), 2<<10)]
+	return clip(redact(shown, key), 200)
 }
 
 // stripURL is u without credentials, query or fragment; a query becomes "?…" so that the reader knows one
