@@ -13,8 +13,9 @@ import (
 // ClassifyResponse maps an HTTP answer of the service (or of whatever stands
 // at the base URL) to an *Error. model is the id the request asked for, ""
 // when none (GET /models). It returns nil for 2xx answers that carry no
-// error. The service's message is scrubbed of secret-looking tokens; use
-// (*Client).classifyResponse to scrub the client's key as well.
+// error. Only the first 64 KiB of body are read. The service's message is
+// scrubbed of secret-looking tokens; use (*Client).classifyResponse to scrub
+// the client's key as well.
 func ClassifyResponse(status int, header http.Header, body []byte, model string) *Error {
 	return classify(status, header, body, model, "", "")
 }
@@ -39,6 +40,10 @@ func (s serviceError) code() string {
 	return ""
 }
 
+// maxMessage caps the service's words that are searched for what the refusal is about: real messages are a
+// line or two, and the searches cost in proportion.
+const maxMessage = 8 << 10
+
 func parseErrorBody(body []byte) serviceError {
 	var se serviceError
 	trimmed := bytes.TrimSpace(body)
@@ -52,14 +57,15 @@ func parseErrorBody(body []byte) serviceError {
 			se.hasErr = m["error"] != nil && m["error"] != false
 		}
 		se.collect(v, 0)
-		return se
-	}
-	if looksHTML(trimmed) {
+	} else if looksHTML(trimmed) {
 		se.html = true
 		se.message = htmlTitle(trimmed)
-		return se
+	} else {
+		se.message = string(trimmed[:min(len(trimmed), maxMessage)])
 	}
-	se.message = string(trimmed)
+	if len(se.message) > maxMessage {
+		se.message = se.message[:maxMessage]
+	}
 	return se
 }
 
@@ -238,6 +244,9 @@ func anyMatch(re *regexp.Regexp, ss []string) bool {
 // classify is ClassifyResponse with the client's key (scrubbed from the
 // service's message), and the base URL and canonical base URL when known.
 func classify(status int, header http.Header, body []byte, model, key, canonical string) *Error {
+	// The words that say which refusal it is come first: a longer body is cut, so that megabytes of it (a
+	// 200 that is not a model list, a caller that read more) cost no more than this much.
+	body = body[:min(len(body), maxErrorBody)]
 	se := parseErrorBody(body)
 	msg := tidy(redact(se.message, key))
 	e := &Error{Status: status, Code: tidy(redact(se.code(), key)), ServiceMessage: msg}
@@ -265,11 +274,7 @@ func classify(status int, header http.Header, body []byte, model, key, canonical
 			return nil
 		}
 	case eff >= 300 && eff < 400:
-		e.Condition, e.Kind = ServiceUnreachable, KindBaseURL
-		loc := header.Get("Location")
-		e.Cause = fmt.Sprintf("the server answered %d, redirecting to %s: the base URL is not the API's address", status, orUnknown(loc))
-		e.Fix = fixBaseURL(canonical)
-		return e
+		return redirect(eff, nil, header.Get("Location"), key, canonical)
 	}
 
 	if e.Status == 0 {
@@ -435,11 +440,4 @@ func retryAfter(v string) string {
 		return strconv.Itoa(n) + " seconds"
 	}
 	return "until " + v
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "an unnamed location"
-	}
-	return s
 }

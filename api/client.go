@@ -10,10 +10,16 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // maxListBody caps how much of a model list is read.
 const maxListBody = 4 << 20
+
+// maxErrorBody caps how much of any other answer (an error, a redirect) is read and classified: far more than
+// any error message, and little enough that a hostile or broken server sending megabytes costs nothing. The
+// rest is never read; the connection is closed rather than drained.
+const maxErrorBody = 64 << 10
 
 // Client talks to the hosted service. Its zero Version sends "gw/dev".
 type Client struct {
@@ -28,12 +34,53 @@ type Client struct {
 }
 
 // NewClient returns a client of the service at baseURL. hc nil gets a client
-// with NewTransport's defaults.
+// with NewTransport's defaults. Whatever hc does with redirects, the client
+// never follows one (see do).
 func NewClient(baseURL, key string, hc *http.Client) *Client {
 	if hc == nil {
-		hc = &http.Client{Transport: NewTransport(TransportOptions{})}
+		hc = NewHTTPClient(NewTransport(TransportOptions{}), 0)
 	}
 	return &Client{BaseURL: baseURL, Key: key, HTTP: hc}
+}
+
+// NewHTTPClient is the http.Client for requests to the service: on rt, with an
+// overall time-out (0: none), and refusing every redirect (the response is the
+// 3xx itself). The service does not redirect API requests; following one would
+// send the key wherever it points, in clear text if that is http://.
+func NewHTTPClient(rt http.RoundTripper, timeout time.Duration) *http.Client {
+	return &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: refuseRedirect}
+}
+
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// do sends req without following redirects, whichever http.Client c.HTTP is: a
+// 3xx answer is returned as the *Error that names where it pointed, its body
+// unread. Every other answer is returned as it is; its body is the caller's.
+func (c *Client) do(req *http.Request) (*http.Response, error) {
+	hc := http.Client{}
+	if c.HTTP != nil {
+		hc = *c.HTTP
+	}
+	hc.CheckRedirect = refuseRedirect
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, c.transportError(err)
+	}
+	if res.StatusCode >= 300 && res.StatusCode < 400 {
+		res.Body.Close()
+		return nil, c.redirectError(res)
+	}
+	return res, nil
+}
+
+// readBody reads at most limit bytes of res's body (limit+1, so that the
+// caller can tell it was cut). An answer that is not a success is read no
+// further than maxErrorBody: it is classified on that much.
+func readBody(res *http.Response, limit int) ([]byte, error) {
+	if res.StatusCode < 200 || res.StatusCode >= 300 {
+		limit = min(limit, maxErrorBody)
+	}
+	return io.ReadAll(io.LimitReader(res.Body, int64(limit)+1))
 }
 
 // Model is one entry of the service's model list.
@@ -96,12 +143,12 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.HTTP.Do(req)
+	res, err := c.do(req)
 	if err != nil {
-		return nil, c.transportError(err)
+		return nil, err
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxListBody+1))
+	body, err := readBody(res, maxListBody)
 	if err != nil {
 		return nil, c.transportError(err)
 	}
@@ -166,7 +213,7 @@ func parseModels(body []byte) ([]Model, error) {
 	case len(b) == 0:
 		return nil, notList("an empty body")
 	case looksHTML(b):
-		if t := htmlTitle(b); t != "" {
+		if t := htmlTitle(b[:min(len(b), maxErrorBody)]); t != "" {
 			return nil, notList("an HTML page titled " + quoted(tidy(t)))
 		}
 		return nil, notList("an HTML page")
@@ -175,7 +222,7 @@ func parseModels(body []byte) ([]Model, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return nil, notList("text that is not JSON (" + quoted(clip(strings.Join(strings.Fields(string(b)), " "), 60)) + ")")
+		return nil, notList("text that is not JSON (" + quoted(clip(strings.Join(strings.Fields(string(b[:min(len(b), 1<<10)])), " "), 60)) + ")")
 	}
 	var entries []any
 	switch t := raw.(type) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 )
 
@@ -27,12 +26,13 @@ func (c *Client) Probe(ctx context.Context, model string) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	res, err := c.HTTP.Do(req)
+	res, err := c.do(req)
 	if err != nil {
-		return c.transportError(err)
+		return err
 	}
 	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	// An answer to max_tokens 1 is small whatever its status.
+	b, err := readBody(res, maxErrorBody)
 	if err != nil {
 		return c.transportError(err)
 	}

@@ -125,7 +125,7 @@ func Run(ctx context.Context, in Input) Report {
 
 	r := &run{in: in, hc: in.Network.HTTPClient, checks: map[string]Check{}}
 	if r.hc == nil {
-		r.hc = &http.Client{Transport: r.transport()}
+		r.hc = api.NewHTTPClient(r.transport(), 0) // never follows a redirect with the key
 	}
 	r.addModelIDs(in.Models)
 

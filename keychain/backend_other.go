@@ -2,11 +2,8 @@
 
 package keychain
 
-import (
-	"runtime"
-	"time"
-)
+import "runtime"
 
-func osBackendName(time.Duration) string { return platformBackend(runtime.GOOS) }
+func osBackendName() string { return platformBackend(runtime.GOOS) }
 
 func platformPrecheck() (name func() string, err error) { return nil, nil }

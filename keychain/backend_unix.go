@@ -9,28 +9,20 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/godbus/dbus/v5"
 )
 
 const secretsName = "org.freedesktop.secrets"
 
-// osBackendName names the Secret Service and, when D-Bus answers within
-// timeout, the program that owns org.freedesktop.secrets ("gnome-keyring",
-// "kwalletd6", "keepassxc"), read from /proc.
-func osBackendName(timeout time.Duration) string {
+// osBackendName names the Secret Service and, when D-Bus answers, the program
+// that owns org.freedesktop.secrets ("gnome-keyring", "kwalletd6",
+// "keepassxc"), read from /proc. A D-Bus that never answers makes it hang:
+// the store bounds the wait.
+func osBackendName() string {
 	base := platformBackend(runtime.GOOS)
-	done := make(chan string, 1)
-	go func() { done <- secretServiceOwner() }()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case owner := <-done:
-		if owner != "" {
-			return base + " (" + owner + ")"
-		}
-	case <-timer.C:
+	if owner := secretServiceOwner(); owner != "" {
+		return base + " (" + owner + ")"
 	}
 	return base
 }

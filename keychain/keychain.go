@@ -102,6 +102,8 @@ func isNil(s Store) bool {
 		return v == nil
 	case *fileStore:
 		return v == nil
+	case *session:
+		return v == nil
 	}
 	return false
 }

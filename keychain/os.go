@@ -1,6 +1,7 @@
 package keychain
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -32,8 +33,9 @@ type osStore struct {
 	kr      keyringAPI
 	timeout time.Duration
 
-	backendOnce sync.Once
-	nameBackend func(timeout time.Duration) string
+	// nameBackend names the backend by asking the platform (D-Bus on Linux).
+	// It may hang: backendName bounds the wait.
+	nameBackend func() string
 	// precheck runs before every keychain call (nil: none). Its name func,
 	// when not nil, runs after the call and names the backend ("" when it
 	// cannot tell), so Get learns the name at no extra cost.
@@ -41,6 +43,9 @@ type osStore struct {
 
 	mu      sync.Mutex
 	backend string // "" until known
+	// naming is closed when the one separate name lookup has finished; nil
+	// until it has started.
+	naming chan struct{}
 	// stuck: a call that timed out is still running. While it is, calls give
 	// up at once rather than pile goroutines and D-Bus connections on it.
 	stuck bool
@@ -51,14 +56,15 @@ type osStore struct {
 // NewOS is the OS keychain (macOS Keychain, Windows Credential Manager,
 // Secret Service on Linux) under service "gw". Every call gives up after
 // timeout (DefaultTimeout when <= 0): on Linux a locked keyring or a missing
-// D-Bus Secret Service can otherwise hang forever.
+// D-Bus Secret Service can otherwise hang forever. Session makes the calls of
+// one command share a single such wait.
 func NewOS(timeout time.Duration) Store {
 	s := newOS(goKeyring{}, timeout, osBackendName)
 	s.precheck = platformPrecheck
 	return s
 }
 
-func newOS(kr keyringAPI, timeout time.Duration, name func(time.Duration) string) *osStore {
+func newOS(kr keyringAPI, timeout time.Duration, name func() string) *osStore {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -66,14 +72,37 @@ func newOS(kr keyringAPI, timeout time.Duration, name func(time.Duration) string
 }
 
 // Backend names the OS keychain; on Linux it also names the program that
-// provides the Secret Service when it can find out quickly. A name learnt
-// during an earlier Get/Set/Delete is reused; otherwise it is looked up at
-// most once per store.
-func (s *osStore) Backend() string {
-	if b := s.knownBackend(); b != "" {
-		return b
+// provides the Secret Service when it can find out within the time-out. A
+// name learnt during an earlier Get/Set/Delete is reused; otherwise it is
+// looked up at most once per store.
+func (s *osStore) Backend() string { return s.backendName(context.Background()) }
+
+// backendName is Backend, waiting for the lookup no longer than ctx allows
+// (and the store's time-out). While a timed-out call is still stuck, it does
+// not ask at all: the keychain is not answering, and the plain name will do.
+func (s *osStore) backendName(ctx context.Context) string {
+	s.mu.Lock()
+	known, stuck, naming := s.backend, s.stuck, s.naming
+	if known == "" && !stuck && naming == nil && ctx.Err() == nil {
+		naming = make(chan struct{})
+		s.naming = naming
+		go func() {
+			defer close(naming)
+			s.learnBackend(s.nameBackend())
+		}()
 	}
-	s.backendOnce.Do(func() { s.learnBackend(s.nameBackend(s.timeout)) })
+	s.mu.Unlock()
+	if known != "" {
+		return known
+	}
+	if naming != nil && !stuck {
+		ctx, cancel := context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+		select {
+		case <-naming:
+		case <-ctx.Done():
+		}
+	}
 	if b := s.knownBackend(); b != "" {
 		return b
 	}
@@ -95,9 +124,13 @@ func (s *osStore) learnBackend(name string) {
 	}
 }
 
-func (s *osStore) Get(account string) (string, error) {
+func (s *osStore) Get(account string) (string, error) { return s.get(context.Background(), account) }
+func (s *osStore) Set(account, key string) error      { return s.set(context.Background(), account, key) }
+func (s *osStore) Delete(account string) error        { return s.delete(context.Background(), account) }
+
+func (s *osStore) get(ctx context.Context, account string) (string, error) {
 	var key string
-	err := s.call("reading the key", func() error {
+	err := s.call(ctx, "reading the key", func() error {
 		var err error
 		key, err = s.kr.Get(Service, account)
 		return err
@@ -108,16 +141,16 @@ func (s *osStore) Get(account string) (string, error) {
 	return key, nil
 }
 
-func (s *osStore) Set(account, key string) error {
+func (s *osStore) set(ctx context.Context, account, key string) error {
 	if key == "" {
 		return errors.New("refusing to store an empty key")
 	}
-	err := s.call("storing the key", func() error { return s.kr.Set(Service, account, key) })
+	err := s.call(ctx, "storing the key", func() error { return s.kr.Set(Service, account, key) })
 	return s.wrap(err, account)
 }
 
-func (s *osStore) Delete(account string) error {
-	err := s.call("deleting the key", func() error { return s.kr.Delete(Service, account) })
+func (s *osStore) delete(ctx context.Context, account string) error {
+	err := s.call(ctx, "deleting the key", func() error { return s.kr.Delete(Service, account) })
 	return s.wrap(err, account)
 }
 
@@ -133,25 +166,26 @@ func (e *TimeoutError) Error() string {
 		e.Backend, e.Timeout, e.Op)
 }
 
-// call runs fn in a goroutine so a hung keychain cannot hang gw. On time-out
-// the goroutine is left to finish on its own; its result is discarded. At
-// most one call runs at a time: while a timed-out one is still running, call
-// returns a *TimeoutError at once, so a keychain that hangs for good (gw serve
-// asks every few seconds) costs one goroutine, not one per attempt.
-func (s *osStore) call(op string, fn func() error) error {
-	timedOut := &TimeoutError{Op: op, Backend: s.plainBackend(), Timeout: s.timeout}
+// call runs fn in a goroutine so a hung keychain cannot hang gw: it waits
+// until ctx ends or the store's time-out passes, whichever comes first. On
+// time-out the goroutine is left to finish on its own; its result is
+// discarded. At most one call runs at a time: while a timed-out one is still
+// running, call returns a *TimeoutError at once, so a keychain that hangs for
+// good (gw serve asks every few seconds) costs one goroutine, not one per
+// attempt.
+func (s *osStore) call(ctx context.Context, op string, fn func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
 	s.mu.Lock()
 	stuck := s.stuck
 	s.mu.Unlock()
-	if stuck {
-		return timedOut
+	if stuck || ctx.Err() != nil {
+		return s.gaveUp(ctx, op)
 	}
-	timer := time.NewTimer(s.timeout)
-	defer timer.Stop()
 	select {
 	case s.inFlight <- struct{}{}:
-	case <-timer.C:
-		return timedOut // another call held the keychain for the whole time-out
+	case <-ctx.Done():
+		return s.gaveUp(ctx, op) // another call held the keychain for the whole time
 	}
 
 	done := make(chan error, 1)
@@ -168,7 +202,7 @@ func (s *osStore) call(op string, fn func() error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-timer.C:
+	case <-ctx.Done():
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		select {
@@ -176,9 +210,18 @@ func (s *osStore) call(op string, fn func() error) error {
 			return err
 		default:
 			s.stuck = true
-			return timedOut
+			return s.gaveUp(ctx, op)
 		}
 	}
+}
+
+// gaveUp is the error of a call that did not get an answer: a *TimeoutError,
+// or the cancellation when ctx was cancelled rather than timed out.
+func (s *osStore) gaveUp(ctx context.Context, op string) error {
+	if err := ctx.Err(); errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%s: %s was interrupted: %w", s.plainBackend(), op, err)
+	}
+	return &TimeoutError{Op: op, Backend: s.plainBackend(), Timeout: s.timeout}
 }
 
 // run is one keychain call: the platform precheck, fn, and naming the backend.

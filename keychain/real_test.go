@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelgateway/gw/keychain/keychaintest"
 )
@@ -64,7 +63,7 @@ func TestOSStore_RealSecretService(t *testing.T) {
 	}
 	// A fresh store learns the detailed name during Get, without a lookup of its own.
 	fresh := NewOS(DefaultTimeout).(*osStore)
-	fresh.nameBackend = func(time.Duration) string { return "separate lookup" }
+	fresh.nameBackend = func() string { return "separate lookup" }
 	if _, err := fresh.Get(account); err != nil {
 		t.Fatalf("Get with a fresh store: %v", err)
 	}

@@ -195,7 +195,7 @@ func (b blockingKeyring) Delete(string, string) error        { <-b.release; retu
 func TestOSStore_Timeout_FakeBlockingKeyring(t *testing.T) {
 	kr := blockingKeyring{release: make(chan struct{})}
 	t.Cleanup(func() { close(kr.release) })
-	s := newOS(kr, 10*time.Millisecond, func(time.Duration) string { return "Secret Service" })
+	s := newOS(kr, 10*time.Millisecond, func() string { return "Secret Service" })
 	for name, call := range map[string]func() error{
 		"Get":    func() error { _, err := s.Get("default"); return err },
 		"Set":    func() error { return s.Set("default", "sk-secretvalue") },
@@ -250,7 +250,7 @@ func (k *mapKeyring) Delete(s, u string) error {
 
 func TestOSStore_ErrorMapping_FakeKeyring(t *testing.T) {
 	kr := &mapKeyring{m: map[string]string{}}
-	s := newOS(kr, time.Minute, func(time.Duration) string { return "Secret Service" })
+	s := newOS(kr, time.Minute, func() string { return "Secret Service" })
 	if _, err := s.Get("default"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get missing: %v", err)
 	}
@@ -266,7 +266,7 @@ func TestOSStore_ErrorMapping_FakeKeyring(t *testing.T) {
 	if err := s.Set("default", ""); err == nil {
 		t.Error("empty key stored")
 	}
-	failing := newOS(failingKeyring{}, time.Minute, func(time.Duration) string { return "Secret Service" })
+	failing := newOS(failingKeyring{}, time.Minute, func() string { return "Secret Service" })
 	_, err := failing.Get("default")
 	var ue *UnavailableError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--insecure-storage") || !strings.Contains(err.Error(), "org.freedesktop.secrets") {
@@ -288,7 +288,7 @@ func (failingKeyring) Delete(string, string) error      { return errors.New("no"
 func TestResolve_BackendNamedDuringGet_FakeKeyring(t *testing.T) {
 	kr := &mapKeyring{m: map[string]string{"gw/default": "sk-os"}}
 	var lookups, prechecks int
-	s := newOS(kr, time.Minute, func(time.Duration) string { lookups++; return "Secret Service (separate lookup)" })
+	s := newOS(kr, time.Minute, func() string { lookups++; return "Secret Service (separate lookup)" })
 	s.precheck = func() (func() string, error) {
 		prechecks++
 		return func() string { return "Secret Service (fake-owner)" }, nil
@@ -312,7 +312,7 @@ func TestResolve_BackendNamedDuringGet_FakeKeyring(t *testing.T) {
 // call, Backend() falls back to the separate lookup, once per store.
 func TestOSStore_BackendLookedUpOnce_FakeKeyring(t *testing.T) {
 	var lookups int
-	s := newOS(&mapKeyring{m: map[string]string{}}, time.Minute, func(time.Duration) string { lookups++; return "Secret Service (x)" })
+	s := newOS(&mapKeyring{m: map[string]string{}}, time.Minute, func() string { lookups++; return "Secret Service (x)" })
 	s.precheck = func() (func() string, error) { return func() string { return "" }, nil }
 	if _, err := s.Get("default"); !errors.Is(err, ErrNotFound) {
 		t.Fatal(err)
@@ -344,7 +344,7 @@ func (c *countingKeyring) Delete(s, u string) error        { c.n.Add(1); return 
 func TestOSStore_HungKeychainNotPiledOn_FakeBlockingKeyring(t *testing.T) {
 	release := make(chan struct{})
 	kr := &countingKeyring{keyringAPI: blockingKeyring{release: release}}
-	s := newOS(kr, 10*time.Millisecond, func(time.Duration) string { return "Secret Service" })
+	s := newOS(kr, 10*time.Millisecond, func() string { return "Secret Service" })
 	var te *TimeoutError
 	if _, err := s.Get("default"); !errors.As(err, &te) {
 		t.Fatalf("first Get: %v, want *TimeoutError", err)

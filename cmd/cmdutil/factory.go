@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -72,26 +73,39 @@ func (f *Factory) FileStore() (keychain.Store, error) {
 	return keychain.NewFile(p.CredentialsFile()), nil
 }
 
+// Keychain is the OS keychain for one command: every call the command makes on it, naming the backend
+// included, shares one deadline (keychain.Session), so a keychain that does not answer costs the command one
+// time-out, not one per call.
+func (f *Factory) Keychain(ctx context.Context) keychain.Store {
+	return keychain.Session(ctx, f.Keyring())
+}
+
 // LookupKey finds the API key: GW_API_KEY › OS keychain › the insecure file, the last only while the config
 // says the user chose --insecure-storage (a file left behind is never picked up silently). Errors are the
 // keychain package's (keychain.ErrNotFound when there is no key), for callers that report them themselves.
-func (f *Factory) LookupKey() (keychain.Resolved, error) {
+// It asks the process's keychain store with the store's own time-out (gw serve, which asks again every few
+// seconds); a command uses LookupKeyIn(f.Keychain(ctx)).
+func (f *Factory) LookupKey() (keychain.Resolved, error) { return f.LookupKeyIn(f.Keyring()) }
+
+// LookupKeyIn is LookupKey asking kr for the OS keychain.
+func (f *Factory) LookupKeyIn(kr keychain.Store) (keychain.Resolved, error) {
 	var file keychain.Store
 	if c, _, err := f.Config(); err == nil && c.InsecureStorage {
 		if file, err = f.FileStore(); err != nil {
 			return keychain.Resolved{}, err
 		}
 	}
-	return keychain.Resolve(f.Getenv, f.Keyring(), file, Profile)
+	return keychain.Resolve(f.Getenv, kr, file, Profile)
 }
 
 // ResolveKey is LookupKey for commands that need a key: a missing key is a *NoKeyError (exit 4), also when
 // the OS keychain could not be read (its reason and the way around it are in the message). A keychain that
 // failed while the key came from the file is said on stderr, unless the user chose the file
-// (--insecure-storage): then the keychain is not theirs to fix.
-func (f *Factory) ResolveKey() (keychain.Resolved, error) {
+// (--insecure-storage): then the keychain is not theirs to fix. The keychain calls share one deadline
+// (Keychain).
+func (f *Factory) ResolveKey(ctx context.Context) (keychain.Resolved, error) {
 	insecure := f.insecureStorage()
-	r, err := f.LookupKey()
+	r, err := f.LookupKeyIn(f.Keychain(ctx))
 	switch {
 	case err == nil:
 		if r.Warning != nil && !(insecure && r.Source == keychain.SourceFile) {
@@ -186,9 +200,10 @@ func describeSource(s config.Source) string {
 	}
 }
 
-// HTTPClient is a client on the shared transport with an overall time-out (0 = none).
+// HTTPClient is a client of the service on the shared transport with an overall time-out (0 = none). It
+// never follows a redirect (api.NewHTTPClient): the request carries the key.
 func (f *Factory) HTTPClient(timeout time.Duration) *http.Client {
-	return &http.Client{Transport: f.Transport(), Timeout: timeout}
+	return api.NewHTTPClient(f.Transport(), timeout)
 }
 
 // APIClient is the one client of the hosted service.

@@ -96,7 +96,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	ios := f.IOStreams
 
 	stop := ios.StartSpinner("Checking the path to the service")
-	in := gather(f, opts)
+	in := gather(ctx, f, opts)
 	// Reading the keychain may already have taken a while; the 15 s promise covers the whole command.
 	in.Timeout = max(doctor.DefaultTimeout-time.Since(start), 2*time.Second)
 	rep := doctor.Run(ctx, in)
@@ -116,7 +116,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 }
 
 // gather resolves everything doctor checks; failures to resolve become inputs (and so checks), not errors.
-func gather(f *cmdutil.Factory, opts *DoctorOptions) doctor.Input {
+func gather(ctx context.Context, f *cmdutil.Factory, opts *DoctorOptions) doctor.Input {
 	in := doctor.Input{
 		Models:  opts.Models,
 		NoProbe: opts.NoProbe,
@@ -134,9 +134,12 @@ func gather(f *cmdutil.Factory, opts *DoctorOptions) doctor.Input {
 	base, src := config.ResolveBaseURL(opts.BaseURL, f.Getenv("GW_BASE_URL"), cfg.BaseURL, f.DefaultBaseURL)
 	in.BaseURL, in.BaseURLSource = base, string(src)
 
-	in.Key, in.KeyErr = f.LookupKey()
+	// Reading the key and naming the keychain share one deadline: a keychain that does not answer costs one
+	// time-out.
+	kr := f.Keychain(ctx)
+	in.Key, in.KeyErr = f.LookupKeyIn(kr)
 	if in.KeyErr != nil {
-		in.KeychainBackend = f.Keyring().Backend()
+		in.KeychainBackend = kr.Backend()
 	}
 	in.KeychainHint = f.Hint(cmp.Or(in.KeyErr, in.Key.Warning))
 

@@ -587,7 +587,9 @@ func readToken(path string) (string, error) {
 }
 
 func client(n int) *http.Client {
-	return &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConns: n + 10, MaxIdleConnsPerHost: n + 10}}
+	// Requests carry a key or the local token: a redirect is a failure, never followed.
+	return &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConns: n + 10, MaxIdleConnsPerHost: n + 10},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 type loadResult struct {

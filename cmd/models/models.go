@@ -80,7 +80,7 @@ func List(ctx context.Context, f *cmdutil.Factory, baseURL string) ([]Entry, err
 	if err != nil {
 		return nil, err
 	}
-	key, err := f.ResolveKey()
+	key, err := f.ResolveKey(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -88,6 +88,7 @@ func scriptParams(dir string) testscript.Params {
 			"waitserve":      cmdWaitServe,
 			"httpreq":        cmdHTTPReq,
 			"cpenv":          cmdCpEnv,
+			"hostile":        cmdHostile,
 		},
 	}
 }

@@ -92,7 +92,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	if err != nil {
 		return err
 	}
-	backend, err := store(opts, key)
+	backend, err := store(ctx, opts, key)
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func readKey(opts *LoginOptions) (string, error) {
 
 // store writes the key to the chosen store and returns that store's name. A key stored in the keychain
 // replaces one left in the insecure file, so no stale copy lingers on disk.
-func store(opts *LoginOptions, key string) (string, error) {
+func store(ctx context.Context, opts *LoginOptions, key string) (string, error) {
 	f := opts.Factory
 	fileStore, err := f.FileStore()
 	if err != nil {
@@ -161,7 +161,8 @@ func store(opts *LoginOptions, key string) (string, error) {
 		}
 		return fileStore.Backend(), nil
 	}
-	kr := f.Keyring()
+	// One deadline for every keychain call, naming the keychain in a message included.
+	kr := f.Keychain(ctx)
 	if err := kr.Set(cmdutil.Profile, key); err != nil {
 		fix := "start a keychain (Secret Service) or, on a machine without one, run: gw auth login --insecure-storage"
 		if h := f.Hint(err); h != "" {

@@ -30,12 +30,12 @@ func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return logoutRun(opts)
+			return logoutRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func logoutRun(opts *LogoutOptions) error {
+func logoutRun(ctx context.Context, opts *LogoutOptions) error {
 	f := opts.Factory
 	out, errOut := f.IOStreams.Out, f.IOStreams.ErrOut
 	fileStore, err := f.FileStore()
@@ -46,7 +46,8 @@ func logoutRun(opts *LogoutOptions) error {
 	insecure := cfgErr == nil && c.InsecureStorage
 	removed := 0
 	var failures []error
-	kr := f.Keyring()
+	// One deadline for every keychain call, naming the keychain in a message included.
+	kr := f.Keychain(ctx)
 	for _, s := range []keychain.Store{kr, fileStore} {
 		err := s.Delete(cmdutil.Profile)
 		switch {

@@ -34,7 +34,7 @@ func TestLogoutRun_RemovesFromKeychainAndFile(t *testing.T) {
 	if err := fs.Set(cmdutil.Profile, "sk-old-654321"); err != nil {
 		t.Fatal(err)
 	}
-	if err := logoutRun(&LogoutOptions{Factory: e.Factory}); err != nil {
+	if err := logoutRun(context.Background(), &LogoutOptions{Factory: e.Factory}); err != nil {
 		t.Fatal(err)
 	}
 	paths, _ := e.Factory.Paths()
@@ -56,7 +56,7 @@ func TestLogoutRun_RemovesFromKeychainAndFile(t *testing.T) {
 func TestLogoutRun_NothingStoredAndEnvStillSet(t *testing.T) {
 	e := cmdtest.New(t)
 	e.Vars["GW_API_KEY"] = "sk-env-123456"
-	if err := logoutRun(&LogoutOptions{Factory: e.Factory}); err != nil {
+	if err := logoutRun(context.Background(), &LogoutOptions{Factory: e.Factory}); err != nil {
 		t.Fatal(err)
 	}
 	if e.Out.String() != "No key was stored.\n" {
@@ -70,7 +70,7 @@ func TestLogoutRun_NothingStoredAndEnvStillSet(t *testing.T) {
 func TestLogoutRun_UnreachableKeychainIsAFailure(t *testing.T) {
 	e := cmdtest.New(t)
 	e.Keyring.Err = errors.New("no Secret Service")
-	err := logoutRun(&LogoutOptions{Factory: e.Factory})
+	err := logoutRun(context.Background(), &LogoutOptions{Factory: e.Factory})
 	if err == nil || cmdutil.ExitCodeFor(err) != cmdutil.ExitError {
 		t.Fatalf("err = %v", err)
 	}

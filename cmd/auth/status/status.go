@@ -119,7 +119,7 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		fail("the base URL is not usable", baseErr.Error(), config.BaseURLFix(src, want))
 	}
 
-	key, keyErr := f.ResolveKey()
+	key, keyErr := f.ResolveKey(ctx)
 	if keyErr != nil {
 		var nk *cmdutil.NoKeyError
 		switch {

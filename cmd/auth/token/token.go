@@ -35,19 +35,19 @@ is given. Pipe it instead, e.g. gw auth token | pbcopy.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return tokenRun(opts)
+			return tokenRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Show, "show", false, "print the key even when standard output is a terminal")
 	return cmd
 }
 
-func tokenRun(opts *TokenOptions) error {
+func tokenRun(ctx context.Context, opts *TokenOptions) error {
 	f := opts.Factory
 	if f.IOStreams.IsStdoutTTY() && !opts.Show {
 		return errors.New("refusing to print the key to a terminal: pipe it (gw auth token | pbcopy) or pass --show")
 	}
-	k, err := f.ResolveKey()
+	k, err := f.ResolveKey(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package token
 
 import (
+	"context"
 	"testing"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
@@ -27,7 +28,7 @@ func TestTokenRun(t *testing.T) {
 			if tt.stored != "" {
 				_ = e.Keyring.Set(cmdutil.Profile, tt.stored)
 			}
-			err := tokenRun(&TokenOptions{Factory: e.Factory, Show: tt.show})
+			err := tokenRun(context.Background(), &TokenOptions{Factory: e.Factory, Show: tt.show})
 			if got := cmdutil.ExitCodeFor(err); got != tt.wantCode {
 				t.Fatalf("exit %d (%v), want %d", got, err, tt.wantCode)
 			}
