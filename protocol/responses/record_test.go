@@ -145,10 +145,10 @@ func scriptedAnswer(w http.ResponseWriter, body []byte, n int) {
 	call := fmt.Sprintf("call_rec%d", n)
 	switch {
 	case last.Type == "message" && strings.Contains(text, "exec_command"):
-		items = append(items, reasoningItem(n), map[string]any{"type": "function_call", "id": "fc_rec", "call_id": call,
+		items = append(items, recordedReasoning(n), map[string]any{"type": "function_call", "id": "fc_rec", "call_id": call,
 			"name": "exec_command", "arguments": `{"cmd":"cat notes.txt"}`, "status": "completed"})
 	case last.Type == "message" && strings.Contains(text, "apply_patch"):
-		items = append(items, reasoningItem(n), map[string]any{"type": "custom_tool_call", "id": "ctc_rec", "call_id": call,
+		items = append(items, recordedReasoning(n), map[string]any{"type": "custom_tool_call", "id": "ctc_rec", "call_id": call,
 			"name": "apply_patch", "input": "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n", "status": "completed"})
 	default:
 		items = append(items, map[string]any{"type": "message", "id": "msg_rec", "role": "assistant", "status": "completed",
@@ -162,7 +162,7 @@ func scriptedAnswer(w http.ResponseWriter, body []byte, n int) {
 			"output_tokens": 5, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 15}}})
 }
 
-func reasoningItem(n int) map[string]any {
+func recordedReasoning(n int) map[string]any {
 	return map[string]any{"type": "reasoning", "id": fmt.Sprintf("rs_rec%d", n),
 		"summary": []any{map[string]any{"type": "summary_text", "text": "The user wants a tool run."}},
 		"content": []any{map[string]any{"type": "reasoning_text", "text": "I will call the tool."}}}
