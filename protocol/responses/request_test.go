@@ -14,7 +14,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the .chat.json goldens of testdata/codex")
 
-func readGolden(t *testing.T, name string) []byte {
+func readGolden(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "codex", name))
 	if err != nil {
@@ -23,7 +23,7 @@ func readGolden(t *testing.T, name string) []byte {
 	return b
 }
 
-func parseGolden(t *testing.T, name string) (*chat.Request, Meta) {
+func parseGolden(t testing.TB, name string) (*chat.Request, Meta) {
 	t.Helper()
 	req, meta, perr := ParseRequest(readGolden(t, name))
 	if perr != nil {
