@@ -2,6 +2,7 @@ package responses
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,10 +60,22 @@ func serve(w http.ResponseWriter, r *http.Request, upstream Upstream, keepAlive 
 		w.Header().Set("Allow", http.MethodPost)
 		return fail(http.StatusMethodNotAllowed, errorJSON("/v1/responses takes POST, not "+r.Method, "invalid_request_error", "", "method_not_allowed"), errors.New("method "+r.Method))
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBody))
+	var in io.Reader = http.MaxBytesReader(w, r.Body, MaxRequestBody)
+	switch ce := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); ce {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(in)
+		if err != nil {
+			return fail(http.StatusBadRequest, errorJSON("the request body is not valid gzip ("+err.Error()+"); send it uncompressed", "invalid_request_error", "", "invalid_request"), err)
+		}
+		in = &capped{r: zr, n: MaxRequestBody}
+	default:
+		return fail(http.StatusUnsupportedMediaType, errorJSON("the request body is compressed with "+ce+", which gw serve cannot read; send it uncompressed (or gzip)", "invalid_request_error", "", "unsupported_content_encoding"), errors.New("content encoding "+ce))
+	}
+	body, err := io.ReadAll(in)
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		if errors.As(err, &tooBig) || errors.Is(err, errTooLarge) {
 			return fail(http.StatusRequestEntityTooLarge, errorJSON(fmt.Sprintf("the request body is larger than %d MiB; send smaller images or start a new session", MaxRequestBody>>20), "invalid_request_error", "", "request_too_large"), err)
 		}
 		return fail(http.StatusBadRequest, errorJSON("the request body could not be read: "+err.Error(), "invalid_request_error", "", "invalid_request"), err)
@@ -163,6 +176,32 @@ func streamWhole(w http.ResponseWriter, meta Meta, cr *chat.Response, res Result
 	res.Err = sw.End(nil)
 	http.NewResponseController(w).Flush()
 	return res
+}
+
+var errTooLarge = errors.New("request body too large")
+
+// capped reads at most n bytes of r, then fails with errTooLarge: a small
+// compressed body cannot expand without end.
+type capped struct {
+	r io.Reader
+	n int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		var one [1]byte
+		n, err := c.r.Read(one[:])
+		if n > 0 {
+			return 0, errTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
 }
 
 type upEvent struct {

@@ -1,6 +1,8 @@
 package responses
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -314,8 +316,50 @@ func TestServe_BadRequests(t *testing.T) {
 	if g.StatusCode != 405 || g.Header.Get("Allow") != "POST" {
 		t.Errorf("GET: %d", g.StatusCode)
 	}
+	for enc, want := range map[string]int{"zstd": 415, "gzip": 400} {
+		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/responses", strings.NewReader("(\xb5/\xfd…"))
+		req.Header.Set("Content-Encoding", enc)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if msg, _ := errorOf(t, b); res.StatusCode != want || !strings.Contains(msg, "uncompressed") {
+			t.Errorf("%s: %d %s", enc, res.StatusCode, b)
+		}
+	}
 	if called {
 		t.Error("a bad request was sent upstream")
+	}
+}
+
+// TestServe_Gzip: a gzip-compressed request is read; one that expands past
+// the limit is refused.
+func TestServe_Gzip(t *testing.T) {
+	h := newHarness(t, standin.Options{}, testKey)
+	send := func(body []byte) (*http.Response, []byte) {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write(body)
+		_ = zw.Close()
+		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/responses", &buf)
+		req.Header.Set("Content-Encoding", "gzip")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, b
+	}
+	res, b := send([]byte(`{"model":"vendor-a/model-a-sonnet-4.5","input":"hi"}`))
+	if res.StatusCode != 200 || !strings.Contains(string(b), standin.Greeting("vendor-a/model-a-sonnet-4.5")) {
+		t.Errorf("%d %s", res.StatusCode, b)
+	}
+	res, b = send(bytes.Repeat([]byte(" "), MaxRequestBody+10))
+	if res.StatusCode != 413 {
+		t.Errorf("a body expanding past the limit: %d %s", res.StatusCode, b)
 	}
 }
 
