@@ -407,3 +407,22 @@ func TestServe_KeepAlive(t *testing.T) {
 		t.Errorf("texts %q", tr.texts)
 	}
 }
+
+// TestServe_CodexRecordings: every recorded Codex request goes through Serve
+// to the stand-in and is answered with a complete stream; the answers to the
+// turns that end with a tool's output quote it.
+func TestServe_CodexRecordings(t *testing.T) {
+	h := newHarness(t, standin.Options{}, testKey)
+	for i := 1; i <= 5; i++ {
+		name := "request" + itoa(i) + ".json"
+		_, b := h.post(t, string(readGolden(t, name)))
+		tr := checkStream(t, b)
+		if tr.terminal != "response.completed" {
+			t.Fatalf("%s: %s", name, tr.terminal)
+		}
+		quoted := strings.Contains(strings.Join(tr.texts, ""), "Tool result received: «")
+		if endsWithOutput := i == 2 || i == 4; quoted != endsWithOutput {
+			t.Errorf("%s: answer %q", name, tr.texts)
+		}
+	}
+}
