@@ -216,7 +216,7 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 	}
 
 	t := &translator{meta: &meta, tools: map[string]toolRef{}, names: map[toolKey]string{}}
-	if err := t.tools_(r.Tools); err != nil {
+	if err := t.declareTools(r.Tools); err != nil {
 		return nil, meta, err
 	}
 	out.Tools = t.chatTools
@@ -329,8 +329,8 @@ type translator struct {
 
 var nameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 
-// tools_ translates the request's tools into chat functions.
-func (t *translator) tools_(raw []json.RawMessage) *Error {
+// declareTools translates the request's tools into chat functions.
+func (t *translator) declareTools(raw []json.RawMessage) *Error {
 	type decl struct {
 		tool
 		param     string
