@@ -136,7 +136,7 @@ func cleanEnv() []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "GW_") && name != "GW_ISOLATED_KEYRING" || strings.HasPrefix(name, "XDG_") ||
-			strings.HasPrefix(name, "OPENCODE") || name == "HOME" {
+			strings.HasPrefix(name, "OPENCODE") || strings.HasPrefix(name, "CODEX_") || name == "HOME" {
 			continue
 		}
 		env = append(env, kv)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite of gw, installing first what the tests need when it is missing:
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
-#   npm: opencode-ai                               (the real OpenCode CLI)
+#   npm: opencode-ai, @openai/codex                (the real OpenCode and Codex CLIs)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
 #
@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OPENCODE_VERSION=1.18.33
+CODEX_VERSION=0.169.0
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
@@ -95,8 +96,19 @@ if ! command -v opencode >/dev/null; then
 fi
 log "opencode $(opencode --version 2>/dev/null || echo '(not runnable)')"
 
+# The Codex CLI (its npm package ships the native binary): a global install if there is one, else .cache/codex.
+if ! command -v codex >/dev/null; then
+	prefix="$PWD/.cache/codex"
+	if [ ! -x "$prefix/node_modules/.bin/codex" ]; then
+		log "installing @openai/codex@$CODEX_VERSION into .cache/codex"
+		npm install --silent --no-audit --no-fund --prefix "$prefix" "@openai/codex@$CODEX_VERSION" >/dev/null
+	fi
+	export PATH="$prefix/node_modules/.bin:$PATH"
+fi
+log "$(codex --version 2>/dev/null || echo 'codex (not runnable)')"
+
 # Tests that need the real parts fail, rather than skip, when they are missing here.
-export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_TMUX=1
+export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CODEX=1 GW_REQUIRE_TMUX=1
 
 check_gofmt() {
 	local unformatted
