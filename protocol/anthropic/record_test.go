@@ -111,6 +111,18 @@ func recordings(t *testing.T) []recording {
 			return [][]cannedBlock{{read("toolu_rec_01", p+"/dot.png")}, {text("It is red.")}}
 		},
 	}, {
+		name:  "tool-search",
+		model: "vendor-a/model-a-sonnet-4.5",
+		prompt: func(string) string {
+			return "Use the ToolSearch tool with `select:WebFetch`, then fetch nothing."
+		},
+		answers: func(string) [][]cannedBlock {
+			return [][]cannedBlock{
+				{{Type: "tool_use", ID: "toolu_rec_01", Name: "ToolSearch", Input: map[string]any{"query": "select:WebFetch", "max_results": 5}}},
+				{text("WebFetch is loaded.")},
+			}
+		},
+	}, {
 		name:    "default-models",
 		prompt:  func(string) string { return "say hello" },
 		answers: func(string) [][]cannedBlock { return [][]cannedBlock{{text("Hello.")}} },
