@@ -50,9 +50,16 @@ type Message struct {
 
 // Part is one part of a multi-part user message.
 type Part struct {
-	Type     string    `json:"type"` // text | image_url
+	Type     string    `json:"type"` // text | image_url | file
 	Text     string    `json:"text,omitempty"`
 	ImageURL *ImageURL `json:"image_url,omitempty"`
+	File     *File     `json:"file,omitempty"`
+}
+
+// File is a file part's content (a PDF), inline as a data: URL.
+type File struct {
+	Filename string `json:"filename,omitempty"`
+	FileData string `json:"file_data"`
 }
 
 // ImageURL is an image part's address: https or a data: URL.
