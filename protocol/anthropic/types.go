@@ -114,3 +114,56 @@ type errorDetail struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
 }
+
+// The stream's events, as structs so that "type" comes first, as
+// Anthropic writes it.
+
+type evType struct {
+	Type string `json:"type"`
+}
+
+type evMessageStart struct {
+	Type    string     `json:"type"`
+	Message messageOut `json:"message"`
+}
+
+type evBlockStart struct {
+	Type         string   `json:"type"`
+	Index        int      `json:"index"`
+	ContentBlock blockOut `json:"content_block"`
+}
+
+type evBlockDelta struct {
+	Type  string `json:"type"`
+	Index int    `json:"index"`
+	Delta any    `json:"delta"`
+}
+
+type evBlockStop struct {
+	Type  string `json:"type"`
+	Index int    `json:"index"`
+}
+
+type evMessageDelta struct {
+	Type  string `json:"type"`
+	Delta struct {
+		StopReason   string  `json:"stop_reason"`
+		StopSequence *string `json:"stop_sequence"`
+	} `json:"delta"`
+	Usage usageOut `json:"usage"`
+}
+
+type textDelta struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type thinkingDelta struct {
+	Type     string `json:"type"`
+	Thinking string `json:"thinking"`
+}
+
+type jsonDelta struct {
+	Type        string `json:"type"`
+	PartialJSON string `json:"partial_json"`
+}

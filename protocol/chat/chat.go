@@ -145,6 +145,9 @@ type Choice struct {
 	Index        int         `json:"index"`
 	Message      ResponseMsg `json:"message"`
 	FinishReason string      `json:"finish_reason"`
+	// StopReason is vLLM's addition: the stop string that ended the answer
+	// (a number when a stop token did); nil elsewhere.
+	StopReason any `json:"stop_reason,omitempty"`
 }
 
 // ResponseMsg is the assistant's message in a Response. Reasoning text comes
@@ -173,6 +176,7 @@ type ChunkChoice struct {
 	Index        int     `json:"index"`
 	Delta        Delta   `json:"delta"`
 	FinishReason *string `json:"finish_reason"`
+	StopReason   any     `json:"stop_reason,omitempty"` // as in Choice
 }
 
 // Delta is what a chunk adds.
