@@ -17,12 +17,29 @@ type Error struct {
 	Status  int
 	Type    string // invalid_request_error, authentication_error, …
 	Message string
+	// Final asks the client not to retry (x-should-retry: false): retrying
+	// cannot help, and Claude Code would otherwise retry a 401 or a 5xx for
+	// minutes before showing the message.
+	Final bool
 }
 
 func (e *Error) Error() string { return e.Type + ": " + e.Message }
 
 // Body is the error's JSON body.
 func (e *Error) Body() []byte { return ErrorBody(e.Status, e.Type, e.Message) }
+
+// WriteError writes e as the answer.
+func WriteError(w http.ResponseWriter, e *Error) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if e.Final {
+		h.Set("X-Should-Retry", "false")
+	}
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(e.Body())
+}
 
 // The error types of the Messages API.
 const (
@@ -80,23 +97,30 @@ func ErrorBody(status int, errType, message string) []byte {
 }
 
 // FromAPIError is gw's classified failure of the service as a Messages API
-// error. The status is the service's (502 when it could not be reached);
-// the message is the spec's message for the condition, then gw's cause,
-// then the fix: "API key invalid or unauthorized: the account's balance is
-// exhausted (402) — top up …".
+// error. The message is the spec's message for the condition, then gw's
+// cause, then the fix: "API key invalid or unauthorized: the account's
+// balance is exhausted (402) — top up …". The status is the service's (502
+// when it could not be reached), except for an unknown model: Claude Code
+// replaces the message of every 404 with its own ("There's an issue with
+// the selected model…"), which would hide the fix, so it is a 400. The
+// spec's three conditions are final (no retry); other failures (rate
+// limits, server errors) are left to the client's retry policy.
 func FromAPIError(e *api.Error) *Error {
 	status := e.Status
 	if status == 0 {
 		status = http.StatusBadGateway
 	}
+	if e.Condition == api.UnknownModel && status == http.StatusNotFound {
+		status = http.StatusBadRequest
+	}
 	msg := e.Error()
-	if e.Condition == "" && e.Kind == "" && msg == "" {
+	if msg == "" {
 		msg = "the service failed"
 	}
 	if e.Fix != "" {
 		msg += " — " + e.Fix
 	}
-	return &Error{Status: status, Type: TypeForStatus(status), Message: msg}
+	return &Error{Status: status, Type: TypeForStatus(status), Message: msg, Final: e.Condition != ""}
 }
 
 // IsClaudeModel reports whether id is one of Claude Code's own model ids

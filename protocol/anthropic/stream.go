@@ -270,7 +270,7 @@ func streamError(err error) *Error {
 	case errors.As(err, &ae):
 		return FromAPIError(ae)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Status: http.StatusBadGateway, Type: TypeAPI,
+		return &Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
 			Message: "unable to connect to API: the service's stream ended before the answer was complete — retry; if it keeps happening, run: gw doctor"}
 	}
 	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
@@ -278,7 +278,7 @@ func streamError(err error) *Error {
 		c.Cause = "the service's stream broke off: " + c.Cause
 		return FromAPIError(&c)
 	}
-	return &Error{Status: http.StatusBadGateway, Type: TypeAPI,
+	return &Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
 		Message: "unable to connect to API: the service's stream broke off (" + err.Error() + ") — retry; if it keeps happening, run: gw doctor"}
 }
 
