@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -277,5 +278,37 @@ func TestServeBadRequests(t *testing.T) {
 	res, raw = post(t, small+"/v1/messages", big)
 	if e := errorOf(t, raw); res.StatusCode != 413 || e.Type != TypeRequestTooLarge {
 		t.Errorf("%d %s", res.StatusCode, e.Type)
+	}
+}
+
+// A client that goes away mid-stream cancels the request to the service,
+// and the outcome says so.
+func TestServeClientGoneCancelsUpstream(t *testing.T) {
+	svc := startService(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
+		if n == 2 {
+			<-ctx.Done() // holds the stream until the request is cancelled
+		}
+	}})
+	h := &Handler{Upstream: upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client())}
+	outcomes := make(chan Outcome, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { outcomes <- h.Serve(w, r) }))
+	defer ts.Close()
+	res, err := http.Post(ts.URL+"/v1/messages", "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() && !strings.Contains(sc.Text(), "text_delta") {
+	}
+	res.Body.Close()
+	out := <-outcomes
+	if out.Note != "aborted=client_gone" || out.Status != 200 || out.Model != "vendor-a/model-a-sonnet-4.5" {
+		t.Errorf("outcome %+v", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a guard against hanging
+	defer cancel()
+	seen, err := svc.WaitFor(ctx, func(s []standin.Seen) bool { return len(s) == 1 && s[0].Cancelled })
+	if err != nil {
+		t.Errorf("the stand-in's request was not cancelled: %+v", seen)
 	}
 }
