@@ -129,14 +129,15 @@ func newMachine(t *testing.T) *machine {
 
 func (m *machine) configHome() string { return filepath.Join(m.home, ".config") }
 
-// cleanEnv is the test's environment without anything that would point gw
-// or OpenCode at the user's own files or key.
+// cleanEnv is the test's environment without anything that would point gw,
+// OpenCode or Claude Code at the user's own files or key.
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "GW_") && name != "GW_ISOLATED_KEYRING" || strings.HasPrefix(name, "XDG_") ||
-			strings.HasPrefix(name, "OPENCODE") || name == "HOME" {
+			strings.HasPrefix(name, "OPENCODE") || strings.HasPrefix(name, "ANTHROPIC_") || strings.HasPrefix(name, "CLAUDE_") ||
+			name == "HOME" {
 			continue
 		}
 		env = append(env, kv)

@@ -2,12 +2,14 @@
 # Runs the whole test suite of gw, installing first what the tests need when it is missing:
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
 #   npm: opencode-ai                               (the real OpenCode CLI)
+#        @anthropic-ai/claude-code                 (the real Claude Code CLI)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OPENCODE_VERSION=1.18.33
+CLAUDE_CODE_VERSION=2.1.330
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
@@ -41,8 +43,19 @@ if ! command -v opencode >/dev/null; then
 fi
 log "opencode $(opencode --version 2>/dev/null || echo '(not runnable)')"
 
+# The Claude Code CLI, the same way.
+if ! command -v claude >/dev/null; then
+	prefix="$PWD/.cache/claude-code"
+	if [ ! -x "$prefix/node_modules/.bin/claude" ]; then
+		log "installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION into .cache/claude-code"
+		npm install --silent --no-audit --no-fund --prefix "$prefix" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null
+	fi
+	export PATH="$prefix/node_modules/.bin:$PATH"
+fi
+log "claude $(claude --version 2>/dev/null || echo '(not runnable)')"
+
 # Tests that need the real parts fail, rather than skip, when they are missing here.
-export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_TMUX=1
+export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_TMUX=1
 
 log "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
