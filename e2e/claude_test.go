@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -50,22 +49,7 @@ func claudeBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds gw and runs Claude Code")
 	}
-	required := os.Getenv("GW_REQUIRE_CLAUDE_CODE") == "1" || os.Getenv("GW_REQUIRE_REAL_KEYCHAIN") == "1"
-	miss := func(format string, args ...any) {
-		t.Helper()
-		if required {
-			t.Fatalf(format+" (GW_REQUIRE_CLAUDE_CODE=1 / GW_REQUIRE_REAL_KEYCHAIN=1)", args...)
-		}
-		t.Skipf(format, args...)
-	}
-	if runtime.GOOS != "linux" {
-		miss("the end-to-end test uses gnome-keyring, which needs Linux, not %s", runtime.GOOS)
-	}
-	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			miss("%s is not installed; install: apt-get install -y dbus gnome-keyring libsecret-tools", tool)
-		}
-	}
+	miss := requireKeyring(t, "GW_REQUIRE_CLAUDE_CODE")
 	if p, err := exec.LookPath("claude"); err == nil {
 		return p
 	}
@@ -78,36 +62,13 @@ func claudeBinary(t *testing.T) string {
 
 // TestClaudeCode runs Claude Code through gw serve with the key in the real
 // keychain: a task with a tool round trip completes, and each of the spec's
-// three failures reaches the user with the spec's message. Each story runs
-// in a throwaway keyring session of its own.
+// three failures reaches the user with the spec's message.
 func TestClaudeCode(t *testing.T) {
 	claudeBinary(t)
-	stories := []struct {
-		name string
-		run  func(t *testing.T, gw, claude string)
-	}{
+	runStories(t, "GW_REQUIRE_CLAUDE_CODE", []story{
 		{"ThroughGwServe", claudeThroughGwServe},
 		{"Failures", claudeFailures},
-	}
-	if !keychaintest.Isolated() {
-		gw := buildGW(t)
-		requireMessagesRouteOf(t, gw)
-		for _, s := range stories {
-			t.Run(s.name, func(t *testing.T) {
-				t.Parallel()
-				keychaintest.RunIsolated(t, "TestClaudeCode/"+s.name, "GW_REQUIRE_CLAUDE_CODE=1", gwBinaryEnv+"="+gw)
-			})
-		}
-		return
-	}
-	gw := os.Getenv(gwBinaryEnv)
-	if gw == "" {
-		gw = buildGW(t)
-	}
-	claude := claudeBinary(t)
-	for _, s := range stories {
-		t.Run(s.name, func(t *testing.T) { s.run(t, gw, claude) })
-	}
+	}, requireMessagesRouteOf)
 }
 
 // claudeSetup logs in with key (stdin) and starts gw serve.
@@ -183,7 +144,8 @@ func claudeP(t *testing.T, m *machine, claude string, env []string, prompt strin
 // only (as x-api-key, then as a Bearer token), reads a file of a temporary
 // project with its Read tool and answers from it; the stand-in got the real
 // key; gw serve logged the requests; no file under $HOME holds the key.
-func claudeThroughGwServe(t *testing.T, gw, claude string) {
+func claudeThroughGwServe(t *testing.T, gw string) {
+	claude := claudeBinary(t)
 	key := newKey(t)
 	svc := startService(t, key)
 	m, serve, token := claudeSetup(t, gw, key, svc)
@@ -212,7 +174,8 @@ func claudeThroughGwServe(t *testing.T, gw, claude string) {
 // claudeFailures: Claude Code shows the spec's message for each of its three
 // failures: its own model ids (no model settings) → model not found; an
 // exhausted balance → key rejected; the service gone → unable to connect.
-func claudeFailures(t *testing.T, gw, claude string) {
+func claudeFailures(t *testing.T, gw string) {
+	claude := claudeBinary(t)
 	key := newKey(t)
 	svc := startService(t, key)
 	m, serve, token := claudeSetup(t, gw, key, svc)

@@ -32,27 +32,21 @@ if [ ${#missing[@]} -gt 0 ]; then
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" dbus-x11 >/dev/null
 fi
 
-# The OpenCode CLI: a global install if there is one, else a copy kept in .cache/ (ignored by git).
-if ! command -v opencode >/dev/null; then
-	prefix="$PWD/.cache/opencode"
-	if [ ! -x "$prefix/node_modules/.bin/opencode" ]; then
-		log "installing opencode-ai@$OPENCODE_VERSION into .cache/opencode"
-		npm install --silent --no-audit --no-fund --prefix "$prefix" "opencode-ai@$OPENCODE_VERSION" >/dev/null
+# npm_cli CMD DIR PACKAGE@VERSION: a global install of CMD if there is one, else PACKAGE@VERSION kept in
+# .cache/DIR (ignored by git), put first on PATH.
+npm_cli() {
+	if ! command -v "$1" >/dev/null; then
+		local prefix="$PWD/.cache/$2"
+		if [ ! -x "$prefix/node_modules/.bin/$1" ]; then
+			log "installing $3 into .cache/$2"
+			npm install --silent --no-audit --no-fund --prefix "$prefix" "$3" >/dev/null
+		fi
+		export PATH="$prefix/node_modules/.bin:$PATH"
 	fi
-	export PATH="$prefix/node_modules/.bin:$PATH"
-fi
-log "opencode $(opencode --version 2>/dev/null || echo '(not runnable)')"
-
-# The Claude Code CLI, the same way.
-if ! command -v claude >/dev/null; then
-	prefix="$PWD/.cache/claude-code"
-	if [ ! -x "$prefix/node_modules/.bin/claude" ]; then
-		log "installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION into .cache/claude-code"
-		npm install --silent --no-audit --no-fund --prefix "$prefix" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null
-	fi
-	export PATH="$prefix/node_modules/.bin:$PATH"
-fi
-log "claude $(claude --version 2>/dev/null || echo '(not runnable)')"
+	log "$1 $("$1" --version 2>/dev/null || echo '(not runnable)')"
+}
+npm_cli opencode opencode "opencode-ai@$OPENCODE_VERSION"
+npm_cli claude claude-code "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
 
 # Tests that need the real parts fail, rather than skip, when they are missing here.
 export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_TMUX=1

@@ -188,20 +188,19 @@ func checkStream(stream string) (answer, error) {
 }
 
 // text is all text of the answer's text blocks.
-func (a answer) text() string {
-	var b strings.Builder
-	for _, bl := range a.blocks {
-		if bl.kind == "text" {
-			b.WriteString(bl.text)
-		}
-	}
-	return b.String()
-}
+func (a answer) text() string { return a.joined("text") }
 
-func (a answer) thinking() string {
+// thinking is all text of its thinking blocks.
+func (a answer) thinking() string { return a.joined("thinking") }
+
+func (a answer) joined(kind string) string {
 	var b strings.Builder
 	for _, bl := range a.blocks {
-		if bl.kind == "thinking" {
+		switch {
+		case bl.kind != kind:
+		case kind == "text":
+			b.WriteString(bl.text)
+		case kind == "thinking":
 			b.WriteString(bl.thinking)
 		}
 	}
