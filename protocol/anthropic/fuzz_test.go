@@ -2,7 +2,10 @@ package anthropic
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"unicode/utf8"
 
@@ -121,4 +124,48 @@ func validUTF8(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// FuzzParseRequest: whatever the body, ParseRequest answers a chat request
+// or a 400 naming what is wrong, and never panics.
+func FuzzParseRequest(f *testing.F) {
+	// The recorded requests' conversations, without their 40 KB of tools
+	// and system prompt (the fuzzer mutates small inputs faster).
+	for _, s := range []string{"tool-round-trip", "image", "tool-search", "thinking"} {
+		b, err := os.ReadFile(filepath.Join(recordedDir, s, "request-2.json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		var r map[string]json.RawMessage
+		if err := json.Unmarshal(b, &r); err != nil {
+			f.Fatal(err)
+		}
+		delete(r, "tools")
+		delete(r, "system")
+		small, _ := json.Marshal(r)
+		f.Add(small)
+	}
+	f.Add([]byte(`{"model":"m","system":[{"type":"text","text":"s"}],"messages":[{"role":"system","content":null},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_reference","tool_name":"x"},{"type":"image","source":{"type":"url","url":"u"}}],"is_error":true}]}],"tools":[{"name":"x","defer_loading":true,"input_schema":{}}],"tool_choice":{"type":"tool","name":"x"}}`))
+	f.Add([]byte(`{"model":"vendor-a/model-a-opus-4.5-thinking","thinking":{"type":"enabled","budget_tokens":-1},"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"b/c","input":[1]}]}]}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, _, err := ParseRequest(body)
+		if err != nil {
+			if err.Status != 400 || err.Type != TypeInvalidRequest || err.Message == "" {
+				t.Fatalf("error %+v", err)
+			}
+			return
+		}
+		if req.Model == "" || len(req.Messages) == 0 {
+			t.Fatalf("accepted without a model or messages: %s", body)
+		}
+		for _, tl := range req.Tools {
+			if !validName.MatchString(tl.Function.Name) {
+				t.Fatalf("function name %q", tl.Function.Name)
+			}
+		}
+		if _, err := json.Marshal(req); err != nil {
+			t.Fatalf("the chat request does not encode: %v", err)
+		}
+	})
 }
