@@ -100,18 +100,22 @@ func ErrorBody(status int, errType, message string) []byte {
 // error. The message is the spec's message for the condition, then gw's
 // cause, then the fix: "API key invalid or unauthorized: the account's
 // balance is exhausted (402) — top up …". The status is the service's (502
-// when it could not be reached), except for an unknown model: Claude Code
+// when it could not be reached or sent its error with 200; 401 for a key
+// it refused that way), except for an unknown model: Claude Code
 // replaces the message of every 404 with its own ("There's an issue with
 // the selected model…"), which would hide the fix, so it is a 400. The
 // spec's three conditions are final (no retry); other failures (rate
 // limits, server errors) are left to the client's retry policy.
 func FromAPIError(e *api.Error) *Error {
 	status := e.Status
-	if status == 0 {
-		status = http.StatusBadGateway
-	}
-	if e.Condition == api.UnknownModel && status == http.StatusNotFound {
+	switch {
+	case e.Condition == api.UnknownModel && (status == http.StatusNotFound || status < 400):
 		status = http.StatusBadRequest
+	case e.Condition == api.KeyRejected && status < 400:
+		// An error the service sent with 200 (or inside its stream).
+		status = http.StatusUnauthorized
+	case status < 400:
+		status = http.StatusBadGateway
 	}
 	msg := e.Error()
 	if msg == "" {

@@ -54,6 +54,10 @@ func TestFromAPIError(t *testing.T) {
 			429, TypeRateLimit, "the service is rate limiting this key (429) — wait a minute", false},
 		{"server error", api.Error{Kind: api.KindServerError, Status: 500, Cause: "the service failed with 500"},
 			500, TypeAPI, "the service failed with 500", false},
+		{"key refused in a 200", api.Error{Condition: api.KeyRejected, Kind: api.KindKeyOrBalance, Status: 200, Cause: "refused"},
+			401, TypeAuthentication, "API key invalid or unauthorized: refused", true},
+		{"other error in a 200", api.Error{Kind: api.KindOther, Status: 200, Cause: "the service answered with an error"},
+			502, TypeAPI, "the service answered with an error", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
