@@ -87,6 +87,7 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 	cmd.Flags().BoolVar(&opts.NoProbe, "no-probe", false, "send no chat request (by default one one-token request per model checked tests the balance and the subscription)")
 	cmd.Flags().StringArrayVar(&opts.AgentConfigs, "agent-config", nil,
 		"OpenCode config to check (repeatable; default: the global one and ./opencode.json(c))")
+	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
 	return cmd
 }
 

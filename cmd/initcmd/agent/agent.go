@@ -16,7 +16,6 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
-	"github.com/modelgateway/gw/cmd/models"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/tui"
@@ -119,6 +118,13 @@ the picker).`,
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "write without asking for confirmation")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
 	cmd.Flags().IntVar(&opts.Port, "port", 0, "gw serve's port for --mode proxy, saved in gw's config (default: the configured port, else 8787)")
+	_ = cmd.RegisterFlagCompletionFunc("mode", cmdutil.CompleteWords(
+		[2]string{ModeProxy, "through gw serve on localhost; the key stays in the keychain"},
+		[2]string{ModeDirect, "straight to the service; the key comes from GW_API_KEY"},
+	))
+	_ = cmd.RegisterFlagCompletionFunc("models", cmdutil.CompleteModelList)
+	_ = cmd.RegisterFlagCompletionFunc("default", cmdutil.CompleteModelID)
+	_ = cmd.RegisterFlagCompletionFunc("small-model", cmdutil.CompleteModelID)
 	return cmd
 }
 
@@ -150,16 +156,11 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if err != nil {
 		return err
 	}
-	entries, err := models.List(ctx, f, baseURL)
+	entries, err := f.ListModels(ctx, baseURL)
 	if err != nil {
 		return err
 	}
-	var available []string
-	for _, e := range entries {
-		if e.InSubscription {
-			available = append(available, e.ID)
-		}
-	}
+	available := api.SubscribedIDs(entries)
 	if len(available) == 0 {
 		return errors.New("the service lists no models for this account; check the subscription on the dashboard")
 	}
@@ -401,7 +402,7 @@ func checkOtherConfig(path string) (string, error) {
 }
 
 // choose settles the models and the defaults, from the flags or the picker.
-func choose(opts *AgentOptions, entries []models.Entry, available, configured []string) (chosen []string, def, small string, err error) {
+func choose(opts *AgentOptions, entries []api.JoinedModel, available, configured []string) (chosen []string, def, small string, err error) {
 	switch {
 	case len(opts.Models) == 1 && opts.Models[0] == "all":
 		chosen = available
@@ -439,7 +440,7 @@ func choose(opts *AgentOptions, entries []models.Entry, available, configured []
 	return chosen, def, small, nil
 }
 
-func pickModels(opts *AgentOptions, entries []models.Entry, configured []string) ([]string, error) {
+func pickModels(opts *AgentOptions, entries []api.JoinedModel, configured []string) ([]string, error) {
 	items := make([]tui.PickItem, 0, len(entries))
 	for _, e := range entries {
 		it := tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context}
@@ -462,7 +463,7 @@ func pickModels(opts *AgentOptions, entries []models.Entry, configured []string)
 
 // pickDefault offers the chosen models as OpenCode's default; esc leaves
 // "model" as it is.
-func pickDefault(opts *AgentOptions, entries []models.Entry, chosen []string) (string, error) {
+func pickDefault(opts *AgentOptions, entries []api.JoinedModel, chosen []string) (string, error) {
 	var items []tui.PickItem
 	for _, e := range entries {
 		if slices.Contains(chosen, e.ID) {
@@ -564,7 +565,7 @@ func portSaver(f *cmdutil.Factory, opts *AgentOptions, port int) func() error {
 
 // modelSpec describes a listed model from the catalogue; an id the
 // catalogue lacks gets the service's context length or a conservative guess.
-func modelSpec(id string, entries []models.Entry) (opencode.Model, bool) {
+func modelSpec(id string, entries []api.JoinedModel) (opencode.Model, bool) {
 	if c, ok := api.LookupModel(id); ok {
 		return opencode.Model{ID: id, Name: c.Name, Context: c.Context, Output: c.Output, Reasoning: c.Reasoning, Attachment: c.Attachment}, true
 	}
