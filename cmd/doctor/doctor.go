@@ -141,11 +141,7 @@ func gather(f *cmdutil.Factory, opts *DoctorOptions) doctor.Input {
 	}
 	in.KeychainHint = f.Hint(cmp.Or(in.KeyErr, in.Key.Warning))
 
-	port := cfg.Port
-	if port == 0 {
-		port = config.DefaultPort
-	}
-	in.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	in.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
 	in.LocalToken = cfg.LocalToken
 
 	in.AgentConfigs = opts.AgentConfigs

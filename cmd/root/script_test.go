@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -167,7 +168,7 @@ func cmdFakeGW(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("FAKEGW", srv.URL)
 	hostport := srv.Listener.Addr().String()
 	ts.Setenv("FAKEGW_HOSTPORT", hostport)
-	_, port, _ := strings.Cut(hostport, ":")
+	_, port, _ := net.SplitHostPort(hostport)
 	ts.Setenv("FAKEGW_PORT", port)
 }
 
