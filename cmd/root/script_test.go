@@ -89,6 +89,8 @@ func scriptParams(dir string) testscript.Params {
 			"waitserve":      cmdWaitServe,
 			"httpreq":        cmdHTTPReq,
 			"cpenv":          cmdCpEnv,
+			"scrub":          cmdScrub,
+			"json":           cmdJSON,
 		},
 	}
 }
