@@ -3,6 +3,7 @@ package doctor
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -209,19 +210,11 @@ func (r *run) isProxy(raw string) bool {
 		return false
 	}
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || !isLoopback(u.Hostname()) {
+	if err != nil || !config.IsLoopbackHost(u.Hostname()) {
 		return false
 	}
-	_, port := splitPort(r.in.ProxyAddr)
+	_, port, _ := net.SplitHostPort(r.in.ProxyAddr)
 	return u.Port() == port
-}
-
-func splitPort(addr string) (host, port string) {
-	i := strings.LastIndex(addr, ":")
-	if i < 0 {
-		return addr, ""
-	}
-	return addr[:i], addr[i+1:]
 }
 
 func hostOf(raw string) string {

@@ -278,7 +278,7 @@ func TestRun_AgentConfigSiblingOverrides(t *testing.T) {
 	if c.Cause != wantCause {
 		t.Errorf("cause = %q\nwant    %q", c.Cause, wantCause)
 	}
-	if !strings.Contains(c.Fix, `keep provider "gw" in one file`) || !strings.Contains(c.Fix, jsonc) {
+	if !strings.Contains(c.Fix, `remove the "gw" provider`) || !strings.Contains(c.Fix, jsonc) {
 		t.Errorf("fix = %q", c.Fix)
 	}
 }

@@ -253,7 +253,7 @@ func (r *run) checkBaseURL() baseURL {
 	if in.CanonicalURL != "" && raw != in.CanonicalURL {
 		return baseURL{check: c, target: u, differs: true}
 	}
-	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+	if u.Scheme == "http" && !config.IsLoopbackHost(u.Hostname()) {
 		c.Status = Warn
 		c.Cause = "the base URL uses plain http to a remote host: the API key travels unencrypted"
 		c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), "https://"+u.Host+u.EscapedPath())
@@ -293,14 +293,6 @@ func (r *run) finishBaseURL(bu baseURL, path []Check) Check {
 	c.Cause = base + " and the service cannot be reached there (see " + failedOf(path...) + ")"
 	c.Fix = fix
 	return c
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // hostPort is the host and port the connection goes to: the proxy's when one applies, else the service's.

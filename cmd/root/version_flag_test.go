@@ -1,4 +1,4 @@
-package version_test
+package root
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
-	"github.com/modelgateway/gw/cmd/root"
 )
 
 // gw --version and gw version print the same version line, the factory's: the version every other command
@@ -17,7 +16,7 @@ func TestVersionFlagAndCommandAgree(t *testing.T) {
 		e := cmdtest.New(t)
 		e.Factory.Version = "9.8.7-factory"
 		e.Factory.DefaultBaseURL = "https://gateway.example.com/v1"
-		if code := root.Run(context.Background(), e.Factory, args); code != 0 {
+		if code := Run(context.Background(), e.Factory, args); code != 0 {
 			t.Fatalf("gw %s: exit %d, stderr %q", strings.Join(args, " "), code, e.ErrOut)
 		}
 		first, _, _ := strings.Cut(e.Out.String(), "\n")
