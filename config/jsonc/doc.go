@@ -324,3 +324,14 @@ func ReadTop(src []byte, strict bool) (*hujson.Object, error) {
 	o, _ := f.Root.Value.(*hujson.Object)
 	return o, nil
 }
+
+// Decode unmarshals a JSON-with-comments document (a byte-order mark,
+// comments and trailing commas allowed) into v.
+func Decode(src []byte, v any) error {
+	root, fresh, _, err := ParseValue(bytes.Clone(bytes.TrimPrefix(src, []byte(BOM))), "\n")
+	if err != nil || fresh {
+		return err
+	}
+	root.Standardize()
+	return json.Unmarshal(root.Pack(), v)
+}
