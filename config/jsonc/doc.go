@@ -10,7 +10,6 @@ package jsonc
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -53,23 +52,37 @@ type File struct {
 	addedNL bool
 }
 
+// Dialect is what an agent's JSON reader accepts beyond plain JSON. What it
+// does not accept is a *ParseError at its position rather than something
+// to keep: the agent could not read the file either.
+type Dialect struct {
+	Comments       bool // // and /* */ comments
+	TrailingCommas bool
+	BOM            bool // a UTF-8 byte-order mark at the start
+	Agent          string
+}
+
+// HuJSON is OpenCode's and Kilo's reader: comments, trailing commas and a
+// byte-order mark.
+var HuJSON = Dialect{Comments: true, TrailingCommas: true, BOM: true}
+
 // Parse parses src (which it never modifies) for editing. An empty file, or
 // one holding only comments, becomes a new object after those comments.
-// strict: the agent reads plain JSON only (JSON.parse, encoding/json), so a
-// comment or a trailing comma is a *ParseError at its position rather than
-// something to keep.
-func Parse(src []byte, strict bool) (*File, error) {
+func Parse(src []byte, dialect Dialect) (*File, error) {
 	body := bytes.Clone(src) // the parse tree aliases its input; never touch src
 	f := &File{Doc: Doc{NL: "\n", Unit: "  "}}
 	if bytes.HasPrefix(body, []byte(BOM)) {
+		if !dialect.BOM {
+			return nil, &ParseError{Line: 1, Column: 1, Msg: fmt.Sprintf("the file starts with a byte-order mark, which %s cannot read; save it as UTF-8 without one", agentName(dialect))}
+		}
 		f.bom = true
 		body = body[len(BOM):]
 	}
 	if crlf := bytes.Count(body, []byte("\r\n")); crlf > 0 && 2*crlf >= bytes.Count(body, []byte("\n")) {
 		f.NL = "\r\n" // the file's prevailing line ending
 	}
-	if strict {
-		if err := checkStrict(body); err != nil {
+	if !dialect.Comments || !dialect.TrailingCommas {
+		if err := checkDialect(body, dialect); err != nil {
 			return nil, err
 		}
 	}
@@ -146,34 +159,34 @@ func ParseValue(body []byte, nl string) (root hujson.Value, fresh, addedNL bool,
 	return root, false, false, nil
 }
 
-// checkStrict reports the first thing in body that plain JSON does not
-// allow. Empty input is fine (a new file).
-func checkStrict(body []byte) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
+func agentName(d Dialect) string {
+	if d.Agent != "" {
+		return d.Agent
 	}
-	if json.Valid(body) {
+	return "the agent"
+}
+
+// checkDialect reports the first thing in body that the dialect does not
+// allow. Empty input is fine (a new file).
+func checkDialect(body []byte, dialect Dialect) error {
+	if len(bytes.TrimSpace(body)) == 0 || json.Valid(body) {
 		return nil
 	}
 	if _, _, _, err := ParseValue(body, "\n"); err != nil {
 		return err
 	}
 	// hujson accepts it: find the first comment or trailing comma.
-	if off, what := firstExtension(body); off >= 0 {
+	if off, what := firstExtension(body, dialect); off >= 0 {
 		l, c := config.LineCol(body, off)
-		return &ParseError{Line: l, Column: c, Msg: what + ", which this agent does not accept (it reads plain JSON)"}
+		return &ParseError{Line: l, Column: c, Msg: fmt.Sprintf("%s, which %s does not accept", what, agentName(dialect))}
 	}
-	var se *json.SyntaxError
-	if err := json.Unmarshal(body, new(any)); errors.As(err, &se) {
-		l, c := config.LineCol(body, max(int(se.Offset)-1, 0))
-		return &ParseError{Line: l, Column: c, Msg: se.Error()}
-	}
-	return &ParseError{Line: 1, Column: 1, Msg: "not plain JSON"}
+	return nil
 }
 
 // firstExtension finds the first comment or trailing comma in b (which
-// hujson parsed): its offset and what it is; -1 when there is none.
-func firstExtension(b []byte) (int, string) {
+// hujson parsed) that the dialect does not allow: its offset and what it
+// is; -1 when there is none.
+func firstExtension(b []byte, dialect Dialect) (int, string) {
 	comma := -1 // the last comma outside strings, while only blanks and comments follow it
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; {
@@ -185,16 +198,31 @@ func firstExtension(b []byte) (int, string) {
 			}
 			comma = -1
 		case c == '/' && i+1 < len(b) && (b[i+1] == '/' || b[i+1] == '*'):
-			if b[i+1] == '/' {
-				return i, "a // comment"
+			if !dialect.Comments {
+				if b[i+1] == '/' {
+					return i, "a // comment"
+				}
+				return i, "a /* comment */"
 			}
-			return i, "a /* comment */"
+			// Skip the comment; a comma before it may still be trailing.
+			if b[i+1] == '/' {
+				for i < len(b) && b[i] != '\n' {
+					i++
+				}
+			} else {
+				i += 2
+				for i+1 < len(b) && !(b[i] == '*' && b[i+1] == '/') {
+					i++
+				}
+				i++
+			}
 		case c == ',':
 			comma = i
 		case c == '}' || c == ']':
-			if comma >= 0 {
+			if comma >= 0 && !dialect.TrailingCommas {
 				return comma, "a trailing comma"
 			}
+			comma = -1
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 		default:
 			comma = -1
@@ -312,9 +340,9 @@ func StringList(v hujson.Value) ([]string, bool) {
 }
 
 // ReadTop parses src for reading only: the top-level object, nil for an
-// empty (or comment-only) file. strict as for Parse.
-func ReadTop(src []byte, strict bool) (*hujson.Object, error) {
-	f, err := Parse(src, strict)
+// empty (or comment-only) file.
+func ReadTop(src []byte, dialect Dialect) (*hujson.Object, error) {
+	f, err := Parse(src, dialect)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ func Merge(src []byte, p Provider, opts MergeOptions) (Result, error) {
 		}
 	}
 
-	f, err := jsonc.Parse(src, false)
+	f, err := jsonc.Parse(src, jsonc.HuJSON)
 	if err != nil {
 		return Result{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/claudecode"
 	"github.com/modelgateway/gw/config/agents/kilo"
+	"github.com/modelgateway/gw/config/agents/qwencode"
 )
 
 // All returns every supported agent, in the order gw lists them.
@@ -15,6 +16,7 @@ func All() []agents.Agent {
 	return []agents.Agent{
 		OpenCode(),
 		claudecode.Agent(),
+		qwencode.Agent(),
 		kilo.Agent(),
 	}
 }

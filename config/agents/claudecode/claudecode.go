@@ -44,6 +44,11 @@ const (
 	projectDirName = ".claude"
 )
 
+// dialect: Claude Code reads settings.json as plain JSON (a comment makes it
+// report "Invalid or malformed JSON" and ignore the file); a byte-order mark
+// is fine (checked with 2.1.330).
+var dialect = jsonc.Dialect{BOM: true, Agent: displayName}
+
 // Agent describes Claude Code for gw.
 func Agent() agents.Agent {
 	return agents.Agent{
@@ -118,7 +123,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	if err != nil {
 		return agents.Result{}, err
 	}
-	f, err := jsonc.Parse(src, true)
+	f, err := jsonc.Parse(src, dialect)
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -155,7 +160,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 
 // warnings: settings that stop Claude Code from using what gw wrote.
 func warnings(data []byte) []string {
-	top, err := jsonc.ReadTop(data, true)
+	top, err := jsonc.ReadTop(data, dialect)
 	if err != nil || top == nil {
 		return nil
 	}
@@ -168,7 +173,7 @@ func warnings(data []byte) []string {
 
 // Inspect reads gw's settings back from src.
 func Inspect(src []byte) (agents.Inspection, error) {
-	top, err := jsonc.ReadTop(src, true)
+	top, err := jsonc.ReadTop(src, dialect)
 	if err != nil {
 		return agents.Inspection{}, err
 	}
