@@ -57,17 +57,28 @@ type Merger func(src []byte, d agents.Declaration) (agents.Result, error)
 // and a summary are compared with testdata/golden (-update rewrites them).
 func Corpus(t *testing.T, merge Merger, decls map[string]agents.Declaration, check func(t *testing.T, src []byte, res agents.Result)) {
 	t.Helper()
-	entries, err := os.ReadDir("testdata/corpus")
+	CorpusIn(t, "corpus", merge, decls, check)
+}
+
+// CorpusIn is Corpus for testdata/<dir>; the golden files of a directory
+// other than "corpus" are in testdata/golden/<dir>.
+func CorpusIn(t *testing.T, dir string, merge Merger, decls map[string]agents.Declaration, check func(t *testing.T, src []byte, res agents.Result)) {
+	t.Helper()
+	prefix := ""
+	if dir != "corpus" {
+		prefix = dir + "/"
+	}
+	entries, err := os.ReadDir(filepath.Join("testdata", dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) < 12 {
-		t.Fatalf("corpus has %d fixtures, want at least 12", len(entries))
+	if len(entries) < 8 {
+		t.Fatalf("corpus has %d fixtures, want at least 8", len(entries))
 	}
 	for _, e := range entries {
 		name := e.Name()
 		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join("testdata/corpus", name))
+			src, err := os.ReadFile(filepath.Join("testdata", dir, name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,9 +100,9 @@ func Corpus(t *testing.T, merge Merger, decls map[string]agents.Declaration, che
 					fmt.Fprintf(&summary, "warning: %s\n", w)
 				}
 			}
-			Golden(t, name+".txt", []byte(summary.String()))
+			Golden(t, prefix+name+".txt", []byte(summary.String()))
 			if err == nil {
-				Golden(t, name, res.Data)
+				Golden(t, prefix+name, res.Data)
 			}
 		})
 	}
@@ -164,9 +175,17 @@ func Golden(t testing.TB, name string, data []byte) {
 	}
 }
 
-// Seeds adds every corpus file to a fuzz test's seed corpus.
-func Seeds(f *testing.F) {
-	files, _ := filepath.Glob("testdata/corpus/*")
+// Seeds adds every file of testdata/corpus (or the directories named) to a
+// fuzz test's seed corpus.
+func Seeds(f *testing.F, dirs ...string) {
+	if len(dirs) == 0 {
+		dirs = []string{"corpus"}
+	}
+	var files []string
+	for _, d := range dirs {
+		m, _ := filepath.Glob(filepath.Join("testdata", d, "*"))
+		files = append(files, m...)
+	}
 	for _, name := range files {
 		b, err := os.ReadFile(name)
 		if err != nil {
