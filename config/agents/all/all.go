@@ -8,6 +8,7 @@ import (
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/claudecode"
 	"github.com/modelgateway/gw/config/agents/cline"
+	"github.com/modelgateway/gw/config/agents/codex"
 	"github.com/modelgateway/gw/config/agents/crush"
 	"github.com/modelgateway/gw/config/agents/kilo"
 	"github.com/modelgateway/gw/config/agents/qwencode"
@@ -18,6 +19,7 @@ func All() []agents.Agent {
 	return []agents.Agent{
 		OpenCode(),
 		claudecode.Agent(),
+		codex.Agent(),
 		qwencode.Agent(),
 		cline.Agent(),
 		kilo.Agent(),
