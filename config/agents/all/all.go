@@ -9,6 +9,7 @@ import (
 	"github.com/modelgateway/gw/config/agents/claudecode"
 	"github.com/modelgateway/gw/config/agents/cline"
 	"github.com/modelgateway/gw/config/agents/codex"
+	"github.com/modelgateway/gw/config/agents/continuedev"
 	"github.com/modelgateway/gw/config/agents/crush"
 	"github.com/modelgateway/gw/config/agents/kilo"
 	"github.com/modelgateway/gw/config/agents/qwencode"
@@ -21,6 +22,7 @@ func All() []agents.Agent {
 		claudecode.Agent(),
 		codex.Agent(),
 		qwencode.Agent(),
+		continuedev.Agent(),
 		cline.Agent(),
 		kilo.Agent(),
 		crush.Agent(),
