@@ -271,6 +271,16 @@ func (d *Doc) under(table []string) error {
 func (d *Doc) SetRoot(fields []Field) (changed bool, err error) {
 	var add []string
 	for _, f := range fields {
+		for _, h := range d.headers {
+			if h.path[0] == f.Key {
+				return false, &ConflictError{Msg: fmt.Sprintf("[%s] at %s makes %q a table; it must be a plain value, so rename or remove that table", strings.Join(h.path, "."), d.pos(h.lineStart), f.Key)}
+			}
+		}
+		for _, kv := range d.keys {
+			if len(kv.path) > 1 && kv.path[0] == f.Key {
+				return false, &ConflictError{Msg: fmt.Sprintf("%s at %s makes %q a table; it must be a plain value, so fix it by hand", strings.Join(kv.path, "."), d.pos(kv.lineStart), f.Key)}
+			}
+		}
 		i, ok := d.find([]string{f.Key})
 		if ok {
 			kv := d.keys[i]
@@ -332,11 +342,19 @@ func (d *Doc) SetTable(path []string, fields []Field, drop []string) (created, c
 	}
 	if hi < 0 {
 		var b strings.Builder
-		if len(d.src) > 0 {
-			if !bytes.HasSuffix(d.src, []byte("\n")) {
+		// What the document ends with once the edits so far are applied
+		// (keys added at its end by SetRoot included).
+		tail := string(d.src)
+		for _, e := range d.edits {
+			if e.start == len(d.src) {
+				tail += e.text
+			}
+		}
+		if tail != "" {
+			if !strings.HasSuffix(tail, "\n") {
 				b.WriteString(d.nl)
 			}
-			if !bytes.HasSuffix(d.src, []byte("\n\n")) && !bytes.HasSuffix(d.src, []byte("\r\n\r\n")) {
+			if !strings.HasSuffix(tail, "\n\n") && !strings.HasSuffix(tail, "\r\n\r\n") {
 				b.WriteString(d.nl)
 			}
 		}

@@ -69,26 +69,40 @@ func Parse(src []byte, agent string) (*Doc, error) {
 	}
 	d.lines = []int{0}
 	for i, c := range d.src {
-		if c == '\n' {
+		switch {
+		case c == '\n':
 			d.lines = append(d.lines, i+1)
+		case c == '\r' && (i+1 == len(d.src) || d.src[i+1] != '\n'):
+			// YAML counts a lone CR as a line break; the positions gw edits by
+			// would not match its lines.
+			return nil, &ParseError{Line: len(d.lines), Column: i - d.lines[len(d.lines)-1] + 1, Msg: "a carriage return without a line feed; save the file with LF or CRLF line endings"}
 		}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(d.src, &doc); err != nil {
 		return nil, parseError(err)
 	}
+	// Decoding into values also applies the rules a Node tree does not
+	// check (a key defined twice in a mapping).
+	var v any
+	if err := yaml.Unmarshal(d.src, &v); err != nil {
+		return nil, parseError(err)
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return d, nil
 	}
 	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return d, nil
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" && root.Value == "" {
+		return d, nil // comments only
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil, &ConflictError{Msg: fmt.Sprintf("the config is not a mapping (key: value lines) at the top; %s expects one", agent)}
 	}
 	if root.Style&yaml.FlowStyle != 0 {
 		return nil, &ConflictError{Msg: "the config is written as one {…} flow mapping; gw edits block YAML only, so rewrite it with one key per line"}
+	}
+	if len(root.Content) > 0 && root.Content[0].Column != 1 {
+		return nil, &ConflictError{Msg: fmt.Sprintf("the top-level keys are indented (line %d); gw edits YAML whose top-level keys start at the beginning of the line", root.Content[0].Line)}
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -104,8 +118,12 @@ func Parse(src []byte, agent string) (*Doc, error) {
 
 func parseError(err error) error {
 	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		return &ParseError{Line: 1, Column: 1, Msg: strings.Join(te.Errors, "; ")}
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		if m := regexp.MustCompile(`^line (\d+): (.*)$`).FindStringSubmatch(te.Errors[0]); m != nil {
+			l, _ := strconv.Atoi(m[1])
+			return &ParseError{Line: l, Column: 1, Msg: m[2]}
+		}
+		return &ParseError{Line: 1, Column: 1, Msg: te.Errors[0]}
 	}
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
@@ -197,18 +215,22 @@ func (d *Doc) SetTop(fields []Scalar) error {
 		end := start + len(scalarText(d.src[start:]))
 		d.edits = append(d.edits, edit{start, end, scalar(f.Val)})
 	}
-	if add.Len() > 0 {
-		at := 0
-		if d.top != nil && len(d.top.Content) > 0 {
-			at = d.off(d.top.Content[0].Line, 1)
-		} else {
-			at = len(d.src)
-			if at > 0 && !bytes.HasSuffix(d.src, []byte("\n")) {
-				d.edits = append(d.edits, edit{at, at, d.nl})
-			}
-		}
-		d.edits = append(d.edits, edit{at, at, add.String()})
+	if add.Len() == 0 {
+		return nil
 	}
+	if d.top != nil && len(d.top.Content) > 0 {
+		// In the first key's place, at its indentation.
+		k := d.top.Content[0]
+		at := d.off(k.Line, k.Column)
+		indent := string(d.src[d.lines[k.Line-1]:at])
+		d.edits = append(d.edits, edit{at, at, strings.ReplaceAll(add.String(), d.nl, d.nl+indent)})
+		return nil
+	}
+	at := len(d.src)
+	if at > 0 && !bytes.HasSuffix(d.src, []byte("\n")) {
+		d.edits = append(d.edits, edit{at, at, d.nl})
+	}
+	d.edits = append(d.edits, edit{at, at, add.String()})
 	return nil
 }
 
@@ -275,18 +297,18 @@ type Item struct {
 func (d *Doc) SyncList(key string, ours func(*yaml.Node) bool, id func(*yaml.Node) string, wants []Item) (added, removed, updated []string, err error) {
 	seq, ki := d.topValue(key)
 	var items []*yaml.Node
-	seqIndent := "  "
+	top := ""
+	if d.top != nil && len(d.top.Content) > 0 {
+		top = strings.Repeat(" ", d.top.Content[0].Column-1)
+	}
+	seqIndent := top + "  "
 	insertAt := -1
 	prefix := ""
 	switch {
 	case seq == nil:
-		// no key: a new list at the end
-		at := len(d.src)
-		if at > 0 && !bytes.HasSuffix(d.src, []byte("\n")) {
-			prefix = d.nl
-		}
-		insertAt = at
-		prefix += key + ":" + d.nl
+		// no key: a new list at the end, at the top level's indentation
+		insertAt = len(d.src) // a missing final newline is added below
+		prefix = top + key + ":" + d.nl
 	case seq.Kind == yaml.ScalarNode && seq.Tag == "!!null":
 		// "models:" with nothing after it
 		keyNode := d.top.Content[ki]

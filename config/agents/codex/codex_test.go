@@ -2,6 +2,7 @@ package codex
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -42,20 +43,16 @@ func TestMergeCorpus(t *testing.T) {
 	})
 }
 
+var ownedKey = regexp.MustCompile(`^["']?(model|model_provider|model_context_window|name|base_url|wire_api|experimental_bearer_token|env_key)["']?\s*=`)
+
 // kept: every line of the source that is not one of gw's keys is in the
 // output, in order (comments, blank lines, other tables).
 func kept(t *testing.T, src, out []byte) {
 	t.Helper()
-	owned := []string{"model =", "model_provider =", "model_context_window =", "base_url =", "wire_api =", "experimental_bearer_token =", "env_key ="}
 	rest := string(out)
 	for _, line := range strings.SplitAfter(string(src), "\n") {
 		l := strings.TrimSpace(line)
-		skip := l == ""
-		for _, o := range owned {
-			if strings.HasPrefix(l, o) {
-				skip = true
-			}
-		}
+		skip := l == "" || ownedKey.MatchString(l)
 		if skip {
 			continue
 		}

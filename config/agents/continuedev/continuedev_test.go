@@ -1,6 +1,7 @@
 package continuedev
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -73,6 +74,7 @@ func contains(s []string, v string) bool {
 // order. An entry is a "- " line and the more indented lines after it.
 func kept(t *testing.T, src, out []byte) {
 	t.Helper()
+	src, out = bytes.TrimPrefix(src, []byte("\uFEFF")), bytes.TrimPrefix(out, []byte("\uFEFF"))
 	lines := strings.SplitAfter(string(src), "\n")
 	skip := make([]bool, len(lines))
 	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
