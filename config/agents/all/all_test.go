@@ -21,7 +21,7 @@ func TestNames(t *testing.T) {
 }
 
 func home(m map[string]string) agents.Env {
-	return agents.Env{Getenv: func(k string) string { return m[k] }, WorkDir: "/work/project"}
+	return agents.Env{Getenv: func(k string) string { return m[k] }, WorkDir: "/src/project"}
 }
 
 // Every agent: a new config written for gw serve reads back as pointing at
@@ -141,7 +141,7 @@ func TestProjectScope(t *testing.T) {
 			continue
 		}
 		for _, f := range files {
-			if !strings.HasPrefix(f, "/work/project/") {
+			if !strings.HasPrefix(f, "/src/project/") {
 				t.Errorf("%s: project file %s is not in the project", a.Name, f)
 			}
 		}
