@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
-
-	"github.com/modelgateway/gw/config/jsonc"
 )
 
 // OpenCode (checked against 1.18.x) reads both opencode.json and
@@ -45,11 +43,11 @@ func References(src []byte, id string) ([]string, error) {
 	}
 	top, _ := root.Value.(*hujson.Object)
 	var refs []string
-	if jsonc.Member(jsonc.ObjOf(jsonc.Member(top, "provider")), id) != nil {
+	if member(objOf(member(top, "provider")), id) != nil {
 		refs = append(refs, fmt.Sprintf("provider %q", id))
 	}
 	for _, k := range []string{"model", "small_model"} {
-		if v := jsonc.Str(jsonc.Member(top, k)); strings.HasPrefix(v, id+"/") {
+		if v := str(member(top, k)); strings.HasPrefix(v, id+"/") {
 			refs = append(refs, fmt.Sprintf("%q is %q", k, v))
 		}
 	}

@@ -113,3 +113,8 @@ func classifyKey(key string) (KeyKind, string) {
 	}
 	return KeyLiteral, ""
 }
+
+// Shorthands for the readers of this package (see jsonc for the editing).
+func member(o *hujson.Object, name string) *hujson.Value { return jsonc.Member(o, name) }
+func objOf(v *hujson.Value) *hujson.Object               { return jsonc.ObjOf(v) }
+func str(v *hujson.Value) string                         { return jsonc.Str(v) }
