@@ -1,4 +1,4 @@
-package opencode
+package jsonc
 
 import (
 	"bytes"
@@ -18,23 +18,23 @@ import (
 // New byte slices are always freshly allocated so that nothing aliases the
 // parsed input.
 
-// doc carries the style of the file being edited.
-type doc struct {
-	src  []byte // the parsed bytes (BOM removed), for line numbers in errors
-	nl   string // "\n" or "\r\n", as the file uses
-	unit string // one level of indentation, as the file uses
+// Doc carries the style of the file being edited.
+type Doc struct {
+	Src  []byte // the parsed bytes (BOM removed), for line numbers in errors
+	NL   string // "\n" or "\r\n", as the file uses
+	Unit string // one level of indentation, as the file uses
 }
 
-// objRef is an object being edited and where it sits.
-type objRef struct {
-	obj    *hujson.Object
-	indent string // indentation of the line the object's closing brace belongs to
-	path   string // for messages, e.g. `provider.gw.options`
-	root   bool
+// ObjRef is an object being edited and where it sits.
+type ObjRef struct {
+	Obj    *hujson.Object
+	Indent string // indentation of the line the object's closing brace belongs to
+	Path   string // for messages, e.g. `provider.gw.options`
+	Root   bool
 }
 
 // cat concatenates into a new slice; never appends into a parsed buffer.
-func cat(parts ...[]byte) []byte {
+func Cat(parts ...[]byte) []byte {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
@@ -46,42 +46,42 @@ func cat(parts ...[]byte) []byte {
 	return out
 }
 
-func (d *doc) at(v *hujson.Value) string {
-	l, c := config.LineCol(d.src, v.StartOffset)
+func (d *Doc) At(v *hujson.Value) string {
+	l, c := config.LineCol(d.Src, v.StartOffset)
 	return fmt.Sprintf("line %d, column %d", l, c)
 }
 
 // find returns the index of the member named key, -1 if absent. A key that
 // appears twice is refused: OpenCode would silently use one of them and we
 // cannot know which one the user edits.
-func (d *doc) find(o objRef, key string) (int, error) {
+func (d *Doc) Find(o ObjRef, key string) (int, error) {
 	idx := -1
-	for i := range o.obj.Members {
-		name, ok := o.obj.Members[i].Name.Value.(hujson.Literal)
+	for i := range o.Obj.Members {
+		name, ok := o.Obj.Members[i].Name.Value.(hujson.Literal)
 		if !ok || name.String() != key {
 			continue
 		}
 		if idx >= 0 {
 			return -1, &ConflictError{Msg: fmt.Sprintf("%q appears twice in %s (%s and %s); remove one of them",
-				key, o.describe(), d.at(&o.obj.Members[idx].Name), d.at(&o.obj.Members[i].Name))}
+				key, o.describe(), d.At(&o.Obj.Members[idx].Name), d.At(&o.Obj.Members[i].Name))}
 		}
 		idx = i
 	}
 	return idx, nil
 }
 
-func (o objRef) describe() string {
-	if o.root {
+func (o ObjRef) describe() string {
+	if o.Root {
 		return "the top-level object"
 	}
-	return "\"" + o.path + "\""
+	return "\"" + o.Path + "\""
 }
 
-func (o objRef) child(key string) string {
-	if o.root {
+func (o ObjRef) Child(key string) string {
+	if o.Root {
 		return key
 	}
-	return o.path + "." + key
+	return o.Path + "." + key
 }
 
 // splitHead splits whitespace-and-comments into the part that ends the
@@ -124,7 +124,7 @@ func leadingBlank(b []byte) []byte {
 
 // lineIndent returns the indentation after the last newline in an Extra, and
 // whether there was a newline at all.
-func lineIndent(b []byte) (string, bool) {
+func LineIndent(b []byte) (string, bool) {
 	j := bytes.LastIndexByte(b, '\n')
 	if j < 0 {
 		return "", false
@@ -134,18 +134,18 @@ func lineIndent(b []byte) (string, bool) {
 
 // memberIndent is the indentation of o's members, and whether o is laid out
 // one member per line. An empty object is treated as multi-line.
-func (d *doc) memberIndent(o objRef) (string, bool) {
-	for i := len(o.obj.Members) - 1; i >= 0; i-- {
-		if ind, ok := lineIndent(o.obj.Members[i].Name.BeforeExtra); ok {
+func (d *Doc) memberIndent(o ObjRef) (string, bool) {
+	for i := len(o.Obj.Members) - 1; i >= 0; i-- {
+		if ind, ok := LineIndent(o.Obj.Members[i].Name.BeforeExtra); ok {
 			return ind, true
 		}
 	}
-	return o.indent + d.unit, len(o.obj.Members) == 0 || o.root
+	return o.Indent + d.Unit, len(o.Obj.Members) == 0 || o.Root
 }
 
 // indentOf is the indentation of member i's line.
-func (d *doc) indentOf(o objRef, i int) string {
-	if ind, ok := lineIndent(o.obj.Members[i].Name.BeforeExtra); ok {
+func (d *Doc) IndentOf(o ObjRef, i int) string {
+	if ind, ok := LineIndent(o.Obj.Members[i].Name.BeforeExtra); ok {
 		return ind
 	}
 	ind, _ := d.memberIndent(o)
@@ -153,15 +153,15 @@ func (d *doc) indentOf(o objRef, i int) string {
 }
 
 // colonStyle copies the spacing around the colon from a sibling.
-func colonStyle(o objRef) (beforeColon, afterColon []byte) {
+func colonStyle(o ObjRef) (beforeColon, afterColon []byte) {
 	afterColon = []byte(" ")
-	if n := len(o.obj.Members); n > 0 {
-		m := o.obj.Members[n-1]
+	if n := len(o.Obj.Members); n > 0 {
+		m := o.Obj.Members[n-1]
 		if isBlank(m.Name.AfterExtra) {
-			beforeColon = cat(m.Name.AfterExtra)
+			beforeColon = Cat(m.Name.AfterExtra)
 		}
 		if isBlank(m.Value.BeforeExtra) {
-			afterColon = cat(m.Value.BeforeExtra)
+			afterColon = Cat(m.Value.BeforeExtra)
 		}
 	}
 	return beforeColon, afterColon
@@ -177,24 +177,24 @@ func hasTrailingComma(o *hujson.Object) bool {
 }
 
 // insert appends key: val to o, in o's style.
-func (d *doc) insert(o objRef, key string, val any) error {
-	ms := o.obj.Members
+func (d *Doc) Insert(o ObjRef, key string, val any) error {
+	ms := o.Obj.Members
 	indent, multi := d.memberIndent(o)
 	inline := !multi && len(ms) > 0 && isInline(val)
-	trailing := hasTrailingComma(o.obj)
+	trailing := hasTrailingComma(o.Obj)
 	beforeColon, afterColon := colonStyle(o)
 
 	var before []byte
 	if inline {
 		before = []byte(" ")
 	} else {
-		head, tail := splitHead(o.obj.AfterExtra)
+		head, tail := splitHead(o.Obj.AfterExtra)
 		if head == nil {
-			before = cat([]byte(d.nl), []byte(indent))
-			o.obj.AfterExtra = cat([]byte(d.nl), []byte(o.indent), bytes.TrimLeft(tail, " \t"))
+			before = Cat([]byte(d.NL), []byte(indent))
+			o.Obj.AfterExtra = Cat([]byte(d.NL), []byte(o.Indent), bytes.TrimLeft(tail, " \t"))
 		} else {
-			before = cat(head, []byte(indent))
-			o.obj.AfterExtra = cat([]byte(d.nl), tail)
+			before = Cat(head, []byte(indent))
+			o.Obj.AfterExtra = Cat([]byte(d.NL), tail)
 		}
 	}
 	rendered, err := d.parseRendered(val, indent)
@@ -203,66 +203,66 @@ func (d *doc) insert(o objRef, key string, val any) error {
 	}
 	rendered.BeforeExtra = afterColon
 	if len(ms) > 0 && ms[len(ms)-1].Value.AfterExtra == nil {
-		o.obj.Members[len(ms)-1].Value.AfterExtra = []byte{} // it now needs a comma
+		o.Obj.Members[len(ms)-1].Value.AfterExtra = []byte{} // it now needs a comma
 	}
 	m := hujson.ObjectMember{
-		Name:  hujson.Value{BeforeExtra: before, Value: hujson.Literal(mustJSON(key)), AfterExtra: beforeColon},
+		Name:  hujson.Value{BeforeExtra: before, Value: hujson.Literal(MustJSON(key)), AfterExtra: beforeColon},
 		Value: rendered,
 	}
 	if trailing {
 		m.Value.AfterExtra = []byte{}
 	}
-	o.obj.Members = append(o.obj.Members, m)
+	o.Obj.Members = append(o.Obj.Members, m)
 	return nil
 }
 
 // remove deletes member i. Comments before it and the same-line comment
 // after its comma go with it; the comment ending the previous line stays.
-func (d *doc) remove(o objRef, i int) {
-	ms := o.obj.Members
+func (d *Doc) Remove(o ObjRef, i int) {
+	ms := o.Obj.Members
 	removed := ms[i].Name.BeforeExtra
-	follower := &o.obj.AfterExtra
+	follower := &o.Obj.AfterExtra
 	if i+1 < len(ms) {
-		follower = &o.obj.Members[i+1].Name.BeforeExtra
+		follower = &o.Obj.Members[i+1].Name.BeforeExtra
 	}
 	if bytes.IndexByte(removed, '\n') >= 0 {
 		head, _ := splitHead(removed)
-		ind, _ := lineIndent(removed)
+		ind, _ := LineIndent(removed)
 		if fh, ft := splitHead(*follower); fh != nil {
-			*follower = cat(head, ft)
+			*follower = Cat(head, ft)
 		} else {
 			// The follower shared the removed member's line: it takes over
 			// that line's start.
-			*follower = cat(head, []byte(ind), bytes.TrimLeft(*follower, " \t"))
+			*follower = Cat(head, []byte(ind), bytes.TrimLeft(*follower, " \t"))
 		}
 	}
 	// Otherwise the removed member shared the previous member's line and
 	// the follower's spacing is already right.
 	if i+1 < len(ms) {
-		o.obj.Members = append(ms[:i:i], ms[i+1:]...)
+		o.Obj.Members = append(ms[:i:i], ms[i+1:]...)
 		return
 	}
-	trailing := hasTrailingComma(o.obj)
-	o.obj.Members = ms[:i:i]
-	if n := len(o.obj.Members); n > 0 && !trailing {
+	trailing := hasTrailingComma(o.Obj)
+	o.Obj.Members = ms[:i:i]
+	if n := len(o.Obj.Members); n > 0 && !trailing {
 		// The new last member loses its comma; what sat before the comma stays.
-		last := &o.obj.Members[n-1]
-		o.obj.AfterExtra = cat(last.Value.AfterExtra, o.obj.AfterExtra)
+		last := &o.Obj.Members[n-1]
+		o.Obj.AfterExtra = Cat(last.Value.AfterExtra, o.Obj.AfterExtra)
 		last.Value.AfterExtra = nil
 	}
 }
 
 // replace swaps member i's value, keeping the comments around it.
-func (d *doc) replace(o objRef, i int, val any) error {
-	rendered, err := d.parseRendered(val, d.indentOf(o, i))
+func (d *Doc) Replace(o ObjRef, i int, val any) error {
+	rendered, err := d.parseRendered(val, d.IndentOf(o, i))
 	if err != nil {
 		return err
 	}
-	o.obj.Members[i].Value.Value = rendered.Value
+	o.Obj.Members[i].Value.Value = rendered.Value
 	return nil
 }
 
-func (d *doc) parseRendered(val any, indent string) (hujson.Value, error) {
+func (d *Doc) parseRendered(val any, indent string) (hujson.Value, error) {
 	text := d.render(val, indent)
 	v, err := hujson.Parse(text)
 	if err != nil {
@@ -288,7 +288,7 @@ func sameValue(existing hujson.Value, want any) bool {
 	return reflect.DeepEqual(got, w)
 }
 
-func mustJSON(v any) []byte {
+func MustJSON(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -300,143 +300,176 @@ func mustJSON(v any) []byte {
 
 // ---- desired values ----
 
-// field is one member we own.
-type field struct {
-	key string
-	val any // string, int, bool, []string or obj
+// Field is one member we own.
+type Field struct {
+	Key string
+	Val any // string, int, bool, []string, Want or List
 	// onlyIfMissing: written when absent, left alone when present (display
 	// names the user may have changed).
-	onlyIfMissing bool
+	OnlyIfMissing bool
 }
 
-// obj is an object we own some members of; other members are the user's.
-type obj struct {
-	fields []field
-	drop   []string // keys we remove when present
-	inline bool     // rendered on one line when new
+// Want is an object we own some members of; other members are the user's.
+type Want struct {
+	Fields []Field
+	Drop   []string // keys we remove when present
+	Inline bool     // rendered on one line when new
 	// container: the user may keep their own data in it, so a value of the
 	// wrong type is refused rather than replaced.
-	container bool
+	Container bool
 }
 
+// List is an array we write whole, one element per line (objects, when
+// new, laid out member per line).
+type List []any
+
 func isInline(v any) bool {
-	if o, ok := v.(obj); ok {
-		return o.inline
+	switch o := v.(type) {
+	case Want:
+		return o.Inline
+	case List:
+		return len(o) == 0
 	}
 	return true
 }
 
 // render writes val as JSON text in the file's style; indent is the
 // indentation of the line val starts on.
-func (d *doc) render(val any, indent string) []byte {
+func (d *Doc) render(val any, indent string) []byte {
 	var b strings.Builder
 	d.renderTo(&b, val, indent, false)
 	return []byte(b.String())
 }
 
-func (d *doc) renderTo(b *strings.Builder, val any, indent string, forceInline bool) {
+func (d *Doc) renderTo(b *strings.Builder, val any, indent string, forceInline bool) {
 	switch v := val.(type) {
-	case obj:
-		if v.inline || forceInline {
+	case Want:
+		if v.Inline || forceInline {
 			b.WriteString("{")
-			for i, f := range v.fields {
+			for i, f := range v.Fields {
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				b.Write(mustJSON(f.key))
+				b.Write(MustJSON(f.Key))
 				b.WriteString(": ")
-				d.renderTo(b, f.val, indent, true)
+				d.renderTo(b, f.Val, indent, true)
 			}
 			b.WriteString("}")
 			return
 		}
-		inner := indent + d.unit
+		inner := indent + d.Unit
 		b.WriteString("{")
-		for i, f := range v.fields {
-			b.WriteString(d.nl + inner)
-			b.Write(mustJSON(f.key))
+		for i, f := range v.Fields {
+			b.WriteString(d.NL + inner)
+			b.Write(MustJSON(f.Key))
 			b.WriteString(": ")
-			d.renderTo(b, f.val, inner, false)
-			if i < len(v.fields)-1 {
+			d.renderTo(b, f.Val, inner, false)
+			if i < len(v.Fields)-1 {
 				b.WriteString(",")
 			}
 		}
-		b.WriteString(d.nl + indent + "}")
+		b.WriteString(d.NL + indent + "}")
+	case List:
+		if len(v) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		if forceInline {
+			b.WriteString("[")
+			for i, e := range v {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				d.renderTo(b, e, indent, true)
+			}
+			b.WriteString("]")
+			return
+		}
+		inner := indent + d.Unit
+		b.WriteString("[")
+		for i, e := range v {
+			b.WriteString(d.NL + inner)
+			d.renderTo(b, e, inner, false)
+			if i < len(v)-1 {
+				b.WriteString(",")
+			}
+		}
+		b.WriteString(d.NL + indent + "]")
 	case []string:
 		b.WriteString("[")
 		for i, s := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.Write(mustJSON(s))
+			b.Write(MustJSON(s))
 		}
 		b.WriteString("]")
 	default:
-		b.Write(mustJSON(v))
+		b.Write(MustJSON(v))
 	}
 }
 
 // inlineJSON is val as one line of standard JSON, for comparisons.
 func inlineJSON(val any) []byte {
 	var b strings.Builder
-	(&doc{}).renderTo(&b, val, "", true)
+	(&Doc{}).renderTo(&b, val, "", true)
 	return []byte(b.String())
 }
 
-// apply makes o hold every field of want, keeping the user's other members.
+// apply makes o hold every Field of want, keeping the user's other members.
 // It returns whether anything changed.
-func (d *doc) apply(o objRef, want obj) (bool, error) {
+func (d *Doc) Apply(o ObjRef, want Want) (bool, error) {
 	changed := false
-	for _, f := range want.fields {
-		i, err := d.find(o, f.key)
+	for _, f := range want.Fields {
+		i, err := d.Find(o, f.Key)
 		if err != nil {
 			return false, err
 		}
 		if i < 0 {
-			if err := d.insert(o, f.key, f.val); err != nil {
+			if err := d.Insert(o, f.Key, f.Val); err != nil {
 				return false, err
 			}
 			changed = true
 			continue
 		}
-		if f.onlyIfMissing {
+		if f.OnlyIfMissing {
 			continue
 		}
-		cur := &o.obj.Members[i].Value
-		if sub, ok := f.val.(obj); ok {
+		cur := &o.Obj.Members[i].Value
+		if sub, ok := f.Val.(Want); ok {
 			if co, isObj := cur.Value.(*hujson.Object); isObj {
-				c, err := d.apply(objRef{obj: co, indent: d.indentOf(o, i), path: o.child(f.key)}, sub)
+				c, err := d.Apply(ObjRef{Obj: co, Indent: d.IndentOf(o, i), Path: o.Child(f.Key)}, sub)
 				if err != nil {
 					return false, err
 				}
 				changed = changed || c
 				continue
 			}
-			if sub.container {
-				return false, &ConflictError{Msg: fmt.Sprintf("%q at %s is %s, not an object; fix or remove it by hand", o.child(f.key), d.at(cur), kindName(cur))}
+			if sub.Container {
+				return false, &ConflictError{Msg: fmt.Sprintf("%q at %s is %s, not an object; fix or remove it by hand", o.Child(f.Key), d.At(cur), KindName(cur))}
 			}
 		}
-		if !sameValue(*cur, f.val) {
-			if err := d.replace(o, i, f.val); err != nil {
+		if !sameValue(*cur, f.Val) {
+			if err := d.Replace(o, i, f.Val); err != nil {
 				return false, err
 			}
 			changed = true
 		}
 	}
-	for _, key := range want.drop {
-		i, err := d.find(o, key)
+	for _, key := range want.Drop {
+		i, err := d.Find(o, key)
 		if err != nil {
 			return false, err
 		}
 		if i >= 0 {
-			d.remove(o, i)
+			d.Remove(o, i)
 			changed = true
 		}
 	}
 	return changed, nil
 }
 
-func kindName(v *hujson.Value) string {
+func KindName(v *hujson.Value) string {
 	switch v.Value.Kind() {
 	case '{':
 		return "an object"
