@@ -26,11 +26,6 @@ import (
 const (
 	ModeProxy  = "proxy"
 	ModeDirect = "direct"
-
-	// Limits for a model the service lists but the built-in catalogue does
-	// not know: small enough that the agent compacts early rather than late.
-	fallbackContext = 128_000
-	fallbackOutput  = 16_384
 )
 
 // AgentOptions holds the flags and dependencies of `gw init agent`.

@@ -193,7 +193,7 @@ func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string
 	}
 	var guessed []string
 	for _, id := range chosen {
-		m, known := modelSpec(id, entries)
+		m, known := agents.ModelFor(id, entries)
 		if !known {
 			guessed = append(guessed, id)
 		}
@@ -228,7 +228,7 @@ func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string
 		}
 	}
 	for _, id := range guessed {
-		p.notes = append(p.notes, fmt.Sprintf("warning: %s is not in gw's catalogue; its limits are set to %d context / %d output tokens, edit them if you know better", id, fallbackContext, fallbackOutput))
+		p.notes = append(p.notes, fmt.Sprintf("warning: %s is not in gw's catalogue; its limits are set to %d context / %d output tokens, edit them if you know better", id, agents.FallbackContext, agents.FallbackOutput))
 	}
 	for _, n := range []string{ep.note, otherNote} {
 		if n != "" {
@@ -405,25 +405,4 @@ func pickErr(err error) error {
 		return cmdutil.FlagErrorf("--models required when not running interactively")
 	}
 	return err
-}
-
-// modelSpec describes a listed model from the catalogue; an id the
-// catalogue lacks gets the service's context length or a conservative guess.
-func modelSpec(id string, entries []api.JoinedModel) (agents.Model, bool) {
-	if c, ok := api.LookupModel(id); ok {
-		return agents.Model{ID: id, Name: c.Name, Context: c.Context, Output: c.Output, Reasoning: c.Reasoning, Attachment: c.Attachment}, true
-	}
-	m := agents.Model{ID: id, Name: id, Context: fallbackContext, Output: fallbackOutput}
-	for _, e := range entries {
-		if e.ID == id {
-			if e.Name != "" {
-				m.Name = e.Name
-			}
-			if e.Context > 0 {
-				m.Context = e.Context
-				m.Output = min(fallbackOutput, e.Context/4)
-			}
-		}
-	}
-	return m, false
 }
