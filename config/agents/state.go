@@ -53,12 +53,13 @@ func (in Inspection) Findings(e Expect) []Finding {
 		return out
 	}
 	proxy := false
-	if u, err := url.Parse(strings.TrimSpace(in.BaseURL)); err == nil && u.Host != "" && config.IsLoopbackHost(u.Hostname()) {
+	direct := slices.ContainsFunc(e.ServiceURLs, func(s string) bool { return s != "" && sameURL(s, in.BaseURL) })
+	if u, err := url.Parse(strings.TrimSpace(in.BaseURL)); err == nil && !direct && u.Host != "" && config.IsLoopbackHost(u.Hostname()) {
 		proxy = true
 		if p, _ := strconv.Atoi(u.Port()); p != e.ProxyPort {
 			out = append(out, Finding{FindOtherPort, fmt.Sprintf("points at %s, but gw serve listens on port %d", in.BaseURL, e.ProxyPort)})
 		}
-	} else if !slices.ContainsFunc(e.ServiceURLs, func(s string) bool { return s != "" && sameURL(s, in.BaseURL) }) {
+	} else if !direct {
 		want := ""
 		if len(e.ServiceURLs) > 0 {
 			want = e.ServiceURLs[0]

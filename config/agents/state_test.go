@@ -10,7 +10,7 @@ import (
 const tok = "gw-local-0123456789abcdef0123456789abcdef"
 
 func TestFindings(t *testing.T) {
-	e := agents.Expect{ProxyPort: 8787, LocalToken: tok, ServiceURLs: []string{"https://api.example.com/v1"}, Subscribed: []string{"a/one", "a/two"}}
+	e := agents.Expect{ProxyPort: 8787, LocalToken: tok, ServiceURLs: []string{"https://api.example.com/v1", "http://127.0.0.1:5000/v1"}, Subscribed: []string{"a/one", "a/two"}}
 	for _, tt := range []struct {
 		name  string
 		in    agents.Inspection
@@ -27,6 +27,7 @@ func TestFindings(t *testing.T) {
 		{"no token for gw serve", agents.Inspection{Configured: true, BaseURL: "http://127.0.0.1:8787/v1", KeyKind: agents.KeyNone}, []agents.FindingKind{agents.FindStaleToken}, "configured: stale token"},
 		{"plain key elsewhere", agents.Inspection{Configured: true, BaseURL: "https://other.example/v1", KeyKind: agents.KeyLiteral, Notes: []string{"x"}},
 			[]agents.FindingKind{agents.FindOtherURL, agents.FindPlainKey, agents.FindNote}, "configured: other URL, plain key, setting to check"},
+		{"the service on loopback", agents.Inspection{Configured: true, BaseURL: "http://127.0.0.1:5000/v1", KeyKind: agents.KeyEnvRef, KeyRef: "GW_API_KEY"}, nil, "configured (0 models)"},
 		{"plain key, not gw's", agents.Inspection{KeyKind: agents.KeyLiteral}, []agents.FindingKind{agents.FindPlainKey}, "not configured, plain key"},
 	} {
 		var kinds []agents.FindingKind
