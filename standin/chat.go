@@ -99,8 +99,9 @@ const maxQuote = 200
 // tools and its last message is the user asking for one: coding agents offer
 // tools on every request and would loop if every answer called one.
 //
-// The tool is the first offered one whose name the user's words contain (else
-// the first offered). Each `backticked` snippet in the user's words makes one
+// The tool is the first offered one whose name the user's words contain as a
+// word of its own, else the first whose name they contain at all, else the
+// first offered. Each `backticked` snippet in the user's words makes one
 // call, the snippet filling the call's required string arguments (and a
 // required "command" array as bash -lc snippet): "Use the Read tool on
 // `/tmp/p/a.txt` and `/tmp/p/b.txt`" makes two calls. After a tool result,
@@ -115,12 +116,17 @@ func (s *Server) compose(req chatRequest, id int) answer {
 	}
 	if len(req.Tools) > 0 && last.Role == "user" && wordTool.MatchString(last.text()) {
 		t := req.Tools[0]
-		for _, c := range req.Tools {
-			if c.Function.Name != "" && strings.Contains(last.text(), c.Function.Name) {
-				t = c
-				break
+		named := func(match func(text, name string) bool) bool {
+			for _, c := range req.Tools {
+				if c.Function.Name != "" && match(last.text(), c.Function.Name) {
+					t = c
+					return true
+				}
 			}
+			return false
 		}
+		// A tool named as a word of its own first ("Read", not the "Agent" of a path's "TestAgents").
+		_ = named(containsWord) || named(strings.Contains)
 		args := []string{""}
 		if m := snippet.FindAllStringSubmatch(last.text(), -1); len(m) > 0 {
 			args = args[:0]
@@ -160,6 +166,24 @@ func (s *Server) compose(req chatRequest, id int) answer {
 	}
 	a.usage = usage{Prompt: prompt, Completion: completion, Total: prompt + completion}
 	return a
+}
+
+// containsWord: name is in text with no letter, digit or underscore on either side.
+func containsWord(text, name string) bool {
+	word := func(b byte) bool {
+		return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !word(text[start-1])) && (end == len(text) || !word(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
 }
 
 // quote is the start of a tool's result, on one line.
