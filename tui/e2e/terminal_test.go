@@ -202,7 +202,9 @@ func TestInitAgent_PicksTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{
-		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		// The fake agents and the system's commands (tmux needs sh), not an agent installed in /usr/local
+		// or by npm (the tests' copies are on PATH), which would be listed as found too.
+		"PATH=" + bin + ":/usr/bin:/bin",
 		"HOME=" + home,
 		"GW_CONFIG_DIR=" + filepath.Join(home, "config"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "xdg"),
@@ -211,7 +213,7 @@ func TestInitAgent_PicksTheAgent(t *testing.T) {
 		"GW_API_KEY=" + standin.DemoKeyPartial,
 	}
 	script := `"$0" init agent --dry-run >/dev/tty 2>&1; echo "exit=$?" >/dev/tty`
-	term := tmuxtest.Start(t, tmuxtest.Options{Width: 110, Height: 30, Env: env}, "sh", "-c", script, exe)
+	term := tmuxtest.Start(t, tmuxtest.Options{Width: 110, Height: 30, Env: env}, "/bin/sh", "-c", script, exe)
 	screen := term.WaitFor("Agent to point at gw")
 	for _, want := range []string{"Claude Code  claude-code  not configured", "Codex        codex        configured: other port, stale token; not on PATH", "Qwen Code    qwen-code    not configured"} {
 		if !strings.Contains(screen, want) {
