@@ -306,7 +306,8 @@ type server struct {
 }
 
 // serve finds the running gw serve (the configured port answering gw serve's probe with gw's local
-// token), or serves on a free loopback port until stop, with a token of its own that is never saved.
+// token), or serves on a free loopback port until stop, with gw's local token (or, when gw has none yet, a
+// token of its own that is never saved).
 func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL string) (*server, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
 	if cfg.LocalToken != "" && proxy.Probe(ctx, addr, cfg.LocalToken) == nil {
@@ -320,9 +321,13 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 	if err != nil {
 		return nil, fmt.Errorf("base URL %q: %w", base, err)
 	}
-	token, err := config.NewLocalToken()
-	if err != nil {
-		return nil, err
+	// gw's local token, so that one an agent's own config holds (Claude Code's settings.json, which wins
+	// over the environment) is accepted here too; a token of its own, never saved, when gw has none.
+	token := cfg.LocalToken
+	if token == "" {
+		if token, err = config.NewLocalToken(); err != nil {
+			return nil, err
+		}
 	}
 	keys := proxy.NewKeys(func(context.Context) (string, error) {
 		r, err := f.LookupKey()

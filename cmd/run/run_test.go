@@ -25,6 +25,8 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/standin"
 )
@@ -361,4 +363,89 @@ func tree(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// What in the agent's own config wins over gw run's environment is said before the agent starts: Claude
+// Code's token in settings.json, Qwen Code's entries under another base URL. gw's own current token does
+// not count.
+func TestOverrides(t *testing.T) {
+	home := t.TempDir()
+	env := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	write := func(rel, content string) {
+		p := filepath.Join(home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const tok = "gw-local-0123456789abcdef0123456789abcdef"
+	d := agentsDecl(tok)
+	write(".claude/settings.json", `{"env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:8787", "ANTHROPIC_AUTH_TOKEN": "`+tok+`"}}`)
+	write(".qwen/settings.json", `{"modelProviders": {"openai": [{"id": "vendor-a/model-a-haiku-4.5", "baseUrl": "http://127.0.0.1:9999/v1", "envKey": "GW_LOCAL_TOKEN"}]}}`)
+	for _, tt := range []struct {
+		agent, want string
+	}{
+		{"claude-code", ""},
+		{"qwen-code", "settings.json declares gw's models with base URL http://127.0.0.1:9999/v1, which Qwen Code uses instead of gw run's for the same model ids; run: gw init agent --agent qwen-code"},
+	} {
+		a, _ := all.Lookup(tt.agent)
+		got := strings.Join(overrides(a, readConfigs(a, agents.Env{Getenv: env, WorkDir: t.TempDir()}), d), "\n")
+		if tt.want == "" && got != "" || tt.want != "" && !strings.HasSuffix(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.agent, got, tt.want)
+		}
+	}
+	write(".claude/settings.json", `{"env": {"ANTHROPIC_AUTH_TOKEN": "gw-local-ffffffffffffffffffffffffffffffff"}}`)
+	a, _ := all.Lookup("claude-code")
+	if got := overrides(a, readConfigs(a, agents.Env{Getenv: env, WorkDir: t.TempDir()}), d); len(got) != 1 || !strings.Contains(got[0], "sets ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY") {
+		t.Errorf("claude-code with another token: %q", got)
+	}
+}
+
+func agentsDecl(token string) agents.Declaration {
+	return agents.Declaration{Mode: agents.Proxy, BaseURL: "http://127.0.0.1:40000/v1", Token: token,
+		Models: []agents.Model{{ID: "vendor-a/model-a-haiku-4.5", Name: "H", Context: 200000, Output: 64000}}}
+}
+
+// Without a running gw serve, gw run's own serves with gw's local token: the one gw init agent wrote into
+// Claude Code's settings.json (which Claude Code prefers to the environment) is accepted, and nothing is
+// said; gw's config is not changed.
+func TestRunRun_InProcessServeUsesGwsToken(t *testing.T) {
+	fakeAgentOnPath(t, "claude")
+	e, opts := runEnv(t, "claude-code", "report")
+	const token = "gw-local-0123456789abcdef0123456789abcdef"
+	cfgPath := filepath.Join(e.Dir, "home", ".config", "gw", "config.json")
+	if err := config.Save(cfgPath, config.File{LocalToken: token, Port: 1}); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(e.Dir, "home", ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:1", "ANTHROPIC_AUTH_TOKEN": "`+token+`"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, e.Dir)
+	if err := runRun(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var r report
+	if err := json.Unmarshal(e.Out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Env["ANTHROPIC_AUTH_TOKEN"] != token || r.Env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:1" {
+		t.Errorf("token %q base %q; want gw's token and gw run's own address", r.Env["ANTHROPIC_AUTH_TOKEN"], r.Env["ANTHROPIC_BASE_URL"])
+	}
+	if e.ErrOut.Len() > 0 {
+		t.Errorf("gw printed: %s", e.ErrOut)
+	}
+	if after := tree(t, e.Dir); !slices.Equal(after, before) {
+		t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
+	}
 }
