@@ -306,12 +306,15 @@ type server struct {
 }
 
 // serve finds the running gw serve (the configured port answering gw serve's probe with gw's local
-// token), or serves on a free loopback port until stop, with gw's local token (or, when gw has none yet, a
-// token of its own that is never saved).
+// token), or serves until stop — on gw serve's port when nothing listens there, else on a free loopback
+// port — with gw's local token (or, when gw has none yet, a token of its own that is never saved).
 func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL string) (*server, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
-	if cfg.LocalToken != "" && proxy.Probe(ctx, addr, cfg.LocalToken) == nil {
-		return &server{addr: addr, token: cfg.LocalToken, stop: func() {}}, nil
+	var probed error = errors.New("gw has no local token yet")
+	if cfg.LocalToken != "" {
+		if probed = proxy.Probe(ctx, addr, cfg.LocalToken); probed == nil {
+			return &server{addr: addr, token: cfg.LocalToken, stop: func() {}}, nil
+		}
 	}
 	base, _, err := f.BaseURL(flagBaseURL)
 	if err != nil {
@@ -337,9 +340,16 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 	if err != nil {
 		return nil, err
 	}
-	ln, err := proxy.Listen("127.0.0.1:0")
-	if err != nil {
-		return nil, err
+	// gw serve's own port when nothing listens there: an address gw init agent wrote into the agent's
+	// config (Qwen Code prefers its entries to the environment's) then reaches this one.
+	var ln net.Listener
+	if errors.Is(probed, proxy.ErrNotRunning) {
+		ln, _ = proxy.Listen(addr)
+	}
+	if ln == nil {
+		if ln, err = proxy.Listen("127.0.0.1:0"); err != nil {
+			return nil, err
+		}
 	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})

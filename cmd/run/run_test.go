@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -421,14 +422,16 @@ func TestRunRun_InProcessServeUsesGwsToken(t *testing.T) {
 	e, opts := runEnv(t, "claude-code", "report")
 	const token = "gw-local-0123456789abcdef0123456789abcdef"
 	cfgPath := filepath.Join(e.Dir, "home", ".config", "gw", "config.json")
-	if err := config.Save(cfgPath, config.File{LocalToken: token, Port: 1}); err != nil {
+	port := freePort(t)
+	if err := config.Save(cfgPath, config.File{LocalToken: token, Port: port}); err != nil {
 		t.Fatal(err)
 	}
 	settings := filepath.Join(e.Dir, "home", ".claude", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(settings, []byte(`{"env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:1", "ANTHROPIC_AUTH_TOKEN": "`+token+`"}}`), 0o600); err != nil {
+	addr := "http://127.0.0.1:" + strconv.Itoa(port)
+	if err := os.WriteFile(settings, []byte(`{"env": {"ANTHROPIC_BASE_URL": "`+addr+`", "ANTHROPIC_AUTH_TOKEN": "`+token+`"}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	before := tree(t, e.Dir)
@@ -439,13 +442,55 @@ func TestRunRun_InProcessServeUsesGwsToken(t *testing.T) {
 	if err := json.Unmarshal(e.Out.Bytes(), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Env["ANTHROPIC_AUTH_TOKEN"] != token || r.Env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:1" {
-		t.Errorf("token %q base %q; want gw's token and gw run's own address", r.Env["ANTHROPIC_AUTH_TOKEN"], r.Env["ANTHROPIC_BASE_URL"])
+	// gw serve's port was free: gw run served there, where the settings point anyway.
+	if r.Env["ANTHROPIC_AUTH_TOKEN"] != token || r.Env["ANTHROPIC_BASE_URL"] != addr {
+		t.Errorf("token %q base %q; want gw's token and gw serve's address %s", r.Env["ANTHROPIC_AUTH_TOKEN"], r.Env["ANTHROPIC_BASE_URL"], addr)
 	}
 	if e.ErrOut.Len() > 0 {
 		t.Errorf("gw printed: %s", e.ErrOut)
 	}
 	if after := tree(t, e.Dir); !slices.Equal(after, before) {
 		t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
+// freePort is a loopback port nothing listens on (free when it was asked for).
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Qwen Code configured by gw init agent for gw serve's port, gw serve not running: gw run serves on that
+// port, so the entries Qwen Code prefers to the environment reach it, and nothing is said.
+func TestRunRun_InProcessServeOnGwServesPort(t *testing.T) {
+	fakeAgentOnPath(t, "qwen")
+	e, opts := runEnv(t, "qwen-code", "report")
+	const token = "gw-local-0123456789abcdef0123456789abcdef"
+	port := freePort(t)
+	if err := config.Save(filepath.Join(e.Dir, "home", ".config", "gw", "config.json"), config.File{LocalToken: token, Port: port}); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port) + "/v1"
+	settings := filepath.Join(e.Dir, "home", ".qwen", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"env": {"GW_LOCAL_TOKEN": "`+token+`"}, "modelProviders": {"openai": [{"id": "vendor-a/model-a-haiku-4.5", "baseUrl": "`+base+`", "envKey": "GW_LOCAL_TOKEN"}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := runRun(t.Context(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var r report
+	if err := json.Unmarshal(e.Out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Env["OPENAI_BASE_URL"] != base || r.Status != http.StatusOK || e.ErrOut.Len() > 0 {
+		t.Errorf("base %q status %d stderr %q; want gw serve's address %s answering", r.Env["OPENAI_BASE_URL"], r.Status, e.ErrOut, base)
 	}
 }
