@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/keychain/keychaintest"
@@ -255,6 +257,16 @@ func agentThroughInit(t *testing.T, gw string, c agentCLI, dir string) {
 // are as they were (none), and no file under HOME holds the key.
 func agentThroughRun(t *testing.T, gw string, c agentCLI, dir string) {
 	m, svc, key, notes := agentMachine(t, gw, c, dir)
+	// gw serve's port, free: gw run serves there (not on 8787, which other programs of this machine may use).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	if err := config.Update(filepath.Join(m.configHome(), "gw", "config.json"), func(f *config.File) error { f.Port = port; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	before := configFiles(t, m, c.name)
 	seen := len(svc.Seen())
 	args := append([]string{"run", "--model", model, c.name, "--"}, c.task(c.prompt(notes))...)
