@@ -79,13 +79,18 @@ func (k *Keys) get(ctx context.Context) *keyRead {
 		return r
 	}
 	if r != nil && now.Sub(r.at) < keyMaxAge(k.every) {
-		k.read(ctx, now)
+		if fresh, _ := k.read(ctx, now); fresh != nil {
+			return fresh
+		}
 		return r
 	}
 	if err := ctx.Err(); err != nil {
 		return &keyRead{err: err}
 	}
-	f := k.read(ctx, now)
+	fresh, f := k.read(ctx, now)
+	if fresh != nil {
+		return fresh
+	}
 	select {
 	case <-f.done:
 		return f.r
@@ -95,12 +100,20 @@ func (k *Keys) get(ctx context.Context) *keyRead {
 	}
 }
 
-// read starts a read of the source unless one is under way, and returns it.
-func (k *Keys) read(ctx context.Context, now time.Time) *keyFlight {
+// read starts a read of the source unless one is under way, and returns it;
+// or, when a read finished since the caller looked at cur, returns its fresh
+// value and no flight. That second look, under mu, is what makes the read
+// single-flight: without it a request that saw no key, then lost the race
+// for mu to a read that stored its key and cleared reading, would start a
+// read of its own.
+func (k *Keys) read(ctx context.Context, now time.Time) (*keyRead, *keyFlight) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.reading != nil {
-		return k.reading
+		return nil, k.reading
+	}
+	if r := k.cur.Load(); r != nil && now.Sub(r.at) < k.every {
+		return r, nil
 	}
 	f := &keyFlight{done: make(chan struct{})}
 	k.reading = f
@@ -122,5 +135,5 @@ func (k *Keys) read(ctx context.Context, now time.Time) *keyFlight {
 		f.r = r
 		close(f.done)
 	}()
-	return f
+	return nil, f
 }
