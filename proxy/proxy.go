@@ -137,6 +137,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if ref := h.filter.check(r); ref != nil {
 		e.status, e.note = ref.status, "refused="+ref.code
+		// A client that is refused gets nothing more from this connection:
+		// kept open for the idle time-out, refused connections pile up
+		// (a loop of them ran gw serve out of file descriptors).
+		w.Header().Set("Connection", "close")
 		writeError(w, ref.status, ref.code, ref.message)
 		return
 	}
