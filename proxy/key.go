@@ -47,7 +47,8 @@ type keyRead struct {
 	key  string
 	err  error
 	at   time.Time
-	auth []string // the Authorization header value for key, made once per read
+	auth  []string  // the Authorization header value for key, made once per read
+	scrub *scrubber // for key, made once per read
 }
 
 // keyFlight is a read of the source under way; r is set before done closes.
@@ -125,6 +126,7 @@ func (k *Keys) read(ctx context.Context, now time.Time) (*keyRead, *keyFlight) {
 		r := &keyRead{key: key, err: err, at: now}
 		if err == nil && key != "" {
 			r.auth = []string{"Bearer " + key}
+			r.scrub = newScrubber(key)
 		}
 		k.mu.Lock()
 		if rctx.Err() == nil {
