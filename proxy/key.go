@@ -44,9 +44,9 @@ type Keys struct {
 
 // keyRead is one read of the source, never changed once stored.
 type keyRead struct {
-	key  string
-	err  error
-	at   time.Time
+	key   string
+	err   error
+	at    time.Time
 	auth  []string  // the Authorization header value for key, made once per read
 	scrub *scrubber // for key, made once per read
 }
