@@ -182,3 +182,46 @@ func TestUpstreamHangIsCancelledWhenTheClientLeaves(t *testing.T) {
 	}
 	waitForLog(t, r.log, "status=499")
 }
+
+// TestConcurrentStreamsThroughServe is TestConcurrentStreamsArriveIntact
+// through Serve: gw serve's own server settings and connection wrapper,
+// under 64 streams at once, each on its own keep-alive connection.
+func TestConcurrentStreamsThroughServe(t *testing.T) {
+	rec := &recorder{sent: map[string]*bytes.Buffer{}}
+	up := standin.New(standin.Options{ContentChunks: 300, ChunkSize: 24})
+	t.Cleanup(up.Close)
+	addr := serveProxy(t, rec.wrap(up))
+	client := &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64}}
+	defer client.CloseIdleConnections()
+	const n = 64
+	got := make([]string, n)
+	var wg sync.WaitGroup
+	for round := range 2 { // the second round reuses the connections
+		for i := range n {
+			wg.Go(func() {
+				req, _ := http.NewRequestWithContext(waitCtx(t), "POST", "http://"+addr+"/v1/chat/completions",
+					strings.NewReader(chatBody(sonnet, true)))
+				req.Header.Set("Authorization", "Bearer "+testToken)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-Test-Stream", strconv.Itoa(round*n+i))
+				res, err := client.Do(req)
+				if err != nil {
+					t.Errorf("stream %d: %v", i, err)
+					return
+				}
+				defer res.Body.Close()
+				b, err := io.ReadAll(res.Body)
+				if err != nil || res.StatusCode != 200 {
+					t.Errorf("stream %d: status %d, %v", i, res.StatusCode, err)
+				}
+				got[i] = string(b)
+			})
+		}
+		wg.Wait()
+		for i := range n {
+			if want := rec.get(strconv.Itoa(round*n + i)); want == "" || got[i] != want || !strings.HasSuffix(got[i], "data: [DONE]\n\n") {
+				t.Errorf("round %d stream %d: client got %d bytes, the service sent %d", round, i, len(got[i]), len(want))
+			}
+		}
+	}
+}
