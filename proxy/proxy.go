@@ -267,13 +267,15 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	// Headers that only make sense between the client and gw serve.
 	out.Header.Del("Cookie")
 	out.Header.Del("Proxy-Authorization")
-	if ae := out.Header.Get("Accept-Encoding"); ae == "" || !acceptsGzip(ae) {
-		// Without it the transport asks for gzip on its own and the
-		// upstream may compress, and so hold back, SSE events. And gw
-		// serve must be able to read an error body to scrub the key from
-		// it: gzip, which it decodes, is the only compression passed on.
+	// Without an Accept-Encoding the transport asks for gzip on its own and
+	// the upstream may compress, and so hold back, SSE events. And gw serve
+	// must be able to read an error body to scrub the key from it: gzip,
+	// which it decodes, is the only compression passed on.
+	switch ae := out.Header.Get("Accept-Encoding"); {
+	case ae == "gzip": // as Go's clients send it
+	case ae == "" || !acceptsGzip(ae):
 		out.Header["Accept-Encoding"] = h.identity
-	} else if ae != "gzip" {
+	default:
 		out.Header["Accept-Encoding"] = h.gzip
 	}
 }
