@@ -5,19 +5,15 @@ package proxy
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -117,33 +113,11 @@ func TestHostileClientLookalikePathsStillForward(t *testing.T) {
 	}
 }
 
-// serveProxy runs gw serve's handler with Serve on a real listener (the
-// server settings and connection handling of gw serve, which httptest's
-// server lacks) in front of up, and returns its address.
+// serveProxy runs gw serve's handler with Serve in front of up and returns
+// its address.
 func serveProxy(t *testing.T, up http.Handler) string {
 	t.Helper()
-	upSrv := httptest.NewServer(up)
-	u, _ := url.Parse(upSrv.URL + "/v1")
-	tr := api.NewTransport(api.TransportOptions{})
-	h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken,
-		Keys: NewKeys(func(context.Context) (string, error) { return realKey, nil }, 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, ln, h, time.Second) }()
-	t.Cleanup(func() {
-		stop()
-		<-done
-		tr.CloseIdleConnections()
-		upSrv.Close()
-	})
-	return ln.Addr().String()
+	return serveUpstream(t, up, time.Second, nil).addr
 }
 
 // closedWithin reports whether the server closes conn (a read gives EOF)
