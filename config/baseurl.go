@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -184,6 +185,9 @@ func CheckScheme(configured, got string) error {
 	}
 }
 
+// EnvBaseURL overrides the base URL of the config file (and --base-url overrides it).
+const EnvBaseURL = "GW_BASE_URL"
+
 // Source says where a setting came from.
 type Source string
 
@@ -193,6 +197,32 @@ const (
 	SourceConfig  Source = "config"
 	SourceDefault Source = "default"
 )
+
+// From names the source for a message about the base URL: "from --base-url", "from GW_BASE_URL", "from the
+// config file", "built into gw".
+func (s Source) From() string {
+	switch s {
+	case SourceFlag:
+		return "from --base-url"
+	case SourceEnv:
+		return "from " + EnvBaseURL
+	case SourceConfig:
+		return "from the config file"
+	case SourceDefault:
+		return "built into gw"
+	}
+	return "given"
+}
+
+// IsLoopback reports whether host (a name or an IP address, without brackets or port) is this machine:
+// localhost or a loopback address.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
 
 // ResolveBaseURL picks the first non-empty of the --base-url flag,
 // GW_BASE_URL, the config file and the build-time default. It does not

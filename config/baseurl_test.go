@@ -146,3 +146,22 @@ func TestFixForSource(t *testing.T) {
 		t.Errorf("a fix about something else changed: %q", got)
 	}
 }
+
+// Sources are named the one way every message names them.
+func TestSourceFrom(t *testing.T) {
+	for src, want := range map[Source]string{SourceFlag: "from --base-url", SourceEnv: "from GW_BASE_URL",
+		SourceConfig: "from the config file", SourceDefault: "built into gw", "": "given"} {
+		if got := src.From(); got != want {
+			t.Errorf("%q.From() = %q, want %q", src, got, want)
+		}
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for host, want := range map[string]bool{"localhost": true, "LOCALHOST": true, "127.0.0.1": true, "127.1.2.3": true,
+		"::1": true, "[::1]": false, "gateway.example.com": false, "10.0.0.1": false, "": false} {
+		if got := IsLoopback(host); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
