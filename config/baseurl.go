@@ -240,29 +240,3 @@ func ResolveBaseURL(flag, env, file, def string) (string, Source) {
 	}
 	return "", ""
 }
-
-// loginFix is how the service's fixes say to set the base URL.
-const loginFix = "run: gw auth login --base-url "
-
-// BaseURLFix is how to set the base URL to value, given where the current
-// one came from: GW_BASE_URL and --base-url override the config file that
-// gw auth login writes, so logging in again would change nothing.
-func BaseURLFix(src Source, value string) string {
-	switch src {
-	case SourceEnv:
-		return "run: export GW_BASE_URL=" + value
-	case SourceFlag:
-		return "run again with --base-url " + value
-	}
-	return loginFix + value
-}
-
-// FixForSource rewrites the "run: gw auth login --base-url X" in a fix (the
-// service's fixes say that) into BaseURLFix(src, X).
-func FixForSource(fix string, src Source) string {
-	i := strings.Index(fix, loginFix)
-	if i < 0 {
-		return fix
-	}
-	return fix[:i] + BaseURLFix(src, fix[i+len(loginFix):])
-}
