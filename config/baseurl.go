@@ -88,7 +88,7 @@ func ValidateBaseURL(raw string) (string, error) {
 		return fail("has no host name")
 	}
 	if u.User != nil {
-		problems = append(problems, "contains a user name or password; the API key belongs in gw auth login, not in the URL")
+		problems = append(problems, "contains a user name or password; the API key goes in gw's keychain, not in the URL")
 		u.User = nil
 	}
 	if u.RawQuery != "" || u.ForceQuery {
