@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -212,16 +211,6 @@ func (s Source) From() string {
 		return "built into gw"
 	}
 	return "given"
-}
-
-// IsLoopback reports whether host (a name or an IP address, without brackets or port) is this machine:
-// localhost or a loopback address.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // ResolveBaseURL picks the first non-empty of the --base-url flag,

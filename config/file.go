@@ -32,6 +32,15 @@ type File struct {
 	InsecureStorage bool   `json:"insecure_storage,omitempty"`
 }
 
+// ServePort is the port gw serve listens on (and agents are pointed at): the configured one, else
+// DefaultPort.
+func (f File) ServePort() int {
+	if f.Port != 0 {
+		return f.Port
+	}
+	return DefaultPort
+}
+
 // ParseError is a config file that is not valid JSON (or has a field of the
 // wrong type). The file is left as it is.
 type ParseError struct {

@@ -255,3 +255,12 @@ func TestEnsureLocalTokenConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestServePort_ConfiguredElseDefault(t *testing.T) {
+	if got := (File{}).ServePort(); got != 8787 {
+		t.Errorf("no port configured: ServePort = %d, want 8787", got)
+	}
+	if got := (File{Port: 9000}).ServePort(); got != 9000 {
+		t.Errorf("port 9000 configured: ServePort = %d, want 9000", got)
+	}
+}

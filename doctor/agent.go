@@ -216,7 +216,7 @@ func (r *run) isProxy(raw string) bool {
 		return false
 	}
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || !config.IsLoopback(u.Hostname()) {
+	if err != nil || !config.IsLoopbackHost(u.Hostname()) {
 		return false
 	}
 	_, port, err := net.SplitHostPort(r.in.ProxyAddr)

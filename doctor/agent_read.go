@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -46,25 +45,10 @@ func readAgentConfig(path string) (provs []agentProvider, exists bool, err error
 // that sibling configures provider "gw", the warning and the fix; OpenCode deep-merges the two, so settings
 // of the stale one still apply. other is the sibling's path, so a pair is reported once.
 func shadowingSibling(path string) (other, warning, fix string) {
-	other, otherWins, ok := opencode.Sibling(path)
+	o, ok := opencode.ReadOther(path, opencode.ProviderID)
 	if !ok {
 		return "", "", ""
 	}
-	data, exists, err := opencode.Read(other)
-	if err != nil || !exists {
-		return other, "", "" // nothing there, or unreadable: the check of that file, if asked for, says so
-	}
-	refs, err := opencode.References(data, opencode.ProviderID)
-	if err != nil || len(refs) == 0 {
-		return other, "", ""
-	}
-	shared := fmt.Sprintf("%s also sets %s; OpenCode reads opencode.json, then opencode.jsonc, and merges them key by key", other, strings.Join(refs, " and "))
-	if otherWins {
-		warning = shared + ", so what " + filepath.Base(other) + " sets overrides " + path
-		fix = fmt.Sprintf("keep provider %q in one file: remove it from %s or from %s, or merge the two files into one", opencode.ProviderID, path, other)
-	} else {
-		warning = shared + ", so what only " + filepath.Base(other) + ` sets (more models, headers, "model") still applies`
-		fix = fmt.Sprintf("remove the %q provider (and \"model\"/\"small_model\" naming it) from %s, or merge the two files into one", opencode.ProviderID, other)
-	}
-	return other, warning, fix
+	// Unreadable: the check of that file, if asked for, says so.
+	return o.Path, o.Problem(), o.Fix()
 }

@@ -281,7 +281,7 @@ func TestRun_AgentConfigSiblingOverrides(t *testing.T) {
 	if c.Cause != wantCause {
 		t.Errorf("cause = %q\nwant    %q", c.Cause, wantCause)
 	}
-	if !strings.Contains(fixText(in, c), `keep provider "gw" in one file`) || !strings.Contains(fixText(in, c), jsonc) {
+	if !strings.Contains(fixText(in, c), `remove the "gw" provider`) || !strings.Contains(fixText(in, c), jsonc) {
 		t.Errorf("fix = %q", fixText(in, c))
 	}
 }

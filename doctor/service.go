@@ -237,7 +237,7 @@ func (r *run) checkBaseURL() baseURL {
 	if in.CanonicalURL != "" && raw != in.CanonicalURL {
 		return baseURL{check: c, target: u, differs: true}
 	}
-	if u.Scheme == "http" && !config.IsLoopback(u.Hostname()) {
+	if u.Scheme == "http" && !config.IsLoopbackHost(u.Hostname()) {
 		c.Status = Warn
 		c.Cause = "the base URL uses plain http to a remote host: the API key travels unencrypted"
 		c.Fix = remedy.Remedy{Do: remedy.SetBaseURL, Value: "https://" + u.Host + u.EscapedPath()}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/internal/testutil"
+	"github.com/modelgateway/gw/keychain/keychaintest"
 
 	"github.com/modelgateway/gw/standin"
 )
@@ -49,24 +50,67 @@ func requireTools(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds gw and runs OpenCode")
 	}
-	required := os.Getenv("GW_REQUIRE_OPENCODE") == "1" || os.Getenv("GW_REQUIRE_REAL_KEYCHAIN") == "1"
+	miss := requireKeyring(t, "GW_REQUIRE_OPENCODE")
+	if _, err := exec.LookPath("opencode"); err != nil {
+		miss("opencode is not installed; install: npm install -g opencode-ai")
+	}
+}
+
+// requireKeyring checks what the real keychain needs (Linux, the keyring
+// tools) and returns how to report a missing tool: skip the test, or fail
+// it when requireVar or GW_REQUIRE_REAL_KEYCHAIN is 1.
+func requireKeyring(t *testing.T, requireVar string) func(format string, args ...any) {
+	t.Helper()
+	required := os.Getenv(requireVar) == "1" || os.Getenv("GW_REQUIRE_REAL_KEYCHAIN") == "1"
 	miss := func(format string, args ...any) {
 		t.Helper()
 		if required {
-			t.Fatalf(format+" (GW_REQUIRE_OPENCODE=1 / GW_REQUIRE_REAL_KEYCHAIN=1)", args...)
+			t.Fatalf(format+" ("+requireVar+"=1 / GW_REQUIRE_REAL_KEYCHAIN=1)", args...)
 		}
 		t.Skipf(format, args...)
 	}
 	if runtime.GOOS != "linux" {
 		miss("the end-to-end test uses gnome-keyring, which needs Linux, not %s", runtime.GOOS)
 	}
-	if _, err := exec.LookPath("opencode"); err != nil {
-		miss("opencode is not installed; install: npm install -g opencode-ai")
-	}
 	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			miss("%s is not installed; install: apt-get install -y dbus gnome-keyring libsecret-tools", tool)
 		}
+	}
+	return miss
+}
+
+// story is one user story of an end-to-end test, run with a build of gw.
+type story struct {
+	name string
+	run  func(t *testing.T, gw string)
+}
+
+// runStories runs the stories with one build of gw. Each runs in a
+// throwaway keyring session of its own (they would otherwise share the
+// keychain item), so they run in parallel; requireVar=1 is set there, where
+// a missing tool fails. before, when not nil, runs first with the build.
+func runStories(t *testing.T, requireVar string, stories []story, before func(t *testing.T, gw string)) {
+	t.Helper()
+	if !keychaintest.Isolated() {
+		gw := buildGW(t)
+		if before != nil {
+			before(t, gw)
+		}
+		for _, s := range stories {
+			t.Run(s.name, func(t *testing.T) {
+				t.Parallel()
+				keychaintest.RunIsolated(t, t.Name(), requireVar+"=1", gwBinaryEnv+"="+gw)
+			})
+		}
+		return
+	}
+	gw := os.Getenv(gwBinaryEnv)
+	if gw == "" {
+		gw = buildGW(t)
+	}
+	for _, s := range stories {
+		t.Run(s.name, func(t *testing.T) { s.run(t, gw) })
 	}
 }
 
@@ -129,14 +173,15 @@ func newMachine(t *testing.T) *machine {
 
 func (m *machine) configHome() string { return filepath.Join(m.home, ".config") }
 
-// cleanEnv is the test's environment without anything that would point gw
-// or OpenCode at the user's own files or key.
+// cleanEnv is the test's environment without anything that would point gw,
+// OpenCode or Claude Code at the user's own files or key.
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "GW_") && name != "GW_ISOLATED_KEYRING" || strings.HasPrefix(name, "XDG_") ||
-			strings.HasPrefix(name, "OPENCODE") || name == "HOME" {
+			strings.HasPrefix(name, "OPENCODE") || strings.HasPrefix(name, "CODEX_") || strings.HasPrefix(name, "ANTHROPIC_") ||
+			strings.HasPrefix(name, "CLAUDE_") || name == "HOME" {
 			continue
 		}
 		env = append(env, kv)

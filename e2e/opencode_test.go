@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgateway/gw/keychain/keychaintest"
-
 	"github.com/tailscale/hujson"
 
 	"github.com/modelgateway/gw/standin"
@@ -36,30 +34,10 @@ const (
 // waiting for it to give up.
 func TestOpenCode(t *testing.T) {
 	requireTools(t)
-	stories := []struct {
-		name string
-		run  func(t *testing.T, gw string)
-	}{
+	runStories(t, "GW_REQUIRE_OPENCODE", []story{
 		{"ThroughGwServe", throughGwServe},
 		{"InitAgent", initAgent},
-	}
-	if !keychaintest.Isolated() {
-		gw := buildGW(t)
-		for _, s := range stories {
-			t.Run(s.name, func(t *testing.T) {
-				t.Parallel()
-				keychaintest.RunIsolated(t, "TestOpenCode/"+s.name, "GW_REQUIRE_OPENCODE=1", gwBinaryEnv+"="+gw)
-			})
-		}
-		return
-	}
-	gw := os.Getenv(gwBinaryEnv)
-	if gw == "" {
-		gw = buildGW(t)
-	}
-	for _, s := range stories {
-		t.Run(s.name, func(t *testing.T) { s.run(t, gw) })
-	}
+	}, nil)
 }
 
 // throughGwServe: the key is stored with gw auth login in the OS keychain,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite of gw, installing first what the tests need when it is missing:
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
-#   npm: opencode-ai                               (the real OpenCode CLI)
+#   npm: opencode-ai, @anthropic-ai/claude-code, @openai/codex   (the real OpenCode, Claude Code and Codex CLIs,
+#        pinned below, kept in .cache/)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
 #
@@ -12,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OPENCODE_VERSION=1.18.33
+CLAUDE_CODE_VERSION=2.1.330
+CODEX_VERSION=0.169.0
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
@@ -84,19 +87,24 @@ if [ ${#missing[@]} -gt 0 ]; then
 	step "install ${missing[*]} (apt)" install_missing
 fi
 
-# The OpenCode CLI: a global install if there is one, else a copy kept in .cache/ (ignored by git).
-if ! command -v opencode >/dev/null; then
-	prefix="$PWD/.cache/opencode"
-	if [ ! -x "$prefix/node_modules/.bin/opencode" ]; then
-		step "install opencode-ai@$OPENCODE_VERSION into .cache/opencode (npm)" \
-			npm install --silent --no-audit --no-fund --prefix "$prefix" "opencode-ai@$OPENCODE_VERSION"
+# npm_cli CMD DIR PACKAGE VERSION: the pinned PACKAGE@VERSION kept in .cache/DIR (ignored by git), installed
+# when missing or of another version, and put first on PATH — a global install of another version is not used.
+npm_cli() {
+	local prefix="$PWD/.cache/$2" have=""
+	have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$prefix/node_modules/$3/package.json" 2>/dev/null || true)
+	if [ "$have" != "$4" ] || [ ! -x "$prefix/node_modules/.bin/$1" ]; then
+		step "install $3@$4 into .cache/$2 (npm)" \
+			npm install --silent --no-audit --no-fund --prefix "$prefix" "$3@$4"
 	fi
 	export PATH="$prefix/node_modules/.bin:$PATH"
-fi
-log "opencode $(opencode --version 2>/dev/null || echo '(not runnable)')"
+	log "$1 $("$1" --version 2>/dev/null | head -1 || echo '(not runnable)')"
+}
+npm_cli opencode opencode opencode-ai "$OPENCODE_VERSION"
+npm_cli claude claude-code @anthropic-ai/claude-code "$CLAUDE_CODE_VERSION"
+npm_cli codex codex @openai/codex "$CODEX_VERSION"
 
 # Tests that need the real parts fail, rather than skip, when they are missing here.
-export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_TMUX=1
+export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_CODEX=1 GW_REQUIRE_TMUX=1
 
 check_gofmt() {
 	local unformatted

@@ -88,6 +88,7 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 	cmd.Flags().BoolVar(&opts.NoProbe, "no-probe", false, "send no chat request (by default one one-token request per model checked tests the balance and the subscription)")
 	cmd.Flags().StringArrayVar(&opts.AgentConfigs, "agent-config", nil,
 		"OpenCode config to check (repeatable; default: the global one and ./opencode.json(c))")
+	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
 	return cmd
 }
 
@@ -145,11 +146,7 @@ func gather(ctx context.Context, f *cmdutil.Factory, opts *DoctorOptions) doctor
 	}
 	in.KeychainInstall = f.KeychainRemedy(cmp.Or(in.KeyErr, in.Key.Warning)).Value
 
-	port := cfg.Port
-	if port == 0 {
-		port = config.DefaultPort
-	}
-	in.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	in.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
 	in.LocalToken = cfg.LocalToken
 
 	in.AgentConfigs = opts.AgentConfigs

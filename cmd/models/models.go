@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,9 +14,6 @@ import (
 	"github.com/modelgateway/gw/tui"
 )
 
-// ListTimeout bounds the call to the service.
-const ListTimeout = 15 * time.Second
-
 // ModelsOptions holds the flags and dependencies of `gw models`.
 type ModelsOptions struct {
 	Factory *cmdutil.Factory
@@ -25,18 +21,6 @@ type ModelsOptions struct {
 	JSON    bool
 	Pick    bool
 	Multi   bool
-}
-
-// Entry is one model as `gw models --json` prints it.
-type Entry struct {
-	ID             string `json:"id"`
-	Name           string `json:"name"`
-	Vendor         string `json:"vendor,omitempty"`
-	Context        int    `json:"context,omitempty"`
-	Output         int    `json:"output,omitempty"`
-	Reasoning      bool   `json:"reasoning"`
-	InSubscription bool   `json:"in_subscription"`
-	InCatalogue    bool   `json:"in_catalogue"`
 }
 
 // NewCmdModels binds the flags; runF replaces the run in flag-parsing tests.
@@ -73,54 +57,6 @@ marked as such. With --pick, an interactive picker prints the chosen id(s) to st
 	return cmd
 }
 
-// List fetches the account's models and joins them with the catalogue: the account's models first, in the
-// service's order, then catalogue models outside the subscription.
-func List(ctx context.Context, f *cmdutil.Factory, baseURL string) ([]Entry, error) {
-	base, src, err := f.BaseURL(baseURL)
-	if err != nil {
-		return nil, err
-	}
-	key, err := f.ResolveKey(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, ListTimeout)
-	defer cancel()
-	stop := f.IOStreams.StartSpinner("Fetching models")
-	listed, err := f.APIClient(base, key.Key, 0).Models(ctx)
-	stop()
-	if err != nil {
-		return nil, cmdutil.WithFixFrom(err, src, key.Source)
-	}
-	return Join(listed), nil
-}
-
-// Join merges the service's list with the built-in catalogue.
-func Join(listed []api.Model) []Entry {
-	var out []Entry
-	seen := map[string]bool{}
-	for _, m := range listed {
-		if seen[m.ID] {
-			continue
-		}
-		seen[m.ID] = true
-		e := Entry{ID: m.ID, Name: m.Name, Context: m.ContextLength, InSubscription: true}
-		if c, ok := api.LookupModel(m.ID); ok {
-			e.Name, e.Vendor, e.Context, e.Output, e.Reasoning, e.InCatalogue = c.Name, c.Vendor, c.Context, c.Output, c.Reasoning, true
-		}
-		if e.Name == "" {
-			e.Name = m.ID
-		}
-		out = append(out, e)
-	}
-	for _, c := range api.Catalog() {
-		if !seen[c.ID] {
-			out = append(out, Entry{ID: c.ID, Name: c.Name, Vendor: c.Vendor, Context: c.Context, Output: c.Output, Reasoning: c.Reasoning, InCatalogue: true})
-		}
-	}
-	return out
-}
-
 func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 	f := opts.Factory
 	ios := f.IOStreams
@@ -128,14 +64,14 @@ func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 	if opts.Pick && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--pick needs a terminal; run gw models (or gw models --json) to list the ids instead")
 	}
-	entries, err := List(ctx, f, opts.BaseURL)
+	entries, err := f.ListModels(ctx, opts.BaseURL)
 	if err != nil {
 		return err
 	}
 	switch {
 	case opts.JSON:
 		return cmdutil.WriteJSON(ios.Out, struct {
-			Models []Entry `json:"models"`
+			Models []api.JoinedModel `json:"models"`
 		}{entries})
 	case opts.Pick:
 		return pick(ios, entries, opts.Multi)
@@ -150,7 +86,7 @@ func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tCONTEXT\t")
-	var missing []Entry
+	var missing []api.JoinedModel
 	for _, e := range entries {
 		if !e.InSubscription {
 			missing = append(missing, e)
@@ -172,14 +108,14 @@ func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 	return nil
 }
 
-func availability(e Entry) string {
+func availability(e api.JoinedModel) string {
 	if e.InSubscription {
 		return "available"
 	}
 	return "not-in-subscription"
 }
 
-func pick(ios *tui.IOStreams, entries []Entry, multi bool) error {
+func pick(ios *tui.IOStreams, entries []api.JoinedModel, multi bool) error {
 	items := make([]tui.PickItem, 0, len(entries))
 	for _, e := range entries {
 		it := tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
 	"github.com/modelgateway/gw/standin"
@@ -59,25 +58,5 @@ Not in your subscription: vendor-a/model-a-opus-4.6, vendor-a/model-a-opus-4.5-t
 `
 	if e.Out.String() != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", e.Out, want)
-	}
-}
-
-func TestJoin_ServiceIsTheAuthority(t *testing.T) {
-	// An id the service lists but the catalogue does not know is listed as available, named by its id;
-	// catalogue models the service does not list follow, marked as outside the subscription.
-	got := Join([]api.Model{{ID: "vendor-c/new-model"}, {ID: "vendor-a/model-a-haiku-4.5"}})
-	if len(got) != 9 {
-		t.Fatalf("got %d entries", len(got))
-	}
-	if got[0].ID != "vendor-c/new-model" || got[0].Name != "vendor-c/new-model" || !got[0].InSubscription || got[0].InCatalogue {
-		t.Errorf("unknown listed model: %+v", got[0])
-	}
-	if got[1].Name != "Model A Haiku 4.5" || got[1].Context != 200000 || !got[1].InSubscription {
-		t.Errorf("catalogue model: %+v", got[1])
-	}
-	for _, e := range got[2:] {
-		if e.InSubscription || e.ID == "vendor-a/model-a-haiku-4.5" {
-			t.Errorf("unlisted catalogue model: %+v", e)
-		}
 	}
 }

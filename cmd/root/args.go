@@ -1,6 +1,7 @@
 package root
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -35,18 +36,24 @@ func wrapArgs(c *cobra.Command) {
 			// Asked once here, of the command's own check: does it refuse any argument at all?
 			noArgs := check(sub, nil) == nil && check(sub, []string{"x"}) != nil
 			sub.Args = func(cmd *cobra.Command, args []string) error {
-				if check(cmd, args) == nil {
+				err := check(cmd, args)
+				if err == nil {
 					return nil
 				}
-				return argsError(cmd, args, noArgs)
+				var hint *cmdutil.ArgsHint
+				if errors.As(err, &hint) {
+					return argsError(cmd, args, noArgs, hint.Hint)
+				}
+				return argsError(cmd, args, noArgs, "")
 			}
 		}
 		wrapArgs(sub)
 	}
 }
 
-// argsError is the usage error for arguments a command refused, naming none of them.
-func argsError(cmd *cobra.Command, args []string, noArgs bool) error {
+// argsError is the usage error for arguments a command refused, naming none of them, with the command's
+// own advice (cmdutil.NoArgs) after it.
+func argsError(cmd *cobra.Command, args []string, noArgs bool, hint string) error {
 	path := cmd.CommandPath()
 	if cmd.HasSubCommands() && len(args) > 0 {
 		return unknownCommandError(cmd, args[0])
@@ -57,12 +64,8 @@ func argsError(cmd *cobra.Command, args []string, noArgs bool) error {
 	} else {
 		fmt.Fprintf(&msg, "%s does not take %d argument(s) here; see: %s --help", path, len(args), path)
 	}
-	if path == "gw auth login" {
-		if f := cmd.Flags().Lookup("with-key"); f != nil && f.Changed {
-			msg.WriteString("\n--with-key takes no value: it reads the key from standard input.")
-		}
-		msg.WriteString("\nTo give the key without the prompt, pipe it: gw auth login --with-key < key.txt")
-		msg.WriteString("\nIf that argument was your key, it is now in your shell history: remove it from there, and consider rotating the key on the dashboard.")
+	if hint != "" {
+		msg.WriteString("\n" + hint)
 	}
 	return &cmdutil.FlagError{Err: fmt.Errorf("%s", msg.String())}
 }
@@ -134,10 +137,7 @@ func flagError(_ *cobra.Command, err error) error {
 		if mayBeSecret(ive.GetValue()) {
 			shown = "(not shown, in case it is a secret)"
 		}
-		want := wantFor(fl)
-		if fl.Name == "with-key" {
-			want = "it takes no value: it reads the key from standard input, e.g. gw auth login --with-key < key.txt"
-		}
+		want := cmp.Or(cmdutil.FlagWant(fl), wantFor(fl))
 		if want == "" {
 			want = redactSecrets(errors.Unwrap(err).Error())
 		}

@@ -88,7 +88,6 @@ service's failures it is and the one thing to do about it.`,
 	cmd.InitDefaultCompletionCmd()
 	strictGroups(cmd)
 	guardArgs(cmd)
-	registerCompletions(cmd)
 	return cmd
 }
 

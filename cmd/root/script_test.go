@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -89,6 +90,8 @@ func scriptParams(dir string) testscript.Params {
 			"httpreq":        cmdHTTPReq,
 			"cpenv":          cmdCpEnv,
 			"hostile":        cmdHostile,
+			"scrub":          cmdScrub,
+			"json":           cmdJSON,
 		},
 	}
 }
@@ -168,7 +171,7 @@ func cmdFakeGW(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("FAKEGW", srv.URL)
 	hostport := srv.Listener.Addr().String()
 	ts.Setenv("FAKEGW_HOSTPORT", hostport)
-	_, port, _ := strings.Cut(hostport, ":")
+	_, port, _ := net.SplitHostPort(hostport)
 	ts.Setenv("FAKEGW_PORT", port)
 }
 

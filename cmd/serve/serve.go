@@ -180,12 +180,9 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		host = opts.Listen
 		acceptHosts = listenHosts(host)
 	}
-	port := config.DefaultPort
-	switch {
-	case opts.PortSet:
+	port := cfg.ServePort()
+	if opts.PortSet {
 		port = opts.Port
-	case cfg.Port != 0:
-		port = cfg.Port
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 
@@ -235,7 +232,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		}
 		return err
 	}
-	if !isLoopback(host) {
+	if !config.IsLoopbackHost(host) {
 		fmt.Fprintf(errOut, "warning: listening on %s, not 127.0.0.1: other machines may reach gw serve; only the local token keeps them from spending your balance\n", host)
 	}
 	// The address clients use: on "every address" (0.0.0.0, ::) that is
@@ -336,14 +333,6 @@ func openLog(paths config.Paths, errOut io.Writer) (io.Writer, func()) {
 		return errOut, func() {}
 	}
 	return io.MultiWriter(errOut, file), func() { _ = file.Close() }
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // listenHosts are the Host names to accept besides the loopback ones: the

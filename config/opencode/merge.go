@@ -2,15 +2,14 @@ package opencode
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/modelgateway/gw/config/jsonc"
 )
 
 const (
@@ -54,6 +53,9 @@ type MergeOptions struct {
 	// Model and SmallModel, when set, are ids from Provider.Models written
 	// as "<provider>/<id>" into "model" and "small_model".
 	Model, SmallModel string
+	// Schema is the "$schema" written into a new file; "" is OpenCode's.
+	// Kilo, a fork of OpenCode with the same format, has its own.
+	Schema string
 }
 
 // Result is the outcome of a merge.
@@ -69,24 +71,14 @@ type Result struct {
 	Warnings []string
 }
 
-// ParseError is a config that cannot be parsed. The file is left alone.
-type ParseError struct {
-	Line, Column int
-	Msg          string
-}
-
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
-}
+// ParseError is a config that cannot be parsed (line and column). The file
+// is left alone.
+type ParseError = jsonc.ParseError
 
 // ConflictError is a config that parses but that we will not edit
 // automatically (a duplicate key, a value of the wrong type). The file is
 // left alone and Msg says what to fix.
-type ConflictError struct{ Msg string }
-
-func (e *ConflictError) Error() string { return e.Msg }
-
-var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
+type ConflictError = jsonc.ConflictError
 
 // Validate checks p before anything is written.
 func (p Provider) Validate() error {
@@ -134,57 +126,42 @@ func Merge(src []byte, p Provider, opts MergeOptions) (Result, error) {
 		}
 	}
 
-	body := bytes.Clone(src) // the parse tree aliases its input; never touch src
-	hasBOM := bytes.HasPrefix(body, []byte(bom))
-	if hasBOM {
-		body = body[len(bom):]
-	}
-	d := &doc{nl: "\n", unit: "  "}
-	if crlf := bytes.Count(body, []byte("\r\n")); crlf > 0 && 2*crlf >= bytes.Count(body, []byte("\n")) {
-		d.nl = "\r\n" // the file's prevailing line ending
-	}
-
-	root, fresh, addedNL, err := parseDoc(body, d.nl)
+	f, err := jsonc.Parse(src, jsonc.HuJSON)
 	if err != nil {
 		return Result{}, err
 	}
-	d.src = body
-	rootObj, ok := root.Value.(*hujson.Object)
-	if !ok {
-		return Result{}, &ConflictError{Msg: fmt.Sprintf("the config is %s, not a JSON object; OpenCode expects {...} at the top", kindName(&root))}
+	top, err := f.Top("OpenCode")
+	if err != nil {
+		return Result{}, err
 	}
-	if ind, ok := firstIndent(rootObj); ok {
-		d.unit = ind
+	d := &f.Doc
+	fresh := f.Fresh
+	schema := opts.Schema
+	if schema == "" {
+		schema = Schema
 	}
-	top := objRef{obj: rootObj, root: true}
 
 	res := Result{}
 	if fresh {
-		if err := d.insert(top, "$schema", Schema); err != nil {
+		if err := d.Insert(top, "$schema", schema); err != nil {
 			return Result{}, err
 		}
 	}
-	if err := d.mergeProvider(top, p, &res); err != nil {
+	if err := mergeProvider(d, top, p, &res); err != nil {
 		return Result{}, err
 	}
 	for _, kv := range []struct{ key, id string }{{"model", opts.Model}, {"small_model", opts.SmallModel}} {
 		if kv.id == "" {
 			continue
 		}
-		if _, err := d.apply(top, obj{fields: []field{{key: kv.key, val: p.ID + "/" + kv.id}}}); err != nil {
+		if _, err := d.Apply(top, jsonc.Want{Fields: []jsonc.Field{{Key: kv.key, Val: p.ID + "/" + kv.id}}}); err != nil {
 			return Result{}, err
 		}
 	}
-	res.Warnings = append(res.Warnings, d.warnings(top, p)...)
-	res.Warnings = append(res.Warnings, d.listWarnings(top, p)...)
+	res.Warnings = append(res.Warnings, warnings(d, top, p)...)
+	res.Warnings = append(res.Warnings, listWarnings(d, top, p)...)
 
-	out := root.Pack()
-	if addedNL {
-		out = bytes.TrimSuffix(out, []byte("\n"))
-	}
-	if hasBOM {
-		out = cat([]byte(bom), out)
-	}
+	out := f.Pack()
 	if err := checkOutput(out, p); err != nil {
 		return Result{}, err
 	}
@@ -193,171 +170,131 @@ func Merge(src []byte, p Provider, opts MergeOptions) (Result, error) {
 	return res, nil
 }
 
-// parseDoc parses the config. An empty file, or one holding only comments,
-// becomes a new object after those comments.
+// parseDoc parses the config (no BOM); see jsonc.ParseValue.
 func parseDoc(body []byte, nl string) (root hujson.Value, fresh, addedNL bool, err error) {
-	if hujson.Extra(body).IsValid() {
-		v, _ := hujson.Parse([]byte("{}"))
-		if len(bytes.TrimSpace(body)) > 0 {
-			pre := body
-			if !bytes.HasSuffix(pre, []byte("\n")) {
-				pre = cat(pre, []byte(nl))
-			}
-			v.BeforeExtra = pre
-		}
-		v.AfterExtra = []byte(nl)
-		return v, true, false, nil
-	}
-	root, err = hujson.Parse(body)
-	if err != nil && !bytes.HasSuffix(body, []byte("\n")) {
-		// A line comment at the very end without a newline is fine for
-		// OpenCode but not for hujson; parse with one and take it off again.
-		if v, err2 := hujson.Parse(cat(body, []byte("\n"))); err2 == nil {
-			return v, false, true, nil
-		}
-	}
-	if err != nil {
-		if m := hujsonPos.FindStringSubmatch(err.Error()); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			col, _ := strconv.Atoi(m[2])
-			return root, false, false, &ParseError{Line: line, Column: col, Msg: m[3]}
-		}
-		return root, false, false, &ParseError{Line: 1, Column: 1, Msg: err.Error()}
-	}
-	return root, false, false, nil
+	return jsonc.ParseValue(body, nl)
 }
 
-// firstIndent is the indentation of the top-level members, which is the
-// file's indentation unit.
-func firstIndent(o *hujson.Object) (string, bool) {
-	for _, m := range o.Members {
-		if ind, ok := lineIndent(m.Name.BeforeExtra); ok && ind != "" {
-			return ind, true
-		}
-	}
-	return "", false
-}
-
-func modelFields(m Model) obj {
+func modelFields(m Model) jsonc.Want {
 	input := []string{"text"}
 	if m.Attachment {
 		input = []string{"text", "image", "pdf"}
 	}
-	o := obj{fields: []field{
-		{key: "name", val: m.Name, onlyIfMissing: true},
-		{key: "limit", val: obj{inline: true, fields: []field{
-			{key: "context", val: m.Context},
-			{key: "output", val: m.Output},
+	o := jsonc.Want{Fields: []jsonc.Field{
+		{Key: "name", Val: m.Name, OnlyIfMissing: true},
+		{Key: "limit", Val: jsonc.Want{Inline: true, Fields: []jsonc.Field{
+			{Key: "context", Val: m.Context},
+			{Key: "output", Val: m.Output},
 		}}},
-		{key: "tool_call", val: true},
-		{key: "attachment", val: m.Attachment},
-		{key: "modalities", val: obj{inline: true, fields: []field{
-			{key: "input", val: input},
-			{key: "output", val: []string{"text"}},
+		{Key: "tool_call", Val: true},
+		{Key: "attachment", Val: m.Attachment},
+		{Key: "modalities", Val: jsonc.Want{Inline: true, Fields: []jsonc.Field{
+			{Key: "input", Val: input},
+			{Key: "output", Val: []string{"text"}},
 		}}},
-	}, container: true}
+	}, Container: true}
 	if m.Reasoning {
-		o.fields = append(o.fields, field{key: "reasoning", val: true})
+		o.Fields = append(o.Fields, jsonc.Field{Key: "reasoning", Val: true})
 	} else {
 		// With reasoning set OpenCode sends reasoning_effort, which a
 		// non-reasoning model may reject.
-		o.drop = []string{"reasoning"}
+		o.Drop = []string{"reasoning"}
 	}
 	return o
 }
 
-func providerFields(p Provider, withModels bool) obj {
-	o := obj{container: true, fields: []field{
-		{key: "npm", val: NPM},
-		{key: "name", val: p.Name, onlyIfMissing: true},
-		{key: "options", val: obj{container: true, fields: []field{
-			{key: "baseURL", val: p.BaseURL},
-			{key: "apiKey", val: p.APIKey},
+func providerFields(p Provider, withModels bool) jsonc.Want {
+	o := jsonc.Want{Container: true, Fields: []jsonc.Field{
+		{Key: "npm", Val: NPM},
+		{Key: "name", Val: p.Name, OnlyIfMissing: true},
+		{Key: "options", Val: jsonc.Want{Container: true, Fields: []jsonc.Field{
+			{Key: "baseURL", Val: p.BaseURL},
+			{Key: "apiKey", Val: p.APIKey},
 		}}},
 	}}
 	if withModels {
-		models := obj{container: true}
+		models := jsonc.Want{Container: true}
 		for _, m := range p.Models {
-			models.fields = append(models.fields, field{key: m.ID, val: modelFields(m)})
+			models.Fields = append(models.Fields, jsonc.Field{Key: m.ID, Val: modelFields(m)})
 		}
-		o.fields = append(o.fields, field{key: "models", val: models})
+		o.Fields = append(o.Fields, jsonc.Field{Key: "models", Val: models})
 	}
 	return o
 }
 
-func (d *doc) mergeProvider(top objRef, p Provider, res *Result) error {
-	pi, err := d.find(top, "provider")
+func mergeProvider(d *jsonc.Doc, top jsonc.ObjRef, p Provider, res *Result) error {
+	pi, err := d.Find(top, "provider")
 	if err != nil {
 		return err
 	}
 	if pi < 0 {
 		res.Created = true
 		res.Added = modelIDs(p)
-		return d.insert(top, "provider", obj{container: true, fields: []field{{key: p.ID, val: providerFields(p, true)}}})
+		return d.Insert(top, "provider", jsonc.Want{Container: true, Fields: []jsonc.Field{{Key: p.ID, Val: providerFields(p, true)}}})
 	}
-	pv := &top.obj.Members[pi].Value
+	pv := &top.Obj.Members[pi].Value
 	provs, ok := pv.Value.(*hujson.Object)
 	if !ok {
-		return &ConflictError{Msg: fmt.Sprintf("\"provider\" at %s is %s, not an object; fix it by hand", d.at(pv), kindName(pv))}
+		return &ConflictError{Msg: fmt.Sprintf("\"provider\" at %s is %s, not an object; fix it by hand", d.At(pv), jsonc.KindName(pv))}
 	}
-	pref := objRef{obj: provs, indent: d.indentOf(top, pi), path: "provider"}
-	gi, err := d.find(pref, p.ID)
+	pref := jsonc.ObjRef{Obj: provs, Indent: d.IndentOf(top, pi), Path: "provider"}
+	gi, err := d.Find(pref, p.ID)
 	if err != nil {
 		return err
 	}
 	if gi < 0 {
 		res.Created = true
 		res.Added = modelIDs(p)
-		return d.insert(pref, p.ID, providerFields(p, true))
+		return d.Insert(pref, p.ID, providerFields(p, true))
 	}
 	gv := &provs.Members[gi].Value
 	gobj, ok := gv.Value.(*hujson.Object)
 	if !ok {
-		return &ConflictError{Msg: fmt.Sprintf("\"provider.%s\" at %s is %s, not an object; fix or remove it by hand", p.ID, d.at(gv), kindName(gv))}
+		return &ConflictError{Msg: fmt.Sprintf("\"provider.%s\" at %s is %s, not an object; fix or remove it by hand", p.ID, d.At(gv), jsonc.KindName(gv))}
 	}
-	gref := objRef{obj: gobj, indent: d.indentOf(pref, gi), path: "provider." + p.ID}
-	if _, err := d.apply(gref, providerFields(p, false)); err != nil {
+	gref := jsonc.ObjRef{Obj: gobj, Indent: d.IndentOf(pref, gi), Path: "provider." + p.ID}
+	if _, err := d.Apply(gref, providerFields(p, false)); err != nil {
 		return err
 	}
 
-	mi, err := d.find(gref, "models")
+	mi, err := d.Find(gref, "models")
 	if err != nil {
 		return err
 	}
 	if mi < 0 {
 		res.Added = modelIDs(p)
-		return d.insert(gref, "models", providerFields(p, true).fields[3].val)
+		return d.Insert(gref, "models", providerFields(p, true).Fields[3].Val)
 	}
 	mv := &gobj.Members[mi].Value
 	mobj, ok := mv.Value.(*hujson.Object)
 	if !ok {
-		return &ConflictError{Msg: fmt.Sprintf("\"provider.%s.models\" at %s is %s, not an object; fix or remove it by hand", p.ID, d.at(mv), kindName(mv))}
+		return &ConflictError{Msg: fmt.Sprintf("\"provider.%s.models\" at %s is %s, not an object; fix or remove it by hand", p.ID, d.At(mv), jsonc.KindName(mv))}
 	}
-	mref := objRef{obj: mobj, indent: d.indentOf(gref, mi), path: gref.path + ".models"}
+	mref := jsonc.ObjRef{Obj: mobj, Indent: d.IndentOf(gref, mi), Path: gref.Path + ".models"}
 
 	// Drop models no longer offered, last first so indexes stay valid.
 	seen := map[string]bool{}
 	for i := range mobj.Members {
-		name := memberName(mobj.Members[i])
+		name := jsonc.MemberName(mobj.Members[i])
 		if seen[name] {
-			return &ConflictError{Msg: fmt.Sprintf("model %q appears twice in %q (%s); remove one of them", name, mref.path, d.at(&mobj.Members[i].Name))}
+			return &ConflictError{Msg: fmt.Sprintf("model %q appears twice in %q (%s); remove one of them", name, mref.Path, d.At(&mobj.Members[i].Name))}
 		}
 		seen[name] = true
 	}
 	for i := len(mobj.Members) - 1; i >= 0; i-- {
-		name := memberName(mobj.Members[i])
+		name := jsonc.MemberName(mobj.Members[i])
 		if !p.has(name) {
 			res.Removed = append([]string{name}, res.Removed...)
-			d.remove(mref, i)
+			d.Remove(mref, i)
 		}
 	}
 	for _, m := range p.Models {
-		i, err := d.find(mref, m.ID)
+		i, err := d.Find(mref, m.ID)
 		if err != nil {
 			return err
 		}
 		if i < 0 {
-			if err := d.insert(mref, m.ID, modelFields(m)); err != nil {
+			if err := d.Insert(mref, m.ID, modelFields(m)); err != nil {
 				return err
 			}
 			res.Added = append(res.Added, m.ID)
@@ -366,9 +303,9 @@ func (d *doc) mergeProvider(top objRef, p Provider, res *Result) error {
 		cur := &mobj.Members[i].Value
 		eo, ok := cur.Value.(*hujson.Object)
 		if !ok {
-			return &ConflictError{Msg: fmt.Sprintf("model %q at %s is %s, not an object; fix or remove it by hand", m.ID, d.at(cur), kindName(cur))}
+			return &ConflictError{Msg: fmt.Sprintf("model %q at %s is %s, not an object; fix or remove it by hand", m.ID, d.At(cur), jsonc.KindName(cur))}
 		}
-		changed, err := d.apply(objRef{obj: eo, indent: d.indentOf(mref, i), path: mref.path + "." + m.ID}, modelFields(m))
+		changed, err := d.Apply(jsonc.ObjRef{Obj: eo, Indent: d.IndentOf(mref, i), Path: mref.Path + "." + m.ID}, modelFields(m))
 		if err != nil {
 			return err
 		}
@@ -377,13 +314,6 @@ func (d *doc) mergeProvider(top objRef, p Provider, res *Result) error {
 		}
 	}
 	return nil
-}
-
-func memberName(m hujson.ObjectMember) string {
-	if l, ok := m.Name.Value.(hujson.Literal); ok {
-		return l.String()
-	}
-	return ""
 }
 
 func modelIDs(p Provider) []string {
@@ -395,14 +325,14 @@ func modelIDs(p Provider) []string {
 }
 
 // warnings reports settings that would stop OpenCode from using what we wrote.
-func (d *doc) warnings(top objRef, p Provider) []string {
+func warnings(d *jsonc.Doc, top jsonc.ObjRef, p Provider) []string {
 	var out []string
 	for _, key := range []string{"model", "small_model"} {
-		i, _ := d.find(top, key)
+		i, _ := d.Find(top, key)
 		if i < 0 {
 			continue
 		}
-		l, ok := top.obj.Members[i].Value.Value.(hujson.Literal)
+		l, ok := top.Obj.Members[i].Value.Value.(hujson.Literal)
 		if !ok || l.Kind() != '"' {
 			continue
 		}
@@ -411,27 +341,17 @@ func (d *doc) warnings(top objRef, p Provider) []string {
 			out = append(out, fmt.Sprintf("%q is %q, which is not among the models you chose, so OpenCode cannot use it; pick one of them with --default", key, ref))
 		}
 	}
-	if i, _ := d.find(top, "disabled_providers"); i >= 0 {
-		if list, ok := stringList(top.obj.Members[i].Value); ok && slices.Contains(list, p.ID) {
+	if i, _ := d.Find(top, "disabled_providers"); i >= 0 {
+		if list, ok := jsonc.StringList(top.Obj.Members[i].Value); ok && slices.Contains(list, p.ID) {
 			out = append(out, fmt.Sprintf("\"disabled_providers\" contains %q, so OpenCode ignores it; remove it from that list", p.ID))
 		}
 	}
-	if i, _ := d.find(top, "enabled_providers"); i >= 0 {
-		if list, ok := stringList(top.obj.Members[i].Value); ok && !slices.Contains(list, p.ID) {
+	if i, _ := d.Find(top, "enabled_providers"); i >= 0 {
+		if list, ok := jsonc.StringList(top.Obj.Members[i].Value); ok && !slices.Contains(list, p.ID) {
 			out = append(out, fmt.Sprintf("\"enabled_providers\" does not contain %q, so OpenCode ignores it; add it to that list", p.ID))
 		}
 	}
 	return out
-}
-
-func stringList(v hujson.Value) ([]string, bool) {
-	c := v.Clone()
-	c.Standardize()
-	var list []string
-	if err := json.Unmarshal(c.Pack(), &list); err != nil {
-		return nil, false
-	}
-	return list, true
 }
 
 // checkOutput re-reads what we produced: a last guard so that a bug here
@@ -462,14 +382,14 @@ func sameSet(a, b []string) bool {
 
 // listWarnings: a hand-written whitelist/blacklist in our provider hides
 // models from OpenCode even though they are declared.
-func (d *doc) listWarnings(top objRef, p Provider) []string {
-	g := (&hujson.Value{Value: top.obj}).Find("/provider/" + jsonPointerEscape(p.ID))
+func listWarnings(d *jsonc.Doc, top jsonc.ObjRef, p Provider) []string {
+	g := (&hujson.Value{Value: top.Obj}).Find("/provider/" + jsonPointerEscape(p.ID))
 	if g == nil {
 		return nil
 	}
 	var out []string
 	if w := g.Find("/whitelist"); w != nil {
-		if list, ok := stringList(*w); ok {
+		if list, ok := jsonc.StringList(*w); ok {
 			for _, m := range p.Models {
 				if !slices.Contains(list, m.ID) {
 					out = append(out, fmt.Sprintf("\"provider.%s.whitelist\" does not list %q, so OpenCode hides it; add it or remove the whitelist", p.ID, m.ID))
@@ -478,7 +398,7 @@ func (d *doc) listWarnings(top objRef, p Provider) []string {
 		}
 	}
 	if b := g.Find("/blacklist"); b != nil {
-		if list, ok := stringList(*b); ok {
+		if list, ok := jsonc.StringList(*b); ok {
 			for _, m := range p.Models {
 				if slices.Contains(list, m.ID) {
 					out = append(out, fmt.Sprintf("\"provider.%s.blacklist\" lists %q, so OpenCode hides it", p.ID, m.ID))
@@ -492,3 +412,6 @@ func (d *doc) listWarnings(top objRef, p Provider) []string {
 func jsonPointerEscape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
+
+// memberName is the name of an object member (tests use it).
+func memberName(m hujson.ObjectMember) string { return jsonc.MemberName(m) }

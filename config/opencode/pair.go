@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -52,4 +53,75 @@ func References(src []byte, id string) ([]string, error) {
 		}
 	}
 	return refs, nil
+}
+
+// Other is the other config file OpenCode reads beside a config (opencode.json beside opencode.jsonc, and
+// the reverse), as far as one provider goes. OpenCode deep-merges the two, so what Other sets for the
+// provider still applies, or even wins, whatever gw writes into the first. gw init agent and gw doctor
+// both describe it with Problem, Fix and Note, so it is said the same way everywhere.
+type Other struct {
+	Path     string   // the other file
+	Of       string   // the config it sits beside
+	Provider string   // the provider id asked about
+	Wins     bool     // OpenCode reads Path after Of, so what Path sets wins key by key
+	Refs     []string // what Path sets for the provider (References); empty: nothing
+	Err      error    // Path could not be read, or does not parse (*ParseError)
+}
+
+// ReadOther reads the other file OpenCode reads beside path, for provider id. ok is false when path has no
+// such sibling (another name) or the sibling does not exist.
+func ReadOther(path, id string) (o Other, ok bool) {
+	other, wins, ok := Sibling(path)
+	if !ok {
+		return Other{}, false
+	}
+	o = Other{Path: other, Of: path, Provider: id, Wins: wins}
+	data, exists, err := Read(other)
+	if err != nil {
+		o.Err = err
+		return o, true
+	}
+	if !exists {
+		return Other{}, false
+	}
+	o.Refs, o.Err = References(data, id)
+	return o, true
+}
+
+// Problem says why Other matters when it sets something for the provider ("" when it sets nothing).
+func (o Other) Problem() string {
+	if len(o.Refs) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%s also sets %s; OpenCode reads opencode.json, then opencode.jsonc, and merges them key by key, so ",
+		o.Path, strings.Join(o.Refs, " and "))
+	if o.Wins {
+		return s + "what " + filepath.Base(o.Path) + " sets overrides " + o.Of
+	}
+	return s + "what only " + filepath.Base(o.Path) + ` sets (more models, headers, "model") still applies`
+}
+
+// Fix is what to do about Problem: the provider belongs in one file, the one gw writes.
+func (o Other) Fix() string {
+	if len(o.Refs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("remove the %q provider (and \"model\"/\"small_model\" naming it) from %s, or merge the two files into one", o.Provider, o.Path)
+}
+
+// Note says what Other is when it raises no Problem: a file gw could not read (so it may still set
+// something), or one OpenCode merges with the first.
+func (o Other) Note() string {
+	var pe *ParseError
+	switch {
+	case errors.As(o.Err, &pe):
+		return fmt.Sprintf("OpenCode also reads %s, which does not parse (%d:%d: %s); fix it by hand", o.Path, pe.Line, pe.Column, pe.Msg)
+	case o.Err != nil:
+		return fmt.Sprintf("OpenCode also reads %s, which gw cannot read: %v", o.Path, o.Err)
+	}
+	winner := o.Of
+	if o.Wins {
+		winner = o.Path
+	}
+	return fmt.Sprintf("OpenCode also reads %s and merges it with %s (where both set a key, %s wins)", o.Path, o.Of, filepath.Base(winner))
 }

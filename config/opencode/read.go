@@ -8,6 +8,8 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/modelgateway/gw/config/jsonc"
+
 	"github.com/modelgateway/gw/config"
 )
 
@@ -61,32 +63,32 @@ func ReadModels(src []byte) (Summary, error) {
 	// duplicated name counts by its last occurrence, as in JavaScript.
 	top, _ := root.Value.(*hujson.Object)
 	sum := Summary{
-		Model:      str(member(top, "model")),
-		SmallModel: str(member(top, "small_model")),
-		Disabled:   strs(member(top, "disabled_providers")),
-		Enabled:    strs(member(top, "enabled_providers")),
+		Model:      jsonc.Str(jsonc.Member(top, "model")),
+		SmallModel: jsonc.Str(jsonc.Member(top, "small_model")),
+		Disabled:   jsonc.Strs(jsonc.Member(top, "disabled_providers")),
+		Enabled:    jsonc.Strs(jsonc.Member(top, "enabled_providers")),
 	}
-	provs := objOf(member(top, "provider"))
+	provs := jsonc.ObjOf(jsonc.Member(top, "provider"))
 	if provs == nil {
 		return sum, nil
 	}
 	var seen []string
 	for _, m := range provs.Members {
-		id := memberName(m)
+		id := jsonc.MemberName(m)
 		if slices.Contains(seen, id) {
 			continue
 		}
 		seen = append(seen, id)
-		p := objOf(member(provs, id))
-		if p == nil || str(member(p, "npm")) != NPM {
+		p := jsonc.ObjOf(jsonc.Member(provs, id))
+		if p == nil || jsonc.Str(jsonc.Member(p, "npm")) != NPM {
 			continue
 		}
-		opts := objOf(member(p, "options"))
-		info := ProviderInfo{ID: id, Name: str(member(p, "name")), BaseURL: str(member(opts, "baseURL"))}
-		info.KeyKind, info.KeyRef = classifyKey(str(member(opts, "apiKey")))
-		if models := objOf(member(p, "models")); models != nil {
+		opts := jsonc.ObjOf(jsonc.Member(p, "options"))
+		info := ProviderInfo{ID: id, Name: jsonc.Str(jsonc.Member(p, "name")), BaseURL: jsonc.Str(jsonc.Member(opts, "baseURL"))}
+		info.KeyKind, info.KeyRef = classifyKey(jsonc.Str(jsonc.Member(opts, "apiKey")))
+		if models := jsonc.ObjOf(jsonc.Member(p, "models")); models != nil {
 			for _, mm := range models.Members {
-				if name := memberName(mm); !slices.Contains(info.Models, name) {
+				if name := jsonc.MemberName(mm); !slices.Contains(info.Models, name) {
 					info.Models = append(info.Models, name)
 				}
 			}
@@ -94,55 +96,6 @@ func ReadModels(src []byte) (Summary, error) {
 		sum.Providers = append(sum.Providers, info)
 	}
 	return sum, nil
-}
-
-// member is the value of the last member named name; nil when absent or
-// when o is nil.
-func member(o *hujson.Object, name string) *hujson.Value {
-	if o == nil {
-		return nil
-	}
-	for i := len(o.Members) - 1; i >= 0; i-- {
-		if memberName(o.Members[i]) == name {
-			return &o.Members[i].Value
-		}
-	}
-	return nil
-}
-
-func objOf(v *hujson.Value) *hujson.Object {
-	if v == nil {
-		return nil
-	}
-	o, _ := v.Value.(*hujson.Object)
-	return o
-}
-
-func str(v *hujson.Value) string {
-	if v == nil {
-		return ""
-	}
-	if l, ok := v.Value.(hujson.Literal); ok && l.Kind() == '"' {
-		return l.String()
-	}
-	return ""
-}
-
-func strs(v *hujson.Value) []string {
-	if v == nil {
-		return nil
-	}
-	a, ok := v.Value.(*hujson.Array)
-	if !ok {
-		return nil
-	}
-	out := []string{}
-	for i := range a.Elements {
-		if s := str(&a.Elements[i]); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func classifyKey(key string) (KeyKind, string) {
@@ -160,3 +113,8 @@ func classifyKey(key string) (KeyKind, string) {
 	}
 	return KeyLiteral, ""
 }
+
+// Shorthands for the readers of this package (see jsonc for the editing).
+func member(o *hujson.Object, name string) *hujson.Value { return jsonc.Member(o, name) }
+func objOf(v *hujson.Value) *hujson.Object               { return jsonc.ObjOf(v) }
+func str(v *hujson.Value) string                         { return jsonc.Str(v) }

@@ -67,6 +67,9 @@ const (
 	ListModels        Action = "list_models"        // no id is close: see the list
 	OtherModel        Action = "other_model"        // not in the plan; Value: a close id the account has (""), Also: the id beyond the plan, when it is not the one asked for
 	CheckSubscription Action = "check_subscription" // the account has no models
+	// SetClaudeModels: Claude Code asked for one of its own ids (claude-…), which gw never maps behind the
+	// user's back: its model settings are to name the service's ids.
+	SetClaudeModels Action = "set_claude_models"
 
 	// gw serve.
 	StartServe   Action = "start_serve"   // nothing answers where an agent sends its requests

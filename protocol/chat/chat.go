@@ -50,9 +50,16 @@ type Message struct {
 
 // Part is one part of a multi-part user message.
 type Part struct {
-	Type     string    `json:"type"` // text | image_url
+	Type     string    `json:"type"` // text | image_url | file
 	Text     string    `json:"text,omitempty"`
 	ImageURL *ImageURL `json:"image_url,omitempty"`
+	File     *File     `json:"file,omitempty"`
+}
+
+// File is a file part's content (a PDF), inline as a data: URL.
+type File struct {
+	Filename string `json:"filename,omitempty"`
+	FileData string `json:"file_data"`
 }
 
 // ImageURL is an image part's address: https or a data: URL.
@@ -138,6 +145,9 @@ type Choice struct {
 	Index        int         `json:"index"`
 	Message      ResponseMsg `json:"message"`
 	FinishReason string      `json:"finish_reason"`
+	// StopReason is vLLM's addition: the stop string that ended the answer
+	// (a number when a stop token did); nil elsewhere.
+	StopReason any `json:"stop_reason,omitempty"`
 }
 
 // ResponseMsg is the assistant's message in a Response. Reasoning text comes
@@ -166,6 +176,7 @@ type ChunkChoice struct {
 	Index        int     `json:"index"`
 	Delta        Delta   `json:"delta"`
 	FinishReason *string `json:"finish_reason"`
+	StopReason   any     `json:"stop_reason,omitempty"` // as in Choice
 }
 
 // Delta is what a chunk adds.

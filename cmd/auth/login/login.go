@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -45,7 +46,7 @@ On a machine with no keychain (headless Linux, WSL, containers), --insecure-stor
 key in a file readable only by you. gw never falls back to that on its own.`,
 		Example: `  gw auth login --base-url https://gateway.example.com/v1
   gw auth login --with-key < key.txt`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs(argsHint),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -56,7 +57,19 @@ key in a file readable only by you. gw never falls back to that on its own.`,
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL, ending in /v1")
 	cmd.Flags().BoolVar(&opts.WithKey, "with-key", false, "read the key from standard input")
 	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, "store the key in a plain file (0600) instead of the OS keychain")
+	cmdutil.SetFlagWant(cmd.Flags(), "with-key", "it takes no value: it reads the key from standard input, e.g. gw auth login --with-key < key.txt")
 	return cmd
+}
+
+// argsHint follows "gw auth login takes no arguments": the argument was most likely the key.
+func argsHint(cmd *cobra.Command) string {
+	var hint strings.Builder
+	if f := cmd.Flags().Lookup("with-key"); f != nil && f.Changed {
+		hint.WriteString("--with-key takes no value: it reads the key from standard input.\n")
+	}
+	hint.WriteString("To give the key without the prompt, pipe it: gw auth login --with-key < key.txt\n")
+	hint.WriteString("If that argument was your key, it is now in your shell history: remove it from there, and consider rotating the key on the dashboard.")
+	return hint.String()
 }
 
 func loginRun(ctx context.Context, opts *LoginOptions) error {

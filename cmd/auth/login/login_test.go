@@ -23,7 +23,8 @@ func TestNewCmdLogin_Flags(t *testing.T) {
 		{args: nil, want: LoginOptions{}},
 		{args: []string{"--with-key"}, want: LoginOptions{WithKey: true}},
 		{args: []string{"--base-url", "https://g.example/v1", "--insecure-storage"}, want: LoginOptions{BaseURL: "https://g.example/v1", InsecureStorage: true}},
-		{args: []string{"extra"}, wantErr: `unknown command "extra"`},
+		{args: []string{"extra"}, wantErr: "takes no arguments\nTo give the key without the prompt, pipe it: gw auth login --with-key < key.txt"},
+		{args: []string{"--with-key", "extra"}, wantErr: "takes no arguments\n--with-key takes no value: it reads the key from standard input."},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -35,8 +36,11 @@ func TestNewCmdLogin_Flags(t *testing.T) {
 			cmd.SetErr(e.ErrOut)
 			err := cmd.Execute()
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(cmdutil.ErrorWithFix(err), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage {
+					t.Fatalf("err = %v, want usage error %q", err, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), "extra") {
+					t.Errorf("the refused argument is echoed: %v", err)
 				}
 				return
 			}

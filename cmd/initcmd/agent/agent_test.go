@@ -636,7 +636,7 @@ func TestCheckOtherConfig_RefusesWhenTheOtherFileWins(t *testing.T) {
 	if err == nil {
 		t.Fatalf("checkOtherConfig = %q, nil; want an error", note)
 	}
-	for _, want := range []string{jsonc + ` sets provider "gw"`, "reads it after " + filepath.Join(dir, "opencode.json"), `remove the "gw" provider`, "merge the two files", "nothing was changed"} {
+	for _, want := range []string{jsonc + ` also sets provider "gw"`, "so what opencode.jsonc sets overrides " + filepath.Join(dir, "opencode.json"), `remove the "gw" provider`, "merge the two files", "nothing was changed"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
@@ -662,5 +662,33 @@ func TestCheckOtherConfig_OtherDoesNotParse(t *testing.T) {
 	note, err := checkOtherConfig(filepath.Join(dir, "opencode.jsonc"))
 	if err != nil || !strings.HasPrefix(note, "warning: OpenCode also reads "+filepath.Join(dir, "opencode.json")+", which does not parse (3:") {
 		t.Errorf("checkOtherConfig = %q, %v; want a warning with line:column", note, err)
+	}
+}
+
+// What gw's config gains (a new token, --port) is saved in one update after OpenCode's config was written:
+// when another run saved a different token while this one asked, neither is saved, and the error says
+// what to run.
+func TestAgentRun_TokenSavedMeanwhileSavesNothingOfGwConfig(t *testing.T) {
+	e, path := env(t)
+	ios := e.Factory.IOStreams
+	for _, f := range []func(bool){ios.SetStdinTTY, ios.SetStdoutTTY, ios.SetStderrTTY} {
+		f(true)
+	}
+	gwConfig := filepath.Join(e.Dir, "home", ".config", "gw", "config.json")
+	if err := os.MkdirAll(filepath.Dir(gwConfig), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	other := `{"local_token": "gw-local-00000000000000000000000000000000"}`
+	ios.In = &editWhileAsked{t: t, path: gwConfig, edit: other}
+	err := run(t, e, AgentOptions{Models: []string{"vendor-a/model-a-haiku-4.5"}, Port: 18999})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc was written, but gw serve's local token and port were not saved: another gw run set a different token meanwhile\nrun gw init agent --port 18999 again")
+	if data, _ := os.ReadFile(gwConfig); string(data) != other {
+		t.Errorf("gw's config changed:\n%s", data)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("OpenCode's config was not written: %v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
-	"github.com/modelgateway/gw/cmd/models"
+	"github.com/modelgateway/gw/config"
 )
 
 // EditorOptions holds the flags and dependencies of `gw init editor`.
@@ -78,13 +78,9 @@ func editorRun(ctx context.Context, opts *EditorOptions) error {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("the base URL %s is on this machine; Cursor's servers cannot reach it, so use the service's hosted address instead", base))
 	}
 
-	entries, err := models.List(ctx, f, opts.BaseURL)
+	entries, err := f.ListModels(ctx, opts.BaseURL)
 	if err == nil {
-		for _, e := range entries {
-			if e.InSubscription {
-				s.Models = append(s.Models, e.ID)
-			}
-		}
+		s.Models = api.SubscribedIDs(entries)
 		s.ModelsFrom = "account"
 	} else {
 		s.Models = api.CatalogIDs()
@@ -175,11 +171,11 @@ func isLocal(base string) bool {
 		return false
 	}
 	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+	if config.IsLoopbackHost(host) || strings.HasSuffix(strings.ToLower(host), ".localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)
-	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+	return ip != nil && (ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
 }
 
 func firstLine(err error) string {

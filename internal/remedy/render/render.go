@@ -191,6 +191,9 @@ func (c Context) action(r remedy.Remedy) string {
 		return s
 	case remedy.CheckSubscription:
 		return "check the account's subscription on the dashboard"
+	case remedy.SetClaudeModels:
+		return "set ANTHROPIC_MODEL, ANTHROPIC_DEFAULT_OPUS_MODEL, ANTHROPIC_DEFAULT_SONNET_MODEL and " +
+			"ANTHROPIC_DEFAULT_HAIKU_MODEL to ids listed by gw models (e.g. vendor-a/model-a-sonnet-4.5)"
 
 	// gw serve.
 	case remedy.StartServe:

@@ -1,0 +1,34 @@
+package cmdutil
+
+import (
+	"context"
+	"time"
+
+	"github.com/modelgateway/gw/api"
+)
+
+// ModelListTimeout bounds ListModels' call to the service.
+const ModelListTimeout = 15 * time.Second
+
+// ListModels fetches the account's models, with a spinner on a terminal, and joins them with the
+// catalogue (api.JoinCatalog): what gw models lists and gw init offers. baseURL is the --base-url flag;
+// a failure's fix is worded for where the base URL and the key came from.
+func (f *Factory) ListModels(ctx context.Context, baseURL string) ([]api.JoinedModel, error) {
+	base, src, err := f.BaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	key, err := f.ResolveKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, ModelListTimeout)
+	defer cancel()
+	stop := f.IOStreams.StartSpinner("Fetching models")
+	listed, err := f.APIClient(base, key.Key, 0).Models(ctx)
+	stop()
+	if err != nil {
+		return nil, WithFixFrom(err, src, key.Source)
+	}
+	return api.JoinCatalog(listed), nil
+}

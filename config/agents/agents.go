@@ -1,0 +1,342 @@
+// Package agents holds what every coding agent's config writer shares: what
+// gw declares (the service or gw serve, the token reference, the models),
+// what a merge returns, how gw run starts an agent, and what doctor reads
+// back. Each agent's own format lives in a package below this one
+// (claudecode, codex, qwencode, continuedev, cline, kilo, crush); OpenCode's
+// is config/opencode. Package all lists them.
+//
+// Every Merge has the same guarantees: it takes the file's bytes (nil when
+// there is none) and never modifies them; it returns the new bytes with
+// everything it does not own kept byte for byte (comments, order, spacing,
+// CRLF, a byte-order mark, other providers); a file it cannot parse is a
+// *ParseError with line and column and nothing is produced.
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/jsonc"
+)
+
+// Mode is how an agent reaches the service.
+type Mode string
+
+const (
+	// Proxy: through gw serve on this machine, with its local token.
+	Proxy Mode = "proxy"
+	// Direct: straight to the service, the key read from an environment
+	// variable the agent expands (never written into the file).
+	Direct Mode = "direct"
+)
+
+// Protocol is the API an agent speaks.
+type Protocol string
+
+const (
+	ChatCompletions   Protocol = "chat completions"   // POST /v1/chat/completions
+	AnthropicMessages Protocol = "Anthropic messages" // POST /v1/messages, through gw serve's translation
+	Responses         Protocol = "OpenAI responses"   // POST /v1/responses, through gw serve's translation
+)
+
+// ProviderID is the name gw's entry has in every agent's config.
+const ProviderID = "gw"
+
+// ProviderName is its display name.
+const ProviderName = "Model Gateway"
+
+// DefaultKeyEnv is the variable a direct-mode config names for the key.
+const DefaultKeyEnv = "GW_API_KEY"
+
+// TokenEnv is the variable gw run sets to the local token for agents that
+// read their key from a variable they are told the name of.
+const TokenEnv = "GW_LOCAL_TOKEN"
+
+// Model is one model declared to an agent.
+type Model struct {
+	ID        string // exactly as the service lists it
+	Name      string // display name
+	Context   int    // context window in tokens
+	Output    int    // maximum output tokens
+	Reasoning bool
+	// Attachment: the model accepts images (and PDFs).
+	Attachment bool
+}
+
+// Declaration is what gw writes into an agent's config.
+type Declaration struct {
+	Mode Mode
+	// BaseURL is the OpenAI-style base URL, ending in /v1: gw serve's
+	// (http://127.0.0.1:PORT/v1) in proxy mode, the service's in direct mode.
+	BaseURL string
+	// Token is gw serve's local token (proxy mode), written where the agent
+	// reads its key. Never the API key.
+	Token string
+	// KeyEnv is the variable holding the API key in direct mode
+	// (DefaultKeyEnv when empty); each agent writes its own reference syntax for it.
+	KeyEnv string
+	Models []Model
+	// Default and Small are ids from Models; "" leaves the agent's choice.
+	Default, Small string
+}
+
+// Validate checks d before anything is written.
+func (d Declaration) Validate() error {
+	switch d.Mode {
+	case Proxy:
+		if d.Token == "" {
+			return errors.New("no local token for gw serve")
+		}
+		if !strings.HasPrefix(d.Token, config.LocalTokenPrefix) {
+			return fmt.Errorf("the token for gw serve does not start with %s; only gw serve's local token is written into agent configs", config.LocalTokenPrefix)
+		}
+	case Direct:
+		if d.Token != "" {
+			return errors.New("direct mode writes a reference to an environment variable, never a token")
+		}
+	default:
+		return fmt.Errorf("unknown mode %q", d.Mode)
+	}
+	u, err := url.Parse(d.BaseURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return fmt.Errorf("base URL %q is not a URL", d.BaseURL)
+	}
+	if len(d.Models) == 0 {
+		return errors.New("no models to write")
+	}
+	seen := map[string]bool{}
+	for _, m := range d.Models {
+		switch {
+		case m.ID == "":
+			return errors.New("a model has an empty id")
+		case seen[m.ID]:
+			return fmt.Errorf("model %q is listed twice", m.ID)
+		case m.Context <= 0 || m.Output <= 0:
+			return fmt.Errorf("model %q has no context/output limit", m.ID)
+		}
+		seen[m.ID] = true
+	}
+	for _, id := range []string{d.Default, d.Small} {
+		if id != "" && !seen[id] {
+			return fmt.Errorf("default model %q is not among the models being written", id)
+		}
+	}
+	return nil
+}
+
+// Env is the variable holding the key in direct mode.
+func (d Declaration) Env() string {
+	if d.KeyEnv != "" {
+		return d.KeyEnv
+	}
+	return DefaultKeyEnv
+}
+
+// Model returns the declared model id.
+func (d Declaration) Model(id string) (Model, bool) {
+	i := slices.IndexFunc(d.Models, func(m Model) bool { return m.ID == id })
+	if i < 0 {
+		return Model{}, false
+	}
+	return d.Models[i], true
+}
+
+// DefaultModel is Default, else the first model.
+func (d Declaration) DefaultModel() Model {
+	if m, ok := d.Model(d.Default); ok {
+		return m
+	}
+	return d.Models[0]
+}
+
+// SmallModel is Small, else the default model.
+func (d Declaration) SmallModel() Model {
+	if m, ok := d.Model(d.Small); ok {
+		return m
+	}
+	return d.DefaultModel()
+}
+
+// IDs are the model ids, in order.
+func (d Declaration) IDs() []string {
+	ids := make([]string, len(d.Models))
+	for i, m := range d.Models {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// Origin is BaseURL without its /v1: the address Anthropic-style clients
+// take (they add /v1/messages themselves).
+func (d Declaration) Origin() string {
+	return strings.TrimSuffix(strings.TrimSuffix(d.BaseURL, "/"), "/v1")
+}
+
+// ErrDirectRefused is wrapped by the agents that only work through gw serve.
+var ErrDirectRefused = errors.New("direct mode is not possible")
+
+// Result is the outcome of a merge.
+type Result struct {
+	Data    []byte   // the new file content
+	Changed bool     // Data differs from the input
+	Created bool     // gw's entry did not exist before
+	Added   []string // model ids added
+	Removed []string // model ids removed (no longer in the subscription)
+	Updated []string // model ids whose settings were corrected
+	// Warnings are things the user should know that were not changed.
+	Warnings []string
+}
+
+// ParseError is a config that does not parse (line and column); the file
+// is left alone.
+type ParseError = jsonc.ParseError
+
+// ConflictError is a config that parses but that gw will not edit
+// automatically; Msg says what to fix. The file is left alone.
+type ConflictError = jsonc.ConflictError
+
+// Scope says which config of an agent is meant.
+type Scope string
+
+const (
+	Global  Scope = "global"
+	Project Scope = "project"
+)
+
+// Env is how a path is found: the environment and the working directory.
+type Env struct {
+	Getenv  func(string) string
+	WorkDir string
+}
+
+// Home is $HOME (or %USERPROFILE%).
+func (e Env) Home() (string, error) {
+	h := e.Getenv("HOME")
+	if h == "" {
+		h = e.Getenv("USERPROFILE")
+	}
+	if h == "" {
+		return "", errors.New("neither HOME nor USERPROFILE is set")
+	}
+	return h, nil
+}
+
+// XDGConfig is $XDG_CONFIG_HOME, else ~/.config (on every OS: the agents
+// that use it do so on macOS and Windows too).
+func (e Env) XDGConfig() (string, error) {
+	if x := e.Getenv("XDG_CONFIG_HOME"); x != "" {
+		if !strings.HasPrefix(x, "/") && !(len(x) > 2 && x[1] == ':') {
+			return "", fmt.Errorf("XDG_CONFIG_HOME=%q is not an absolute path; set it to an absolute path or unset it", x)
+		}
+		return x, nil
+	}
+	h, err := e.Home()
+	if err != nil {
+		return "", err
+	}
+	return h + "/.config", nil
+}
+
+// RunSpec is how gw run starts an agent pointed at gw serve with nothing
+// written: variables to add to its environment and arguments to put before
+// the user's. The local token is only ever in Env (arguments show in ps).
+type RunSpec struct {
+	Env  []string // KEY=VALUE
+	Args []string
+}
+
+// KeyKind says what an agent's key setting holds, without its text.
+type KeyKind string
+
+const (
+	KeyNone       KeyKind = "none"        // no key setting
+	KeyLocalToken KeyKind = "local token" // gw serve's token
+	KeyEnvRef     KeyKind = "env"         // a reference to an environment variable
+	KeyLiteral    KeyKind = "literal"     // a key written into the file
+)
+
+// Inspection is what doctor reads back from an agent's config.
+type Inspection struct {
+	Configured bool   // gw's entry is there
+	BaseURL    string // as written
+	KeyKind    KeyKind
+	// KeyRef is the variable a reference names ("" for other kinds).
+	KeyRef string
+	// LocalToken is the local token written, to compare with gw's (only
+	// set for KeyLocalToken: a literal key is never carried).
+	LocalToken string
+	// Models are the declared ids, spelled as written, in file order.
+	Models []string
+	// Default and Small are the models the agent starts with, as written.
+	Default, Small string
+	// Notes are things doctor should say about the file (a setting that
+	// hides gw's entry, a second file that overrides this one).
+	Notes []string
+}
+
+// ClassifyKey says what a key setting holds. envRef extracts the variable
+// of the agent's reference syntax ("" when key is not a reference).
+func ClassifyKey(key string, envRef func(string) string) (KeyKind, string) {
+	key = strings.TrimSpace(key)
+	switch {
+	case key == "":
+		return KeyNone, ""
+	case strings.HasPrefix(key, config.LocalTokenPrefix):
+		return KeyLocalToken, ""
+	}
+	if envRef != nil {
+		if v := envRef(key); v != "" {
+			return KeyEnvRef, v
+		}
+	}
+	return KeyLiteral, ""
+}
+
+// Diff lists what changed between two model lists: added, removed.
+func Diff(before, after []string) (added, removed []string) {
+	for _, id := range after {
+		if !slices.Contains(before, id) {
+			added = append(added, id)
+		}
+	}
+	for _, id := range before {
+		if !slices.Contains(after, id) {
+			removed = append(removed, id)
+		}
+	}
+	return added, removed
+}
+
+// Agent describes one supported agent for gw init agent, gw run and doctor.
+type Agent struct {
+	Name    string // the --agent value: "qwen-code"
+	Display string // "Qwen Code"
+	Binary  string // the command on PATH: "qwen"
+	// Version is the version its format was checked against.
+	Version  string
+	Protocol Protocol
+	// DirectRefusal, when set, is why direct mode is refused.
+	DirectRefusal string
+	// Files are the config files gw writes for scope, in the order Merge
+	// and Inspect take them; a scope the agent has no file for is an error
+	// that says so.
+	Files func(s Scope, e Env) ([]string, error)
+	// Merge takes the files' contents (nil for a missing file), in Files'
+	// order, and returns one Result per file.
+	Merge func(srcs [][]byte, d Declaration) ([]Result, error)
+	// Inspect reads the files back for doctor.
+	Inspect func(srcs [][]byte) (Inspection, error)
+	// Run is gw run's route; nil when the agent has none, and NoRun says
+	// what to do instead.
+	Run   func(d Declaration) (RunSpec, error)
+	NoRun string
+}
+
+// RefuseDirect is the error of an agent that only works through gw serve.
+func RefuseDirect(display, reason string) error {
+	return fmt.Errorf("%w for %s: %s; use --mode proxy (gw serve translates)", ErrDirectRefused, display, reason)
+}

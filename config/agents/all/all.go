@@ -1,0 +1,49 @@
+// Package all lists the agents gw configures, OpenCode first (the default of
+// gw init agent).
+package all
+
+import (
+	"slices"
+
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/claudecode"
+	"github.com/modelgateway/gw/config/agents/cline"
+	"github.com/modelgateway/gw/config/agents/codex"
+	"github.com/modelgateway/gw/config/agents/continuedev"
+	"github.com/modelgateway/gw/config/agents/crush"
+	"github.com/modelgateway/gw/config/agents/kilo"
+	"github.com/modelgateway/gw/config/agents/qwencode"
+)
+
+// All returns every supported agent, in the order gw lists them.
+func All() []agents.Agent {
+	return []agents.Agent{
+		OpenCode(),
+		claudecode.Agent(),
+		codex.Agent(),
+		qwencode.Agent(),
+		continuedev.Agent(),
+		cline.Agent(),
+		kilo.Agent(),
+		crush.Agent(),
+	}
+}
+
+// Names are the --agent values, in order.
+func Names() []string {
+	var out []string
+	for _, a := range All() {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+// Lookup finds an agent by its --agent name.
+func Lookup(name string) (agents.Agent, bool) {
+	all := All()
+	i := slices.IndexFunc(all, func(a agents.Agent) bool { return a.Name == name })
+	if i < 0 {
+		return agents.Agent{}, false
+	}
+	return all[i], true
+}

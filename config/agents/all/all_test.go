@@ -1,0 +1,149 @@
+package all
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/agentstest"
+)
+
+func TestNames(t *testing.T) {
+	want := []string{"opencode", "claude-code", "codex", "qwen-code", "continue", "cline", "kilo", "crush"}
+	if got := Names(); !slices.Equal(got, want) {
+		t.Fatalf("got %q", got)
+	}
+	if _, ok := Lookup("cursor"); ok {
+		t.Error("cursor is not configured by gw")
+	}
+}
+
+func home(m map[string]string) agents.Env {
+	return agents.Env{Getenv: func(k string) string { return m[k] }, WorkDir: "/src/project"}
+}
+
+// Every agent: a new config written for gw serve reads back as pointing at
+// it with the local token and every model; merging again changes nothing;
+// direct mode is refused with the reason or writes a reference to the key's
+// variable, never a token; gw run keeps the token out of the arguments.
+func TestEveryAgent(t *testing.T) {
+	for _, a := range All() {
+		t.Run(a.Name, func(t *testing.T) {
+			files, err := a.Files(agents.Global, home(map[string]string{"HOME": "/home/u"}))
+			if err != nil || len(files) == 0 {
+				t.Fatalf("files %q: %v", files, err)
+			}
+			for _, f := range files {
+				if !strings.HasPrefix(f, "/home/u/") {
+					t.Errorf("global file %s is not under HOME", f)
+				}
+			}
+			d := agentstest.Decl()
+			srcs := make([][]byte, len(files))
+			rs, err := a.Merge(srcs, d)
+			if err != nil || len(rs) != len(files) {
+				t.Fatalf("merge: %v", err)
+			}
+			out := make([][]byte, len(rs))
+			for i, r := range rs {
+				out[i] = r.Data
+			}
+			in, err := a.Inspect(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := d.BaseURL
+			if a.Protocol == agents.AnthropicMessages {
+				base = d.Origin()
+			}
+			if !in.Configured || in.BaseURL != base || in.KeyKind != agents.KeyLocalToken || in.LocalToken != d.Token {
+				t.Errorf("read back %+v", in)
+			}
+			if len(in.Models) == 0 {
+				t.Error("no models read back")
+			}
+			for _, id := range in.Models {
+				if _, ok := d.Model(id); !ok {
+					t.Errorf("read back model %q that was not declared", id)
+				}
+			}
+			again, err := a.Merge(out, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range again {
+				if r.Changed {
+					t.Errorf("a second merge changed the file:\n%s", r.Data)
+				}
+			}
+
+			dd := agentstest.DirectDecl()
+			rs, err = a.Merge(make([][]byte, len(files)), dd)
+			switch {
+			case a.DirectRefusal != "":
+				if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), a.DirectRefusal) {
+					t.Errorf("direct mode: %v", err)
+				}
+			case err != nil:
+				t.Errorf("direct mode: %v", err)
+			default:
+				out := make([][]byte, len(rs))
+				for i, r := range rs {
+					out[i] = r.Data
+					if strings.Contains(string(r.Data), "gw-local-") {
+						t.Errorf("direct mode wrote a local token:\n%s", r.Data)
+					}
+				}
+				in, err := a.Inspect(out)
+				if err != nil || in.KeyKind != agents.KeyEnvRef || in.KeyRef != "GW_API_KEY" || in.BaseURL != dd.BaseURL {
+					t.Errorf("direct mode read back %+v %v", in, err)
+				}
+			}
+
+			if a.Run == nil {
+				if a.NoRun == "" || !strings.Contains(a.NoRun, "gw init agent --agent "+a.Name) {
+					t.Errorf("no run route, and NoRun does not say what to do: %q", a.NoRun)
+				}
+				return
+			}
+			spec, err := a.Run(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, arg := range spec.Args {
+				if strings.Contains(arg, d.Token) {
+					t.Errorf("the token is in an argument: %q", arg)
+				}
+			}
+			if !strings.Contains(strings.Join(spec.Env, "\n"), d.Token) {
+				t.Errorf("the token is not in the environment: %q", spec.Env)
+			}
+			for _, e := range spec.Env {
+				if !strings.Contains(e, "=") {
+					t.Errorf("env entry %q is not KEY=VALUE", e)
+				}
+			}
+		})
+	}
+}
+
+// Project scope: a path under the working directory, or an error that says
+// why the agent has none.
+func TestProjectScope(t *testing.T) {
+	for _, a := range All() {
+		files, err := a.Files(agents.Project, home(map[string]string{"HOME": "/home/u"}))
+		if err != nil {
+			if !strings.Contains(err.Error(), "project") && !strings.Contains(err.Error(), "--project") {
+				t.Errorf("%s: %v", a.Name, err)
+			}
+			continue
+		}
+		for _, f := range files {
+			if !strings.HasPrefix(f, "/src/project/") {
+				t.Errorf("%s: project file %s is not in the project", a.Name, f)
+			}
+		}
+	}
+}

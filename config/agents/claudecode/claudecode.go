@@ -1,0 +1,228 @@
+// Package claudecode writes gw into Claude Code's settings.json: the "env"
+// block that points Claude Code at gw serve's Anthropic messages endpoint
+// (ANTHROPIC_BASE_URL without /v1, ANTHROPIC_AUTH_TOKEN, the model
+// variables). Claude Code reads settings.json with a strict JSON parser (a
+// comment makes it refuse the whole file), so this writer refuses comments
+// and trailing commas too, with their line and column.
+//
+// Checked against Claude Code 2.1.330: it reads the env block of
+// $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude/settings.json) and of
+// the project's .claude/settings.json and .claude/settings.local.json; the
+// settings' env wins over the process environment, and --settings wins over
+// both.
+package claudecode
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/jsonc"
+)
+
+// The variables gw owns in the env block.
+const (
+	EnvBaseURL     = "ANTHROPIC_BASE_URL"
+	EnvAuthToken   = "ANTHROPIC_AUTH_TOKEN"
+	EnvModel       = "ANTHROPIC_MODEL"
+	EnvOpus        = "ANTHROPIC_DEFAULT_OPUS_MODEL"
+	EnvSonnet      = "ANTHROPIC_DEFAULT_SONNET_MODEL"
+	EnvHaiku       = "ANTHROPIC_DEFAULT_HAIKU_MODEL"
+	EnvCompact     = "CLAUDE_CODE_AUTO_COMPACT_WINDOW" // the context window of a model Claude Code does not know
+	EnvMaxOutput   = "CLAUDE_CODE_MAX_OUTPUT_TOKENS"
+	EnvAPIKey      = "ANTHROPIC_API_KEY" // not ours: a key written into the file
+	nameSuffix     = "_NAME"
+	displayName    = "Claude Code"
+	settingsFile   = "settings.json"
+	localSettings  = "settings.local.json"
+	directRefusal  = "Claude Code speaks the Anthropic messages API and the service speaks chat completions only; gw serve translates between them"
+	testedVersion  = "2.1.330"
+	configDirEnv   = "CLAUDE_CONFIG_DIR"
+	projectDirName = ".claude"
+)
+
+// dialect: Claude Code reads settings.json as plain JSON (a comment makes it
+// report "Invalid or malformed JSON" and ignore the file); a byte-order mark
+// is fine (checked with 2.1.330).
+var dialect = jsonc.Dialect{BOM: true, Agent: displayName}
+
+// Agent describes Claude Code for gw.
+func Agent() agents.Agent {
+	return agents.Agent{
+		Name: "claude-code", Display: displayName, Binary: "claude", Version: testedVersion,
+		Protocol:      agents.AnthropicMessages,
+		DirectRefusal: directRefusal,
+		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
+			p, err := Path(s, e)
+			return []string{p}, err
+		},
+		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
+			r, err := Merge(srcs[0], d)
+			return []agents.Result{r}, err
+		},
+		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0]) },
+		Run:     Run,
+	}
+}
+
+// Path is the settings file for scope: $CLAUDE_CONFIG_DIR/settings.json
+// (default ~/.claude/settings.json), or the project's
+// .claude/settings.local.json — the personal one, which Claude Code keeps
+// out of git: it holds this machine's local token.
+func Path(s agents.Scope, e agents.Env) (string, error) {
+	switch s {
+	case agents.Global:
+		if d := e.Getenv(configDirEnv); d != "" {
+			return filepath.Join(d, settingsFile), nil
+		}
+		h, err := e.Home()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(h, projectDirName, settingsFile), nil
+	case agents.Project:
+		if e.WorkDir == "" {
+			return "", fmt.Errorf("no working directory for the project settings")
+		}
+		return filepath.Join(e.WorkDir, projectDirName, localSettings), nil
+	}
+	return "", fmt.Errorf("unknown scope %q", s)
+}
+
+// vars are the env block's values gw writes, in order.
+func vars(d agents.Declaration) []jsonc.Field {
+	def, small := d.DefaultModel(), d.SmallModel()
+	out := min(def.Output, small.Output) // Claude Code sends it to both
+	return []jsonc.Field{
+		{Key: EnvBaseURL, Val: d.Origin()},
+		{Key: EnvAuthToken, Val: d.Token},
+		{Key: EnvModel, Val: def.ID},
+		{Key: EnvOpus, Val: def.ID},
+		{Key: EnvOpus + nameSuffix, Val: def.Name},
+		{Key: EnvSonnet, Val: def.ID},
+		{Key: EnvSonnet + nameSuffix, Val: def.Name},
+		{Key: EnvHaiku, Val: small.ID},
+		{Key: EnvHaiku + nameSuffix, Val: small.Name},
+		{Key: EnvCompact, Val: strconv.Itoa(def.Context)},
+		{Key: EnvMaxOutput, Val: strconv.Itoa(out)},
+	}
+}
+
+// Merge writes d into the settings src (nil or empty: a new file).
+func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
+	if d.Mode == agents.Direct {
+		return agents.Result{}, agents.RefuseDirect(displayName, directRefusal)
+	}
+	if err := d.Validate(); err != nil {
+		return agents.Result{}, err
+	}
+	before, err := Inspect(src)
+	if err != nil {
+		return agents.Result{}, err
+	}
+	f, err := jsonc.Parse(src, dialect)
+	if err != nil {
+		return agents.Result{}, err
+	}
+	top, err := f.Top(displayName)
+	if err != nil {
+		return agents.Result{}, err
+	}
+	// A key in ANTHROPIC_API_KEY would be sent instead of the local token:
+	// it goes (the backup keeps the old file).
+	env := jsonc.Want{Container: true, Fields: vars(d), Drop: []string{EnvAPIKey}}
+	if _, err := f.Apply(top, jsonc.Want{Fields: []jsonc.Field{{Key: "env", Val: env}}}); err != nil {
+		return agents.Result{}, err
+	}
+	res := agents.Result{Data: f.Pack(), Created: !before.Configured}
+	res.Changed = string(res.Data) != string(src)
+	after, err := Inspect(res.Data)
+	if err != nil {
+		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
+	}
+	if after.BaseURL != d.Origin() || after.LocalToken != d.Token || after.KeyKind != agents.KeyLocalToken {
+		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not hold gw's values; nothing was written")
+	}
+	if before.Configured {
+		res.Added, res.Removed = agents.Diff(before.Models, after.Models)
+	} else {
+		res.Added = after.Models
+	}
+	if before.KeyKind == agents.KeyLiteral {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("removed %s from \"env\": it held an API key in plain text, which Claude Code would have sent instead of gw serve's token", EnvAPIKey))
+	}
+	res.Warnings = append(res.Warnings, warnings(res.Data)...)
+	return res, nil
+}
+
+// warnings: settings that stop Claude Code from using what gw wrote.
+func warnings(data []byte) []string {
+	top, err := jsonc.ReadTop(data, dialect)
+	if err != nil || top == nil {
+		return nil
+	}
+	var out []string
+	if jsonc.Member(top, "apiKeyHelper") != nil {
+		out = append(out, "\"apiKeyHelper\" is set, and Claude Code sends what it prints instead of gw serve's token; remove it")
+	}
+	return out
+}
+
+// Inspect reads gw's settings back from src.
+func Inspect(src []byte) (agents.Inspection, error) {
+	top, err := jsonc.ReadTop(src, dialect)
+	if err != nil {
+		return agents.Inspection{}, err
+	}
+	env := jsonc.ObjOf(jsonc.Member(top, "env"))
+	in := agents.Inspection{BaseURL: jsonc.Str(jsonc.Member(env, EnvBaseURL))}
+	in.Configured = in.BaseURL != ""
+	in.KeyKind, _ = agents.ClassifyKey(jsonc.Str(jsonc.Member(env, EnvAuthToken)), nil)
+	if in.KeyKind == agents.KeyLocalToken {
+		in.LocalToken = jsonc.Str(jsonc.Member(env, EnvAuthToken))
+	}
+	if k := jsonc.Str(jsonc.Member(env, EnvAPIKey)); k != "" {
+		in.KeyKind = agents.KeyLiteral
+		in.LocalToken = ""
+		in.Notes = append(in.Notes, EnvAPIKey+" holds an API key written into the file")
+	}
+	in.Default = jsonc.Str(jsonc.Member(env, EnvModel))
+	in.Small = jsonc.Str(jsonc.Member(env, EnvHaiku))
+	for _, k := range []string{EnvModel, EnvOpus, EnvSonnet, EnvHaiku} {
+		if id := jsonc.Str(jsonc.Member(env, k)); id != "" && !slices.Contains(in.Models, id) {
+			in.Models = append(in.Models, id)
+		}
+	}
+	return in, nil
+}
+
+// Run is gw run's route: every variable in Claude Code's environment, and
+// the ones that are not secret also as --settings, which wins over an env
+// block in the user's settings files. The token stays in the environment:
+// a settings file that sets ANTHROPIC_AUTH_TOKEN itself still wins over it.
+func Run(d agents.Declaration) (agents.RunSpec, error) {
+	if d.Mode == agents.Direct {
+		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
+	}
+	if err := d.Validate(); err != nil {
+		return agents.RunSpec{}, err
+	}
+	var spec agents.RunSpec
+	settings := map[string]string{}
+	for _, f := range vars(d) {
+		v := f.Val.(string)
+		spec.Env = append(spec.Env, f.Key+"="+v)
+		if f.Key != EnvAuthToken {
+			settings[f.Key] = v
+		}
+	}
+	b, err := json.Marshal(map[string]any{"env": settings})
+	if err != nil {
+		return agents.RunSpec{}, err
+	}
+	spec.Args = []string{"--settings", string(b)}
+	return spec, nil
+}

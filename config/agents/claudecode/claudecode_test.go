@@ -1,0 +1,95 @@
+package claudecode
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/agentstest"
+)
+
+func TestMergeCorpus(t *testing.T) {
+	agentstest.Corpus(t, Merge, nil, func(t *testing.T, src []byte, res agents.Result) {
+		agentstest.JSONKept(t, src, res.Data, "/env")
+		in, err := Inspect(res.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := agentstest.Decl()
+		if in.BaseURL != "http://127.0.0.1:8787" || in.LocalToken != d.Token || in.Default != d.Default || in.Small != d.Small {
+			t.Errorf("read back %+v", in)
+		}
+	})
+}
+
+// The env block's other variables stay, in their order, with their values.
+func TestMergeKeepsOtherVariables(t *testing.T) {
+	src := []byte("{\n  \"env\": {\n    \"A\": \"1\",\n    \"ANTHROPIC_MODEL\": \"old\",\n    \"B\": \"2\"\n  }\n}\n")
+	res, err := agentstest.MergeOnce(t, Merge, src, agentstest.Decl())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(res.Data)
+	if !(strings.Index(s, `"A": "1"`) < strings.Index(s, `"ANTHROPIC_MODEL": "vendor-a/model-a-opus-4.6"`) &&
+		strings.Index(s, `"ANTHROPIC_MODEL"`) < strings.Index(s, `"B": "2"`)) {
+		t.Errorf("order not kept:\n%s", s)
+	}
+}
+
+func TestDirectModeRefused(t *testing.T) {
+	_, err := Merge(nil, agentstest.DirectDecl())
+	if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "chat completions only") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
+		t.Fatalf("Run: got %v", err)
+	}
+}
+
+// A comment is refused at its position: Claude Code would reject the file.
+func TestCommentRefusedWithPosition(t *testing.T) {
+	_, err := Merge([]byte("{\n  \"env\": {}, // here\n}\n"), agentstest.Decl())
+	var pe *agents.ParseError
+	if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != 14 {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRunTokenOnlyInEnv(t *testing.T) {
+	d := agentstest.Decl()
+	spec, err := Run(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range spec.Args {
+		if strings.Contains(a, d.Token) {
+			t.Fatalf("token in an argument: %q", a)
+		}
+	}
+	want := []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:8787", "ANTHROPIC_AUTH_TOKEN=" + d.Token, "ANTHROPIC_MODEL=" + d.Default, "ANTHROPIC_DEFAULT_HAIKU_MODEL=" + d.Small}
+	for _, w := range want {
+		if !strings.Contains(strings.Join(spec.Env, "\n"), w) {
+			t.Errorf("env lacks %s: %q", w, spec.Env)
+		}
+	}
+	if len(spec.Args) != 2 || spec.Args[0] != "--settings" || !strings.Contains(spec.Args[1], `"ANTHROPIC_BASE_URL":"http://127.0.0.1:8787"`) {
+		t.Errorf("args %q", spec.Args)
+	}
+}
+
+func TestPath(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	p, _ := Path(agents.Global, agents.Env{Getenv: env(map[string]string{"HOME": "/h"})})
+	if p != "/h/.claude/settings.json" {
+		t.Error(p)
+	}
+	p, _ = Path(agents.Global, agents.Env{Getenv: env(map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})})
+	if p != "/c/settings.json" {
+		t.Error(p)
+	}
+	p, _ = Path(agents.Project, agents.Env{Getenv: env(nil), WorkDir: "/w"})
+	if p != "/w/.claude/settings.local.json" {
+		t.Error(p)
+	}
+}

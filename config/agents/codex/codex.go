@@ -1,0 +1,201 @@
+// Package codex writes gw into Codex's config.toml: a [model_providers.gw]
+// table (base_url of gw serve, wire_api = "responses", the local token as
+// experimental_bearer_token) and the root keys that select it (model,
+// model_provider, model_context_window). Codex speaks the OpenAI responses
+// API, which gw serve translates to the service's chat completions, so it
+// works through gw serve only.
+//
+// Checked against Codex 0.169.0 (@openai/codex): the config is
+// $CODEX_HOME/config.toml (default ~/.codex/config.toml). A trusted
+// project's .codex/config.toml is read too, but model_provider and
+// model_providers there are ignored ("unsupported project-local config
+// keys"), so there is no project scope. -c key=value overrides any key for
+// one run (the value is TOML), and a provider's env_key names the variable
+// holding its key; both together point Codex at gw serve with nothing
+// written, even over a stale [model_providers.gw] (checked).
+package codex
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/tomledit"
+)
+
+const (
+	displayName   = "Codex"
+	testedVersion = "0.169.0"
+	directRefusal = "Codex speaks the OpenAI responses API and the service speaks chat completions only; gw serve translates between them"
+	wireAPI       = "responses"
+)
+
+var table = []string{"model_providers", agents.ProviderID}
+
+// Agent describes Codex for gw.
+func Agent() agents.Agent {
+	return agents.Agent{
+		Name: "codex", Display: displayName, Binary: "codex", Version: testedVersion,
+		Protocol:      agents.Responses,
+		DirectRefusal: directRefusal,
+		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
+			p, err := Path(s, e)
+			return []string{p}, err
+		},
+		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
+			r, err := Merge(srcs[0], d)
+			return []agents.Result{r}, err
+		},
+		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0]) },
+		Run:     Run,
+	}
+}
+
+// Path is config.toml for scope.
+func Path(s agents.Scope, e agents.Env) (string, error) {
+	switch s {
+	case agents.Global:
+		if h := e.Getenv("CODEX_HOME"); h != "" {
+			return filepath.Join(h, "config.toml"), nil
+		}
+		h, err := e.Home()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(h, ".codex", "config.toml"), nil
+	case agents.Project:
+		return "", errors.New("Codex ignores model_provider and model_providers in a project's .codex/config.toml (it says so when it starts); run without --project, or use gw run codex")
+	}
+	return "", fmt.Errorf("unknown scope %q", s)
+}
+
+func rootFields(d agents.Declaration) []tomledit.Field {
+	m := d.DefaultModel()
+	return []tomledit.Field{
+		{Key: "model", Val: m.ID},
+		{Key: "model_provider", Val: agents.ProviderID},
+		{Key: "model_context_window", Val: m.Context},
+	}
+}
+
+// Merge writes d into config.toml src (nil or empty: a new file).
+func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
+	if d.Mode == agents.Direct {
+		return agents.Result{}, agents.RefuseDirect(displayName, directRefusal)
+	}
+	if err := d.Validate(); err != nil {
+		return agents.Result{}, err
+	}
+	before, err := Inspect(src)
+	if err != nil {
+		return agents.Result{}, err
+	}
+	doc, err := tomledit.Parse(src)
+	if err != nil {
+		return agents.Result{}, convert(err)
+	}
+	if _, err := doc.SetRoot(rootFields(d)); err != nil {
+		return agents.Result{}, convert(err)
+	}
+	// env_key would name a variable to read the key from instead.
+	if _, _, err := doc.SetTable(table, []tomledit.Field{
+		{Key: "name", Val: agents.ProviderName, OnlyIfMissing: true},
+		{Key: "base_url", Val: d.BaseURL},
+		{Key: "wire_api", Val: wireAPI},
+		{Key: "experimental_bearer_token", Val: d.Token},
+	}, []string{"env_key"}); err != nil {
+		return agents.Result{}, convert(err)
+	}
+	out, err := doc.Bytes()
+	if err != nil {
+		return agents.Result{}, err
+	}
+	res := agents.Result{Data: out, Changed: string(out) != string(src), Created: !before.Configured}
+	after, err := Inspect(out)
+	if err != nil || after.BaseURL != d.BaseURL || after.LocalToken != d.Token {
+		return agents.Result{}, errors.New("internal error: the merged config does not hold gw's provider; nothing was written")
+	}
+	if before.Configured {
+		res.Added, res.Removed = agents.Diff(before.Models, after.Models)
+	} else {
+		res.Added = after.Models
+	}
+	if before.KeyKind == agents.KeyLiteral {
+		res.Warnings = append(res.Warnings, "[model_providers.gw] held a key in plain text; it now holds gw serve's local token")
+	}
+	return res, nil
+}
+
+func convert(err error) error {
+	var pe *tomledit.ParseError
+	if errors.As(err, &pe) {
+		return &agents.ParseError{Line: pe.Line, Column: pe.Column, Msg: pe.Msg}
+	}
+	var ce *tomledit.ConflictError
+	if errors.As(err, &ce) {
+		return &agents.ConflictError{Msg: ce.Msg}
+	}
+	return err
+}
+
+// Inspect reads [model_providers.gw] and the model it selects back.
+func Inspect(src []byte) (agents.Inspection, error) {
+	doc, err := tomledit.Parse(src)
+	if err != nil {
+		return agents.Inspection{}, convert(err)
+	}
+	var in agents.Inspection
+	in.BaseURL, in.Configured = doc.Get(append(table, "base_url")...)
+	if tok, ok := doc.Get(append(table, "experimental_bearer_token")...); ok {
+		in.KeyKind, _ = agents.ClassifyKey(tok, nil)
+		if in.KeyKind == agents.KeyLocalToken {
+			in.LocalToken = tok
+		}
+	} else if env, ok := doc.Get(append(table, "env_key")...); ok && env != "" {
+		in.KeyKind, in.KeyRef = agents.KeyEnvRef, env
+	} else {
+		in.KeyKind = agents.KeyNone
+	}
+	provider, _ := doc.Get("model_provider")
+	model, _ := doc.Get("model")
+	if provider == agents.ProviderID && model != "" {
+		in.Default = model
+		in.Models = []string{model}
+	} else if in.Configured {
+		in.Notes = append(in.Notes, fmt.Sprintf("model_provider is %q, so Codex does not use gw's provider; set it to %q", provider, agents.ProviderID))
+	}
+	if w, _ := doc.Get(append(table, "wire_api")...); in.Configured && w != wireAPI {
+		in.Notes = append(in.Notes, fmt.Sprintf(`[model_providers.gw] has wire_api = %q; gw serve speaks "responses" to Codex`, w))
+	}
+	return in, nil
+}
+
+// Run is gw run's route: -c overrides that define and select the gw
+// provider (nothing secret), with env_key naming GW_LOCAL_TOKEN, which holds
+// the token in Codex's environment.
+func Run(d agents.Declaration) (agents.RunSpec, error) {
+	if d.Mode == agents.Direct {
+		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
+	}
+	if err := d.Validate(); err != nil {
+		return agents.RunSpec{}, err
+	}
+	m := d.DefaultModel()
+	q := strconv.Quote
+	set := func(k, v string) []string { return []string{"-c", k + "=" + v} }
+	var args []string
+	for _, kv := range [][2]string{
+		{"model_providers.gw.name", q(agents.ProviderName)},
+		{"model_providers.gw.base_url", q(d.BaseURL)},
+		{"model_providers.gw.wire_api", q(wireAPI)},
+		{"model_providers.gw.env_key", q(agents.TokenEnv)},
+		{"model_provider", q(agents.ProviderID)},
+		{"model", q(m.ID)},
+		{"model_context_window", strconv.Itoa(m.Context)},
+	} {
+		args = append(args, set(kv[0], kv[1])...)
+	}
+	return agents.RunSpec{Env: []string{agents.TokenEnv + "=" + d.Token}, Args: args}, nil
+}

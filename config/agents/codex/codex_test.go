@@ -1,0 +1,129 @@
+package codex
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/agentstest"
+)
+
+// codexConfig mirrors the keys of Codex's ConfigToml (codex-rs) that gw
+// writes, with their TOML types.
+type codexConfig struct {
+	Model              string `toml:"model"`
+	ModelProvider      string `toml:"model_provider"`
+	ModelContextWindow int64  `toml:"model_context_window"`
+	ModelProviders     map[string]struct {
+		Name                    string `toml:"name"`
+		BaseURL                 string `toml:"base_url"`
+		WireAPI                 string `toml:"wire_api"`
+		ExperimentalBearerToken string `toml:"experimental_bearer_token"`
+		EnvKey                  string `toml:"env_key"`
+	} `toml:"model_providers"`
+}
+
+func TestMergeCorpus(t *testing.T) {
+	agentstest.Corpus(t, Merge, nil, func(t *testing.T, src []byte, res agents.Result) {
+		var c codexConfig
+		if err := toml.Unmarshal(res.Data, &c); err != nil {
+			t.Fatalf("not valid TOML: %v\n%s", err, res.Data)
+		}
+		d := agentstest.Decl()
+		gw := c.ModelProviders["gw"]
+		if c.Model != d.Default || c.ModelProvider != "gw" || c.ModelContextWindow != 200000 ||
+			gw.BaseURL != d.BaseURL || gw.WireAPI != "responses" || gw.ExperimentalBearerToken != d.Token || gw.EnvKey != "" {
+			t.Errorf("%+v", c)
+		}
+		kept(t, src, res.Data)
+	})
+}
+
+var ownedKey = regexp.MustCompile(`^["']?(model|model_provider|model_context_window|name|base_url|wire_api|experimental_bearer_token|env_key)["']?\s*=`)
+
+// kept: every line of the source that is not one of gw's keys is in the
+// output, in order (comments, blank lines, other tables).
+func kept(t *testing.T, src, out []byte) {
+	t.Helper()
+	rest := string(out)
+	for _, line := range strings.SplitAfter(string(src), "\n") {
+		l := strings.TrimSpace(line)
+		skip := l == "" || ownedKey.MatchString(l)
+		if skip {
+			continue
+		}
+		i := strings.Index(rest, strings.TrimRight(line, "\r\n"))
+		if i < 0 {
+			t.Errorf("line %q of the source is missing or out of order in:\n%s", line, out)
+			return
+		}
+		rest = rest[i:]
+	}
+}
+
+// A value gw would write anyway keeps its spelling (quotes, underscores).
+func TestUnchangedValuesKeepSpelling(t *testing.T) {
+	src := []byte("model = 'vendor-a/model-a-opus-4.6'\nmodel_provider = 'gw'\nmodel_context_window = 200_000\n\n[model_providers.gw]\nname = 'x'\nbase_url = 'http://127.0.0.1:8787/v1'\nwire_api = 'responses'\nexperimental_bearer_token = '" + agentstest.Token + "'\n")
+	res, err := Merge(src, agentstest.Decl())
+	if err != nil || res.Changed {
+		t.Fatalf("changed: %v %v\n%s", res.Changed, err, res.Data)
+	}
+}
+
+func TestDirectModeRefused(t *testing.T) {
+	if _, err := Merge(nil, agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "responses") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestParseErrorHasPosition(t *testing.T) {
+	_, err := Merge([]byte("[tui]\nx = 1\nmodel = \n"), agentstest.Decl())
+	var pe *agents.ParseError
+	if !errors.As(err, &pe) || pe.Line != 3 {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRunTokenOnlyInEnv(t *testing.T) {
+	d := agentstest.Decl()
+	spec, err := Run(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(spec.Args, " "), d.Token) {
+		t.Fatal("token in the arguments")
+	}
+	if len(spec.Env) != 1 || spec.Env[0] != "GW_LOCAL_TOKEN="+d.Token {
+		t.Errorf("env %q", spec.Env)
+	}
+	joined := strings.Join(spec.Args, " ")
+	for _, want := range []string{`-c model_providers.gw.base_url="http://127.0.0.1:8787/v1"`, `-c model_providers.gw.wire_api="responses"`, `-c model_providers.gw.env_key="GW_LOCAL_TOKEN"`, `-c model_provider="gw"`} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("args lack %s: %s", want, joined)
+		}
+	}
+	// each -c value is TOML
+	for i := 1; i < len(spec.Args); i += 2 {
+		if err := toml.Unmarshal([]byte(spec.Args[i]), new(map[string]any)); err != nil {
+			t.Errorf("%q: %v", spec.Args[i], err)
+		}
+	}
+}
+
+func TestNoProjectScope(t *testing.T) {
+	_, err := Path(agents.Project, agents.Env{Getenv: func(string) string { return "" }, WorkDir: "/w"})
+	if err == nil || !strings.Contains(err.Error(), "ignores") {
+		t.Fatalf("got %v", err)
+	}
+	p, _ := Path(agents.Global, agents.Env{Getenv: func(k string) string { return map[string]string{"HOME": "/h"}[k] }})
+	if p != "/h/.codex/config.toml" {
+		t.Error(p)
+	}
+}

@@ -1,0 +1,176 @@
+// Package kilo writes gw into Kilo's config. Kilo is a fork of OpenCode and
+// keeps its config format (provider.<id> with npm @ai-sdk/openai-compatible,
+// options.baseURL/apiKey, models with limits), so the merge is
+// config/opencode's, with Kilo's schema; but Kilo reads its own files and
+// not OpenCode's: ~/.config/kilo/kilo.jsonc globally and .kilo/kilo.jsonc in
+// a project.
+//
+// Checked against Kilo 7.7.9 (kilo debug config prints the resolved
+// config): globally it reads, in $XDG_CONFIG_HOME/kilo (default
+// ~/.config/kilo), config.json, kilo.json, kilo.jsonc, opencode.json and
+// opencode.jsonc, later files winning key by key; in a project kilo.json,
+// kilo.jsonc, opencode.json(c) at the root, then .kilo/kilo.jsonc,
+// .kilo/kilo.json, .kilo/opencode.jsonc, .kilo/opencode.json. It does not read
+// ~/.config/opencode. KILO_CONFIG_CONTENT holds a whole config (gw run).
+package kilo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/jsonc"
+	"github.com/modelgateway/gw/config/opencode"
+)
+
+// Schema is written into a new Kilo config.
+const Schema = "https://app.kilo.ai/config.json"
+
+const (
+	displayName   = "Kilo"
+	testedVersion = "7.7.9"
+	// ContentEnv holds a whole config that Kilo merges over its files.
+	ContentEnv = "KILO_CONFIG_CONTENT"
+)
+
+// Agent describes Kilo for gw.
+func Agent() agents.Agent {
+	return agents.Agent{
+		Name: "kilo", Display: displayName, Binary: "kilo", Version: testedVersion,
+		Protocol: agents.ChatCompletions,
+		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
+			p, err := Path(s, e)
+			return []string{p}, err
+		},
+		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
+			r, err := Merge(srcs[0], d)
+			return []agents.Result{r}, err
+		},
+		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0]) },
+		Run:     Run,
+	}
+}
+
+// Path is Kilo's config file for scope: kilo.jsonc in
+// $XDG_CONFIG_HOME/kilo (or ~/.config/kilo), or in the project's .kilo —
+// or kilo.json there when only that exists.
+func Path(s agents.Scope, e agents.Env) (string, error) {
+	var dir string
+	switch s {
+	case agents.Global:
+		x, err := e.XDGConfig()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(x, "kilo")
+	case agents.Project:
+		if e.WorkDir == "" {
+			return "", errors.New("no working directory for the project config")
+		}
+		dir = filepath.Join(e.WorkDir, ".kilo")
+	default:
+		return "", fmt.Errorf("unknown scope %q", s)
+	}
+	withComments, plain := filepath.Join(dir, "kilo.jsonc"), filepath.Join(dir, "kilo.json")
+	if _, err := os.Lstat(withComments); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(plain); err == nil {
+			return plain, nil
+		}
+	}
+	return withComments, nil
+}
+
+func provider(d agents.Declaration) opencode.Provider {
+	p := opencode.Provider{ID: agents.ProviderID, Name: agents.ProviderName, BaseURL: d.BaseURL, APIKey: d.Token}
+	if d.Mode == agents.Direct {
+		p.APIKey = "{env:" + d.Env() + "}"
+	}
+	for _, m := range d.Models {
+		p.Models = append(p.Models, opencode.Model{ID: m.ID, Name: m.Name, Context: m.Context, Output: m.Output, Reasoning: m.Reasoning, Attachment: m.Attachment})
+	}
+	return p
+}
+
+// Merge writes d into the Kilo config src (nil or empty: a new file).
+func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
+	if err := d.Validate(); err != nil {
+		return agents.Result{}, err
+	}
+	r, err := opencode.Merge(src, provider(d), opencode.MergeOptions{Model: d.Default, SmallModel: d.Small, Schema: Schema})
+	if err != nil {
+		return agents.Result{}, err
+	}
+	return agents.Result{Data: r.Data, Changed: r.Changed, Created: r.Created, Added: r.Added, Removed: r.Removed, Updated: r.Updated, Warnings: r.Warnings}, nil
+}
+
+// Inspect reads gw's provider back from a Kilo config.
+func Inspect(src []byte) (agents.Inspection, error) {
+	sum, err := opencode.ReadModels(src)
+	if err != nil {
+		return agents.Inspection{}, err
+	}
+	var in agents.Inspection
+	for _, p := range sum.Providers {
+		if p.ID != agents.ProviderID {
+			continue
+		}
+		in.Configured, in.BaseURL, in.Models = true, p.BaseURL, p.Models
+		switch p.KeyKind {
+		case opencode.KeyLocalToken:
+			in.KeyKind = agents.KeyLocalToken
+			in.LocalToken = localToken(src)
+		case opencode.KeyEnv:
+			in.KeyKind, in.KeyRef = agents.KeyEnvRef, p.KeyRef
+		case opencode.KeyLiteral, opencode.KeyFile:
+			in.KeyKind = agents.KeyLiteral
+		default:
+			in.KeyKind = agents.KeyNone
+		}
+	}
+	in.Default, in.Small = sum.Model, sum.SmallModel
+	for _, id := range sum.Disabled {
+		if id == agents.ProviderID {
+			in.Notes = append(in.Notes, `"disabled_providers" lists "gw", so Kilo ignores it`)
+		}
+	}
+	return in, nil
+}
+
+// localToken is provider.gw.options.apiKey when it is a local token.
+func localToken(src []byte) string {
+	var v struct {
+		Provider map[string]struct {
+			Options struct {
+				APIKey string `json:"apiKey"`
+			} `json:"options"`
+		} `json:"provider"`
+	}
+	if err := jsonc.Decode(src, &v); err != nil {
+		return ""
+	}
+	return v.Provider[agents.ProviderID].Options.APIKey
+}
+
+// Run is gw run's route: the provider as KILO_CONFIG_CONTENT, whose apiKey
+// refers to GW_LOCAL_TOKEN, set beside it. Nothing in the arguments.
+func Run(d agents.Declaration) (agents.RunSpec, error) {
+	if err := d.Validate(); err != nil {
+		return agents.RunSpec{}, err
+	}
+	p := provider(d)
+	if d.Mode == agents.Proxy {
+		p.APIKey = "{env:" + agents.TokenEnv + "}"
+	}
+	b, err := opencode.Content(p, opencode.MergeOptions{Model: d.Default, SmallModel: d.Small, Schema: Schema})
+	if err != nil {
+		return agents.RunSpec{}, err
+	}
+	spec := agents.RunSpec{Env: []string{ContentEnv + "=" + string(b)}}
+	if d.Mode == agents.Proxy {
+		spec.Env = append(spec.Env, agents.TokenEnv+"="+d.Token)
+	}
+	return spec, nil
+}

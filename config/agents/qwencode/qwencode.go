@@ -1,0 +1,292 @@
+// Package qwencode writes gw into Qwen Code's settings.json: one entry per
+// model under modelProviders.openai (id, name, baseUrl, envKey,
+// generationConfig with the context window and output limit), the variable
+// that entry names set in the settings' own "env" block to gw serve's local
+// token, security.auth.selectedType "openai", model.name and fastModel.
+// This is the shape Qwen Code's own /auth "Custom Provider" flow writes.
+//
+// Checked against Qwen Code 0.15.10 (@qwen-code/qwen-code): settings are
+// $QWEN_HOME/settings.json (default ~/.qwen/settings.json) and the project's
+// .qwen/settings.json, read with comments stripped (strip-json-comments,
+// then JSON.parse): a trailing comma or a byte-order mark is refused here,
+// as Qwen Code would set the file aside. A file without "$version" (or an older one) is
+// rewritten by Qwen Code on its next start, so a new file gets the current
+// version, 4. gw's entries are the ones whose envKey is GW_LOCAL_TOKEN or
+// GW_API_KEY; other entries are the user's.
+package qwencode
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/jsonc"
+)
+
+const (
+	displayName   = "Qwen Code"
+	testedVersion = "0.15.10"
+	// SettingsVersion is the "$version" Qwen Code 0.15 writes; a file with
+	// a lower one is migrated (rewritten) when Qwen Code starts.
+	SettingsVersion = 4
+	homeEnv         = "QWEN_HOME"
+	authType        = "openai"
+)
+
+// dialect: Qwen Code strips comments and then uses JSON.parse, so a
+// trailing comma or a byte-order mark makes it set the whole file aside
+// (renamed to settings.json.corrupted.*, checked with 0.15.10).
+var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
+
+// Agent describes Qwen Code for gw.
+func Agent() agents.Agent {
+	return agents.Agent{
+		Name: "qwen-code", Display: displayName, Binary: "qwen", Version: testedVersion,
+		Protocol: agents.ChatCompletions,
+		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
+			p, err := Path(s, e)
+			return []string{p}, err
+		},
+		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
+			r, err := Merge(srcs[0], d)
+			return []agents.Result{r}, err
+		},
+		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0]) },
+		Run:     Run,
+	}
+}
+
+// Path is the settings file for scope.
+func Path(s agents.Scope, e agents.Env) (string, error) {
+	switch s {
+	case agents.Global:
+		if h := e.Getenv(homeEnv); h != "" {
+			return filepath.Join(h, "settings.json"), nil
+		}
+		h, err := e.Home()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(h, ".qwen", "settings.json"), nil
+	case agents.Project:
+		if e.WorkDir == "" {
+			return "", errors.New("no working directory for the project settings")
+		}
+		return filepath.Join(e.WorkDir, ".qwen", "settings.json"), nil
+	}
+	return "", fmt.Errorf("unknown scope %q", s)
+}
+
+// envKey is the variable gw's entries name for the key.
+func envKey(d agents.Declaration) string {
+	if d.Mode == agents.Direct {
+		return d.Env()
+	}
+	return agents.TokenEnv
+}
+
+// ours: an entry of modelProviders.openai that gw wrote.
+func ours(o *hujson.Object) bool {
+	k := jsonc.Str(jsonc.Member(o, "envKey"))
+	return k == agents.TokenEnv || k == agents.DefaultKeyEnv
+}
+
+func entry(d agents.Declaration, m agents.Model) jsonc.Keyed {
+	w := jsonc.Want{Container: true, Fields: []jsonc.Field{
+		{Key: "id", Val: m.ID},
+		{Key: "name", Val: m.Name, OnlyIfMissing: true},
+		{Key: "baseUrl", Val: d.BaseURL},
+		{Key: "envKey", Val: envKey(d)},
+		{Key: "generationConfig", Val: jsonc.Want{Container: true, Fields: []jsonc.Field{
+			{Key: "contextWindowSize", Val: m.Context},
+			{Key: "samplingParams", Val: jsonc.Want{Container: true, Inline: true, Fields: []jsonc.Field{{Key: "max_tokens", Val: m.Output}}}},
+		}}},
+	}}
+	if m.Attachment {
+		w.Fields = append(w.Fields, jsonc.Field{Key: "capabilities", Val: jsonc.Want{Container: true, Inline: true, Fields: []jsonc.Field{{Key: "vision", Val: true}}}})
+	}
+	return jsonc.Keyed{ID: m.ID, Want: w}
+}
+
+// Merge writes d into the settings src (nil or empty: a new file).
+func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
+	if err := d.Validate(); err != nil {
+		return agents.Result{}, err
+	}
+	before, err := Inspect(src)
+	if err != nil {
+		return agents.Result{}, err
+	}
+	f, err := jsonc.Parse(src, dialect)
+	if err != nil {
+		return agents.Result{}, err
+	}
+	top, err := f.Top(displayName)
+	if err != nil {
+		return agents.Result{}, err
+	}
+	if f.Fresh {
+		if err := f.Insert(top, "$version", SettingsVersion); err != nil {
+			return agents.Result{}, err
+		}
+	}
+	res := agents.Result{Created: !before.Configured}
+
+	if d.Mode == agents.Proxy {
+		env, err := f.Object(top, "env")
+		if err != nil {
+			return agents.Result{}, err
+		}
+		if _, err := f.Apply(env, jsonc.Want{Fields: []jsonc.Field{{Key: agents.TokenEnv, Val: d.Token}}}); err != nil {
+			return agents.Result{}, err
+		}
+	}
+	providers, err := f.Object(top, "modelProviders")
+	if err != nil {
+		return agents.Result{}, err
+	}
+	list, err := f.List(providers, authType)
+	if err != nil {
+		return agents.Result{}, err
+	}
+	var wants []jsonc.Keyed
+	for _, m := range d.Models {
+		wants = append(wants, entry(d, m))
+	}
+	res.Added, res.Removed, res.Updated, err = f.SyncList(list, "id", ours, wants)
+	if err != nil {
+		return agents.Result{}, err
+	}
+	settings := []jsonc.Field{
+		{Key: "security", Val: jsonc.Want{Container: true, Fields: []jsonc.Field{
+			{Key: "auth", Val: jsonc.Want{Container: true, Fields: []jsonc.Field{{Key: "selectedType", Val: authType}}}},
+		}}},
+		{Key: "model", Val: jsonc.Want{Container: true, Fields: []jsonc.Field{{Key: "name", Val: d.DefaultModel().ID}}}},
+	}
+	if d.Small != "" {
+		settings = append(settings, jsonc.Field{Key: "fastModel", Val: d.Small})
+	}
+	if _, err := f.Apply(top, jsonc.Want{Fields: settings}); err != nil {
+		return agents.Result{}, err
+	}
+
+	res.Data = f.Pack()
+	res.Changed = string(res.Data) != string(src)
+	after, err := Inspect(res.Data)
+	if err != nil {
+		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
+	}
+	if after.BaseURL != d.BaseURL || !slices.Equal(sorted(after.Models), sorted(d.IDs())) {
+		return agents.Result{}, errors.New("internal error: the merged settings do not hold gw's models; nothing was written")
+	}
+	res.Warnings = warnings(res.Data, d)
+	return res, nil
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+// warnings: what would stop Qwen Code from using gw's entries.
+func warnings(data []byte, d agents.Declaration) []string {
+	var out []string
+	top, err := jsonc.ReadTop(data, dialect)
+	if err != nil || top == nil {
+		return out
+	}
+	auth := jsonc.ObjOf(jsonc.Member(jsonc.ObjOf(jsonc.Member(top, "security")), "auth"))
+	if jsonc.Str(jsonc.Member(auth, "apiKey")) != "" {
+		out = append(out, `"security.auth.apiKey" holds a key written into the file; remove it (gw's entries name their key variable with envKey)`)
+	}
+	if d.Mode == agents.Direct {
+		out = append(out, fmt.Sprintf("Qwen Code reads the key from %s: set it in the environment Qwen Code starts in", d.Env()))
+	}
+	return out
+}
+
+// Inspect reads gw's entries back from src.
+func Inspect(src []byte) (agents.Inspection, error) {
+	top, err := jsonc.ReadTop(src, dialect)
+	if err != nil {
+		return agents.Inspection{}, err
+	}
+	var in agents.Inspection
+	list := jsonc.ArrOf(jsonc.Member(jsonc.ObjOf(jsonc.Member(top, "modelProviders")), authType))
+	key := ""
+	if list != nil {
+		for i := range list.Elements {
+			o, ok := list.Elements[i].Value.(*hujson.Object)
+			if !ok || !ours(o) {
+				continue
+			}
+			in.Configured = true
+			if in.BaseURL == "" {
+				in.BaseURL = jsonc.Str(jsonc.Member(o, "baseUrl"))
+				key = jsonc.Str(jsonc.Member(o, "envKey"))
+			}
+			if id := jsonc.Str(jsonc.Member(o, "id")); id != "" && !slices.Contains(in.Models, id) {
+				in.Models = append(in.Models, id)
+			}
+		}
+	}
+	env := jsonc.ObjOf(jsonc.Member(top, "env"))
+	switch key {
+	case "":
+		in.KeyKind = agents.KeyNone
+	case agents.TokenEnv:
+		in.KeyKind, in.KeyRef = agents.ClassifyKey(jsonc.Str(jsonc.Member(env, key)), nil)
+		if in.KeyKind == agents.KeyLocalToken {
+			in.LocalToken = jsonc.Str(jsonc.Member(env, key))
+		}
+	default:
+		in.KeyKind, in.KeyRef = agents.KeyEnvRef, key
+		if jsonc.Str(jsonc.Member(env, key)) != "" {
+			// the key itself, written into the env block
+			in.KeyKind, in.KeyRef = agents.KeyLiteral, ""
+		}
+	}
+	auth := jsonc.ObjOf(jsonc.Member(jsonc.ObjOf(jsonc.Member(top, "security")), "auth"))
+	if jsonc.Str(jsonc.Member(auth, "apiKey")) != "" {
+		in.Notes = append(in.Notes, `"security.auth.apiKey" holds a key written into the file`)
+	}
+	if t := jsonc.Str(jsonc.Member(auth, "selectedType")); in.Configured && t != authType {
+		in.Notes = append(in.Notes, fmt.Sprintf(`"security.auth.selectedType" is %q, so Qwen Code does not use gw's models; set it to %q`, t, authType))
+	}
+	in.Default = jsonc.Str(jsonc.Member(jsonc.ObjOf(jsonc.Member(top, "model")), "name"))
+	in.Small = jsonc.Str(jsonc.Member(top, "fastModel"))
+	return in, nil
+}
+
+// Run is gw run's route: OPENAI_BASE_URL, OPENAI_API_KEY (the local token)
+// and OPENAI_MODEL in Qwen Code's environment, with the output limit in
+// QWEN_CODE_MAX_OUTPUT_TOKENS; and, as arguments (nothing secret),
+// --auth-type openai, --model and --openai-base-url, so that a settings file
+// choosing another sign-in or model does not win. One thing still does
+// (checked with 0.15.10): an entry of modelProviders.openai in the user's
+// settings with the same model id and another baseUrl — a stale gw init;
+// Inspect shows it (BaseURL), and gw init agent --agent qwen-code fixes it.
+func Run(d agents.Declaration) (agents.RunSpec, error) {
+	if err := d.Validate(); err != nil {
+		return agents.RunSpec{}, err
+	}
+	if d.Mode == agents.Direct {
+		return agents.RunSpec{}, errors.New("gw run points Qwen Code at gw serve; for the service itself, run: gw init agent --agent qwen-code --mode direct")
+	}
+	m := d.DefaultModel()
+	return agents.RunSpec{
+		Env: []string{
+			"OPENAI_BASE_URL=" + d.BaseURL,
+			"OPENAI_API_KEY=" + d.Token,
+			"OPENAI_MODEL=" + m.ID,
+			"QWEN_CODE_MAX_OUTPUT_TOKENS=" + strconv.Itoa(m.Output),
+		},
+		Args: []string{"--auth-type", authType, "--model", m.ID, "--openai-base-url", d.BaseURL},
+	}, nil
+}

@@ -1,0 +1,16 @@
+// Package anthropic lets gw serve speak the Anthropic Messages API, the only
+// protocol Claude Code speaks, on top of the service's chat completions.
+//
+// ParseRequest translates a Messages request into one chat request (and the
+// Meta its answer needs); FromResponse and StreamWriter translate the answer
+// back, whole or as server-sent events; errors come in Anthropic's shape
+// with the spec's message first (FromAPIError). Handler puts them together
+// for one HTTP request: the proxy routes /v1/messages and
+// /v1/messages/count_tokens to it and supplies the call to the service.
+//
+// The types are small ones of gw's own, not anthropic-sdk-go's: they must
+// read whatever Claude Code sends (unknown fields and block types, betas)
+// and write events in exactly Anthropic's field order. The decisions behind
+// the translation were checked against the real CLI; its recorded requests
+// are in testdata/claude-code.
+package anthropic

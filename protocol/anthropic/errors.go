@@ -1,0 +1,160 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
+)
+
+// Error is a failure answered in the Messages API's error shape:
+// {"type":"error","error":{"type":…,"message":…}} with Status as the HTTP
+// status.
+type Error struct {
+	Status  int
+	Type    string // invalid_request_error, authentication_error, …
+	Message string
+	// Final asks the client not to retry (x-should-retry: false): retrying
+	// cannot help, and Claude Code would otherwise retry a 401 or a 5xx for
+	// minutes before showing the message.
+	Final bool
+}
+
+func (e *Error) Error() string { return e.Type + ": " + e.Message }
+
+// Body is the error's JSON body.
+func (e *Error) Body() []byte { return ErrorBody(e.Status, e.Type, e.Message) }
+
+// WriteError writes e as the answer.
+func WriteError(w http.ResponseWriter, e *Error) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if e.Final {
+		h.Set("X-Should-Retry", "false")
+	}
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(e.Body())
+}
+
+// The error types of the Messages API.
+const (
+	TypeInvalidRequest  = "invalid_request_error"
+	TypeAuthentication  = "authentication_error"
+	TypeBilling         = "billing_error"
+	TypePermission      = "permission_error"
+	TypeNotFound        = "not_found_error"
+	TypeRequestTooLarge = "request_too_large"
+	TypeRateLimit       = "rate_limit_error"
+	TypeAPI             = "api_error"
+	TypeTimeout         = "timeout_error"
+	TypeOverloaded      = "overloaded_error"
+)
+
+// TypeForStatus is the Messages API's error type for an HTTP status.
+func TypeForStatus(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return TypeInvalidRequest
+	case http.StatusUnauthorized:
+		return TypeAuthentication
+	case http.StatusPaymentRequired:
+		return TypeBilling
+	case http.StatusForbidden:
+		return TypePermission
+	case http.StatusNotFound:
+		return TypeNotFound
+	case http.StatusRequestEntityTooLarge:
+		return TypeRequestTooLarge
+	case http.StatusTooManyRequests:
+		return TypeRateLimit
+	case http.StatusGatewayTimeout:
+		return TypeTimeout
+	case 529:
+		return TypeOverloaded
+	}
+	if status >= 400 && status < 500 {
+		return TypeInvalidRequest
+	}
+	return TypeAPI
+}
+
+// ErrorBody is an error in the Messages API's shape; errType "" takes the
+// type of the status.
+func ErrorBody(status int, errType, message string) []byte {
+	if errType == "" {
+		errType = TypeForStatus(status)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(errorOut{Type: "error", Error: errorDetail{Type: errType, Message: message}})
+	return buf.Bytes()
+}
+
+// FromAPIError is gw's classified failure of the service as a Messages API
+// error. The message is the spec's message for the condition, then gw's
+// cause, then the fix: "API key invalid or unauthorized: the account's
+// balance is exhausted (402) — top up …". The status is the service's (502
+// when it could not be reached or sent its error with 200; 401 for a key
+// it refused that way), except for an unknown model: Claude Code
+// replaces the message of every 404 with its own ("There's an issue with
+// the selected model…"), which would hide the fix, so it is a 400. The
+// spec's three conditions are final (no retry); other failures (rate
+// limits, server errors) are left to the client's retry policy.
+func FromAPIError(e *api.Error) *Error {
+	status := e.Status
+	switch {
+	case e.Condition == api.UnknownModel && (status == http.StatusNotFound || status < 400):
+		status = http.StatusBadRequest
+	case e.Condition == api.KeyRejected && status < 400:
+		// An error the service sent with 200 (or inside its stream).
+		status = http.StatusUnauthorized
+	case status < 400:
+		status = http.StatusBadGateway
+	}
+	msg := e.Error()
+	if msg == "" {
+		msg = "the service failed"
+	}
+	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
+		msg += " — " + fix
+	}
+	return &Error{Status: status, Type: TypeForStatus(status), Message: msg, Final: e.Condition != ""}
+}
+
+// IsClaudeModel reports whether id is one of Claude Code's own model ids
+// (claude-opus-…, claude-sonnet-…, claude-3-5-haiku-…): what Claude Code
+// asks for when its model settings were not pointed at gw's ids.
+func IsClaudeModel(id string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), "claude-")
+}
+
+// ForClaudeCode adjusts an unknown-model failure of one of Claude Code's own
+// model ids: the cause says where the id came from and the fix how to set
+// gw's ids (remedy.SetClaudeModels: they are never mapped to the service's
+// ids behind the user's back, the user picks the ids). Other failures are returned unchanged; e is not modified.
+func ForClaudeCode(e *api.Error, model string) *api.Error {
+	if e == nil || e.Condition != api.UnknownModel || !IsClaudeModel(model) {
+		return e
+	}
+	c := *e
+	c.Cause = fmt.Sprintf("%q is Claude Code's own model id, which the service does not offer", model)
+	c.Fix = remedy.Remedy{Do: remedy.SetClaudeModels}
+	return &c
+}
+
+// invalid is a 400 naming the field at fault and what to do.
+func invalid(field, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: msg}
+}

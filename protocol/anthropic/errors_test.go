@@ -1,0 +1,110 @@
+package anthropic
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+)
+
+func TestErrorBodyShape(t *testing.T) {
+	got := string(ErrorBody(429, "", "slow down <now> & then"))
+	want := `{"type":"error","error":{"type":"rate_limit_error","message":"slow down <now> & then"}}` + "\n"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestTypeForStatus(t *testing.T) {
+	for status, want := range map[int]string{
+		400: TypeInvalidRequest, 401: TypeAuthentication, 402: TypeBilling, 403: TypePermission, 404: TypeNotFound,
+		413: TypeRequestTooLarge, 422: TypeInvalidRequest, 429: TypeRateLimit, 500: TypeAPI, 502: TypeAPI, 503: TypeAPI,
+		504: TypeTimeout, 529: TypeOverloaded,
+	} {
+		if got := TypeForStatus(status); got != want {
+			t.Errorf("%d: %s, want %s", status, got, want)
+		}
+	}
+}
+
+// The spec's message first, then gw's cause, then the fix; the status kept
+// (an unknown model's 404 excepted, see FromAPIError); the spec's
+// conditions final.
+func TestFromAPIError(t *testing.T) {
+	cases := []struct {
+		name   string
+		in     api.Error
+		status int
+		typ    string
+		msg    string
+		final  bool
+	}{
+		{"wrong key", api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Status: 401, Cause: "the service refused the key as invalid (401)", Fix: remedy.Remedy{Do: remedy.NewKey}},
+			401, TypeAuthentication, "API key invalid or unauthorized: the service refused the key as invalid (401) — create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)", true},
+		{"no balance, 403", api.Error{Condition: api.KeyRejected, Kind: api.KindNoBalance, Status: 403, Cause: "the account's balance is exhausted (403)", Fix: remedy.Remedy{Do: remedy.TopUp}},
+			403, TypePermission, "API key invalid or unauthorized: the account's balance is exhausted (403) — top up the account's balance on the dashboard, then retry (the key itself is fine)", true},
+		{"unreachable", api.Error{Condition: api.ServiceUnreachable, Kind: api.KindDNS, Cause: "no such host", Fix: remedy.Remedy{Do: remedy.CheckHostName, Value: "https://gw.example/v1"}},
+			502, TypeAPI, "unable to connect to API: no such host — check the host name in the base URL for typos; run: gw auth login --base-url https://gw.example/v1", true},
+		{"wrong base URL answering 404", api.Error{Condition: api.ServiceUnreachable, Kind: api.KindBaseURL, Status: 404, Cause: "the endpoint does not exist", Fix: remedy.Remedy{Do: remedy.SetBaseURL, Value: "X"}},
+			404, TypeNotFound, "unable to connect to API: the endpoint does not exist — run: gw auth login --base-url X", true},
+		{"unknown model", api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id", Fix: remedy.Remedy{Do: remedy.UseID, Value: "a/b"}},
+			400, TypeInvalidRequest, "model not found / invalid model: the service does not know the model id — use the exact id: a/b", true},
+		{"rate limited", api.Error{Kind: api.KindRateLimited, Status: 429, Cause: "the service is rate limiting this key (429)", Fix: remedy.Remedy{Do: remedy.Wait, Value: "30s"}},
+			429, TypeRateLimit, "the service is rate limiting this key (429) — wait 30s and retry", false},
+		// Said to an agent's user: doing it again is sending the request again, not running a command.
+		{"cut", api.Error{Condition: api.ServiceUnreachable, Kind: api.KindReset, Cause: "the connection was reset", Fix: remedy.Remedy{Do: remedy.RunAgain}},
+			502, TypeAPI, "unable to connect to API: the connection was reset — send the request again", true},
+		{"server error", api.Error{Kind: api.KindServerError, Status: 500, Cause: "the service failed with 500"},
+			500, TypeAPI, "the service failed with 500", false},
+		{"key refused in a 200", api.Error{Condition: api.KeyRejected, Kind: api.KindKeyOrBalance, Status: 200, Cause: "refused"},
+			401, TypeAuthentication, "API key invalid or unauthorized: refused", true},
+		{"other error in a 200", api.Error{Kind: api.KindOther, Status: 200, Cause: "the service answered with an error"},
+			502, TypeAPI, "the service answered with an error", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := FromAPIError(&c.in)
+			if e.Status != c.status || e.Type != c.typ || e.Message != c.msg || e.Final != c.final {
+				t.Errorf("got  %d %s %q final=%v\nwant %d %s %q final=%v", e.Status, e.Type, e.Message, e.Final, c.status, c.typ, c.msg, c.final)
+			}
+		})
+	}
+}
+
+func TestForClaudeCode(t *testing.T) {
+	unknown := &api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id", Fix: remedy.Remedy{Do: remedy.ListModels}}
+	e := ForClaudeCode(unknown, "claude-sonnet-4-5-20250929")
+	if e.Fix.Do != remedy.SetClaudeModels || e.Cause != `"claude-sonnet-4-5-20250929" is Claude Code's own model id, which the service does not offer` {
+		t.Errorf("got %+v", e)
+	}
+	if unknown.Fix.Do != remedy.ListModels {
+		t.Error("ForClaudeCode changed its argument")
+	}
+	if got := ForClaudeCode(unknown, "vendor-a/model-a-sonet-4.5"); got != unknown {
+		t.Error("another id's error was changed")
+	}
+	key := &api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey}
+	if got := ForClaudeCode(key, "claude-opus-4-1"); got != key {
+		t.Error("a key error of a claude- id was changed")
+	}
+	for id, want := range map[string]bool{"claude-opus-5-5": true, "Claude-3-5-haiku-latest": true, "vendor-a/claude-x": false, "claudeish": false} {
+		if IsClaudeModel(id) != want {
+			t.Errorf("IsClaudeModel(%q) = %v", id, !want)
+		}
+	}
+}
+
+func TestWriteErrorFinal(t *testing.T) {
+	rec := httptest.NewRecorder()
+	WriteError(rec, &Error{Status: 401, Type: TypeAuthentication, Message: "no", Final: true})
+	if rec.Code != 401 || rec.Header().Get("X-Should-Retry") != "false" || rec.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("%d %v", rec.Code, rec.Header())
+	}
+	rec = httptest.NewRecorder()
+	WriteError(rec, &Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Message: "later"})
+	if rec.Header().Get("X-Should-Retry") != "" {
+		t.Errorf("a retryable error says %q", rec.Header().Get("X-Should-Retry"))
+	}
+}

@@ -1,0 +1,628 @@
+package anthropic
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/protocol/chat"
+)
+
+// Meta is what the answer's translation needs to know of the request.
+type Meta struct {
+	Model  string // the client's model id, exactly as sent (and sent on)
+	Stream bool
+	// ToolNames maps a function name the service saw back to the client's
+	// tool name, for the tools whose names chat completions does not allow
+	// (only those are listed).
+	ToolNames map[string]string
+	// StopSequences are the request's stop_sequences.
+	StopSequences []string
+	// Dropped names what the request asked for that the service cannot be
+	// given (Anthropic's own server tools, top_k), for the request log.
+	Dropped []string
+}
+
+// toolName maps a chat function name back to the client's tool name.
+func (m Meta) toolName(name string) string {
+	if n, ok := m.ToolNames[name]; ok {
+		return n
+	}
+	return name
+}
+
+// billingHeader starts the system block Claude Code adds for Anthropic's
+// billing: not words for the model, and it changes with every request, so
+// forwarding it would defeat the service's prompt caching.
+const billingHeader = "x-anthropic-billing-header:"
+
+// ParseRequest translates a Messages API request body into one chat
+// completions request. A request it cannot translate faithfully is a 400
+// naming the field, never a silently shortened conversation.
+//
+// What changes on the way, and why:
+//   - The system prompt (top-level, and role "system" messages inside the
+//     conversation) becomes one leading system message: many chat backends
+//     accept a system message only first.
+//   - Thinking blocks of earlier answers are dropped: they belong to
+//     Anthropic's models and chat completions has no place for them.
+//   - A tool_result becomes a tool message; images in it follow in a user
+//     message, since tool messages carry only text. An error result's text
+//     starts with "Error: ".
+//   - Tools marked defer_loading are offered once a tool_reference in the
+//     conversation has loaded them, as Anthropic's API does.
+//   - thinking / output_config.effort become reasoning_effort, for the
+//     catalogue's reasoning models only (others reject the field).
+func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
+	var r request
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, Meta{}, jsonError(body, err)
+	}
+	meta := Meta{Model: r.Model, Stream: r.Stream, StopSequences: r.StopSequences}
+	switch {
+	case r.Model == "":
+		return nil, meta, invalid("model", "is required; use an id listed by gw models, e.g. vendor-a/model-a-sonnet-4.5")
+	case len(r.Messages) == 0:
+		return nil, meta, invalid("messages", "is empty; send at least one user message")
+	}
+	t := &translator{meta: &meta, names: map[string]string{}}
+	out := &chat.Request{
+		Model:       r.Model,
+		Stream:      r.Stream,
+		MaxTokens:   r.MaxTokens,
+		Temperature: r.Temperature,
+		TopP:        r.TopP,
+		Stop:        r.StopSequences,
+	}
+	if r.Stream {
+		out.StreamOptions = &chat.StreamOptions{IncludeUsage: true}
+	}
+	if r.TopK != nil {
+		meta.Dropped = append(meta.Dropped, "top_k")
+	}
+
+	system, err := t.systemText(r.System, "system")
+	if err != nil {
+		return nil, meta, err
+	}
+	var convo []chat.Message
+	for i, m := range r.Messages {
+		field := fmt.Sprintf("messages[%d]", i)
+		switch m.Role {
+		case "system":
+			s, err := t.systemText(m.Content, field+".content")
+			if err != nil {
+				return nil, meta, err
+			}
+			system = joinNonEmpty(system, s, "\n\n")
+		case "user":
+			msgs, err := t.user(m.Content, field+".content")
+			if err != nil {
+				return nil, meta, err
+			}
+			convo = append(convo, msgs...)
+		case "assistant":
+			msg, err := t.assistant(m.Content, field+".content")
+			if err != nil {
+				return nil, meta, err
+			}
+			if msg != nil {
+				convo = append(convo, *msg)
+			}
+		case "":
+			return nil, meta, invalid(field+".role", "is missing; use user or assistant")
+		default:
+			return nil, meta, invalid(field+".role", "%q is not a role of the Messages API; use user or assistant", m.Role)
+		}
+	}
+	if system != "" {
+		out.Messages = append(out.Messages, chat.Message{Role: "system", Content: system})
+	}
+	out.Messages = append(out.Messages, convo...)
+
+	tools, err := t.tools(r.Tools)
+	if err != nil {
+		return nil, meta, err
+	}
+	out.Tools = tools
+	if r.ToolChoice != nil {
+		if err := t.toolChoice(out, r.ToolChoice); err != nil {
+			return nil, meta, err
+		}
+	}
+	out.ReasoningEffort = reasoningEffort(r)
+	if len(t.names) > 0 {
+		meta.ToolNames = map[string]string{}
+		for orig, mapped := range t.names {
+			if orig != mapped {
+				meta.ToolNames[mapped] = orig
+			}
+		}
+		if len(meta.ToolNames) == 0 {
+			meta.ToolNames = nil
+		}
+	}
+	return out, meta, nil
+}
+
+// jsonError names where a body stops being the JSON the API expects.
+func jsonError(body []byte, err error) *Error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case len(bytes.TrimSpace(body)) == 0:
+		return invalid("", "the request body is empty; send a Messages API request as JSON")
+	case errors.As(err, &se):
+		return invalid("", "the request body is not valid JSON (at byte %d: %v)", se.Offset, se.Error())
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the request body"
+		}
+		return invalid(field, "is a JSON %s where the Messages API expects %s", te.Value, jsonKind(te.Type.String()))
+	}
+	return invalid("", "the request body could not be read as a Messages API request: %v", err)
+}
+
+func jsonKind(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "true or false"
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "float"), strings.HasPrefix(goType, "*int"), strings.HasPrefix(goType, "*float"):
+		return "a number"
+	}
+	return "an object"
+}
+
+type translator struct {
+	meta   *Meta
+	names  map[string]string // client tool name → chat function name
+	used   map[string]bool   // chat function names given out
+	loaded map[string]bool   // deferred tools a tool_reference loaded
+}
+
+// systemText reads a system prompt: a string or text blocks. Claude Code's
+// billing block is left out (see billingHeader).
+func (t *translator) systemText(raw json.RawMessage, field string) (string, *Error) {
+	if isNull(raw) {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	blocks, err := blocksOf(raw, field)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for i, b := range blocks {
+		if b.Type != "text" {
+			return "", invalid(fmt.Sprintf("%s[%d].type", field, i), "%q: a system prompt holds text blocks only", b.Type)
+		}
+		if strings.HasPrefix(b.Text, billingHeader) {
+			continue
+		}
+		parts = append(parts, b.Text)
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+func blocksOf(raw json.RawMessage, field string) ([]block, *Error) {
+	var blocks []block
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, invalid(field+"."+te.Field, "is a JSON %s where the Messages API expects %s", te.Value, jsonKind(te.Type.String()))
+		}
+		return nil, invalid(field, "must be a string or an array of content blocks")
+	}
+	return blocks, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	s := bytes.TrimSpace(raw)
+	return len(s) == 0 || string(s) == "null"
+}
+
+// user translates a user turn: tool results become tool messages (first,
+// as chat completions wants them right after the assistant's calls), the
+// rest one user message.
+func (t *translator) user(raw json.RawMessage, field string) ([]chat.Message, *Error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []chat.Message{{Role: "user", Content: s}}, nil
+	}
+	if isNull(raw) {
+		return nil, invalid(field, "is missing; send a string or content blocks")
+	}
+	blocks, err := blocksOf(raw, field)
+	if err != nil {
+		return nil, err
+	}
+	var tools []chat.Message
+	var parts []chat.Part
+	var toolImages []chat.Part
+	for i, b := range blocks {
+		bf := fmt.Sprintf("%s[%d]", field, i)
+		switch b.Type {
+		case "tool_result":
+			msg, imgs, err := t.toolResult(b, bf)
+			if err != nil {
+				return nil, err
+			}
+			tools = append(tools, msg)
+			toolImages = append(toolImages, imgs...)
+		case "thinking", "redacted_thinking":
+			// Dropped, as in an assistant turn.
+		default:
+			p, err := t.part(b, bf)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, p...)
+		}
+	}
+	out := tools
+	if len(toolImages) > 0 {
+		parts = append(toolImages, parts...)
+	}
+	if len(parts) > 0 || len(tools) == 0 {
+		out = append(out, chat.Message{Role: "user", Content: content(parts)})
+	}
+	return out, nil
+}
+
+// content is a user message's content: a string when it is all text (what
+// every chat backend accepts), else the parts.
+func content(parts []chat.Part) any {
+	var texts []string
+	for _, p := range parts {
+		if p.Type != "text" {
+			return parts
+		}
+		texts = append(texts, p.Text)
+	}
+	return strings.Join(texts, "\n")
+}
+
+// part translates a content block of a user turn, or of a tool result.
+func (t *translator) part(b block, field string) ([]chat.Part, *Error) {
+	switch b.Type {
+	case "text":
+		return []chat.Part{{Type: "text", Text: b.Text}}, nil
+	case "image":
+		u, err := imageURL(b.Source, field+".source")
+		if err != nil {
+			return nil, err
+		}
+		return []chat.Part{{Type: "image_url", ImageURL: &chat.ImageURL{URL: u}}}, nil
+	case "document":
+		return document(b, field)
+	case "tool_use":
+		return nil, invalid(field+".type", "tool_use belongs in an assistant turn, not a user turn")
+	case "":
+		return nil, invalid(field+".type", "is missing")
+	}
+	return nil, invalid(field+".type", "%q is a content block gw serve cannot pass on to the service's chat completions; "+
+		"it passes text, image, document (PDF or plain text), tool_use, tool_result and thinking blocks", b.Type)
+}
+
+func imageURL(s *source, field string) (string, *Error) {
+	if s == nil {
+		return "", invalid(field, "is missing; an image needs a base64 or url source")
+	}
+	switch s.Type {
+	case "base64":
+		if s.MediaType == "" || s.Data == "" {
+			return "", invalid(field, "a base64 image needs media_type and data")
+		}
+		return "data:" + s.MediaType + ";base64," + s.Data, nil
+	case "url":
+		if s.URL == "" {
+			return "", invalid(field+".url", "is empty")
+		}
+		return s.URL, nil
+	}
+	return "", invalid(field+".type", "%q: gw serve passes images as base64 or url sources only (a file id of Anthropic's Files API means nothing to the service)", s.Type)
+}
+
+// document passes a PDF as a chat file part and a plain-text document as
+// text.
+func document(b block, field string) ([]chat.Part, *Error) {
+	s := b.Source
+	if s == nil {
+		return nil, invalid(field+".source", "is missing")
+	}
+	switch {
+	case s.Type == "base64" && s.MediaType == "application/pdf":
+		name := b.Title
+		if name == "" {
+			name = "document.pdf"
+		}
+		return []chat.Part{{Type: "file", File: &chat.File{Filename: name, FileData: "data:application/pdf;base64," + s.Data}}}, nil
+	case s.Type == "text":
+		text := s.Data
+		if b.Title != "" {
+			text = b.Title + "\n\n" + text
+		}
+		return []chat.Part{{Type: "text", Text: text}}, nil
+	}
+	return nil, invalid(field+".source", "a %s document of type %q cannot be passed on; gw serve passes base64 PDFs and text documents", orNone(s.MediaType), s.Type)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no media_type)"
+	}
+	return s
+}
+
+// toolResult translates a tool_result into a tool message, and the images
+// in it into parts for the user message that follows.
+func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Part, *Error) {
+	if b.ToolUseID == "" {
+		return chat.Message{}, nil, invalid(field+".tool_use_id", "is missing")
+	}
+	var texts []string
+	var images []chat.Part
+	if !isNull(b.Content) {
+		var s string
+		if json.Unmarshal(b.Content, &s) == nil {
+			texts = append(texts, s)
+		} else {
+			blocks, err := blocksOf(b.Content, field+".content")
+			if err != nil {
+				return chat.Message{}, nil, err
+			}
+			for i, c := range blocks {
+				cf := fmt.Sprintf("%s.content[%d]", field, i)
+				switch c.Type {
+				case "tool_reference":
+					if c.ToolName == "" {
+						return chat.Message{}, nil, invalid(cf+".tool_name", "is missing")
+					}
+					if t.loaded == nil {
+						t.loaded = map[string]bool{}
+					}
+					t.loaded[c.ToolName] = true
+					texts = append(texts, "Tool "+t.functionName(c.ToolName)+" is loaded and can be called.")
+					continue
+				}
+				ps, err := t.part(c, cf)
+				if err != nil {
+					return chat.Message{}, nil, err
+				}
+				for _, p := range ps {
+					if p.Type == "text" {
+						texts = append(texts, p.Text)
+						continue
+					}
+					images = append(images, p)
+				}
+			}
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if len(images) > 0 {
+		text = joinNonEmpty(text, fmt.Sprintf("(the result's %s %s in the next message)", count(len(images), "attachment"), isAre(len(images))), "\n")
+		images = append([]chat.Part{{Type: "text", Text: "Attachments of the result of tool call " + b.ToolUseID + ":"}}, images...)
+	}
+	if b.IsError {
+		text = "Error: " + text
+	}
+	return chat.Message{Role: "tool", ToolCallID: b.ToolUseID, Content: text}, images, nil
+}
+
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// assistant translates an assistant turn: text into content, tool_use into
+// tool calls; thinking is dropped. A turn with nothing left is nil.
+func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message, *Error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return &chat.Message{Role: "assistant", Content: s}, nil
+	}
+	if isNull(raw) {
+		return nil, invalid(field, "is missing; send a string or content blocks")
+	}
+	blocks, err := blocksOf(raw, field)
+	if err != nil {
+		return nil, err
+	}
+	msg := chat.Message{Role: "assistant"}
+	var texts []string
+	for i, b := range blocks {
+		bf := fmt.Sprintf("%s[%d]", field, i)
+		switch b.Type {
+		case "text":
+			texts = append(texts, b.Text)
+		case "tool_use":
+			if b.ID == "" || b.Name == "" {
+				return nil, invalid(bf, "a tool_use block needs an id and a name")
+			}
+			args := "{}"
+			if !isNull(b.Input) {
+				var buf bytes.Buffer
+				if err := json.Compact(&buf, b.Input); err != nil {
+					return nil, invalid(bf+".input", "is not valid JSON")
+				}
+				args = buf.String()
+			}
+			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{
+				ID: b.ID, Type: "function",
+				Function: chat.FunctionCall{Name: t.functionName(b.Name), Arguments: args},
+			})
+		case "thinking", "redacted_thinking":
+			// Anthropic's reasoning: not for the service's models.
+		case "":
+			return nil, invalid(bf+".type", "is missing")
+		default:
+			return nil, invalid(bf+".type", "%q cannot be part of an assistant turn sent through gw serve; it passes text, tool_use and thinking blocks there", b.Type)
+		}
+	}
+	if len(texts) == 0 && len(msg.ToolCalls) == 0 {
+		return nil, nil
+	}
+	if len(texts) > 0 {
+		msg.Content = strings.Join(texts, "\n")
+	}
+	return &msg, nil
+}
+
+// validName is what chat completions allows as a function name.
+var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// functionName is the chat function name of a client's tool name: itself
+// when allowed, else a sanitised name, unique, that Meta maps back.
+func (t *translator) functionName(name string) string {
+	if n, ok := t.names[name]; ok {
+		return n
+	}
+	if t.used == nil {
+		t.used = map[string]bool{}
+	}
+	n := name
+	if !validName.MatchString(name) {
+		n = strings.Map(func(r rune) rune {
+			if r < 128 && (r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				return r
+			}
+			return '_'
+		}, name)
+		sum := sha256.Sum256([]byte(name))
+		suffix := "_" + hex.EncodeToString(sum[:4])
+		if len(n) > 64-len(suffix) {
+			n = n[:64-len(suffix)]
+		}
+		n += suffix
+	}
+	for i, base := 2, n; t.used[n]; i++ {
+		n = fmt.Sprintf("%s_%d", base, i) // two names that sanitise alike
+	}
+	t.used[n] = true
+	t.names[name] = n
+	return n
+}
+
+// tools translates the client's tools into functions. Anthropic's own
+// tools (web search, code execution…: a type other than custom) run on
+// Anthropic's servers; the service has none of them, so they are left out
+// and named in Meta.Dropped.
+func (t *translator) tools(in []tool) ([]chat.Tool, *Error) {
+	var out []chat.Tool
+	for i, tl := range in {
+		field := fmt.Sprintf("tools[%d]", i)
+		if tl.Type != "" && tl.Type != "custom" {
+			t.meta.Dropped = append(t.meta.Dropped, "tool "+tl.Name+" ("+tl.Type+")")
+			continue
+		}
+		if tl.Name == "" {
+			return nil, invalid(field+".name", "is missing")
+		}
+		if tl.DeferLoading && !t.loaded[tl.Name] {
+			continue
+		}
+		params := tl.InputSchema
+		if isNull(params) {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		} else if !bytes.HasPrefix(bytes.TrimSpace(params), []byte("{")) {
+			return nil, invalid(field+".input_schema", "must be a JSON schema object")
+		}
+		out = append(out, chat.Tool{Type: "function", Function: chat.Function{
+			Name: t.functionName(tl.Name), Description: tl.Description, Parameters: params,
+		}})
+	}
+	return out, nil
+}
+
+func (t *translator) toolChoice(out *chat.Request, c *toolChoice) *Error {
+	switch c.Type {
+	case "auto", "":
+		if len(out.Tools) > 0 {
+			out.ToolChoice = "auto"
+		}
+	case "any":
+		out.ToolChoice = "required"
+	case "none":
+		out.ToolChoice = "none"
+	case "tool":
+		if c.Name == "" {
+			return invalid("tool_choice.name", "is missing; name the tool to call")
+		}
+		out.ToolChoice = chat.ForceFunction(t.functionName(c.Name))
+	default:
+		return invalid("tool_choice.type", "%q is not one of auto, any, tool, none", c.Type)
+	}
+	if c.DisableParallelToolUse && len(out.Tools) > 0 && c.Type != "none" {
+		no := false
+		out.ParallelToolCalls = &no
+	}
+	return nil
+}
+
+// reasoningEffort maps Anthropic's thinking settings to reasoning_effort,
+// for the catalogue's reasoning models only: other models reject the field,
+// and a model the catalogue does not know gets none rather than a refusal.
+func reasoningEffort(r request) string {
+	e, ok := api.LookupModel(r.Model)
+	if !ok || !e.Reasoning || r.Thinking == nil {
+		return ""
+	}
+	switch r.Thinking.Type {
+	case "enabled":
+		switch b := r.Thinking.BudgetTokens; {
+		case b <= 0:
+		case b < 4096:
+			return "low"
+		case b < 16384:
+			return "medium"
+		default:
+			return "high"
+		}
+	case "adaptive":
+	default:
+		return ""
+	}
+	if r.OutputConfig != nil {
+		switch r.OutputConfig.Effort {
+		case "low", "medium", "high":
+			return r.OutputConfig.Effort
+		case "max", "xhigh":
+			return "high"
+		}
+	}
+	return ""
+}
+
+func joinNonEmpty(a, b, sep string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + sep + b
+}

@@ -1,0 +1,304 @@
+package anthropic
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/protocol/chat"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// recorded returns the recorded requests of a scenario, in order.
+func recorded(t *testing.T, scenario string) [][]byte {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(recordedDir, scenario, "request-*.json"))
+	var out [][]byte
+	for i := 1; ; i++ {
+		b, err := os.ReadFile(filepath.Join(recordedDir, scenario, fmt.Sprintf("request-%d.json", i)))
+		if err != nil {
+			break
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 || len(out) != len(files) {
+		t.Fatalf("%s: %d recorded requests (files %q)", scenario, len(out), files)
+	}
+	return out
+}
+
+// parse translates a request that must translate.
+func parse(t *testing.T, body []byte) (*chat.Request, Meta) {
+	t.Helper()
+	req, meta, err := ParseRequest(body)
+	if err != nil {
+		t.Fatalf("ParseRequest: %v", err)
+	}
+	return req, meta
+}
+
+// TestRecordedRequestsGolden translates every request Claude Code sent and
+// compares the chat request with its golden file (chat-N.json, long
+// strings abbreviated to their start, length and hash). Run with -update
+// after re-recording and read the diff.
+func TestRecordedRequestsGolden(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(recordedDir, "*", "request-*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded requests: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimPrefix(f, recordedDir+"/"), func(t *testing.T) {
+			body, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, meta := parse(t, body)
+			got := golden(t, map[string]any{"chat": req, "meta": meta})
+			path := filepath.Join(filepath.Dir(f), strings.Replace(filepath.Base(f), "request-", "chat-", 1))
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("the translation of %s differs from %s (run with -update and read the diff):\n%s", f, path, firstDiff(string(want), string(got)))
+			}
+		})
+	}
+}
+
+// golden renders v as indented JSON with every string over 160 bytes cut
+// to its first 60 and a note of its length and hash, so golden files stay
+// readable and still change when the text does.
+func golden(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc = abbreviate(doc)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func abbreviate(v any) any {
+	switch t := v.(type) {
+	case string:
+		if len(t) > 160 {
+			sum := sha256.Sum256([]byte(t))
+			return fmt.Sprintf("%s…[%d bytes, sha256 %x]", strings.ToValidUTF8(t[:60], ""), len(t), sum[:6])
+		}
+	case []any:
+		for i := range t {
+			t[i] = abbreviate(t[i])
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = abbreviate(t[k])
+		}
+	}
+	return v
+}
+
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(wl), len(gl)) {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\n  want %s\n  got  %s", i+1, w, g)
+		}
+	}
+	return "(no line differs)"
+}
+
+// roles lists the chat messages' roles.
+func roles(req *chat.Request) string {
+	var r []string
+	for _, m := range req.Messages {
+		r = append(r, m.Role)
+	}
+	return strings.Join(r, ",")
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The recorded tool round trip: Claude Code's system prompt and its
+// mid-conversation system turn become one leading system message without
+// the billing line; the Read call and its result become a tool call and a
+// tool message; the stream asks for usage.
+func TestRecordedToolRoundTrip(t *testing.T) {
+	bodies := recorded(t, "tool-round-trip")
+	first, meta := parse(t, bodies[0])
+	if roles(first) != "system,user" {
+		t.Fatalf("first request's roles %s, want system,user", roles(first))
+	}
+	sys := first.Messages[0].Content.(string)
+	if strings.Contains(sys, billingHeader) || !strings.Contains(sys, "You are a Claude agent") || !strings.Contains(sys, "# Environment") {
+		t.Errorf("system message: billing line dropped, prompt and environment kept? %.300q", sys)
+	}
+	user := first.Messages[1].Content.(string)
+	if !strings.Contains(user, "Use the Read tool on `/home/user/project/notes.txt`") || !strings.Contains(user, "<system-reminder>") {
+		t.Errorf("user message lost words: %.300q", user)
+	}
+	if !first.Stream || first.StreamOptions == nil || !first.StreamOptions.IncludeUsage {
+		t.Error("a streamed request must ask for the usage chunk")
+	}
+	if meta.Model != "vendor-a/model-a-sonnet-4.5" || first.Model != meta.Model || !meta.Stream {
+		t.Errorf("model %q / meta %+v", first.Model, meta)
+	}
+	if first.MaxTokens == nil || *first.MaxTokens != 32000 {
+		t.Errorf("max_tokens %v, want Claude Code's 32000", first.MaxTokens)
+	}
+	if first.ReasoningEffort != "" {
+		t.Errorf("reasoning_effort %q for a model that does not reason", first.ReasoningEffort)
+	}
+	var names []string
+	for _, tl := range first.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	if got := strings.Join(names, ","); !strings.Contains(got, "Read") || strings.Contains(got, "DeferredToolPlaceholder") {
+		t.Errorf("tools %s: want Read, and not the deferred placeholder", got)
+	}
+
+	second, _ := parse(t, bodies[1])
+	if roles(second) != "system,user,assistant,tool" {
+		t.Fatalf("second request's roles %s", roles(second))
+	}
+	a := second.Messages[2]
+	if a.Content != "I will read the file." || len(a.ToolCalls) != 1 {
+		t.Fatalf("assistant turn %s", mustJSON(t, a))
+	}
+	call := a.ToolCalls[0]
+	if call.ID != "toolu_rec_01" || call.Function.Name != "Read" || call.Function.Arguments != `{"file_path":"/home/user/project/notes.txt"}` {
+		t.Errorf("tool call %s", mustJSON(t, call))
+	}
+	tool := second.Messages[3]
+	if tool.ToolCallID != "toolu_rec_01" || tool.Content != "1\tThe launch code is PINEAPPLE-42.\n2\t" {
+		t.Errorf("tool message %s", mustJSON(t, tool))
+	}
+}
+
+// Thinking blocks Claude Code sends back are not forwarded; the thinking
+// model gets Claude Code's effort as reasoning_effort.
+func TestRecordedThinkingDropped(t *testing.T) {
+	bodies := recorded(t, "thinking")
+	if !bytes.Contains(bodies[1], []byte(`"type":"thinking"`)) {
+		t.Fatal("the recording has no thinking block to drop")
+	}
+	req, _ := parse(t, bodies[1])
+	if s := mustJSON(t, req); strings.Contains(s, "The user wants a file read.") {
+		t.Errorf("the thinking text was forwarded: %.500s", s)
+	}
+	if roles(req) != "system,user,assistant,tool" || len(req.Messages[2].ToolCalls) != 1 || req.Messages[2].Content != nil {
+		t.Errorf("roles %s, assistant %s", roles(req), mustJSON(t, req.Messages[2]))
+	}
+	if req.ReasoningEffort != "high" {
+		t.Errorf("reasoning_effort %q, want high (Claude Code's output_config.effort)", req.ReasoningEffort)
+	}
+}
+
+func TestRecordedParallelToolCalls(t *testing.T) {
+	req, _ := parse(t, recorded(t, "parallel-tools")[1])
+	if roles(req) != "system,user,assistant,tool,tool" {
+		t.Fatalf("roles %s", roles(req))
+	}
+	calls := req.Messages[2].ToolCalls
+	if len(calls) != 2 || calls[0].ID != "toolu_rec_a" || calls[1].ID != "toolu_rec_b" {
+		t.Fatalf("calls %s", mustJSON(t, calls))
+	}
+	if req.Messages[3].ToolCallID != "toolu_rec_a" || req.Messages[3].Content != "1\talpha\n2\t" ||
+		req.Messages[4].ToolCallID != "toolu_rec_b" || req.Messages[4].Content != "1\tbeta\n2\t" {
+		t.Errorf("tool messages %s", mustJSON(t, req.Messages[3:]))
+	}
+}
+
+func TestRecordedToolErrorMarked(t *testing.T) {
+	req, _ := parse(t, recorded(t, "tool-error")[1])
+	tool := req.Messages[len(req.Messages)-1]
+	if tool.Role != "tool" || tool.Content != "Error: File does not exist. Note: your current working directory is /home/user/project." {
+		t.Errorf("tool message %s", mustJSON(t, tool))
+	}
+}
+
+// An image a tool returned (Read on a PNG) reaches the model: the tool
+// message says so and a user message right after carries the image.
+func TestRecordedImageResult(t *testing.T) {
+	req, _ := parse(t, recorded(t, "image")[1])
+	if roles(req) != "system,user,assistant,tool,user" {
+		t.Fatalf("roles %s", roles(req))
+	}
+	tool := req.Messages[3]
+	if tool.ToolCallID != "toolu_rec_01" || tool.Content != "(the result's 1 attachment is in the next message)" {
+		t.Errorf("tool message %s", mustJSON(t, tool))
+	}
+	parts, ok := req.Messages[4].Content.([]chat.Part)
+	if !ok || len(parts) != 2 || parts[1].Type != "image_url" || !strings.HasPrefix(parts[1].ImageURL.URL, "data:image/png;base64,iVBORw0KGgo") {
+		t.Errorf("image message %s", mustJSON(t, req.Messages[4]))
+	}
+}
+
+// A deferred tool is offered once ToolSearch's tool_reference loaded it,
+// as Anthropic's API does; the placeholder that is never loaded is not.
+func TestRecordedToolSearchLoadsDeferredTool(t *testing.T) {
+	bodies := recorded(t, "tool-search")
+	has := func(req *chat.Request, name string) bool {
+		for _, tl := range req.Tools {
+			if tl.Function.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	req, _ := parse(t, bodies[1])
+	if !has(req, "WebFetch") || has(req, "DeferredToolPlaceholder") {
+		t.Errorf("after ToolSearch: WebFetch offered %v, placeholder offered %v", has(req, "WebFetch"), has(req, "DeferredToolPlaceholder"))
+	}
+	tool := req.Messages[len(req.Messages)-1]
+	if tool.Content != "Tool WebFetch is loaded and can be called." {
+		t.Errorf("tool message %s", mustJSON(t, tool))
+	}
+}
+
+// Claude Code's own model id goes to the service as it is: gw never maps
+// it to one of the service's ids.
+func TestRecordedDefaultModelPassesThrough(t *testing.T) {
+	req, meta := parse(t, recorded(t, "default-models")[0])
+	if !IsClaudeModel(req.Model) || meta.Model != req.Model {
+		t.Errorf("model %q (meta %q): want Claude Code's own claude-… id, unchanged", req.Model, meta.Model)
+	}
+}

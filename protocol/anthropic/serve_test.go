@@ -1,0 +1,342 @@
+package anthropic
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/api/apitest"
+	"github.com/modelgateway/gw/protocol/chat"
+	"github.com/modelgateway/gw/standin"
+)
+
+// post sends a Messages request to the gateway and reads the whole answer.
+func post(t *testing.T, url, body string) (*http.Response, string) {
+	t.Helper()
+	res, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(b)
+}
+
+// errorOf reads an error answer, checking its shape.
+func errorOf(t *testing.T, body string) errorDetail {
+	t.Helper()
+	var e errorOut
+	if err := json.Unmarshal([]byte(body), &e); err != nil || e.Type != "error" || e.Error.Type == "" || e.Error.Message == "" {
+		t.Fatalf("not an error of the Messages API (%v): %s", err, body)
+	}
+	return e.Error
+}
+
+func gatewayTo(t *testing.T, svc *standin.Running, key string) string {
+	t.Helper()
+	return startGateway(t, &Handler{Upstream: upstreamTo(svc.BaseURL, key, svc.Client())})
+}
+
+// Claude Code's recorded tool round trip through the handler and the
+// stand-in: the first answer calls Read on the file the prompt names, the
+// second quotes the tool's result.
+func TestServeRecordedToolRoundTrip(t *testing.T) {
+	svc := startService(t, standin.Options{})
+	gw := gatewayTo(t, svc, standin.DemoKeyFull)
+	bodies := recorded(t, "tool-round-trip")
+
+	res, raw := post(t, gw+"/v1/messages?beta=true", string(bodies[0]))
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("status %d %s: %s", res.StatusCode, res.Header.Get("Content-Type"), raw)
+	}
+	a, err := checkStream(raw)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	tools := a.tools()
+	if len(tools) != 1 || tools[0].name != "Read" || tools[0].input != `{"file_path":"/home/user/project/notes.txt"}` || a.stopReason != "tool_use" {
+		t.Fatalf("answer %+v", a)
+	}
+	if a.usage["input_tokens"].(float64) == 0 || a.usage["output_tokens"].(float64) == 0 {
+		t.Errorf("no usage: %v", a.usage)
+	}
+
+	_, raw = post(t, gw+"/v1/messages?beta=true", string(bodies[1]))
+	a, err = checkStream(raw)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if want := "Tool result received: «1 The launch code is PINEAPPLE-42. 2»"; !strings.HasPrefix(a.text(), want) || a.stopReason != "end_turn" {
+		t.Errorf("second answer %q (%s), want it to start with %q", a.text(), a.stopReason, want)
+	}
+	seen := svc.Seen()
+	if len(seen) != 2 || seen[0].Path != "/v1/chat/completions" || !seen[0].Stream || seen[0].Model != "vendor-a/model-a-sonnet-4.5" {
+		t.Errorf("the stand-in saw %+v", seen)
+	}
+}
+
+func TestServeThinkingModel(t *testing.T) {
+	svc := startService(t, standin.Options{})
+	gw := gatewayTo(t, svc, standin.DemoKeyFull)
+	_, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5-thinking","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hello there"}]}`)
+	a, err := checkStream(raw)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if a.blocks[0].kind != "thinking" || !strings.HasPrefix(a.thinking(), "The user wrote") || a.text() != standin.Greeting("vendor-a/model-a-sonnet-4.5-thinking") {
+		t.Errorf("answer %+v", a)
+	}
+}
+
+func TestServeWholeAnswer(t *testing.T) {
+	svc := startService(t, standin.Options{})
+	gw := gatewayTo(t, svc, standin.DemoKeyFull)
+	res, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-haiku-4.5","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`)
+	var m struct {
+		Type, Role, Model, StopReason string
+		Content                       []struct{ Type, Text string }
+		Usage                         struct{ InputTokens, OutputTokens int }
+	}
+	if err := json.Unmarshal([]byte(raw), &m); err != nil || res.StatusCode != 200 {
+		t.Fatalf("%d %v: %s", res.StatusCode, err, raw)
+	}
+	if m.Type != "message" || m.Model != "vendor-a/model-a-haiku-4.5" || len(m.Content) != 1 || m.Content[0].Text != standin.Greeting(m.Model) {
+		t.Errorf("answer %s", raw)
+	}
+	if !strings.Contains(raw, `"stop_reason":"end_turn"`) || !strings.Contains(raw, `"input_tokens":`) {
+		t.Errorf("answer %s", raw)
+	}
+}
+
+// The three failures of the spec, and the others, in the Messages API's
+// error shape with the spec's message first; the spec's three are final
+// (x-should-retry: false), so that Claude Code shows them at once.
+func TestServeErrors(t *testing.T) {
+	svc := startService(t, standin.Options{})
+	cases := []struct {
+		name, key, url, model string
+		status                int
+		typ, msg              string
+		final                 bool
+	}{
+		{"wrong key", "sk-wrong", svc.BaseURL, "vendor-a/model-a-sonnet-4.5", 401, TypeAuthentication, "API key invalid or unauthorized: ", true},
+		{"balance exhausted", standin.DemoKeyNoBalance, svc.BaseURL, "vendor-a/model-a-sonnet-4.5", 402, TypeBilling, "API key invalid or unauthorized: the account's balance is exhausted", true},
+		{"misspelled model", standin.DemoKeyFull, svc.BaseURL, "vendor-a/model-a-sonet-4.5", 400, TypeInvalidRequest, "model not found / invalid model: ", true},
+		{"model not in the plan", standin.DemoKeyPartial, svc.BaseURL, "vendor-a/model-a-opus-4.6", 400, TypeInvalidRequest, "model not found / invalid model: ", true},
+		{"Claude Code's own model", standin.DemoKeyFull, svc.BaseURL, "claude-opus-5-5", 400, TypeInvalidRequest,
+			`model not found / invalid model: "claude-opus-5-5" is Claude Code's own model id, which the service does not offer — ` +
+				"set ANTHROPIC_MODEL, ANTHROPIC_DEFAULT_OPUS_MODEL, ANTHROPIC_DEFAULT_SONNET_MODEL and ANTHROPIC_DEFAULT_HAIKU_MODEL to ids listed by gw models (e.g. vendor-a/model-a-sonnet-4.5)", true},
+		{"unreachable", standin.DemoKeyFull, "http://" + apitest.ClosedAddr(t) + "/v1", "vendor-a/model-a-sonnet-4.5", 502, TypeAPI, "unable to connect to API: ", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			gw := startGateway(t, &Handler{Upstream: upstreamTo(c.url, c.key, svc.Client())})
+			res, raw := post(t, gw+"/v1/messages", `{"model":"`+c.model+`","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+			e := errorOf(t, raw)
+			if res.StatusCode != c.status || e.Type != c.typ || !strings.HasPrefix(e.Message, c.msg) {
+				t.Errorf("%d %s %q\nwant %d %s %q…", res.StatusCode, e.Type, e.Message, c.status, c.typ, c.msg)
+			}
+			if got := res.Header.Get("X-Should-Retry") == "false"; got != c.final {
+				t.Errorf("x-should-retry %q", res.Header.Get("X-Should-Retry"))
+			}
+			if strings.Contains(e.Message, c.key) {
+				t.Errorf("the message holds the key: %s", e.Message)
+			}
+			if !strings.Contains(e.Message, " — ") {
+				t.Errorf("no fix in %q", e.Message)
+			}
+		})
+	}
+}
+
+// A failure before the first byte of the stream is an HTTP error; a server
+// error is left to the client's retries.
+func TestServeServiceFailsBeforeStream(t *testing.T) {
+	svc := startService(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultServerError, Status: 503}})
+	gw := gatewayTo(t, svc, standin.DemoKeyFull)
+	res, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	e := errorOf(t, raw)
+	if res.StatusCode != 503 || e.Type != TypeAPI || !strings.Contains(e.Message, "503") || res.Header.Get("X-Should-Retry") != "" {
+		t.Errorf("%d %s %q (x-should-retry %q)", res.StatusCode, e.Type, e.Message, res.Header.Get("X-Should-Retry"))
+	}
+
+	svc.SetFault(standin.Fault{Kind: standin.FaultReset, After: 0})
+	res, raw = post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	if e := errorOf(t, raw); res.StatusCode != http.StatusBadGateway || !strings.HasPrefix(e.Message, "unable to connect to API: ") {
+		t.Errorf("reset before the first event: %d %q", res.StatusCode, e.Message)
+	}
+}
+
+// The service's stream cut after a few events ends with an error event,
+// never as a whole answer.
+func TestServeStreamCut(t *testing.T) {
+	svc := startService(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultReset, After: 3}})
+	gw := gatewayTo(t, svc, standin.DemoKeyFull)
+	res, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	a, err := checkStream(raw)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if res.StatusCode != 200 || a.errType != TypeAPI || !strings.HasPrefix(a.errMessage, "unable to connect to API: ") || a.stopReason != "" {
+		t.Errorf("answer %+v\n%s", a, raw)
+	}
+}
+
+// An idle stream gets pings: the stand-in holds its second event until the
+// client has seen one.
+func TestServePingsIdleStream(t *testing.T) {
+	sawPing := make(chan struct{})
+	svc := startService(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
+		if n == 2 {
+			select {
+			case <-sawPing:
+			case <-ctx.Done():
+			case <-time.After(30 * time.Second): // only a guard against hanging
+			}
+		}
+	}})
+	gw := startGateway(t, &Handler{Upstream: upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()), PingInterval: 20 * time.Millisecond})
+	res, err := http.Post(gw+"/v1/messages", "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var all strings.Builder
+	sc := bufio.NewScanner(res.Body)
+	once := false
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+		if sc.Text() == "event: ping" && !once {
+			once = true
+			close(sawPing)
+		}
+	}
+	a, err := checkStream(all.String())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, all.String())
+	}
+	if a.pings == 0 || a.text() != standin.Greeting("vendor-a/model-a-sonnet-4.5") {
+		t.Errorf("answer %+v", a)
+	}
+}
+
+func TestServeCountTokens(t *testing.T) {
+	gw := startGateway(t, &Handler{Upstream: func(context.Context, *chat.Request) (*http.Response, error) {
+		t.Error("count_tokens asked the service")
+		return nil, io.EOF
+	}})
+	body := string(recorded(t, "tool-round-trip")[1])
+	res, raw := post(t, gw+"/v1/messages/count_tokens?beta=true", body)
+	var c struct {
+		InputTokens int `json:"input_tokens"`
+	}
+	if err := json.Unmarshal([]byte(raw), &c); err != nil || res.StatusCode != 200 {
+		t.Fatalf("%d: %s", res.StatusCode, raw)
+	}
+	// About a quarter of the translated request's bytes: less than the
+	// Messages request's, well above nothing.
+	if c.InputTokens < len(body)/10 || c.InputTokens > len(body)/4 {
+		t.Errorf("input_tokens %d for a %d-byte request", c.InputTokens, len(body))
+	}
+	res, raw = post(t, gw+"/v1/messages/count_tokens", `{"model":"m","messages":[{"role":"user","content":[{"type":"video"}]}]}`)
+	if e := errorOf(t, raw); res.StatusCode != 400 || !strings.Contains(e.Message, "messages[0].content[0].type") {
+		t.Errorf("%d %q", res.StatusCode, e.Message)
+	}
+}
+
+func TestServeBadRequests(t *testing.T) {
+	gw := startGateway(t, &Handler{Upstream: func(context.Context, *chat.Request) (*http.Response, error) {
+		t.Error("a bad request reached the service")
+		return nil, io.EOF
+	}})
+	res, raw := post(t, gw+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"file","file_id":"x"}}]}]}`)
+	if e := errorOf(t, raw); res.StatusCode != 400 || e.Type != TypeInvalidRequest || !strings.Contains(e.Message, "messages[0].content[0].source.type") {
+		t.Errorf("%d %s %q", res.StatusCode, e.Type, e.Message)
+	}
+	res, raw = post(t, gw+"/v1/other", `{}`)
+	if e := errorOf(t, raw); res.StatusCode != 404 || e.Type != TypeNotFound {
+		t.Errorf("%d %s", res.StatusCode, e.Type)
+	}
+	gr, err := http.Get(gw + "/v1/messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr.Body.Close()
+	if gr.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %d", gr.StatusCode)
+	}
+	big := `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("x", 2<<20) + `"}]}`
+	small := startGateway(t, &Handler{MaxBody: 1 << 20})
+	res, raw = post(t, small+"/v1/messages", big)
+	if e := errorOf(t, raw); res.StatusCode != 413 || e.Type != TypeRequestTooLarge {
+		t.Errorf("%d %s", res.StatusCode, e.Type)
+	}
+}
+
+// A client that goes away mid-stream cancels the request to the service,
+// and the outcome says so.
+func TestServeClientGoneCancelsUpstream(t *testing.T) {
+	svc := startService(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
+		if n == 2 {
+			<-ctx.Done() // holds the stream until the request is cancelled
+		}
+	}})
+	h := &Handler{Upstream: upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client())}
+	outcomes := make(chan Outcome, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { outcomes <- h.Serve(w, r) }))
+	defer ts.Close()
+	res, err := http.Post(ts.URL+"/v1/messages", "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() && !strings.Contains(sc.Text(), "text_delta") {
+	}
+	res.Body.Close()
+	out := <-outcomes
+	if out.Note != "aborted=client_gone" || out.Status != 200 || out.Model != "vendor-a/model-a-sonnet-4.5" {
+		t.Errorf("outcome %+v", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a guard against hanging
+	defer cancel()
+	seen, err := svc.WaitFor(ctx, func(s []standin.Seen) bool { return len(s) == 1 && s[0].Cancelled })
+	if err != nil {
+		t.Errorf("the stand-in's request was not cancelled: %+v", seen)
+	}
+}
+
+// Some gateways answer an error with 200: it is still an error, never a
+// 200 with an error body, and in a stream it ends the answer.
+func TestServeErrorSentWith200(t *testing.T) {
+	body := `{"error":{"message":"Invalid API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`
+	answer := func(ct, data string) Upstream {
+		return func(context.Context, *chat.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}}, Body: io.NopCloser(strings.NewReader(data))}, nil
+		}
+	}
+	gw := startGateway(t, &Handler{Upstream: answer("application/json", body)})
+	res, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`)
+	if e := errorOf(t, raw); res.StatusCode != 401 || !strings.HasPrefix(e.Message, "API key invalid or unauthorized: ") {
+		t.Errorf("whole: %d %q", res.StatusCode, e.Message)
+	}
+
+	stream := "data: " + `{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"}}]}` + "\n\ndata: " + body + "\n\n"
+	gw = startGateway(t, &Handler{Upstream: answer("text/event-stream", stream)})
+	_, raw = post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	a, err := checkStream(raw)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if a.text() != "Hi" || a.errType != TypeAuthentication || !strings.HasPrefix(a.errMessage, "API key invalid or unauthorized: ") {
+		t.Errorf("stream: %+v", a)
+	}
+}

@@ -1,0 +1,302 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/protocol/chat"
+)
+
+// StreamWriter turns the service's chat chunks into the Messages API's
+// server-sent events, written to w (the caller flushes):
+//
+//	message_start
+//	content_block_start / content_block_delta… / content_block_stop   per block
+//	message_delta (stop_reason, usage)
+//	message_stop                                   or, when the stream broke: error
+//
+// Reasoning becomes a thinking block (thinking_delta; no signature: Claude
+// Code does not need one, and only Anthropic could make one) and text a
+// text block (text_delta), both streamed as they come. A tool call becomes
+// a tool_use block once its arguments are complete, however the service
+// split them: at the finish reason, or at the end of the stream. Claude Code
+// must never see a tool_use block stopped with arguments that are not a JSON
+// object: it then repeats the request without end. So a call cut off by a
+// broken stream is not shown at all, and arguments that are not a JSON
+// object are passed as {"arguments": "<what the model wrote>"}, which Claude
+// Code's validation reports back to the model.
+//
+// Every block started is stopped, and exactly one terminal event is
+// written. A StreamWriter is not safe for concurrent use; a caller sending
+// pings from a timer serialises them with the chunks.
+type StreamWriter struct {
+	w    io.Writer
+	meta Meta
+	buf  bytes.Buffer
+
+	started bool
+	done    bool
+	err     error // the first write error; nothing is written after it
+
+	id    string
+	next  int    // index of the next block
+	open  string // kind of the open block: "", text, thinking
+	calls []*call
+	byIdx map[int]*call // the calls not yet written, by the service's index
+	nUsed int           // tool_use blocks written
+
+	finish  string
+	matched any
+	usage   *chat.Usage
+}
+
+// call is a tool call being collected.
+type call struct {
+	id, name string
+	args     strings.Builder
+}
+
+// NewStreamWriter writes the answer to the request meta describes.
+func NewStreamWriter(w io.Writer, meta Meta) *StreamWriter {
+	return &StreamWriter{w: w, meta: meta, byIdx: map[int]*call{}}
+}
+
+// Usage is the usage the service reported, nil when it reported none.
+func (s *StreamWriter) Usage() *chat.Usage { return s.usage }
+
+// Start writes message_start, once; Chunk and Ping call it when needed.
+func (s *StreamWriter) Start() error {
+	if s.started || s.err != nil {
+		return s.err
+	}
+	s.started = true
+	if s.id == "" {
+		s.id = "msg_gw"
+	}
+	s.event("message_start", evMessageStart{Type: "message_start", Message: messageOut{
+		ID: s.id, Type: "message", Role: "assistant", Model: s.meta.Model, Content: []blockOut{},
+	}})
+	return s.flush()
+}
+
+// Ping writes a ping event: traffic on an idle stream, as Anthropic sends.
+func (s *StreamWriter) Ping() error {
+	if s.done || s.err != nil {
+		return s.err
+	}
+	if !s.started {
+		return s.Start()
+	}
+	s.event("ping", evType{Type: "ping"})
+	return s.flush()
+}
+
+// ErrEnded is returned by Chunk after the answer ended.
+var ErrEnded = errors.New("the answer has ended")
+
+// Chunk translates one chunk of the service's stream. An error means the
+// caller stops: writing failed (the client is gone), or the answer ended.
+func (s *StreamWriter) Chunk(c *chat.Chunk) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.done {
+		return ErrEnded
+	}
+	if !s.started {
+		if c.ID != "" {
+			s.id = messageID(c.ID)
+		}
+		if err := s.Start(); err != nil {
+			return err
+		}
+	}
+	if c.Usage != nil {
+		u := *c.Usage
+		s.usage = &u
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue // gw asks for one choice
+		}
+		d := ch.Delta
+		if r := d.ReasoningText(); r != "" {
+			s.ensure("thinking")
+			s.delta(thinkingDelta{Type: "thinking_delta", Thinking: r})
+		}
+		text := ""
+		if d.Content != nil {
+			text = *d.Content
+		}
+		if d.Refusal != nil {
+			text += *d.Refusal
+		}
+		if text != "" {
+			s.ensure("text")
+			s.delta(textDelta{Type: "text_delta", Text: text})
+		}
+		for _, tc := range d.ToolCalls {
+			s.collect(tc)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			s.finish = *ch.FinishReason
+			s.matched = ch.StopReason
+			s.writeCalls()
+		}
+	}
+	return s.flush()
+}
+
+// collect adds a piece of a tool call.
+func (s *StreamWriter) collect(tc chat.ToolCallDelta) {
+	c := s.byIdx[tc.Index]
+	if c != nil && tc.ID != "" && c.id != "" && tc.ID != c.id {
+		c = nil // a new call under a reused index (some gateways number every call 0)
+	}
+	if c == nil {
+		c = &call{id: tc.ID}
+		s.byIdx[tc.Index] = c
+		s.calls = append(s.calls, c)
+	}
+	if c.id == "" {
+		c.id = tc.ID
+	}
+	if c.name == "" {
+		c.name = tc.Function.Name
+	}
+	c.args.WriteString(tc.Function.Arguments)
+}
+
+// writeCalls writes the collected tool calls as tool_use blocks, in the
+// order the service started them.
+func (s *StreamWriter) writeCalls() {
+	if len(s.calls) == 0 {
+		return
+	}
+	s.closeBlock()
+	for _, c := range s.calls {
+		s.event("content_block_start", evBlockStart{Type: "content_block_start", Index: s.next, ContentBlock: blockOut{
+			Type: "tool_use", ID: toolUseID(c.id, s.nUsed), Name: s.meta.toolName(c.name), Input: json.RawMessage("{}"),
+		}})
+		s.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: s.next,
+			Delta: jsonDelta{Type: "input_json_delta", PartialJSON: string(toolInput(c.args.String()))}})
+		s.event("content_block_stop", evBlockStop{Type: "content_block_stop", Index: s.next})
+		s.next++
+		s.nUsed++
+	}
+	s.calls = s.calls[:0]
+	clear(s.byIdx)
+}
+
+// ensure opens a block of kind, closing another open one.
+func (s *StreamWriter) ensure(kind string) {
+	if s.open == kind {
+		return
+	}
+	s.closeBlock()
+	var b blockOut
+	empty := ""
+	switch kind {
+	case "thinking":
+		b = blockOut{Type: "thinking", Thinking: &empty, Signature: &empty}
+	case "text":
+		b = blockOut{Type: "text", Text: &empty}
+	}
+	s.event("content_block_start", evBlockStart{Type: "content_block_start", Index: s.next, ContentBlock: b})
+	s.open = kind
+	s.next++
+}
+
+func (s *StreamWriter) delta(d any) {
+	s.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: s.next - 1, Delta: d})
+}
+
+func (s *StreamWriter) closeBlock() {
+	if s.open == "" {
+		return
+	}
+	s.event("content_block_stop", evBlockStop{Type: "content_block_stop", Index: s.next - 1})
+	s.open = ""
+}
+
+// End finishes the answer. err nil: the service's stream ended normally
+// ([DONE]): the tool calls, message_delta with the stop reason and usage,
+// then message_stop. Otherwise the stream broke off (io.ErrUnexpectedEOF,
+// a transport error, an *api.Error or *Error the service sent mid-stream):
+// the open block is stopped, tool calls not yet complete are left out, and
+// an error event tells the client, so a cut answer is never taken for a
+// whole one. Calls after the first do nothing.
+func (s *StreamWriter) End(err error) error {
+	if s.done || s.err != nil {
+		return s.err
+	}
+	if !s.started {
+		if e := s.Start(); e != nil {
+			return e
+		}
+	}
+	s.done = true
+	if err != nil {
+		s.closeBlock()
+		e := streamError(err)
+		s.event("error", errorOut{Type: "error", Error: errorDetail{Type: e.Type, Message: e.Message}})
+		return s.flush()
+	}
+	s.writeCalls()
+	s.closeBlock()
+	reason, seq := stopReason(s.meta, s.finish, s.matched, s.nUsed > 0)
+	md := evMessageDelta{Type: "message_delta", Usage: usageOf(s.usage)}
+	md.Delta.StopReason, md.Delta.StopSequence = reason, seq
+	s.event("message_delta", md)
+	s.event("message_stop", evType{Type: "message_stop"})
+	return s.flush()
+}
+
+// streamError is the error event for a stream that broke off. A cut or a
+// failed connection is an api_error, which Claude Code retries (and after a
+// few attempts reports as a server error mid-response); an error the
+// service sent mid-stream keeps its type, and Claude Code shows its message.
+func streamError(err error) *Error {
+	var pe *Error
+	var ae *api.Error
+	switch {
+	case errors.As(err, &pe):
+		return pe
+	case errors.As(err, &ae):
+		return FromAPIError(ae)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
+			Message: "unable to connect to API: the service's stream ended before the answer was complete — retry; if it keeps happening, run: gw doctor"}
+	}
+	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
+		c := *ae
+		c.Cause = "the service's stream broke off: " + c.Cause
+		return FromAPIError(&c)
+	}
+	return &Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
+		Message: "unable to connect to API: the service's stream broke off (" + err.Error() + ") — retry; if it keeps happening, run: gw doctor"}
+}
+
+func (s *StreamWriter) event(name string, v any) {
+	s.buf.WriteString("event: ")
+	s.buf.WriteString(name)
+	s.buf.WriteString("\ndata: ")
+	enc := json.NewEncoder(&s.buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // ends the line
+	s.buf.WriteString("\n")
+}
+
+func (s *StreamWriter) flush() error {
+	if s.buf.Len() == 0 || s.err != nil {
+		return s.err
+	}
+	_, s.err = s.w.Write(s.buf.Bytes())
+	s.buf.Reset()
+	return s.err
+}

@@ -1,0 +1,14 @@
+// Package responses translates the OpenAI Responses API (POST /v1/responses,
+// as the Codex CLI uses it: stateless, store=false, the whole conversation in
+// input) onto the service's chat completions and back.
+//
+// ParseRequest turns the request into a chat request and a Meta; FromResponse
+// and StreamWriter turn the chat answer, whole or streamed, into the
+// response object or the Responses API's events; FromAPIError and ErrorBody
+// give failures OpenAI's error shape with the spec's message first. Serve
+// does all of it for one HTTP request, given an Upstream that sends the chat
+// request to the service (gw serve supplies the key and transport).
+//
+// The package is pure translation: no state is kept between requests, so
+// previous_response_id and other server-side state are refused.
+package responses

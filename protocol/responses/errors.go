@@ -1,0 +1,147 @@
+package responses
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy/render"
+)
+
+// How Codex (0.169) treats an error answer, which decides the statuses below:
+// every HTTP status but 400 and 429 is retried five times ("Reconnecting...
+// 1/5"), a 5xx up to thirty times; 500 is shown as "We're currently
+// experiencing high demand" instead of the message; 429 is shown without the
+// message; a 400 is shown with its whole body and not retried. In a stream,
+// response.failed is retried unless its code is one Codex knows to be final
+// (model_not_found, invalid_prompt, context_length_exceeded, …).
+//
+// So a rejected key and an unknown model, which no retry can fix, are
+// answered 400, and a 500 of the service 502, so that Codex shows gw's
+// message at once; everything else keeps its status.
+
+// ClientStatus is the status a Responses client is answered with for an
+// error of the given status: 401, 402, 403 and 404 (a rejected key, an
+// unknown model) become 400, 500 becomes 502; others are kept.
+func ClientStatus(status int) int {
+	switch status {
+	case http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden, http.StatusNotFound:
+		return http.StatusBadRequest
+	case http.StatusInternalServerError:
+		return http.StatusBadGateway
+	}
+	return status
+}
+
+// ErrorBody is an error body in the Responses API's (OpenAI's) shape:
+// {"error":{"message","type","param","code"}}. An empty errType is derived
+// from status.
+func ErrorBody(status int, errType, message string) []byte {
+	if errType == "" {
+		errType = typeOf(status)
+	}
+	return errorJSON(message, errType, "", "")
+}
+
+func typeOf(status int) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
+}
+
+// WriteError writes an error of gw serve's own (no key stored, a refused
+// local token…) to a Responses client: the status through ClientStatus, the
+// body in OpenAI's shape with code.
+func WriteError(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, ClientStatus(status), errorJSON(message, typeOf(status), "", code))
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// Message is what a client is told of a classified failure: the spec's
+// message for the condition, then gw's cause and fix, said for an agent's user
+// (render.Serve): "API key invalid or unauthorized: the service refused the
+// key … — create a new key on the dashboard and run: gw auth login …".
+func Message(e *api.Error) string {
+	msg := e.Error()
+	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
+		msg += " — " + fix
+	}
+	return msg
+}
+
+// FromAPIError is the status and body a Responses client gets for a
+// classified failure of the service (or of reaching it).
+func FromAPIError(e *api.Error) (status int, body []byte) {
+	status, typ, code, param := classOf(e)
+	return status, errorJSON(Message(e), typ, param, code)
+}
+
+// classOf maps a failure to status, error type, code and param.
+func classOf(e *api.Error) (status int, typ, code, param string) {
+	switch e.Condition {
+	case api.KeyRejected:
+		if e.Kind == api.KindNoBalance {
+			return http.StatusBadRequest, "insufficient_quota", "insufficient_quota", ""
+		}
+		return http.StatusBadRequest, "invalid_request_error", "invalid_api_key", ""
+	case api.UnknownModel:
+		return http.StatusBadRequest, "invalid_request_error", "model_not_found", "model"
+	case api.ServiceUnreachable:
+		if e.Kind == api.KindTimeout {
+			return http.StatusGatewayTimeout, "server_error", "upstream_timeout", ""
+		}
+		return http.StatusBadGateway, "server_error", "upstream_unreachable", ""
+	}
+	switch e.Kind {
+	case api.KindRateLimited:
+		return http.StatusTooManyRequests, "rate_limit_error", "rate_limit_exceeded", ""
+	case api.KindServerError:
+		s := e.Status
+		if s < 500 {
+			s = http.StatusBadGateway
+		}
+		return ClientStatus(s), "server_error", "server_error", ""
+	}
+	s := e.Status
+	if s < 400 {
+		s = http.StatusBadGateway
+	}
+	code = e.Code
+	if code == "" || code == strconv.Itoa(e.Status) {
+		code = ""
+	}
+	return ClientStatus(s), typeOf(s), code, ""
+}
+
+// streamError is the code and message of response.failed for an error that
+// ended a stream. An unknown model gets the code model_not_found, which Codex
+// does not retry; a cut stream one it retries.
+func streamError(err error) (code, message string) {
+	var ae *api.Error
+	switch {
+	case errors.As(err, &ae):
+		_, _, code, _ = classOf(ae)
+		if code == "" {
+			code = "server_error"
+		}
+		return code, Message(ae)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "server_error", api.ServiceUnreachable.Message() + ": the service's stream broke off before the answer was complete — retry; if it keeps happening, run: gw doctor"
+	}
+	return "server_error", api.ServiceUnreachable.Message() + ": the service's stream failed: " + err.Error() + " — retry; if it keeps happening, run: gw doctor"
+}

@@ -1,0 +1,429 @@
+package responses
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/protocol/chat"
+	"github.com/modelgateway/gw/standin"
+)
+
+const testKey = "sk-responses-test-key"
+
+// harness is a tiny gw serve for the Responses route only: Serve in front of
+// the stand-in of the service, with the key added upstream.
+type harness struct {
+	svc     *standin.Running
+	srv     *httptest.Server
+	results chan Result
+}
+
+// upstreamTo sends chat requests to base with key.
+func upstreamTo(base, key string, hc *http.Client) Upstream {
+	return func(ctx context.Context, req *chat.Request) (*http.Response, error) {
+		hr, err := NewChatRequest(ctx, base+"/chat/completions", req)
+		if err != nil {
+			return nil, err
+		}
+		hr.Header.Set("Authorization", "Bearer "+key)
+		return hc.Do(hr)
+	}
+}
+
+func newHarness(t testing.TB, o standin.Options, key string) *harness {
+	t.Helper()
+	if o.Accounts == nil {
+		o.Accounts = []standin.Account{{Key: testKey, BalanceCents: 10_000}}
+	}
+	svc := standin.Start(o)
+	t.Cleanup(svc.Close)
+	return newHarnessUpstream(t, svc, upstreamTo(svc.BaseURL, key, svc.Client()))
+}
+
+func newHarnessUpstream(t testing.TB, svc *standin.Running, up Upstream) *harness {
+	t.Helper()
+	h := &harness{svc: svc, results: make(chan Result, 100)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/responses", func(w http.ResponseWriter, r *http.Request) {
+		h.results <- Serve(w, r, up)
+	})
+	h.srv = httptest.NewServer(mux)
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *harness) post(t testing.TB, body string) (*http.Response, []byte) {
+	t.Helper()
+	res, err := http.Post(h.srv.URL+"/v1/responses", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, b
+}
+
+// codexBody is Codex's first recorded request with the last user message
+// replaced by prompt.
+func codexBody(t testing.TB, prompt, model string) string {
+	t.Helper()
+	var req map[string]any
+	if err := json.Unmarshal(readGolden(t, "request1.json"), &req); err != nil {
+		t.Fatal(err)
+	}
+	input := req["input"].([]any)
+	input[len(input)-1] = map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": prompt}}}
+	req["model"] = model
+	b, _ := json.Marshal(req)
+	return string(b)
+}
+
+func TestServe_StreamThroughStandin(t *testing.T) {
+	h := newHarness(t, standin.Options{}, testKey)
+	model := "vendor-a/model-a-sonnet-4.5-thinking"
+	res, b := h.post(t, codexBody(t, "say hello", model))
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("%d %s: %s", res.StatusCode, res.Header.Get("Content-Type"), b)
+	}
+	tr := checkStream(t, b)
+	if tr.terminal != "response.completed" || strings.Join(tr.texts, "") != standin.Greeting(model) || len(tr.reasons) != 1 {
+		t.Fatalf("terminal %s, texts %q, reasoning %q", tr.terminal, tr.texts, tr.reasons)
+	}
+	if u := tr.response["usage"].(map[string]any); num(u["input_tokens"]) == 0 || num(u["output_tokens"]) == 0 {
+		t.Errorf("usage %v", u)
+	}
+	r := <-h.results
+	if r.Status != 200 || r.Err != nil || r.Model != model || !r.Stream || r.Usage == nil || r.Usage.CompletionTokens == 0 {
+		t.Errorf("result %+v", r)
+	}
+	seen := h.svc.Seen()
+	if len(seen) != 1 || seen[0].Path != "/v1/chat/completions" || seen[0].Key != testKey || !seen[0].Stream {
+		t.Errorf("the stand-in saw %+v", seen)
+	}
+}
+
+// TestServe_ToolCallThroughStandin: the stand-in calls Codex's shell tool
+// with the command of the prompt; the call reaches the client as a
+// function_call with Codex's argument names, and the tool's output, sent
+// back the way Codex sends it, is quoted in the answer.
+func TestServe_ToolCallThroughStandin(t *testing.T) {
+	h := newHarness(t, standin.Options{}, testKey)
+	model := "vendor-a/model-a-sonnet-4.5"
+	_, b := h.post(t, codexBody(t, "Use the exec_command tool: `cat /p/notes.txt`", model))
+	tr := checkStream(t, b)
+	var call map[string]any
+	for _, it := range tr.items {
+		if it["type"] == "function_call" {
+			call = it
+		}
+	}
+	if call == nil || call["name"] != "exec_command" {
+		t.Fatalf("no exec_command call: %v", tr.items)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(call["arguments"].(string)), &args); err != nil || args["cmd"] != "cat /p/notes.txt" {
+		t.Fatalf("arguments %v (%v)", call["arguments"], err)
+	}
+
+	// The next turn, as Codex sends it: the call and its output appended.
+	var req map[string]any
+	_ = json.Unmarshal([]byte(codexBody(t, "Use the exec_command tool: `cat /p/notes.txt`", model)), &req)
+	req["input"] = append(req["input"].([]any), call, map[string]any{"type": "function_call_output", "call_id": call["call_id"], "output": "The secret word is pineapple."})
+	body, _ := json.Marshal(req)
+	_, b = h.post(t, string(body))
+	tr = checkStream(t, b)
+	if got := strings.Join(tr.texts, ""); !strings.Contains(got, "Tool result received: «The secret word is pineapple.»") {
+		t.Errorf("answer %q", got)
+	}
+}
+
+func TestServe_NotStreamed(t *testing.T) {
+	h := newHarness(t, standin.Options{}, testKey)
+	res, b := h.post(t, `{"model":"vendor-a/model-a-haiku-4.5","input":"hi","stream":false}`)
+	var r struct {
+		Status string `json:"status"`
+		Output []struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"output"`
+		Usage map[string]any `json:"usage"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || res.StatusCode != 200 || r.Status != "completed" || len(r.Output) != 1 ||
+		r.Output[0].Content[0].Text != standin.Greeting("vendor-a/model-a-haiku-4.5") || r.Usage == nil {
+		t.Fatalf("%d %s (%v)", res.StatusCode, b, err)
+	}
+}
+
+// errorOf reads an error answer.
+func errorOf(t testing.TB, b []byte) (message, code string) {
+	t.Helper()
+	var e errorBody
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatalf("not an error body: %s", b)
+	}
+	if e.Error.Code != nil {
+		code = *e.Error.Code
+	}
+	return e.Error.Message, code
+}
+
+// TestServe_Conditions: the service's three failure conditions reach the
+// client with the spec's message first, gw's cause and fix after it, and a
+// status Codex does not retry for a key or model no retry can fix. The
+// stand-in is asked once.
+func TestServe_Conditions(t *testing.T) {
+	t.Run("key rejected", func(t *testing.T) {
+		h := newHarness(t, standin.Options{}, "sk-wrong-key-0123456789")
+		res, b := h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
+		msg, code := errorOf(t, b)
+		if res.StatusCode != 400 || code != "invalid_api_key" || !strings.HasPrefix(msg, "API key invalid or unauthorized: ") || !strings.Contains(msg, "gw auth login") {
+			t.Errorf("%d %s", res.StatusCode, b)
+		}
+		if strings.Contains(string(b), "sk-wrong-key") {
+			t.Errorf("the key is in the answer: %s", b)
+		}
+		if n := len(h.svc.Seen()); n != 1 {
+			t.Errorf("the stand-in got %d requests", n)
+		}
+	})
+	t.Run("no balance", func(t *testing.T) {
+		h := newHarness(t, standin.Options{Accounts: []standin.Account{{Key: testKey}}}, testKey)
+		res, b := h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
+		msg, code := errorOf(t, b)
+		if res.StatusCode != 400 || code != "insufficient_quota" || !strings.HasPrefix(msg, "API key invalid or unauthorized: ") || !strings.Contains(msg, "balance") {
+			t.Errorf("%d %s", res.StatusCode, b)
+		}
+	})
+	t.Run("unknown model", func(t *testing.T) {
+		h := newHarness(t, standin.Options{}, testKey)
+		res, b := h.post(t, `{"model":"vendor-a/model-a-sonet-4.5","input":"hi","stream":true}`)
+		msg, code := errorOf(t, b)
+		if res.StatusCode != 400 || code != "model_not_found" || !strings.HasPrefix(msg, "model not found / invalid model: ") || !strings.Contains(msg, "vendor-a/model-a-sonnet-4.5") {
+			t.Errorf("%d %s", res.StatusCode, b)
+		}
+		if r := <-h.results; r.Model != "vendor-a/model-a-sonet-4.5" || r.Status != 400 {
+			t.Errorf("result %+v", r)
+		}
+	})
+	t.Run("service unreachable", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		h := newHarnessUpstream(t, nil, upstreamTo("http://"+addr+"/v1", testKey, http.DefaultClient))
+		res, b := h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
+		msg, code := errorOf(t, b)
+		if res.StatusCode != 502 || code != "upstream_unreachable" || !strings.HasPrefix(msg, "unable to connect to API: ") {
+			t.Errorf("%d %s", res.StatusCode, b)
+		}
+	})
+	t.Run("gw's own error", func(t *testing.T) {
+		noKey := &api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Cause: "no key stored", Fix: remedy.Remedy{Do: remedy.StoreKey}}
+		h := newHarnessUpstream(t, nil, func(context.Context, *chat.Request) (*http.Response, error) { return nil, noKey })
+		res, b := h.post(t, `{"model":"m","input":"hi"}`)
+		if msg, _ := errorOf(t, b); res.StatusCode != 400 || msg != "API key invalid or unauthorized: no key stored — run: gw auth login" {
+			t.Errorf("%d %s", res.StatusCode, b)
+		}
+	})
+}
+
+// TestServe_UpstreamFailures: a 5xx keeps a 5xx status (not 500, which Codex
+// hides), a stream the service cuts ends with response.failed.
+func TestServe_UpstreamFailures(t *testing.T) {
+	h := newHarness(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultServerError, Status: 500}}, testKey)
+	res, b := h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
+	if _, code := errorOf(t, b); res.StatusCode != 502 || code != "server_error" {
+		t.Errorf("500: %d %s", res.StatusCode, b)
+	}
+
+	h = newHarness(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultReset, After: 3}}, testKey)
+	res, b = h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
+	tr := checkStream(t, b)
+	if res.StatusCode != 200 || tr.terminal != "response.failed" {
+		t.Fatalf("reset: %d %s", res.StatusCode, b)
+	}
+	if r := <-h.results; r.Err == nil {
+		t.Errorf("the result of a cut stream has no error: %+v", r)
+	}
+}
+
+// TestServe_ErrorInStream: an error the service sends as an event of its
+// stream fails the response with the classified message.
+func TestServe_ErrorInStream(t *testing.T) {
+	up := func(context.Context, *chat.Request) (*http.Response, error) {
+		body := "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
+			"data: {\"error\":{\"message\":\"model overloaded\",\"type\":\"server_error\",\"code\":503}}\n\n"
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
+	}
+	h := newHarnessUpstream(t, nil, up)
+	_, b := h.post(t, `{"model":"m","input":"hi","stream":true}`)
+	tr := checkStream(t, b)
+	if tr.terminal != "response.failed" || !strings.Contains(tr.response["error"].(map[string]any)["message"].(string), "model overloaded") {
+		t.Errorf("%s", b)
+	}
+}
+
+// TestServe_WholeAnswerToStream: a gateway that answers a streamed request
+// with one JSON completion is still streamed to the client.
+func TestServe_WholeAnswerToStream(t *testing.T) {
+	up := func(context.Context, *chat.Request) (*http.Response, error) {
+		body := `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Whole."},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
+	}
+	h := newHarnessUpstream(t, nil, up)
+	_, b := h.post(t, `{"model":"m","input":"hi","stream":true}`)
+	if tr := checkStream(t, b); strings.Join(tr.texts, "") != "Whole." {
+		t.Errorf("%s", b)
+	}
+}
+
+func TestServe_BadRequests(t *testing.T) {
+	called := false
+	h := newHarnessUpstream(t, nil, func(context.Context, *chat.Request) (*http.Response, error) {
+		called = true
+		return nil, errors.New("must not be called")
+	})
+	res, b := h.post(t, `{"model":"m","input":[{"type":"input_image"}`)
+	if msg, _ := errorOf(t, b); res.StatusCode != 400 || !strings.Contains(msg, "not valid JSON") {
+		t.Errorf("%d %s", res.StatusCode, b)
+	}
+	res, b = h.post(t, `{"model":"m","previous_response_id":"resp_1","input":"more"}`)
+	if msg, code := errorOf(t, b); res.StatusCode != 400 || code != "unsupported_parameter" || !strings.HasPrefix(msg, "previous_response_id: ") {
+		t.Errorf("%d %s", res.StatusCode, b)
+	}
+	g, err := http.Get(h.srv.URL + "/v1/responses")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Body.Close()
+	if g.StatusCode != 405 || g.Header.Get("Allow") != "POST" {
+		t.Errorf("GET: %d", g.StatusCode)
+	}
+	for enc, want := range map[string]int{"zstd": 415, "gzip": 400} {
+		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/responses", strings.NewReader("(\xb5/\xfd…"))
+		req.Header.Set("Content-Encoding", enc)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if msg, _ := errorOf(t, b); res.StatusCode != want || !strings.Contains(msg, "uncompressed") {
+			t.Errorf("%s: %d %s", enc, res.StatusCode, b)
+		}
+	}
+	if called {
+		t.Error("a bad request was sent upstream")
+	}
+}
+
+// TestServe_Gzip: a gzip-compressed request is read; one that expands past
+// the limit is refused.
+func TestServe_Gzip(t *testing.T) {
+	h := newHarness(t, standin.Options{}, testKey)
+	send := func(body []byte) (*http.Response, []byte) {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write(body)
+		_ = zw.Close()
+		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/responses", &buf)
+		req.Header.Set("Content-Encoding", "gzip")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, b
+	}
+	res, b := send([]byte(`{"model":"vendor-a/model-a-sonnet-4.5","input":"hi"}`))
+	if res.StatusCode != 200 || !strings.Contains(string(b), standin.Greeting("vendor-a/model-a-sonnet-4.5")) {
+		t.Errorf("%d %s", res.StatusCode, b)
+	}
+	res, b = send(bytes.Repeat([]byte(" "), MaxRequestBody+10))
+	if res.StatusCode != 413 {
+		t.Errorf("a body expanding past the limit: %d %s", res.StatusCode, b)
+	}
+}
+
+// TestServe_KeepAlive: while the service is silent, the client gets
+// keep-alive comments, and the answer arrives after them.
+func TestServe_KeepAlive(t *testing.T) {
+	release := make(chan struct{})
+	up := func(ctx context.Context, _ *chat.Request) (*http.Response, error) {
+		pr, pw := io.Pipe()
+		go func() {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			_, _ = io.WriteString(pw, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"late\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+			pw.Close()
+		}()
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: pr}, nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		serve(w, r, up, 10*time.Millisecond)
+	}))
+	defer srv.Close()
+	res, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"model":"m","input":"hi","stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	buf := make([]byte, 0, 1<<16)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(string(buf), ": keep-alive") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no keep-alive while the service was silent: %s", buf)
+		}
+		tmp := make([]byte, 4096)
+		n, err := res.Body.Read(tmp)
+		buf = append(buf, tmp[:n]...)
+		if err != nil {
+			t.Fatalf("%v: %s", err, buf)
+		}
+	}
+	close(release)
+	rest, _ := io.ReadAll(res.Body)
+	if tr := checkStream(t, append(buf, rest...)); strings.Join(tr.texts, "") != "late" {
+		t.Errorf("texts %q", tr.texts)
+	}
+}
+
+// TestServe_CodexRecordings: every recorded Codex request goes through Serve
+// to the stand-in and is answered with a complete stream; the answers to the
+// turns that end with a tool's output quote it.
+func TestServe_CodexRecordings(t *testing.T) {
+	h := newHarness(t, standin.Options{}, testKey)
+	for i := 1; i <= 5; i++ {
+		name := "request" + itoa(i) + ".json"
+		_, b := h.post(t, string(readGolden(t, name)))
+		tr := checkStream(t, b)
+		if tr.terminal != "response.completed" {
+			t.Fatalf("%s: %s", name, tr.terminal)
+		}
+		quoted := strings.Contains(strings.Join(tr.texts, ""), "Tool result received: «")
+		if endsWithOutput := i == 2 || i == 4; quoted != endsWithOutput {
+			t.Errorf("%s: answer %q", name, tr.texts)
+		}
+	}
+}

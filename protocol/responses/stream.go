@@ -1,0 +1,466 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/modelgateway/gw/protocol/chat"
+)
+
+// ErrEnded is returned by a StreamWriter used after End.
+var ErrEnded = errors.New("the response stream has ended")
+
+// StreamWriter turns the chunks of a streamed chat completion into the
+// Responses API's server-sent events, in the order the API defines:
+// response.created, response.in_progress, then for each output item
+// response.output_item.added, its parts and deltas and their done events,
+// response.output_item.done, and exactly one terminal event:
+// response.completed (or response.incomplete when the answer hit its token
+// limit) with the usage, or response.failed.
+//
+// Reasoning the service streams (reasoning_content) becomes a reasoning item
+// with response.reasoning_text.delta events; text a message item; each tool
+// call a function_call, custom_tool_call or local_shell_call item, whichever
+// the client's tool is. A failed stream ends with response.failed alone:
+// items still open are not marked done, so that a client never runs a tool
+// call whose arguments were cut off.
+type StreamWriter struct {
+	w     io.Writer
+	meta  Meta
+	seq   int
+	buf   bytes.Buffer
+	enc   *json.Encoder
+	err   error
+	state int // 0 not started, 1 started, 2 ended
+
+	next   int               // output index of the next item
+	open   *openItem         // the open message or reasoning item
+	calls  map[int]*openItem // chat tool call index → call
+	order  []*openItem       // calls in the order they started
+	final  map[int]any       // output index → finished item
+	finish string
+	usage  *chat.Usage
+}
+
+// openItem is an output item being streamed.
+type openItem struct {
+	kind  string // message | reasoning | call
+	index int
+	id    string
+
+	// message: its parts; the last one is open.
+	parts    []any
+	partKind string // text | refusal | "" (no part open)
+	text     strings.Builder
+
+	// call
+	chatIndex    int
+	callID, name string
+	args         strings.Builder
+	ref          toolRef
+	added        bool
+}
+
+// NewStreamWriter writes the events of the response meta describes to w.
+// The caller flushes w.
+func NewStreamWriter(w io.Writer, meta Meta) *StreamWriter {
+	s := &StreamWriter{w: w, meta: meta, calls: map[int]*openItem{}, final: map[int]any{}}
+	s.enc = json.NewEncoder(&s.buf)
+	s.enc.SetEscapeHTML(false)
+	return s
+}
+
+type head struct {
+	Type           string `json:"type"`
+	SequenceNumber int    `json:"sequence_number"`
+}
+
+func (h *head) set(typ string, n int) { h.Type, h.SequenceNumber = typ, n }
+
+type headed interface{ set(string, int) }
+
+type responseEvent struct {
+	head
+	Response *responseObject `json:"response"`
+}
+
+type itemEvent struct {
+	head
+	OutputIndex int `json:"output_index"`
+	Item        any `json:"item"`
+}
+
+type partEvent struct {
+	head
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Part         any    `json:"part"`
+}
+
+type textDelta struct {
+	head
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Delta        string `json:"delta"`
+	Logprobs     []any  `json:"logprobs"`
+}
+
+type textDone struct {
+	head
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Text         string `json:"text"`
+	Logprobs     []any  `json:"logprobs"`
+}
+
+type contentDelta struct { // reasoning_text and refusal deltas
+	head
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Delta        string `json:"delta"`
+}
+
+type reasoningDone struct {
+	head
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Text         string `json:"text"`
+}
+
+type refusalDone struct {
+	head
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	ContentIndex int    `json:"content_index"`
+	Refusal      string `json:"refusal"`
+}
+
+type callDelta struct { // function_call_arguments and custom_tool_call_input deltas
+	head
+	ItemID      string `json:"item_id"`
+	OutputIndex int    `json:"output_index"`
+	Delta       string `json:"delta"`
+}
+
+type argsDone struct {
+	head
+	ItemID      string `json:"item_id"`
+	OutputIndex int    `json:"output_index"`
+	Name        string `json:"name,omitempty"`
+	Arguments   string `json:"arguments"`
+}
+
+type inputDone struct {
+	head
+	ItemID      string `json:"item_id"`
+	OutputIndex int    `json:"output_index"`
+	Input       string `json:"input"`
+}
+
+// emit writes one event.
+func (s *StreamWriter) emit(typ string, ev headed) {
+	if s.err != nil {
+		return
+	}
+	ev.set(typ, s.seq)
+	s.seq++
+	s.buf.Reset()
+	s.buf.WriteString("event: ")
+	s.buf.WriteString(typ)
+	s.buf.WriteString("\ndata: ")
+	if err := s.enc.Encode(ev); err != nil {
+		s.err = err
+		return
+	}
+	s.buf.WriteByte('\n')
+	_, s.err = s.w.Write(s.buf.Bytes())
+}
+
+func (s *StreamWriter) start() {
+	if s.state != 0 {
+		return
+	}
+	s.state = 1
+	r := s.meta.newResponse("in_progress")
+	s.emit("response.created", &responseEvent{Response: r})
+	s.emit("response.in_progress", &responseEvent{Response: r})
+}
+
+// Chunk translates one chunk of the chat stream.
+func (s *StreamWriter) Chunk(c *chat.Chunk) error {
+	if s.state == 2 {
+		return ErrEnded
+	}
+	s.start()
+	if c.Usage != nil {
+		s.usage = c.Usage
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue // only one answer is asked for
+		}
+		d := ch.Delta
+		if r := d.ReasoningText(); r != "" {
+			s.reasoning(r)
+		}
+		if d.Content != nil && *d.Content != "" {
+			s.content("text", *d.Content)
+		}
+		if d.Refusal != nil && *d.Refusal != "" {
+			s.content("refusal", *d.Refusal)
+		}
+		for _, tc := range d.ToolCalls {
+			s.toolDelta(tc)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			s.finish = *ch.FinishReason
+		}
+	}
+	return s.err
+}
+
+func (s *StreamWriter) newItem(kind, prefix string) *openItem {
+	it := &openItem{kind: kind, index: s.next, id: s.meta.itemID(prefix, s.next)}
+	s.next++
+	return it
+}
+
+func (s *StreamWriter) reasoning(delta string) {
+	if s.open == nil || s.open.kind != "reasoning" {
+		s.closeOpen()
+		it := s.newItem("reasoning", "rs")
+		s.open = it
+		s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index,
+			Item: reasoningItem{Type: "reasoning", ID: it.id, Status: "in_progress", Summary: []any{}, Content: []reasoningText{}}})
+		s.emit("response.content_part.added", &partEvent{ItemID: it.id, OutputIndex: it.index, Part: reasoningText{Type: "reasoning_text"}})
+	}
+	s.open.text.WriteString(delta)
+	s.emit("response.reasoning_text.delta", &contentDelta{ItemID: s.open.id, OutputIndex: s.open.index, Delta: delta})
+}
+
+func (s *StreamWriter) content(kind, delta string) {
+	if s.open == nil || s.open.kind != "message" {
+		s.closeOpen()
+		it := s.newItem("message", "msg")
+		s.open = it
+		s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index,
+			Item: messageItem{Type: "message", ID: it.id, Status: "in_progress", Role: "assistant", Content: []any{}}})
+	}
+	it := s.open
+	if it.partKind != kind {
+		s.closePart(it)
+		it.partKind = kind
+		var p any = outputText{Type: "output_text", Annotations: []any{}}
+		if kind == "refusal" {
+			p = refusalPart{Type: "refusal"}
+		}
+		s.emit("response.content_part.added", &partEvent{ItemID: it.id, OutputIndex: it.index, ContentIndex: len(it.parts), Part: p})
+	}
+	it.text.WriteString(delta)
+	if kind == "refusal" {
+		s.emit("response.refusal.delta", &contentDelta{ItemID: it.id, OutputIndex: it.index, ContentIndex: len(it.parts), Delta: delta})
+		return
+	}
+	s.emit("response.output_text.delta", &textDelta{ItemID: it.id, OutputIndex: it.index, ContentIndex: len(it.parts), Delta: delta, Logprobs: []any{}})
+}
+
+// closePart finishes the message's open content part.
+func (s *StreamWriter) closePart(it *openItem) {
+	if it.partKind == "" {
+		return
+	}
+	text, ci := it.text.String(), len(it.parts)
+	var p any
+	if it.partKind == "refusal" {
+		p = refusalPart{Type: "refusal", Refusal: text}
+		s.emit("response.refusal.done", &refusalDone{ItemID: it.id, OutputIndex: it.index, ContentIndex: ci, Refusal: text})
+	} else {
+		p = outputText{Type: "output_text", Text: text, Annotations: []any{}}
+		s.emit("response.output_text.done", &textDone{ItemID: it.id, OutputIndex: it.index, ContentIndex: ci, Text: text, Logprobs: []any{}})
+	}
+	s.emit("response.content_part.done", &partEvent{ItemID: it.id, OutputIndex: it.index, ContentIndex: ci, Part: p})
+	it.parts = append(it.parts, p)
+	it.partKind = ""
+	it.text.Reset()
+}
+
+// closeOpen finishes the open message or reasoning item.
+func (s *StreamWriter) closeOpen() {
+	it := s.open
+	if it == nil {
+		return
+	}
+	s.open = nil
+	var done any
+	switch it.kind {
+	case "message":
+		s.closePart(it)
+		done = messageItem{Type: "message", ID: it.id, Status: "completed", Role: "assistant", Content: it.parts}
+	case "reasoning":
+		text := it.text.String()
+		part := reasoningText{Type: "reasoning_text", Text: text}
+		s.emit("response.reasoning_text.done", &reasoningDone{ItemID: it.id, OutputIndex: it.index, Text: text})
+		s.emit("response.content_part.done", &partEvent{ItemID: it.id, OutputIndex: it.index, Part: part})
+		done = reasoningItem{Type: "reasoning", ID: it.id, Status: "completed", Summary: []any{}, Content: []reasoningText{part}}
+	}
+	s.final[it.index] = done
+	s.emit("response.output_item.done", &itemEvent{OutputIndex: it.index, Item: done})
+}
+
+func (s *StreamWriter) toolDelta(tc chat.ToolCallDelta) {
+	it := s.calls[tc.Index]
+	if it == nil {
+		s.closeOpen()
+		it = &openItem{kind: "call", chatIndex: tc.Index, index: -1}
+		s.calls[tc.Index] = it
+		s.order = append(s.order, it)
+	}
+	if it.callID == "" && tc.ID != "" {
+		it.callID = tc.ID
+	}
+	if it.name == "" && tc.Function.Name != "" {
+		it.name = tc.Function.Name
+	}
+	piece := tc.Function.Arguments
+	it.args.WriteString(piece)
+	if !it.added {
+		if it.name != "" {
+			s.addCall(it)
+		}
+		return
+	}
+	if piece != "" && it.ref.kind == "function" {
+		s.emit("response.function_call_arguments.delta", &callDelta{ItemID: it.id, OutputIndex: it.index, Delta: piece})
+	}
+}
+
+// addCall starts a tool call's item once its name tells which kind it is.
+// A local_shell call is only started when complete: its item carries the
+// parsed command.
+func (s *StreamWriter) addCall(it *openItem) {
+	it.added = true
+	ref, ok := s.meta.tools[it.name]
+	if !ok {
+		ref = toolRef{kind: "function", name: it.name}
+	}
+	it.ref = ref
+	if ref.kind == "local_shell" {
+		return
+	}
+	it.index = s.next
+	s.next++
+	it.callID = callIDOf(s.meta, it.callID, it.chatIndex)
+	switch ref.kind {
+	case "custom":
+		it.id = s.meta.itemID("ctc", it.index)
+		s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index, Item: customCallItem{Type: "custom_tool_call",
+			ID: it.id, Status: "in_progress", CallID: it.callID, Name: ref.name, Namespace: ref.namespace}})
+	default:
+		it.id = s.meta.itemID("fc", it.index)
+		s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index, Item: functionCallItem{Type: "function_call",
+			ID: it.id, Status: "in_progress", CallID: it.callID, Name: ref.name, Namespace: ref.namespace}})
+		if a := it.args.String(); a != "" {
+			s.emit("response.function_call_arguments.delta", &callDelta{ItemID: it.id, OutputIndex: it.index, Delta: a})
+		}
+	}
+}
+
+// closeCall finishes a tool call's item.
+func (s *StreamWriter) closeCall(it *openItem) {
+	if !it.added {
+		s.addCall(it) // a call whose name never came: a function call without a name
+	}
+	args := it.args.String()
+	if it.index < 0 { // local_shell: started only now
+		it.index = s.next
+		s.next++
+		it.callID = callIDOf(s.meta, it.callID, it.chatIndex)
+	}
+	final := s.meta.toolCallItem(it.index, it.callID, it.name, args, "completed")
+	switch f := final.(type) {
+	case localShellItem:
+		added := f
+		added.Status = "in_progress"
+		s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index, Item: added})
+	case customCallItem:
+		if f.Input != "" {
+			s.emit("response.custom_tool_call_input.delta", &callDelta{ItemID: f.ID, OutputIndex: it.index, Delta: f.Input})
+		}
+		s.emit("response.custom_tool_call_input.done", &inputDone{ItemID: f.ID, OutputIndex: it.index, Input: f.Input})
+	case functionCallItem:
+		if it.ref.kind == "local_shell" { // arguments that are no command
+			added := f
+			added.Status, added.Arguments = "in_progress", ""
+			s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index, Item: added})
+			s.emit("response.function_call_arguments.delta", &callDelta{ItemID: f.ID, OutputIndex: it.index, Delta: args})
+		}
+		s.emit("response.function_call_arguments.done", &argsDone{ItemID: f.ID, OutputIndex: it.index, Name: f.Name, Arguments: f.Arguments})
+	}
+	s.final[it.index] = final
+	s.emit("response.output_item.done", &itemEvent{OutputIndex: it.index, Item: final})
+}
+
+// End finishes the stream with its one terminal event. err nil: the chat
+// stream ended normally (after [DONE]); otherwise it failed or was cut off,
+// and the response fails with the error's message.
+func (s *StreamWriter) End(err error) error {
+	if s.state == 2 {
+		return ErrEnded
+	}
+	s.start()
+	s.state = 2
+	if err != nil {
+		r := s.meta.newResponse("failed")
+		code, msg := streamError(err)
+		r.Error = &responseError{Code: code, Message: msg}
+		r.Output = s.outputSoFar()
+		r.Usage = usageOf(s.usage)
+		s.emit("response.failed", &responseEvent{Response: r})
+		return s.err
+	}
+	s.closeOpen()
+	for _, it := range s.order {
+		s.closeCall(it)
+	}
+	r := s.meta.newResponse("")
+	r.finish(s.finish)
+	r.Output = s.outputSoFar()
+	r.Usage = usageOf(s.usage)
+	typ := "response.completed"
+	if r.Status == "incomplete" {
+		typ = "response.incomplete"
+	}
+	s.emit(typ, &responseEvent{Response: r})
+	return s.err
+}
+
+// outputSoFar lists the finished items in output order.
+func (s *StreamWriter) outputSoFar() []any {
+	out := []any{}
+	for i := 0; i < s.next; i++ {
+		if it, ok := s.final[i]; ok {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// Ping writes an SSE comment that keeps an idle connection open; clients
+// ignore it.
+func (s *StreamWriter) Ping() error {
+	if s.state == 2 {
+		return ErrEnded
+	}
+	if s.err == nil {
+		_, s.err = io.WriteString(s.w, ": keep-alive\n\n")
+	}
+	return s.err
+}
