@@ -44,10 +44,11 @@ type Keys struct {
 
 // keyRead is one read of the source, never changed once stored.
 type keyRead struct {
-	key  string
-	err  error
-	at   time.Time
-	auth []string // the Authorization header value for key, made once per read
+	key   string
+	err   error
+	at    time.Time
+	auth  []string  // the Authorization header value for key, made once per read
+	scrub *scrubber // for key, made once per read
 }
 
 // keyFlight is a read of the source under way; r is set before done closes.
@@ -79,13 +80,18 @@ func (k *Keys) get(ctx context.Context) *keyRead {
 		return r
 	}
 	if r != nil && now.Sub(r.at) < keyMaxAge(k.every) {
-		k.read(ctx, now)
+		if fresh, _ := k.read(ctx, now); fresh != nil {
+			return fresh
+		}
 		return r
 	}
 	if err := ctx.Err(); err != nil {
 		return &keyRead{err: err}
 	}
-	f := k.read(ctx, now)
+	fresh, f := k.read(ctx, now)
+	if fresh != nil {
+		return fresh
+	}
 	select {
 	case <-f.done:
 		return f.r
@@ -95,12 +101,20 @@ func (k *Keys) get(ctx context.Context) *keyRead {
 	}
 }
 
-// read starts a read of the source unless one is under way, and returns it.
-func (k *Keys) read(ctx context.Context, now time.Time) *keyFlight {
+// read starts a read of the source unless one is under way, and returns it;
+// or, when a read finished since the caller looked at cur, returns its fresh
+// value and no flight. That second look, under mu, is what makes the read
+// single-flight: without it a request that saw no key, then lost the race
+// for mu to a read that stored its key and cleared reading, would start a
+// read of its own.
+func (k *Keys) read(ctx context.Context, now time.Time) (*keyRead, *keyFlight) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.reading != nil {
-		return k.reading
+		return nil, k.reading
+	}
+	if r := k.cur.Load(); r != nil && now.Sub(r.at) < k.every {
+		return r, nil
 	}
 	f := &keyFlight{done: make(chan struct{})}
 	k.reading = f
@@ -112,6 +126,7 @@ func (k *Keys) read(ctx context.Context, now time.Time) *keyFlight {
 		r := &keyRead{key: key, err: err, at: now}
 		if err == nil && key != "" {
 			r.auth = []string{"Bearer " + key}
+			r.scrub = newScrubber(key)
 		}
 		k.mu.Lock()
 		if rctx.Err() == nil {
@@ -122,5 +137,5 @@ func (k *Keys) read(ctx context.Context, now time.Time) *keyFlight {
 		f.r = r
 		close(f.done)
 	}()
-	return f
+	return nil, f
 }

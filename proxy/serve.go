@@ -43,11 +43,14 @@ func ServeUntil(ctx, now context.Context, ln net.Listener, h http.Handler, grace
 		Handler:           running.wrap(h),
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       withConn,
+		ConnState:         connState,
 		ErrorLog:          log.New(io.Discard, "", 0), // library code does not log
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(errorListener{ln}) }()
 
 	select {
 	case err := <-errc:
@@ -90,6 +93,7 @@ type handlers struct {
 
 func (c *handlers) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		markServing(r)
 		c.mu.Lock()
 		c.n++
 		c.mu.Unlock()

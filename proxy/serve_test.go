@@ -34,6 +34,17 @@ type served struct {
 func startServe(t *testing.T, so standin.Options, grace time.Duration) *served {
 	t.Helper()
 	up := standin.New(so)
+	s := serveUpstream(t, up, grace, up.Close)
+	s.up = up
+	return s
+}
+
+// serveUpstream runs gw serve's handler with ServeUntil on a real listener
+// (the server settings and connection handling of gw serve, which
+// httptest's server lacks) in front of up. release, if not nil, lets up's
+// handlers return when the test ends.
+func serveUpstream(t *testing.T, up http.Handler, grace time.Duration, release func()) *served {
+	t.Helper()
 	upSrv := httptest.NewServer(up)
 	u, _ := url.Parse(upSrv.URL + "/v1")
 	tr := api.NewTransport(api.TransportOptions{})
@@ -48,12 +59,14 @@ func startServe(t *testing.T, so standin.Options, grace time.Duration) *served {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	now, hurry := context.WithCancel(context.Background())
-	s := &served{up: up, addr: ln.Addr().String(), stop: stop, now: hurry, done: make(chan error, 1),
+	s := &served{addr: ln.Addr().String(), stop: stop, now: hurry, done: make(chan error, 1),
 		client: &http.Client{Transport: &http.Transport{Proxy: nil}}}
 	go func() { s.done <- ServeUntil(ctx, now, ln, h, grace) }()
 	t.Cleanup(func() {
 		stop()
-		up.Close()
+		if release != nil {
+			release()
+		}
 		<-s.done
 		s.client.CloseIdleConnections()
 		tr.CloseIdleConnections()

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -138,7 +139,33 @@ func splitListen(s string) (host, port string, err error) {
 
 func serveRun(ctx context.Context, opts *ServeOptions) error {
 	f := opts.Factory
-	errOut := f.IOStreams.ErrOut
+	// A proxy outlives its terminal: a closed terminal, or gw serve 2>&1 |
+	// head once head has gone, must not end it. Go kills a program with
+	// SIGPIPE when a write to its standard output or error meets a closed
+	// pipe, unless SIGPIPE is asked for with signal.Notify (or ignored).
+	// Notify, not Ignore: an ignored signal stays ignored in programs gw
+	// starts (a keychain helper), a caught one is reset for them. The write
+	// then fails with EPIPE, which the terminal log below takes as the end
+	// of standard error. (Go also raises the soft limit of open files to
+	// the hard one at start, on Unix, so gw serve needs no code for that;
+	// TestBrokenTerminal checks it.)
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+
+	// Everything gw serve says on standard error from here on goes through
+	// errLog: in order, and never holding up a request or the shutdown
+	// when the terminal is paused or the pipe is not read.
+	var fileLog atomic.Pointer[asyncLog] // set once serve.log is open
+	errLog := newAsyncLog(f.IOStreams.ErrOut, maxPendingTerm,
+		"gw serve: %d request log lines not shown here: the terminal did not keep up (serve.log has them)",
+		func(err error) {
+			if l := fileLog.Load(); l != nil {
+				fmt.Fprintf(l, "gw serve: standard error failed (%v); the request log goes on in this file only\n", err)
+			}
+		})
+	defer errLog.CloseWithin(termFlushWait)
+	errOut := io.Writer(errLog)
 	cfg, paths, err := f.Config()
 	if err != nil {
 		return err
@@ -186,13 +213,17 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 
-	logW, closeLog := openLog(paths, errOut)
-	defer closeLog()
-	// Written by a goroutine of its own, so a slow terminal or disk never
-	// holds up a request; closed (every line written) before gw serve says
-	// it stopped.
-	reqLog := newAsyncLog(logW, maxPendingLog)
-	defer reqLog.Close()
+	// The terminal and serve.log each have a writer of their own, so that a
+	// slow, stuck or closed terminal costs the file no line.
+	var reqLog io.Writer = errLog
+	if file := openLog(paths, errOut); file != nil {
+		defer file.Close()
+		l := newAsyncLog(file, maxPendingFile,
+			"gw serve: %d request log lines dropped: the disk did not keep up", nil)
+		defer l.Close() // every line written before the file closes
+		fileLog.Store(l)
+		reqLog = tee{l, errLog}
+	}
 
 	models := &modelList{ttl: modelListTTL, fetch: func(ctx context.Context, key string) ([]string, error) {
 		models, err := f.APIClient(base, key, 10*time.Second).Models(ctx)
@@ -221,6 +252,17 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return err
 	}
 
+	// Caught before the address is printed: a supervisor that sends
+	// SIGTERM as soon as gw serve says it listens gets a clean stop.
+	signals := opts.Signals
+	if signals == nil {
+		signals = func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		}
+	}
+	sctx, stop := signals(ctx)
+	defer stop()
+
 	ln, err := proxy.Listen(addr)
 	if err != nil {
 		var pe *proxy.PortInUseError
@@ -242,23 +284,18 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		bound = loopbackAddr(host, ln.Addr().(*net.TCPAddr).Port)
 		fmt.Fprintf(errOut, "gw serve: listening on every address of this machine, port %d\n", ln.Addr().(*net.TCPAddr).Port)
 	}
+	// What was said on stderr so far comes before the address on stdout,
+	// as it would unbuffered (unless the terminal does not take it).
+	errLog.Flush(termFlushWait)
 	fmt.Fprintf(f.IOStreams.Out, "gw serve: listening on http://%s/v1 (forwarding to %s)\n", bound, base)
 	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (gw auth status shows it; gw init agent --mode proxy writes it). Ctrl-C stops.\n", bound)
 
-	signals := opts.Signals
-	if signals == nil {
-		signals = func(ctx context.Context) (context.Context, context.CancelFunc) {
-			return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		}
-	}
-	sctx, stop := signals(ctx)
-	defer stop()
 	now, nowCancel := context.WithCancel(context.Background())
 	defer nowCancel()
 	served := make(chan struct{})
 	stopping := context.AfterFunc(sctx, func() {
-		fmt.Fprintf(errOut, "gw serve: stopping; running requests have %s to finish (ctrl-c again to stop them now)\n", opts.Grace)
 		again, stopAgain := signals(ctx)
+		fmt.Fprintf(errOut, "gw serve: stopping; running requests have %s to finish (ctrl-c again to stop them now)\n", opts.Grace)
 		go func() {
 			defer stopAgain()
 			select {
@@ -272,7 +309,6 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 
 	err = proxy.ServeUntil(sctx, now, ln, h, opts.Grace)
 	close(served)
-	reqLog.Close() // every handler has returned: nothing more will be logged
 	if errors.Is(err, proxy.ErrRequestsCut) {
 		fmt.Fprintf(errOut, "gw serve: stopped; %v\n", err)
 		return nil
@@ -316,13 +352,13 @@ func (m *modelList) get(ctx context.Context, key string) ([]string, error) {
 	return ids, nil
 }
 
-// openLog returns stderr joined with serve.log in the state directory. A log
-// file that cannot be opened is reported once and skipped.
-func openLog(paths config.Paths, errOut io.Writer) (io.Writer, func()) {
+// openLog opens serve.log in the state directory. A log file that cannot be
+// opened is reported and skipped (nil).
+func openLog(paths config.Paths, errOut io.Writer) *os.File {
 	path := filepath.Join(paths.StateDir, "serve.log")
 	if err := os.MkdirAll(paths.StateDir, 0o700); err != nil {
 		fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
-		return errOut, func() {}
+		return nil
 	}
 	if st, err := os.Stat(path); err == nil && st.Size() > maxLogSize {
 		_ = os.Rename(path, path+".1")
@@ -330,9 +366,9 @@ func openLog(paths config.Paths, errOut io.Writer) (io.Writer, func()) {
 	file, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
-		return errOut, func() {}
+		return nil
 	}
-	return io.MultiWriter(errOut, file), func() { _ = file.Close() }
+	return file
 }
 
 // listenHosts are the Host names to accept besides the loopback ones: the
