@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy/render"
 )
 
 const hostileKey = "sk-gw-hostile-Q7f3Kd92LmZx81PaWv4R"
@@ -72,12 +73,12 @@ func TestHostileService_RedirectIsNeverFollowedWithTheKey(t *testing.T) {
 				if ae.Condition != api.ServiceUnreachable || ae.Kind != api.KindBaseURL || ae.Status != status {
 					t.Errorf("%s: got %s/%s/%d, want service unreachable/base_url/%d: %v", name, ae.Condition, ae.Kind, ae.Status, status, err)
 				}
-				msg := err.Error() + " " + ae.Fix
+				msg := err.Error() + " " + render.Text(ae.Fix, render.Context{})
 				if !strings.Contains(msg, target.URL+"/v1/models") || strings.Contains(msg, "s3cr3t") {
 					t.Errorf("%s: the message should name the Location without its query: %s", name, msg)
 				}
-				if !strings.Contains(ae.Fix, "base URL") || strings.Contains(msg, hostileKey) {
-					t.Errorf("%s: fix %q", name, ae.Fix)
+				if !strings.Contains(render.Text(ae.Fix, render.Context{}), "base URL") || strings.Contains(msg, hostileKey) {
+					t.Errorf("%s: fix %q", name, render.Text(ae.Fix, render.Context{}))
 				}
 			}
 			if n := target.hits.Load(); n != 0 {
