@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/modelgateway/gw/internal/remedy"
 )
@@ -274,7 +275,10 @@ func parseModels(body []byte) ([]Model, error) {
 				}
 			}
 		}
-		m.ID = strings.TrimSpace(m.ID)
+		// What the service names is printed to a terminal and written into
+		// agents' configs: no escape sequence or other control character of
+		// a hostile answer gets through.
+		m.ID, m.Name, m.OwnedBy = printable(strings.TrimSpace(m.ID)), printable(m.Name), printable(m.OwnedBy)
 		if m.ID == "" || seen[m.ID] {
 			continue
 		}
@@ -285,6 +289,24 @@ func parseModels(body []byte) ([]Model, error) {
 		return nil, notList("a list whose entries carry no model id")
 	}
 	return models, nil
+}
+
+// printable replaces control characters (ESC and the other C0 and C1 codes,
+// DEL) and the bidirectional-text controls that reorder what a terminal
+// shows with U+FFFD.
+func printable(s string) string {
+	bad := func(r rune) bool {
+		return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F
+	}
+	if strings.IndexFunc(s, bad) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if bad(r) {
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
 }
 
 func str(v any) string {

@@ -239,3 +239,33 @@ func TestHostileService_HugeBodyClassifiedOnAPrefix(t *testing.T) {
 		}
 	}
 }
+
+// A model list whose ids and names carry terminal escape sequences (clear the
+// screen, retitle the window) or bidi controls reaches gw models, the picker
+// and agents' configs with those characters replaced.
+func TestHostileService_ModelNamesCarryNoControlCharacters(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"object":"list","data":[` +
+			`{"id":"vendor-a/model-a-haiku-4.5\u001b[2J","name":"Haiku\u001b]0;pwned\u0007","owned_by":"x\u009b31m"},` +
+			`{"id":"vendor-b/\u202emodel"}]}`))
+	}))
+	defer srv.Close()
+	models, err := api.NewClient(srv.URL+"/v1", "sk-test-key-0000", srv.Client()).Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(models) != 2 {
+		t.Fatalf("models %+v", models)
+	}
+	for _, m := range models {
+		for _, s := range []string{m.ID, m.Name, m.OwnedBy} {
+			if strings.ContainsAny(s, "\x1b\x07\u009b\u202e") {
+				t.Errorf("a control character got through: %q", s)
+			}
+		}
+	}
+	if models[0].ID != "vendor-a/model-a-haiku-4.5\uFFFD[2J" {
+		t.Errorf("id %q: want the escape replaced, the rest kept", models[0].ID)
+	}
+}
