@@ -30,12 +30,12 @@ import (
 	"github.com/modelgateway/gw/keychain"
 )
 
-// Options configure the handler. Upstream, Transport, Keys and LocalToken are
+// Options configure the handler. Upstream, Transport, Key and LocalToken are
 // required.
 type Options struct {
 	Upstream   *url.URL          // the hosted base URL, ending in /v1
 	Transport  http.RoundTripper // to the upstream (api.NewTransport in gw serve)
-	Keys       *Keys             // the real API key
+	Key        *KeyCache         // the real API key
 	LocalToken string            // what clients must send as their Bearer key
 	// AcceptHosts are host names accepted in the Host header besides
 	// 127.0.0.1, localhost and [::1]: the --listen address when it is not
@@ -51,7 +51,7 @@ type Options struct {
 // Handler is gw serve's http.Handler.
 type Handler struct {
 	filter   *filter
-	keys     *Keys
+	keys     *KeyCache
 	rp       *httputil.ReverseProxy
 	upstream *url.URL
 	log      *logger
@@ -94,7 +94,7 @@ func New(o Options) (*Handler, error) {
 		return nil, errors.New("proxy: an absolute upstream base URL is required")
 	case o.Transport == nil:
 		return nil, errors.New("proxy: an upstream transport is required")
-	case o.Keys == nil:
+	case o.Key == nil:
 		return nil, errors.New("proxy: a key source is required")
 	case o.LocalToken == "":
 		return nil, errors.New("proxy: a local token is required")
@@ -104,7 +104,7 @@ func New(o Options) (*Handler, error) {
 	up.RawPath = strings.TrimSuffix(up.RawPath, "/")
 	h := &Handler{
 		filter:   newFilter(o.LocalToken, o.AcceptHosts),
-		keys:     o.Keys,
+		keys:     o.Key,
 		upstream: &up,
 		log:      &logger{w: o.Log},
 		modelIDs: o.ModelIDs,

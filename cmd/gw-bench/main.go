@@ -132,7 +132,7 @@ func serveBaseline(ctx context.Context, upstream, handler string, out io.Writer)
 		v1 := *u
 		v1.Path = "/v1"
 		rp, err = proxy.New(proxy.Options{Upstream: &v1, Transport: api.NewTransport(api.TransportOptions{}),
-			Keys:       proxy.NewKeys(func(context.Context) (string, error) { return key, nil }, 0),
+			Key:        proxy.NewKeyCache(func(context.Context) (string, error) { return key, nil }, 0),
 			LocalToken: os.Getenv("GW_BENCH_TOKEN"), Log: io.Discard})
 		if err != nil {
 			return err

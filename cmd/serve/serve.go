@@ -189,7 +189,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		r, err := f.LookupKey()
 		return r.Key, err
 	}
-	keys := proxy.NewKeys(source, opts.KeyRefresh)
+	keys := proxy.NewKeyCache(source, opts.KeyRefresh)
 	if _, err := keys.Get(ctx); errors.Is(err, keychain.ErrNotFound) {
 		fmt.Fprintln(errOut, "warning: no API key stored yet; requests will be refused until you run: gw auth login")
 	} else if err != nil {
@@ -236,7 +236,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	h, err := proxy.New(proxy.Options{
 		Upstream:    upstream,
 		Transport:   transport,
-		Keys:        keys,
+		Key:         keys,
 		LocalToken:  token,
 		AcceptHosts: acceptHosts,
 		Log:         reqLog,
