@@ -1,10 +1,19 @@
-package serve
+package proxy
 
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
+)
+
+// LogName is the request log's file in gw's state directory; at start-up
+// one larger than maxLogSize is moved to LogName+".1".
+const (
+	LogName    = "serve.log"
+	maxLogSize = 10 << 20
 )
 
 // Bounds of the request log lines waiting to be written. The terminal's is
@@ -177,4 +186,23 @@ func (t tee) Write(p []byte) (int, error) {
 		_, _ = w.Write(p)
 	}
 	return len(p), nil
+}
+
+// openLog opens serve.log in stateDir. A log file that cannot be opened is
+// reported on errOut and skipped (nil).
+func openLog(stateDir string, errOut io.Writer) *os.File {
+	path := filepath.Join(stateDir, LogName)
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() > maxLogSize {
+		_ = os.Rename(path, path+".1")
+	}
+	file, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
+		return nil
+	}
+	return file
 }
