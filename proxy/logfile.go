@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 // LogName is the request log's file in gw's state directory; at start-up
@@ -188,18 +190,15 @@ func (t tee) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// openLog opens serve.log in stateDir. A log file that cannot be opened is
-// reported on errOut and skipped (nil).
+// openLog opens serve.log in stateDir, never through a link (a serve.log
+// planted as a link to ~/.bashrc would get every request line). A log file
+// that cannot be opened is reported on errOut and skipped (nil).
 func openLog(stateDir string, errOut io.Writer) *os.File {
 	path := filepath.Join(stateDir, LogName)
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
-		return nil
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > maxLogSize {
+		_ = os.Rename(path, path+".1") // a link at serve.log.1 is replaced, not followed
 	}
-	if st, err := os.Stat(path); err == nil && st.Size() > maxLogSize {
-		_ = os.Rename(path, path+".1")
-	}
-	file, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	file, err := fsutil.OpenAppend(path, 0o600)
 	if err != nil {
 		fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
 		return nil

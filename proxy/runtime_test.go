@@ -3,8 +3,19 @@ package proxy
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/testutil"
+	"github.com/modelgateway/gw/standin"
 )
 
 // Listening beyond loopback is not exercised here (tests stay on loopback);
@@ -53,5 +64,127 @@ func TestModelListIsReusedPerKeyForAMinute(t *testing.T) {
 	}
 	if want := []string{"k1", "k2", "k2", "k2"}; len(listed) != len(want) {
 		t.Errorf("listings %v, want %v", listed, want)
+	}
+}
+
+// running is Run on a free port against the stand-in, stopped by the test
+// (ctrl-c) or at its end.
+type running struct {
+	up     *standin.Running
+	out    *testutil.SyncBuffer
+	errOut *testutil.SyncBuffer
+	stop   context.CancelFunc
+	done   chan error
+	addr   string
+}
+
+func startRun(t *testing.T, o RunOptions) *running {
+	t.Helper()
+	r := &running{up: standin.Start(standin.Options{}), out: &testutil.SyncBuffer{}, errOut: &testutil.SyncBuffer{},
+		done: make(chan error, 1)}
+	t.Cleanup(r.up.Close)
+	o.Out, o.ErrOut = r.out, r.errOut
+	o.Upstream, _ = url.Parse(r.up.BaseURL)
+	tr := api.NewTransport(api.TransportOptions{})
+	t.Cleanup(tr.CloseIdleConnections)
+	o.Transport = tr
+	if o.KeySource == nil {
+		o.KeySource = func(context.Context) (string, error) { return realKey, nil }
+	}
+	if o.LocalToken == "" {
+		o.LocalToken = testToken
+	}
+	if o.Grace == 0 {
+		o.Grace = time.Second
+	}
+	sctx, stop := context.WithCancel(context.Background())
+	r.stop = stop
+	o.Signals = func(context.Context) (context.Context, context.CancelFunc) { return sctx, stop }
+	go func() { r.done <- Run(context.Background(), o) }()
+	t.Cleanup(func() { r.wait(t) })
+	deadline := time.Now().Add(10 * time.Second)
+	for r.addr == "" {
+		if m := regexp.MustCompile(`listening on http://(\S+)/v1`).FindStringSubmatch(r.out.String()); m != nil {
+			r.addr = m[1]
+			break
+		}
+		select {
+		case err := <-r.done:
+			r.done <- err
+			t.Fatalf("Run ended before it listened: %v\nstderr: %s", err, r.errOut)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Run printed no address; stderr: %s", r.errOut)
+		}
+	}
+	return r
+}
+
+// wait stops Run and returns its error.
+func (r *running) wait(t *testing.T) error {
+	t.Helper()
+	r.stop()
+	select {
+	case err := <-r.done:
+		r.done <- err
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not stop")
+		return nil
+	}
+}
+
+func (r *running) get(t *testing.T, path string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+r.addr+path, nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	tr := &http.Transport{Proxy: nil}
+	defer tr.CloseIdleConnections()
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// A serve.log planted as a link (to the user's ~/.bashrc) gets no line: gw
+// serve says why and logs on stderr only.
+func TestRunRefusesALogFileThatIsALink(t *testing.T) {
+	state := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(outside, []byte("export PATH=/usr/bin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Symlink(t, outside, filepath.Join(state, LogName))
+	r := startRun(t, RunOptions{StateDir: state})
+	if status := r.get(t, "/v1/models"); status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	if err := r.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "export PATH=/usr/bin\n" {
+		t.Errorf("the request log went through the link:\n%s", b)
+	}
+	stderr := r.errOut.String()
+	want := "warning: request log only on stderr: refusing to write the log " + filepath.Join(state, LogName) + ": it is a symlink (to " + outside + ")"
+	if !strings.Contains(stderr, want) || !strings.Contains(stderr, " GET /v1/models status=200 ") {
+		t.Errorf("stderr:\n%s\nwant it to say %q and log the request", stderr, want)
+	}
+}
+
+func TestRunLogsToServeLog(t *testing.T) {
+	state := t.TempDir()
+	r := startRun(t, RunOptions{StateDir: state})
+	r.get(t, "/v1/models")
+	if err := r.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(state, LogName))
+	if err != nil || !strings.Contains(string(b), " GET /v1/models status=200 ") {
+		t.Errorf("serve.log: %v\n%s", err, b)
 	}
 }
