@@ -40,7 +40,7 @@ func (l *logger) write(e *entry, end time.Time) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := appendTimestamp(l.buf[:0], end)
+	b := end.AppendFormat(l.buf[:0], timeLayout)
 	b = append(b, ' ')
 	b = appendField(b, e.method)
 	b = append(b, ' ')
@@ -52,7 +52,7 @@ func (l *logger) write(e *entry, end time.Time) {
 	b = append(b, " status="...)
 	b = strconv.AppendInt(b, int64(e.status), 10)
 	b = append(b, " dur="...)
-	b = appendDuration(b, end.Sub(e.start).Round(time.Microsecond))
+	b = append(b, end.Sub(e.start).Round(time.Microsecond).String()...)
 	if e.hasUsage {
 		b = append(b, " prompt_tokens="...)
 		b = strconv.AppendInt(b, e.usage.PromptTokens, 10)
@@ -68,76 +68,8 @@ func (l *logger) write(e *entry, end time.Time) {
 	_, _ = l.w.Write(b)
 }
 
-// appendTimestamp appends t as "2006-01-02T15:04:05.000Z07:00", what
-// t.AppendFormat writes with that layout, without parsing the layout on
-// every request.
-func appendTimestamp(b []byte, t time.Time) []byte {
-	year, month, day := t.Date()
-	hour, minute, sec := t.Clock()
-	if year < 0 || year > 9999 {
-		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
-	}
-	b = append4(b, year)
-	b = append(b, '-')
-	b = append2(b, int(month))
-	b = append(b, '-')
-	b = append2(b, day)
-	b = append(b, 'T')
-	b = append2(b, hour)
-	b = append(b, ':')
-	b = append2(b, minute)
-	b = append(b, ':')
-	b = append2(b, sec)
-	ms := t.Nanosecond() / 1e6
-	b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-	_, offset := t.Zone()
-	if offset == 0 {
-		return append(b, 'Z')
-	}
-	sign := byte('+')
-	if offset < 0 {
-		sign, offset = '-', -offset
-	}
-	b = append(b, sign)
-	b = append2(b, offset/3600)
-	b = append(b, ':')
-	return append2(b, offset/60%60)
-}
-
-func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
-
-func append4(b []byte, n int) []byte {
-	return append(b, byte('0'+n/1000), byte('0'+n/100%10), byte('0'+n/10%10), byte('0'+n%10))
-}
-
-// appendDuration appends d as d.String() writes it, without allocating for
-// the sub-second durations most requests take.
-func appendDuration(b []byte, d time.Duration) []byte {
-	if d <= 0 || d >= time.Second || d%time.Microsecond != 0 {
-		return append(b, d.String()...)
-	}
-	if d < time.Millisecond {
-		b = strconv.AppendInt(b, int64(d/time.Microsecond), 10)
-		return append(b, "µs"...)
-	}
-	b = strconv.AppendInt(b, int64(d/time.Millisecond), 10)
-	if frac := int(d % time.Millisecond / time.Microsecond); frac != 0 {
-		digits := 3
-		for frac%10 == 0 {
-			frac /= 10
-			digits--
-		}
-		b = append(b, '.')
-		for i := digits - 1; i >= 0; i-- {
-			p := 1
-			for range i {
-				p *= 10
-			}
-			b = append(b, byte('0'+frac/p%10))
-		}
-	}
-	return append(b, "ms"...)
-}
+// timeLayout is the request log's time: RFC 3339 with milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // appendField writes client-provided text so it cannot forge a log line:
 // quoted when it holds spaces, quotes or control characters, and bounded.

@@ -173,7 +173,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// tears down the upstream connection in the middle of the stream.
 		_ = http.NewResponseController(w).EnableFullDuplex()
 		if r.Method == http.MethodPost && isJSON(r.Header.Get("Content-Type")) {
-			e.model = &modelScanner{}
+			e.model = newModelScanner(r.ContentLength)
 			out.Body = &scanBody{ReadCloser: r.Body, s: e.model}
 		}
 	}
