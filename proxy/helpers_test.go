@@ -38,6 +38,7 @@ type rig struct {
 	log    *testutil.SyncBuffer
 	client *http.Client
 	keys   *KeyCache
+	h      *Handler
 }
 
 type rigOpts struct {
@@ -81,7 +82,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		upSrv.Close()
 	})
 	return &rig{t: t, up: up, upURL: upURL.String(), base: srv.URL + "/v1", log: logBuf,
-		client: &http.Client{Transport: ctr}, keys: opts.Key}
+		client: &http.Client{Transport: ctr}, keys: opts.Key, h: h}
 }
 
 // do sends a request to gw serve with the local token unless hdr overrides it.

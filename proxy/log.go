@@ -17,6 +17,7 @@ type entry struct {
 	path     string
 	status   int
 	note     string // why gw answered itself, or how the stream ended
+	peer     string // the client's address (host:port), for counting refusals
 	model    *modelScanner
 	usage    Usage
 	hasUsage bool
@@ -25,9 +26,10 @@ type entry struct {
 // logger writes one line per request, in one Write; concurrent requests
 // never interleave within a line.
 type logger struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte // the line being written, reused: Write must not keep it
+	mu       sync.Mutex
+	w        io.Writer
+	buf      []byte      // the line being written, reused: Write must not keep it
+	refusals refusalRuns // repeated refusals, counted instead of written
 }
 
 func (l *logger) write(e *entry, end time.Time) {
@@ -40,6 +42,36 @@ func (l *logger) write(e *entry, end time.Time) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	count := 1
+	if refused(e) {
+		if l.refusals == nil {
+			l.refusals = refusalRuns{}
+		}
+		var ok bool
+		if count, ok = l.refusals.admit(e, end); !ok {
+			return
+		}
+	}
+	if len(l.refusals) > 0 {
+		l.refusals.due(end, false, l.writeSummary)
+	}
+	l.writeLine(e, end, model, count)
+}
+
+// flush writes the counts of refusals not yet written (gw serve stops).
+func (l *logger) flush() {
+	if l == nil || l.w == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.refusals.due(time.Time{}, true, l.writeSummary)
+}
+
+func (l *logger) writeSummary(e *entry, end time.Time, count int) { l.writeLine(e, end, "", count) }
+
+// writeLine writes e's line, which stands for count requests; l.mu is held.
+func (l *logger) writeLine(e *entry, end time.Time, model string, count int) {
 	b := end.AppendFormat(l.buf[:0], timeLayout)
 	b = append(b, ' ')
 	b = appendField(b, e.method)
@@ -63,6 +95,7 @@ func (l *logger) write(e *entry, end time.Time) {
 		b = append(b, ' ')
 		b = append(b, e.note...)
 	}
+	b = appendCount(b, count)
 	b = append(b, '\n')
 	l.buf = b
 	_, _ = l.w.Write(b)

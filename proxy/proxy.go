@@ -127,7 +127,7 @@ func New(o Options) (*Handler, error) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path}}
+	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr}}
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
@@ -143,7 +143,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	if ref := h.filter.check(r); ref != nil {
-		e.status, e.note = ref.status, "refused="+ref.code
+		e.status, e.note = ref.status, refusalNote(r, ref.code)
 		// A client that is refused gets nothing more from this connection:
 		// kept open for the idle time-out, refused connections pile up
 		// (a loop of them ran gw serve out of file descriptors).

@@ -184,6 +184,7 @@ func Run(ctx context.Context, o RunOptions) error {
 
 	err = ServeUntil(sctx, stopNow, ln, h, o.Grace)
 	close(served)
+	h.log.flush() // the counts of refusals not yet written
 	if errors.Is(err, ErrRequestsCut) {
 		fmt.Fprintf(errOut, "gw serve: stopped; %v\n", err)
 		return nil

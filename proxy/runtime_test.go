@@ -188,3 +188,33 @@ func TestRunLogsToServeLog(t *testing.T) {
 		t.Errorf("serve.log: %v\n%s", err, b)
 	}
 }
+
+// A stranger trying tokens on gw serve's port: serve.log accounts for every
+// attempt, in a few lines rather than one each.
+func TestRunCountsAStrangersRefusals(t *testing.T) {
+	state := t.TempDir()
+	r := startRun(t, RunOptions{StateDir: state})
+	const tries = 50
+	tr := &http.Transport{Proxy: nil}
+	defer tr.CloseIdleConnections()
+	for range tries {
+		req, _ := http.NewRequest("GET", "http://"+r.addr+"/v1/models", nil)
+		req.Header.Set("Authorization", "Bearer gw-local-guess")
+		res, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	if err := r.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(state, LogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := string(b)
+	if n := loggedRequests(logs); n != tries || strings.Count(logs, "refused=local_token_invalid") >= tries {
+		t.Errorf("serve.log accounts for %d of %d refusals in %d lines:\n%s", n, tries, strings.Count(logs, "\n"), logs)
+	}
+}
