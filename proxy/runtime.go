@@ -36,9 +36,12 @@ type RunOptions struct {
 	// after an unknown model; nil: the built-in catalogue.
 	ListModels func(ctx context.Context, key string) ([]string, error)
 
-	Host  string // the address to listen on; "" is 127.0.0.1
-	Port  int    // 0 chooses a free one
-	Grace time.Duration
+	Host string // the address to listen on; "" is 127.0.0.1
+	Port int    // 0 chooses a free one
+	// ConfiguredPort is the port gw's config names, where gw init agent
+	// points agents; a gw serve on another port says so at start. 0: none.
+	ConfiguredPort int
+	Grace          time.Duration
 
 	// Signals makes the context that ends serving; nil: SIGINT and SIGTERM.
 	// Once that is done it is called again, for the context whose end cuts
@@ -164,6 +167,19 @@ func Run(ctx context.Context, o RunOptions) error {
 	errLog.Flush(termFlushWait)
 	fmt.Fprintf(o.Out, "gw serve: listening on http://%s/v1 (forwarding to %s)\n", bound, o.Upstream)
 	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (gw auth status shows it; gw init agent --mode proxy writes it). Ctrl-C stops.\n", bound)
+	if port := ln.Addr().(*net.TCPAddr).Port; o.ConfiguredPort != 0 && port != o.ConfiguredPort {
+		fmt.Fprintf(errOut, "gw serve: port %d is not the configured port %d, where gw init agent points agents: they will not reach this gw serve (run gw serve without --port, or point them here: gw init agent --port %d)\n",
+			port, o.ConfiguredPort, port)
+	}
+	// Where gw doctor finds this gw serve when it is not on the configured
+	// port; removed when it stops.
+	if o.StateDir != "" {
+		if remove, err := writeState(o.StateDir, State{Addr: bound, PID: os.Getpid()}); err != nil {
+			fmt.Fprintf(errOut, "warning: gw doctor will not find this gw serve: %v\n", err)
+		} else {
+			defer remove()
+		}
+	}
 
 	stopNow, stopNowCancel := context.WithCancel(context.Background())
 	defer stopNowCancel()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -216,5 +218,61 @@ func TestRunCountsAStrangersRefusals(t *testing.T) {
 	logs := string(b)
 	if n := loggedRequests(logs); n != tries || strings.Count(logs, "refused=local_token_invalid") >= tries {
 		t.Errorf("serve.log accounts for %d of %d refusals in %d lines:\n%s", n, tries, strings.Count(logs, "\n"), logs)
+	}
+}
+
+// gw serve on a port other than the configured one says so once at start,
+// and notes where it runs for gw doctor while it runs.
+func TestRunOnAnotherPortSaysSoAndNotesItsAddress(t *testing.T) {
+	state := t.TempDir()
+	r := startRun(t, RunOptions{StateDir: state, ConfiguredPort: 1})
+	_, port, _ := net.SplitHostPort(r.addr)
+	want := "gw serve: port " + port + " is not the configured port 1, where gw init agent points agents: they will not reach this gw serve (run gw serve without --port, or point them here: gw init agent --port " + port + ")\n"
+	st, err := ReadState(state)
+	if err != nil || st.Addr != r.addr || st.PID != os.Getpid() {
+		t.Errorf("state file: %+v, %v; want %s", st, err, r.addr)
+	}
+	if err := r.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.errOut.String(); strings.Count(got, want) != 1 {
+		t.Errorf("stderr does not say once %q:\n%s", want, got)
+	}
+	if _, err := os.Lstat(filepath.Join(state, StateName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the state file outlived gw serve: %v", err)
+	}
+
+	// On the configured port (or with none known): not a word about it.
+	r = startRun(t, RunOptions{StateDir: t.TempDir()})
+	if err := r.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.errOut.String(), "configured port") {
+		t.Errorf("stderr:\n%s", r.errOut.String())
+	}
+}
+
+// The state file is gw's own: a link planted under its name is neither
+// written through nor removed, and gw serve says why doctor will not find it.
+func TestRunRefusesAStateFileThatIsALink(t *testing.T) {
+	state := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(outside, []byte("export PATH=/usr/bin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(state, StateName)
+	testutil.Symlink(t, outside, link)
+	r := startRun(t, RunOptions{StateDir: state})
+	if err := r.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "export PATH=/usr/bin\n" {
+		t.Errorf("written through the link: %q", b)
+	}
+	if li, err := os.Lstat(link); err != nil || li.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was replaced or removed: %v", err)
+	}
+	if !strings.Contains(r.errOut.String(), "warning: gw doctor will not find this gw serve: refusing to use "+link+": it is a symlink") {
+		t.Errorf("stderr:\n%s", r.errOut.String())
 	}
 }

@@ -169,9 +169,10 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			}
 			return ids, err
 		},
-		Host:    opts.Listen,
-		Port:    port,
-		Grace:   opts.Grace,
-		Signals: opts.Signals,
+		Host:           opts.Listen,
+		Port:           port,
+		ConfiguredPort: cfg.ServePort(),
+		Grace:          opts.Grace,
+		Signals:        opts.Signals,
 	})
 }

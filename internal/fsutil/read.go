@@ -5,7 +5,7 @@
 // through a link, and file locks whose lock file cannot be a planted link.
 //
 // Every file gw reads or writes goes through it: config.json and its lock, the insecure credentials file,
-// OpenCode's configs, their backups, temporary files and locks.
+// OpenCode's configs, their backups, temporary files and locks, gw serve's log and its address file.
 package fsutil
 
 import (
