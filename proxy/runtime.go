@@ -162,17 +162,13 @@ func Run(ctx context.Context, o RunOptions) error {
 		bound = loopbackAddr(host, ln.Addr().(*net.TCPAddr).Port)
 		fmt.Fprintf(errOut, "gw serve: listening on every address of this machine, port %d\n", ln.Addr().(*net.TCPAddr).Port)
 	}
-	// What was said on stderr so far comes before the address on stdout,
-	// as it would unbuffered (unless the terminal does not take it).
-	errLog.Flush(termFlushWait)
-	fmt.Fprintf(o.Out, "gw serve: listening on http://%s/v1 (forwarding to %s)\n", bound, o.Upstream)
-	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (gw auth status shows it; gw init agent --mode proxy writes it). Ctrl-C stops.\n", bound)
 	if port := ln.Addr().(*net.TCPAddr).Port; o.ConfiguredPort != 0 && port != o.ConfiguredPort {
 		fmt.Fprintf(errOut, "gw serve: port %d is not the configured port %d, where gw init agent points agents: they will not reach this gw serve (run gw serve without --port, or point them here: gw init agent --port %d)\n",
 			port, o.ConfiguredPort, port)
 	}
 	// Where gw doctor finds this gw serve when it is not on the configured
-	// port; removed when it stops.
+	// port (noted before the address is printed, so whoever reads the
+	// address finds the note); removed when it stops.
 	if o.StateDir != "" {
 		if remove, err := writeState(o.StateDir, State{Addr: bound, PID: os.Getpid()}); err != nil {
 			fmt.Fprintf(errOut, "warning: gw doctor will not find this gw serve: %v\n", err)
@@ -180,6 +176,12 @@ func Run(ctx context.Context, o RunOptions) error {
 			defer remove()
 		}
 	}
+
+	// What was said on stderr so far comes before the address on stdout,
+	// as it would unbuffered (unless the terminal does not take it).
+	errLog.Flush(termFlushWait)
+	fmt.Fprintf(o.Out, "gw serve: listening on http://%s/v1 (forwarding to %s)\n", bound, o.Upstream)
+	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (gw auth status shows it; gw init agent --mode proxy writes it). Ctrl-C stops.\n", bound)
 
 	stopNow, stopNowCancel := context.WithCancel(context.Background())
 	defer stopNowCancel()
