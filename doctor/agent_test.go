@@ -125,7 +125,7 @@ func startServe(t *testing.T, upstream, token string) string {
 	h, err := proxy.New(proxy.Options{
 		Upstream:   u,
 		Transport:  api.NewTransport(api.TransportOptions{}),
-		Keys:       proxy.NewKeys(func(context.Context) (string, error) { return standin.DemoKeyFull, nil }, 0),
+		Key:        proxy.NewKeyCache(func(context.Context) (string, error) { return standin.DemoKeyFull, nil }, 0),
 		LocalToken: token,
 	})
 	if err != nil {

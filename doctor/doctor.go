@@ -111,6 +111,9 @@ type Input struct {
 	// ProxyAddr is where `gw serve` listens ("127.0.0.1:8787"); LocalToken the token it accepts.
 	ProxyAddr  string
 	LocalToken string
+	// RunningProxyAddr is where a gw serve of this install said it listens (proxy.ReadState), "" when
+	// none did: one started with --port answers there, not on ProxyAddr.
+	RunningProxyAddr string
 
 	// Version goes into the User-Agent of the requests.
 	Version string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 
 	"github.com/modelgateway/gw/internal/remedy"
@@ -97,6 +98,9 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve answers on " + in.ProxyAddr + " and accepts this install's local token"}
 	}
 	c := Check{ID: IDProxy, Cause: err.Error()}
+	if elsewhere := r.proxyElsewhere(ctx, err); elsewhere != "" {
+		return elsewhereCheck(c, in.ProxyAddr, elsewhere, users)
+	}
 	switch {
 	case errors.Is(err, proxy.ErrNotRunning) && len(users) == 0:
 		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve is not running on " + in.ProxyAddr + "; no agent config found here uses it"}
@@ -159,4 +163,31 @@ func noKey(id, backend string) (cause string, fix remedy.Remedy) {
 	}
 	return "no API key: " + keychain.EnvVar + " is not set and no key is stored, so the service would refuse every request",
 		remedy.Remedy{Do: remedy.Login}
+}
+
+// proxyElsewhere is the address of this install's gw serve when nothing answers on the configured one but
+// the gw serve that said where it runs (gw serve --port) answers there with this install's token.
+func (r *run) proxyElsewhere(ctx context.Context, err error) string {
+	at := r.in.RunningProxyAddr
+	if !errors.Is(err, proxy.ErrNotRunning) || at == "" || at == r.in.ProxyAddr {
+		return ""
+	}
+	if proxy.Probe(ctx, at, r.in.LocalToken) != nil {
+		return "" // gone since (killed before it could remove its note), or another install's
+	}
+	return at
+}
+
+// elsewhereCheck: gw serve runs, but not on the port gw's config names, where gw init agent points agents.
+func elsewhereCheck(c Check, configured, running string, users []string) Check {
+	_, cport, _ := net.SplitHostPort(configured)
+	_, rport, _ := net.SplitHostPort(running)
+	if len(users) == 0 {
+		return Check{ID: IDProxy, Status: Pass, Detail: fmt.Sprintf(
+			"gw serve runs on %s, not on the configured port %s; no agent config found here uses it", running, cport)}
+	}
+	c = unreachable(c)
+	c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but gw serve runs on %s (started with --port)", users[0], configured, running)
+	c.Fix = remedy.Remedy{Do: remedy.ServeOnConfiguredPort, Value: cport, Also: rport}
+	return c
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/doctor"
 	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -148,6 +149,11 @@ func gather(ctx context.Context, f *cmdutil.Factory, opts *DoctorOptions) doctor
 
 	in.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
 	in.LocalToken = cfg.LocalToken
+	if paths.StateDir != "" {
+		if st, err := proxy.ReadState(paths.StateDir); err == nil {
+			in.RunningProxyAddr = st.Addr
+		}
+	}
 
 	in.AgentConfigs = opts.AgentConfigs
 	if len(in.AgentConfigs) == 0 {

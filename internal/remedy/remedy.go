@@ -75,6 +75,9 @@ const (
 	StartServe   Action = "start_serve"   // nothing answers where an agent sends its requests
 	RestartServe Action = "restart_serve" // it runs with another local token
 	FreePort     Action = "free_port"     // another program holds the port; Value: the address
+	// ServeOnConfiguredPort: gw serve runs on another port than the configured one the agents use.
+	// Value: the configured port, Also: the port it runs on.
+	ServeOnConfiguredPort Action = "serve_on_configured_port"
 
 	// The coding agent's config (OpenCode).
 	SetUpAgent       Action = "set_up_agent"        // no agent config yet
