@@ -11,6 +11,7 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // othersResult is what the configs of the agents other than OpenCode told, for checkAgentConfigs to add
@@ -18,7 +19,7 @@ import (
 type othersResult struct {
 	found, ours               int
 	notes, problems, warnings []string
-	fixes, problemFixes       []string
+	fixes, problemFixes       []remedy.Remedy
 	unreachable               int
 	unreadable                *Check
 	models                    []string
@@ -51,7 +52,6 @@ func (r *run) checkOtherAgents() othersResult {
 			srcs[i], exists = data, exists || ok
 		}
 		path := af.Files[0]
-		fixCmd := "gw init agent --agent " + a.Name
 		if readErr == nil && !exists {
 			continue
 		}
@@ -59,7 +59,7 @@ func (r *run) checkOtherAgents() othersResult {
 		res.foundAgents = append(res.foundAgents, a.Display)
 		if readErr != nil {
 			if res.unreadable == nil {
-				res.unreadable = &Check{ID: IDAgentConfig, Status: Fail, Cause: readErr.Error(), Fix: "replace it with " + a.Display + "'s config file, or remove it"}
+				res.unreadable = &Check{ID: IDAgentConfig, Status: Fail, Cause: readErr.Error(), Fix: remedy.Remedy{Do: remedy.Say, Value: "replace it with " + a.Display + "'s config file, or remove it"}}
 			}
 			continue
 		}
@@ -72,7 +72,8 @@ func (r *run) checkOtherAgents() othersResult {
 			}
 			if res.unreadable == nil {
 				res.unreadable = &Check{ID: IDAgentConfig, Status: Fail, Cause: cause,
-					Fix: fmt.Sprintf("fix %s by hand (%s cannot read it either), then run: %s", path, a.Display, fixCmd)}
+					Fix: remedy.Steps(remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("fix %s by hand (%s cannot read it either)", path, a.Display)},
+						remedy.Remedy{Do: remedy.InitAgentFor, Value: a.Name})}
 			}
 			continue
 		}
@@ -80,7 +81,7 @@ func (r *run) checkOtherAgents() othersResult {
 			res.notes = append(res.notes, fmt.Sprintf("%s: %s is not pointed at the service", path, a.Display))
 			if insp.KeyKind == agents.KeyLiteral {
 				res.warnings = append(res.warnings, fmt.Sprintf("%s: %s has an API key written into the file", path, a.Display))
-				res.fixes = append(res.fixes, "run: "+fixCmd+" (the file then holds only gw serve's local token)")
+				res.fixes = append(res.fixes, remedy.Remedy{Do: remedy.InitAgentProxy, Value: a.Name})
 			}
 			continue
 		}
@@ -108,19 +109,19 @@ func (r *run) checkOtherAgents() othersResult {
 			switch f.Kind {
 			case agents.FindOtherPort, agents.FindOtherURL:
 				res.problems = append(res.problems, fmt.Sprintf("%s: %s %s", path, what, f.Text))
-				res.problemFixes = append(res.problemFixes, "run: "+fixCmd+" (it rewrites the address and keeps the rest of the file)")
+				res.problemFixes = append(res.problemFixes, remedy.Remedy{Do: remedy.InitAgentBaseURL, Value: a.Name})
 				res.unreachable++
 				bad = true
 			case agents.FindStaleToken:
 				res.problems = append(res.problems, fmt.Sprintf("%s: %s %s, so its requests are refused", path, what, f.Text))
-				res.problemFixes = append(res.problemFixes, "run: "+fixCmd+" (it writes gw serve's current local token)")
+				res.problemFixes = append(res.problemFixes, remedy.Remedy{Do: remedy.InitAgentToken, Value: a.Name})
 				bad = true
 			case agents.FindPlainKey:
 				res.warnings = append(res.warnings, fmt.Sprintf("%s: %s %s", path, what, f.Text))
-				res.fixes = append(res.fixes, "run: "+fixCmd+" --mode proxy (the file then holds only gw serve's local token)")
+				res.fixes = append(res.fixes, remedy.Remedy{Do: remedy.InitAgentProxy, Value: a.Name})
 			default:
 				res.warnings = append(res.warnings, fmt.Sprintf("%s: %s", path, f.Text))
-				res.fixes = append(res.fixes, "run: "+fixCmd)
+				res.fixes = append(res.fixes, remedy.Remedy{Do: remedy.InitAgentFor, Value: a.Name})
 			}
 		}
 		if bad {

@@ -76,7 +76,7 @@ func TestRun_OtherAgentConfigs(t *testing.T) {
 		{"Cline's slot used for another provider", agentFiles(t, "cline", `{"version": 1, "lastUsedProvider": "openai-compatible", "providers": {"openai-compatible": {"settings": {"baseUrl": "http://10.0.0.5:11434/v1", "apiKey": "ollama", "model": "llama"}}}}`, ""),
 			Warn, "", []string{"coding agents are configured (Cline), but none reaches the service"}, "run: gw init agent --agent NAME", nil},
 		{"Crush's config does not parse", agentFiles(t, "crush", "{\n  \"providers\": {\n    \"gw\": \n}\n"),
-			Fail, "", []string{"crush.json:4:1: Crush's config does not parse"}, "(Crush cannot read it either), then run: gw init agent --agent crush", nil},
+			Fail, "", []string{"crush.json:4:1: Crush's config does not parse"}, "(Crush cannot read it either); run: gw init agent --agent crush", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -91,8 +91,8 @@ func TestRun_OtherAgentConfigs(t *testing.T) {
 					t.Errorf("agent_config %+v: want %q", c, p)
 				}
 			}
-			if c.Condition != tc.cond || !strings.Contains(c.Fix, tc.fix) {
-				t.Errorf("agent_config %+v: want condition %q, fix with %q", c, tc.cond, tc.fix)
+			if c.Condition != tc.cond || !strings.Contains(fixText(in, c), tc.fix) {
+				t.Errorf("agent_config %+v (fix: %s): want condition %q, fix with %q", c, fixText(in, c), tc.cond, tc.fix)
 			}
 			for _, id := range tc.models {
 				if _, ok := rep.Get("model:" + id); !ok {
@@ -110,7 +110,7 @@ func TestRun_OtherAgentMisspelledModel(t *testing.T) {
 	af := agentFiles(t, "claude-code", claudeSettings("http://127.0.0.1:18787", localToken, "vendor-a/model-a-sonet-4.5"))
 	in.ProxyAddr, in.LocalToken, in.Agents = "127.0.0.1:18787", localToken, []AgentFiles{af}
 	rep := runDoctor(t, in)
-	wantFail(t, rep, "model:vendor-a/model-a-sonet-4.5", "unknown model", msgModel, []string{"vendor-a/model-a-sonnet-4.5"}, "(in "+af.Files[0]+")")
+	wantFail(t, in, rep, "model:vendor-a/model-a-sonet-4.5", "unknown model", msgModel, []string{"vendor-a/model-a-sonnet-4.5"}, "(in "+af.Files[0]+")")
 	// gw serve is not running and Claude Code needs it: the proxy check fails naming the file.
 	p := wantStatus(t, rep, IDProxy, Fail)
 	if !strings.Contains(p.Cause, af.Files[0]+" (Claude Code) sends requests to gw serve") {

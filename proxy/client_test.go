@@ -114,13 +114,24 @@ func (rc *recorder) get(id string) string {
 func TestConcurrentStreamsArriveIntact(t *testing.T) {
 	rec := &recorder{sent: map[string]*bytes.Buffer{}}
 	r := newRig(t, rigOpts{standin: standin.Options{ContentChunks: 300, ChunkSize: 24}, wrapUp: rec.wrap})
-	const n = 64
-	got := make([]string, n)
+	streamsArriveIntact(t, r, rec, 0)
+	if lines := strings.Count(r.log.String(), "status=200"); lines != concurrentStreams {
+		t.Errorf("%d log lines for %d streams", lines, concurrentStreams)
+	}
+}
+
+const concurrentStreams = 64
+
+// streamsArriveIntact sends concurrentStreams streamed requests at once
+// through r, numbered from first, and checks each arrives as rec saw it sent.
+func streamsArriveIntact(t *testing.T, r *rig, rec *recorder, first int) {
+	t.Helper()
+	got := make([]string, concurrentStreams)
 	var wg sync.WaitGroup
-	for i := range n {
+	for i := range concurrentStreams {
 		wg.Go(func() {
 			res := r.do(waitCtx(t), "POST", "/v1/chat/completions", chatBody(sonnet, true),
-				http.Header{"X-Test-Stream": {strconv.Itoa(i)}})
+				http.Header{"X-Test-Stream": {strconv.Itoa(first + i)}})
 			defer res.Body.Close()
 			b, err := io.ReadAll(res.Body)
 			if err != nil || res.StatusCode != 200 {
@@ -130,17 +141,14 @@ func TestConcurrentStreamsArriveIntact(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	for i := range n {
-		want := rec.get(strconv.Itoa(i))
+	for i := range concurrentStreams {
+		want := rec.get(strconv.Itoa(first + i))
 		if want == "" || got[i] != want {
-			t.Errorf("stream %d: client got %d bytes, the service sent %d, equal=%v", i, len(got[i]), len(want), got[i] == want)
+			t.Errorf("stream %d: client got %d bytes, the service sent %d, equal=%v", first+i, len(got[i]), len(want), got[i] == want)
 		}
 		if !strings.HasSuffix(got[i], "data: [DONE]\n\n") {
-			t.Errorf("stream %d is incomplete", i)
+			t.Errorf("stream %d is incomplete", first+i)
 		}
-	}
-	if lines := strings.Count(r.log.String(), "status=200"); lines != n {
-		t.Errorf("%d log lines for %d streams", lines, n)
 	}
 }
 
@@ -181,4 +189,18 @@ func TestUpstreamHangIsCancelledWhenTheClientLeaves(t *testing.T) {
 		t.Errorf("the service's request was not cancelled: %+v", seen)
 	}
 	waitForLog(t, r.log, "status=499")
+}
+
+// TestConcurrentStreamsThroughServe is TestConcurrentStreamsArriveIntact
+// through Serve: gw serve's own server settings and connection wrapper,
+// twice, the second time on the connections of the first.
+func TestConcurrentStreamsThroughServe(t *testing.T) {
+	rec := &recorder{sent: map[string]*bytes.Buffer{}}
+	up := standin.New(standin.Options{ContentChunks: 300, ChunkSize: 24})
+	t.Cleanup(up.Close)
+	s := serveUpstream(t, rec.wrap(up), time.Second, nil)
+	s.client.Transport.(*http.Transport).MaxIdleConnsPerHost = concurrentStreams
+	r := &rig{t: t, base: "http://" + s.addr + "/v1", client: s.client}
+	streamsArriveIntact(t, r, rec, 0)
+	streamsArriveIntact(t, r, rec, concurrentStreams)
 }

@@ -18,6 +18,7 @@ const (
 	CodeNoKey             = "no_key"
 	CodeKeyUnavailable    = "key_unavailable"
 	CodeUnreachable       = "upstream_unreachable"
+	CodeBodyWithheld      = "upstream_body_withheld"
 )
 
 // Messages of the hosted service's error conditions; gw's own errors start

@@ -55,10 +55,15 @@ func (f *filter) check(r *http.Request) *refusal {
 	if ref := f.checkToken(r); ref != nil {
 		return ref
 	}
-	if !forwardable(r.URL.Path) {
+	if !strings.HasPrefix(r.URL.Path, "/v1/") {
 		return &refusal{http.StatusNotFound, CodeNotFound, fmt.Sprintf(
 			"not found: gw serve forwards only /v1/… paths, not %s; set the client's base URL to http://%s/v1",
 			quoteShort(r.URL.Path), r.Host)}
+	}
+	if why := unsafePath(r.URL.Path); why != "" {
+		return &refusal{http.StatusNotFound, CodeNotFound, fmt.Sprintf(
+			"not found: gw serve does not forward %s: it %s, which could reach past /v1 on the service",
+			quoteShort(r.URL.EscapedPath()), why)}
 	}
 	return nil
 }
@@ -133,19 +138,50 @@ func equalConstantTime(a, b string) bool {
 	return subtle.ConstantTimeByteEq(v, 0) == 1
 }
 
-// forwardable reports whether path is under /v1/ and has no dot segments,
-// which could otherwise climb out of the base path on the upstream.
-func forwardable(path string) bool {
-	rest, ok := strings.CutPrefix(path, "/v1/")
-	if !ok {
-		return false
+// unsafePath says why path (decoded, under /v1/) must not be forwarded, or
+// returns "" when it may be. The service, or something in front of it, may
+// read a path more loosely than gw serve: treat "\" as "/" (Windows, IIS),
+// decode it once more ("%255c"), decode overlong UTF-8 ("%c0%ae" as "."),
+// fold full-width forms ("．．／"), cut at NUL, or drop ";params" from a
+// segment ("..;" as ".."). So beyond dot segments, only printable ASCII
+// without "\" and "%" passes: API paths (ids of models, files, responses)
+// need nothing else. The path is the decoded one, so every encoding of these
+// characters ("%5c", "%2e%2e", "%2f..%2f", "%00") is caught as well.
+func unsafePath(path string) string {
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; {
+		case c == '\\':
+			return "holds a backslash"
+		case c == '%':
+			return "holds a percent sign (a path encoded twice)"
+		case c < 0x20 || c == 0x7f:
+			return "holds a control character"
+		case c >= 0x80:
+			return "holds a character other than printable ASCII"
+		}
 	}
-	for rest != "" {
+	for rest := path; rest != ""; {
 		seg, next, _ := strings.Cut(rest, "/")
-		if seg == "." || seg == ".." {
-			return false
+		if dotSegment(seg) {
+			return "has a dot segment"
 		}
 		rest = next
+	}
+	return ""
+}
+
+// dotSegment reports whether seg is "." or "..", also as read by servers
+// that ignore ";params" or trailing dots and spaces in a segment (Tomcat,
+// Windows): "..;x", "...", ". .".
+func dotSegment(seg string) bool {
+	seg, _, _ = strings.Cut(seg, ";")
+	if seg == "" {
+		return false
+	}
+	for i := 0; i < len(seg); i++ {
+		if seg[i] != '.' && seg[i] != ' ' {
+			return false
+		}
 	}
 	return true
 }

@@ -11,7 +11,9 @@ package proxy
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,12 +30,12 @@ import (
 	"github.com/modelgateway/gw/keychain"
 )
 
-// Options configure the handler. Upstream, Transport, Keys and LocalToken are
+// Options configure the handler. Upstream, Transport, Key and LocalToken are
 // required.
 type Options struct {
 	Upstream   *url.URL          // the hosted base URL, ending in /v1
 	Transport  http.RoundTripper // to the upstream (api.NewTransport in gw serve)
-	Keys       *Keys             // the real API key
+	Key        *KeyCache         // the real API key
 	LocalToken string            // what clients must send as their Bearer key
 	// AcceptHosts are host names accepted in the Host header besides
 	// 127.0.0.1, localhost and [::1]: the --listen address when it is not
@@ -49,20 +51,22 @@ type Options struct {
 // Handler is gw serve's http.Handler.
 type Handler struct {
 	filter   *filter
-	keys     *Keys
+	keys     *KeyCache
 	rp       *httputil.ReverseProxy
 	upstream *url.URL
 	log      *logger
 	modelIDs func(ctx context.Context) ([]string, error)
 	identity []string // the Accept-Encoding value "identity", shared by every request
+	gzip     []string // and "gzip"
 }
 
 // ErrShuttingDown is the cause given to requests cut off because gw serve
 // stopped before they finished.
 var ErrShuttingDown = errors.New("gw serve is shutting down")
 
-// maxErrorBody bounds how much of an upstream error body is read to add a
-// model suggestion; bigger bodies pass through untouched.
+// maxErrorBody bounds how much of an upstream error body is read at once,
+// to scrub the key from it and add a model suggestion; the rest of a bigger
+// body is scrubbed as it streams through.
 const maxErrorBody = 64 << 10
 
 // callCtx is the context key of the *call of a request.
@@ -73,7 +77,9 @@ type callCtx struct{}
 // context value per request.
 type call struct {
 	entry
-	auth []string // the upstream Authorization header value; never logged
+	auth  []string  // the upstream Authorization header value; never logged
+	scrub *scrubber // takes the key out of what is relayed besides a 2xx body
+	w     scrubWriter
 }
 
 func callOf(r *http.Request) *call {
@@ -88,7 +94,7 @@ func New(o Options) (*Handler, error) {
 		return nil, errors.New("proxy: an absolute upstream base URL is required")
 	case o.Transport == nil:
 		return nil, errors.New("proxy: an upstream transport is required")
-	case o.Keys == nil:
+	case o.Key == nil:
 		return nil, errors.New("proxy: a key source is required")
 	case o.LocalToken == "":
 		return nil, errors.New("proxy: a local token is required")
@@ -98,11 +104,12 @@ func New(o Options) (*Handler, error) {
 	up.RawPath = strings.TrimSuffix(up.RawPath, "/")
 	h := &Handler{
 		filter:   newFilter(o.LocalToken, o.AcceptHosts),
-		keys:     o.Keys,
+		keys:     o.Key,
 		upstream: &up,
 		log:      &logger{w: o.Log},
 		modelIDs: o.ModelIDs,
 		identity: []string{"identity"},
+		gzip:     []string{"gzip"},
 	}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite:   h.rewrite,
@@ -120,7 +127,7 @@ func New(o Options) (*Handler, error) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path}}
+	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr}}
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
@@ -136,7 +143,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	if ref := h.filter.check(r); ref != nil {
-		e.status, e.note = ref.status, "refused="+ref.code
+		e.status, e.note = ref.status, refusalNote(r, ref.code)
+		// A client that is refused gets nothing more from this connection:
+		// kept open for the idle time-out, refused connections pile up
+		// (a loop of them ran gw serve out of file descriptors).
+		w.Header().Set("Connection", "close")
 		writeError(w, ref.status, ref.code, ref.message)
 		return
 	}
@@ -152,7 +163,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, code, msg)
 		return
 	}
-	c.auth = kr.auth
+	c.auth, c.scrub = kr.auth, kr.scrub
 	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
 	if r.Body != nil && r.Body != http.NoBody {
 		// The transport may still be sending the body upstream when the
@@ -162,12 +173,33 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// tears down the upstream connection in the middle of the stream.
 		_ = http.NewResponseController(w).EnableFullDuplex()
 		if r.Method == http.MethodPost && isJSON(r.Header.Get("Content-Type")) {
-			e.model = &modelScanner{}
+			e.model = newModelScanner(r.ContentLength)
 			out.Body = &scanBody{ReadCloser: r.Body, s: e.model}
 		}
 	}
-	h.rp.ServeHTTP(w, out)
+	c.w = scrubWriter{ResponseWriter: w, s: c.scrub}
+	h.rp.ServeHTTP(&c.w, out)
+	// Trailers are in the header map by now; net/http sends them once the
+	// handler returns.
+	c.scrub.header(w.Header())
 }
+
+// scrubWriter scrubs the key from every header written through it: the
+// final response's and those of 1xx responses, which ReverseProxy relays
+// from the transport without passing them through ModifyResponse.
+type scrubWriter struct {
+	http.ResponseWriter
+	s *scrubber
+}
+
+func (w *scrubWriter) WriteHeader(code int) {
+	w.s.header(w.ResponseWriter.Header())
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets ReverseProxy flush (and hijack, for an upgrade) the
+// connection through http.ResponseController.
+func (w *scrubWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // abortNote says why a stream that had started was cut: gw serve stopping,
 // the client hanging up, or else the upstream.
@@ -235,11 +267,32 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	// Headers that only make sense between the client and gw serve.
 	out.Header.Del("Cookie")
 	out.Header.Del("Proxy-Authorization")
-	if out.Header.Get("Accept-Encoding") == "" {
-		// Otherwise the transport asks for gzip on its own and the upstream
-		// may compress, and so hold back, SSE events.
+	// Without an Accept-Encoding the transport asks for gzip on its own and
+	// the upstream may compress, and so hold back, SSE events. And gw serve
+	// must be able to read an error body to scrub the key from it: gzip,
+	// which it decodes, is the only compression passed on.
+	switch ae := out.Header.Get("Accept-Encoding"); {
+	case ae == "gzip": // as Go's clients send it
+	case ae == "" || !acceptsGzip(ae):
 		out.Header["Accept-Encoding"] = h.identity
+	default:
+		out.Header["Accept-Encoding"] = h.gzip
 	}
+}
+
+// acceptsGzip reports whether an Accept-Encoding value allows gzip.
+func acceptsGzip(ae string) bool {
+	for _, part := range strings.Split(ae, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		switch strings.ToLower(strings.TrimSpace(coding)) {
+		case "gzip", "x-gzip", "*":
+			q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+			if !strings.HasPrefix(q, "q=0") || strings.Trim(strings.TrimPrefix(q, "q=0"), ".0") != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (h *Handler) modifyResponse(res *http.Response) error {
@@ -249,13 +302,15 @@ func (h *Handler) modifyResponse(res *http.Response) error {
 	}
 	e := &c.entry
 	e.status = res.StatusCode
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		h.relayError(res, c)
+		return nil
+	}
 	if ce := res.Header.Get("Content-Encoding"); ce != "" && ce != "identity" {
 		return nil // compressed at the client's request: passed through as is
 	}
 	ct := res.Header.Get("Content-Type")
 	switch {
-	case res.StatusCode >= 400:
-		h.suggestModel(res, e)
 	case res.Request.Method != http.MethodPost:
 		// Usage is only reported for the work a POST asked for; model
 		// lists and other GETs are not inspected.
@@ -271,21 +326,96 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// suggestModel adds the closest listed id to an unknown-model error and
-// leaves every other error body exactly as the upstream sent it.
-func (h *Handler) suggestModel(res *http.Response, e *entry) {
+// relayError prepares a non-2xx answer for the client: the key scrubbed
+// from its body (a 2xx body is relayed byte for byte) and, for an unknown
+// model, the closest listed id added to its message. A gzip body is
+// decoded to be read, and relayed decoded. A body in a compression gw serve
+// cannot read is not relayed: it could hold the key.
+func (h *Handler) relayError(res *http.Response, c *call) {
+	if res.Request.Method == http.MethodHead || res.StatusCode == http.StatusNotModified || res.StatusCode < 200 {
+		return // no body
+	}
+	orig := res.Body
+	var body io.Reader = orig
+	decoded := false
+	switch ce := strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))); ce {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(orig)
+		if err != nil {
+			withholdBody(res, ce)
+			return
+		}
+		body, decoded = zr, true
+	default:
+		withholdBody(res, ce)
+		return
+	}
+	read, err := io.ReadAll(io.LimitReader(body, maxErrorBody+1))
+	if err != nil || len(read) > maxErrorBody {
+		// Too big to hold (or cut off): scrubbed as it streams, so its
+		// length is not known in advance.
+		rest := io.MultiReader(bytes.NewReader(read), body)
+		if err != nil {
+			rest = io.MultiReader(bytes.NewReader(read), errReader{err})
+		}
+		if c.scrub != nil {
+			rest = newScrubReader(rest, c.scrub)
+		}
+		res.Body = readCloser{rest, orig}
+		if c.scrub != nil || decoded {
+			unknownLength(res)
+		}
+		return
+	}
+	out := read
+	if c.scrub != nil {
+		out, _ = c.scrub.scrub(nil, read, true)
+	}
+	out = h.suggestModel(res, &c.entry, out)
+	if decoded || !bytes.Equal(out, read) {
+		res.ContentLength = int64(len(out))
+		res.Header.Set("Content-Length", strconv.Itoa(len(out)))
+		res.Header.Del("Content-Encoding")
+	}
+	res.Body = readCloser{bytes.NewReader(out), orig}
+}
+
+// errReader returns err once what was read before it has been relayed.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+func unknownLength(res *http.Response) {
+	res.ContentLength = -1
+	res.Header.Del("Content-Length")
+	res.Header.Del("Content-Encoding")
+}
+
+// withholdBody replaces an error body gw serve cannot read with its own
+// error, keeping the service's status.
+func withholdBody(res *http.Response, encoding string) {
+	msg := fmt.Sprintf("the service answered %d %s with a body in %q encoding, which gw serve cannot check for the API key, so it was not passed on",
+		res.StatusCode, http.StatusText(res.StatusCode), encoding)
+	b, _ := json.Marshal(errorBody{Error: errorDetail{Message: msg, Type: "gw_error", Code: CodeBodyWithheld}})
+	b = append(b, '\n')
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(b))
+	res.ContentLength = int64(len(b))
+	res.Header.Set("Content-Length", strconv.Itoa(len(b)))
+	res.Header.Set("Content-Type", "application/json")
+	res.Header.Del("Content-Encoding")
+}
+
+// suggestModel adds the closest listed id to an unknown-model error body and
+// returns every other error body unchanged.
+func (h *Handler) suggestModel(res *http.Response, e *entry, body []byte) []byte {
 	model := ""
 	if e.model != nil {
 		model = e.model.Model()
 	}
 	if model == "" {
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
-	rest := res.Body
-	if err != nil || len(body) > maxErrorBody {
-		res.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), rest}
-		return
+		return body
 	}
 	ae := api.ClassifyResponse(res.StatusCode, res.Header, body, model)
 	suggestion := ""
@@ -293,12 +423,10 @@ func (h *Handler) suggestModel(res *http.Response, e *entry) {
 		suggestion = h.closestID(res.Request.Context(), model)
 	}
 	if suggestion != "" && suggestion != model {
-		body = addSuggestion(body, res.Header.Get("Content-Type"), suggestion)
-		res.ContentLength = int64(len(body))
-		res.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		e.note = "suggested=" + suggestion
+		return addSuggestion(body, res.Header.Get("Content-Type"), suggestion)
 	}
-	res.Body = readCloser{bytes.NewReader(body), rest}
+	return body
 }
 
 func (h *Handler) closestID(ctx context.Context, model string) string {

@@ -33,9 +33,9 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Dura
 	return ServeUntil(ctx, context.Background(), ln, h, grace)
 }
 
-// ServeUntil is Serve whose grace period also ends when now is done (a
+// ServeUntil is Serve whose grace period also ends when stopNow is done (a
 // second ctrl-c: the user does not want to wait for running streams).
-func ServeUntil(ctx, now context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
+func ServeUntil(ctx, stopNow context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
 	base, cut := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cut(nil)
 	var running handlers
@@ -43,11 +43,14 @@ func ServeUntil(ctx, now context.Context, ln net.Listener, h http.Handler, grace
 		Handler:           running.wrap(h),
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       withConn,
+		ConnState:         connState,
 		ErrorLog:          log.New(io.Discard, "", 0), // library code does not log
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(errorListener{ln}) }()
 
 	select {
 	case err := <-errc:
@@ -55,7 +58,7 @@ func ServeUntil(ctx, now context.Context, ln net.Listener, h http.Handler, grace
 	case <-ctx.Done():
 	}
 
-	gctx, gcancel := context.WithTimeout(now, grace)
+	gctx, gcancel := context.WithTimeout(stopNow, grace)
 	err := srv.Shutdown(gctx)
 	gcancel()
 	if err != nil {
@@ -90,6 +93,7 @@ type handlers struct {
 
 func (c *handlers) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		markServing(r)
 		c.mu.Lock()
 		c.n++
 		c.mu.Unlock()

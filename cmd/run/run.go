@@ -25,6 +25,8 @@ import (
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/config/agents/claudecode"
 	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
 )
@@ -258,7 +260,7 @@ func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, smal
 			continue
 		}
 		if e := api.ModelError(kv.id, subscribed); e != nil {
-			return "", "", fmt.Errorf("%s: %s\nfix: %s", kv.flag, e.Cause, e.Fix)
+			return "", "", fmt.Errorf("%s: %s\nfix: %s", kv.flag, e.Cause, cmdutil.FixFor(e))
 		}
 	}
 	if opts.Model != "" {
@@ -288,15 +290,20 @@ func overrides(a agents.Agent, cfgs []configured, d agents.Declaration) []string
 		switch a.Name {
 		case "claude-code":
 			if in.KeyKind == agents.KeyLiteral || in.KeyKind == agents.KeyLocalToken && in.LocalToken != d.Token {
-				out = append(out, fmt.Sprintf("%s sets %s or %s in \"env\", which Claude Code sends instead of gw run's token; remove it, or run: gw init agent --agent claude-code", c.path, claudecode.EnvAuthToken, claudecode.EnvAPIKey))
+				out = append(out, fmt.Sprintf("%s sets %s or %s in \"env\", which Claude Code sends instead of gw run's token; remove it, or %s", c.path, claudecode.EnvAuthToken, claudecode.EnvAPIKey, initAgent(a)))
 			}
 		case "qwen-code":
 			if in.Configured && in.BaseURL != d.BaseURL {
-				out = append(out, fmt.Sprintf("%s declares gw's models with base URL %s, which Qwen Code uses instead of gw run's for the same model ids; run: gw init agent --agent qwen-code", c.path, in.BaseURL))
+				out = append(out, fmt.Sprintf("%s declares gw's models with base URL %s, which Qwen Code uses instead of gw run's for the same model ids; %s", c.path, in.BaseURL, initAgent(a)))
 			}
 		}
 	}
 	return out
+}
+
+// initAgent is the fix that writes gw's entry into a's config, in render's words.
+func initAgent(a agents.Agent) string {
+	return render.Text(remedy.Remedy{Do: remedy.InitAgentFor, Value: a.Name}, render.Context{Where: render.Command})
 }
 
 // server is the gw serve the agent talks to.
@@ -332,11 +339,11 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 			return nil, err
 		}
 	}
-	keys := proxy.NewKeys(func(context.Context) (string, error) {
+	keys := proxy.NewKeyCache(func(context.Context) (string, error) {
 		r, err := f.LookupKey()
 		return r.Key, err
 	}, proxy.DefaultKeyRefresh)
-	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: f.Transport(), Keys: keys, LocalToken: token, Log: io.Discard})
+	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: f.Transport(), Key: keys, LocalToken: token, Log: io.Discard})
 	if err != nil {
 		return nil, err
 	}

@@ -225,7 +225,7 @@ func TestRunRun_UsesTheRunningGwServe(t *testing.T) {
 	e, opts := runEnv(t, "qwen-code", "report")
 	const token = "gw-local-0123456789abcdef0123456789abcdef"
 	upstream, _ := url.Parse(e.Vars["GW_BASE_URL"])
-	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: http.DefaultTransport, Keys: proxy.NewKeys(func(context.Context) (string, error) { return standin.DemoKeyPartial, nil }, time.Minute), LocalToken: token, Log: io.Discard})
+	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: http.DefaultTransport, Key: proxy.NewKeyCache(func(context.Context) (string, error) { return standin.DemoKeyPartial, nil }, time.Minute), LocalToken: token, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

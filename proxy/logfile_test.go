@@ -1,17 +1,20 @@
-package serve
+package proxy
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelgateway/gw/internal/testutil"
 )
 
 func TestAsyncLogKeepsEveryLineInOrder(t *testing.T) {
 	var out testutil.SyncBuffer
-	l := newAsyncLog(&out, maxPendingLog)
+	l := newAsyncLog(&out, maxPendingFile, "%d dropped", nil)
 	var want strings.Builder
 	for i := range 1000 {
 		line := fmt.Sprintf("line %d\n", i)
@@ -50,7 +53,7 @@ func (w *stuckWriter) Write(p []byte) (int, error) {
 
 func TestAsyncLogNeverBlocksARequestOnAStuckOutput(t *testing.T) {
 	w := &stuckWriter{started: make(chan struct{}), release: make(chan struct{})}
-	l := newAsyncLog(w, 100)
+	l := newAsyncLog(w, 100, "gw serve: %d request log lines dropped", nil)
 	_, _ = l.Write([]byte("first line, being written\n"))
 	<-w.started // the writer is now stuck inside Write
 	// These return although nothing can be written (a blocking Write would
@@ -70,5 +73,54 @@ func TestAsyncLogNeverBlocksARequestOnAStuckOutput(t *testing.T) {
 	}
 	if want := fmt.Sprintf("gw serve: %d request log lines dropped", 20-queued); !strings.Contains(got, want) {
 		t.Errorf("no %q in:\n%s", want, got)
+	}
+}
+
+// failingWriter fails every write after the first n, like a pipe whose
+// reader has gone.
+type failingWriter struct {
+	n   int
+	out testutil.SyncBuffer
+}
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.n == 0 {
+		return 0, syscall.EPIPE
+	}
+	w.n--
+	return w.out.Write(p)
+}
+
+func TestAsyncLogStopsWritingAfterAFailure(t *testing.T) {
+	w := &failingWriter{n: 1}
+	var failed []error
+	l := newAsyncLog(w, maxPendingTerm, "%d dropped", func(err error) { failed = append(failed, err) })
+	_, _ = l.Write([]byte("one\n"))
+	l.Flush(10 * time.Second)
+	for range 5 {
+		_, _ = l.Write([]byte("more\n"))
+		l.Flush(10 * time.Second)
+	}
+	l.Close()
+	if got := w.out.String(); got != "one\n" {
+		t.Errorf("written: %q", got)
+	}
+	if len(failed) != 1 || !errors.Is(failed[0], syscall.EPIPE) {
+		t.Errorf("failed called with %v, want once with EPIPE", failed)
+	}
+}
+
+func TestAsyncLogCloseWithinGivesUpOnAStuckOutput(t *testing.T) {
+	w := &stuckWriter{started: make(chan struct{}), release: make(chan struct{})}
+	defer close(w.release)
+	l := newAsyncLog(w, 100, "%d dropped", nil)
+	_, _ = l.Write([]byte("stuck\n"))
+	<-w.started
+	if l.CloseWithin(10 * time.Millisecond) {
+		t.Error("CloseWithin reported the lines written while the output was stuck")
+	}
+	// Later lines neither hang nor are written past the stuck one.
+	if n, err := l.Write([]byte("late\n")); n != 5 || err != nil {
+		t.Errorf("Write after close: %d, %v", n, err)
 	}
 }

@@ -1,0 +1,285 @@
+package proxy
+
+// The hostile local client: requests that try to reach past /v1 on the
+// service, or to make gw serve hold resources it should let go.
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/standin"
+)
+
+// rawRequest sends text as it is (no URL parsing or escaping by a client
+// library) on a connection of its own and reads one response.
+func rawRequest(t *testing.T, addr, text string) (*http.Response, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Write([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer to %q: %v", firstLine(text), err)
+	}
+	return res, readAll(t, res)
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\r\n"); return l }
+
+func (r *rig) addr() string { return strings.TrimSuffix(strings.TrimPrefix(r.base, "http://"), "/v1") }
+
+func TestHostileClientPathsThatCouldLeaveV1AreRefused(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	targets := []string{
+		`/v1/..\admin`,             // a backslash, as sent
+		`/v1/%5c..%5cadmin`,        // encoded backslashes
+		`/v1/..%5Cadmin`,           // how gw serve used to forward the first two
+		`/v1/models\..\..\admin`,   // climbing with backslashes only
+		`/v1/..%2fadmin`,           // an encoded slash making a dot segment
+		`/v1/%2e%2e%2fadmin`,       // all of it encoded
+		`/v1/models/..%2f..%2fx`,   // two levels up
+		`/v1/..%00/admin`,          // NUL: some servers cut the path there
+		`/v1/models%00.json`,       // NUL inside a segment
+		`/v1/%255c..%255cadmin`,    // encoded twice: a second decoding makes "\"
+		`/v1/%252e%252e/admin`,     // encoded twice: a second decoding makes ".."
+		`/v1/%c0%ae%c0%ae/admin`,   // overlong UTF-8 for "."
+		`/v1/..%c0%afadmin`,        // overlong UTF-8 for "/"
+		`/v1/..%c1%9cadmin`,        // overlong UTF-8 for "\"
+		`/v1/%ef%bc%8e%ef%bc%8e/x`, // full-width full stops, folded to ".." by NFKC
+		`/v1/..%ef%bc%8fadmin`,     // full-width solidus
+		`/v1/..;/admin`,            // ";params" dropped by some servers
+		`/v1/..;x=1/admin`,
+		`/v1/.../admin`,   // trailing dots trimmed on Windows
+		`/v1/..%20/admin`, // trailing space trimmed on Windows
+		`/v1/%2e/models`,  // "." is a dot segment too
+		`/v1/models/..`,   // at the end
+		`/v1/..%09/admin`, // a tab
+		`/v1/%7f/admin`,   // DEL
+	}
+	for _, target := range targets {
+		t.Run(target, func(t *testing.T) {
+			res, body := rawRequest(t, r.addr(), "GET "+target+" HTTP/1.1\r\nHost: "+r.addr()+
+				"\r\nAuthorization: Bearer "+testToken+"\r\n\r\n")
+			if res.StatusCode != http.StatusNotFound {
+				t.Fatalf("status %d, want 404: %s", res.StatusCode, body)
+			}
+			if e := gwError(t, body); e.Code != CodeNotFound || !strings.Contains(e.Message, "could reach past /v1") {
+				t.Errorf("got %+v", e)
+			}
+		})
+	}
+	if seen := r.up.Seen(); len(seen) != 0 {
+		for _, s := range seen {
+			t.Errorf("forwarded to the service: %s", s.Path)
+		}
+	}
+}
+
+func TestHostileClientLookalikePathsStillForward(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	// Paths that look odd but stay under /v1 on any reading.
+	for _, target := range []string{
+		"/v1/models",
+		"/v1/models/vendor-a%2Fmodel-a-sonnet-4.5", // an id with a slash, encoded
+		"/v1/models/vendor-a/model-a-sonnet-4.5",
+		"/v1/models/a..b",
+		"/v1/models/.hidden",
+		"/v1/models;x",
+		"/%76%31/models", // /v1 itself encoded
+	} {
+		res, body := rawRequest(t, r.addr(), "GET "+target+" HTTP/1.1\r\nHost: "+r.addr()+
+			"\r\nAuthorization: Bearer "+testToken+"\r\n\r\n")
+		if strings.Contains(body, "could reach past /v1") || strings.Contains(body, "gw_error") {
+			t.Errorf("%s: refused by gw serve: %d %s", target, res.StatusCode, body)
+		}
+	}
+	for _, s := range r.up.Seen() {
+		if !strings.HasPrefix(s.Path, "/v1/") {
+			t.Errorf("the service saw %q, outside /v1", s.Path)
+		}
+	}
+}
+
+// serveProxy runs gw serve's handler with Serve in front of up and returns
+// its address.
+func serveProxy(t *testing.T, up http.Handler) string {
+	t.Helper()
+	return serveUpstream(t, up, time.Second, nil).addr
+}
+
+// closedWithin reports whether the server closes conn (a read gives EOF)
+// before the deadline.
+func closedWithin(conn net.Conn, br *bufio.Reader, d time.Duration) bool {
+	_ = conn.SetReadDeadline(time.Now().Add(d))
+	_, err := br.ReadByte()
+	return errors.Is(err, io.EOF)
+}
+
+func TestHostileClientRefusedConnectionsAreClosed(t *testing.T) {
+	up := standin.New(standin.Options{})
+	t.Cleanup(up.Close)
+	addr := serveProxy(t, up)
+	refused := map[string]string{
+		"wrong token":  "GET /v1/models HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer gw-local-wrong\r\n\r\n",
+		"no token":     "GET /v1/models HTTP/1.1\r\nHost: " + addr + "\r\n\r\n",
+		"browser":      "GET /v1/models HTTP/1.1\r\nHost: " + addr + "\r\nOrigin: https://evil.example\r\nAuthorization: Bearer " + testToken + "\r\n\r\n",
+		"foreign host": "GET /v1/models HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer " + testToken + "\r\n\r\n",
+		"bad path":     "GET /v1/..%5cadmin HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + testToken + "\r\n\r\n",
+		// A refused request with a body the server has not read.
+		"with a body": "POST /v1/chat/completions HTTP/1.1\r\nHost: " + addr + "\r\nContent-Length: 5\r\n\r\nhello",
+	}
+	// Many at once, each keeping its end open as a keep-alive client would:
+	// the server must close every one rather than wait out the idle time-out.
+	var wg sync.WaitGroup
+	for name, req := range refused {
+		for i := range 20 {
+			wg.Go(func() {
+				conn, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer conn.Close()
+				_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+				if _, err := conn.Write([]byte(req)); err != nil {
+					t.Error(err)
+					return
+				}
+				br := bufio.NewReader(conn)
+				res, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode < 400 || !res.Close {
+					t.Errorf("%s: status %d, Connection %q: want a refusal that closes", name, res.StatusCode, res.Header.Get("Connection"))
+				}
+				if !closedWithin(conn, br, 5*time.Second) && i == 0 {
+					t.Errorf("%s: the connection stays open after the refusal", name)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if n := len(up.Seen()); n != 0 {
+		t.Errorf("%d refused requests reached the service", n)
+	}
+}
+
+func TestHostileClientAcceptedConnectionsStayOpen(t *testing.T) {
+	up := standin.New(standin.Options{})
+	t.Cleanup(up.Close)
+	addr := serveProxy(t, up)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(conn)
+	for range 3 { // one connection, three requests: keep-alive works for a client with the token
+		_, _ = conn.Write([]byte("GET /v1/models HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + testToken + "\r\n\r\n"))
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Close {
+			t.Fatalf("status %d, close %v", res.StatusCode, res.Close)
+		}
+	}
+}
+
+// TestHostileClientServerErrorsAreJSON covers the answers net/http writes
+// itself, before gw serve's handler runs: they come in the OpenAI shape too.
+func TestHostileClientServerErrorsAreJSON(t *testing.T) {
+	up := standin.New(standin.Options{})
+	t.Cleanup(up.Close)
+	addr := serveProxy(t, up)
+	auth := "Authorization: Bearer " + testToken + "\r\n"
+	big := "X-Pad: " + strings.Repeat("a", MaxHeaderBytes+8<<10) + "\r\n"
+	cases := []struct {
+		name, req string
+		status    int
+		code      string
+		says      string
+	}{
+		{"headers over the limit", "GET /v1/models HTTP/1.1\r\nHost: " + addr + "\r\n" + auth + big + "\r\n", 431, CodeHeadersTooLarge, "64 KiB"},
+		{"many headers over the limit", "GET /v1/models HTTP/1.1\r\nHost: " + addr + "\r\n" + auth +
+			strings.Repeat("X-Pad: "+strings.Repeat("b", 1000)+"\r\n", 80) + "\r\n", 431, CodeHeadersTooLarge, "larger than"},
+		{"a request line over the limit", "GET /v1/models?" + strings.Repeat("q", MaxHeaderBytes+8<<10) + " HTTP/1.1\r\nHost: " + addr + "\r\n\r\n", 431, CodeHeadersTooLarge, "larger than"},
+		{"no Host", "GET /v1/models HTTP/1.1\r\n" + auth + "\r\n", 400, CodeBadRequest, "missing required Host header"},
+		{"two Hosts", "GET /v1/models HTTP/1.1\r\nHost: a\r\nHost: b\r\n" + auth + "\r\n", 400, CodeBadRequest, "bad request: "},
+		{"garbage", "HELLO\r\n\r\n", 400, CodeBadRequest, "bad request: "},
+		{"a header without a colon", "GET /v1/models HTTP/1.1\r\nHost: " + addr + "\r\nnocolon\r\n\r\n", 400, CodeBadRequest, "bad request: "},
+		{"an unknown transfer encoding", "POST /v1/chat/completions HTTP/1.1\r\nHost: " + addr + "\r\n" + auth + "Transfer-Encoding: gzip\r\n\r\n", 501, CodeBadRequest, "not implemented: "},
+		{"an unknown protocol version", "GET /v1/models HTTP/9.9\r\nHost: " + addr + "\r\n\r\n", 505, CodeBadRequest, "unsupported protocol version"},
+		{"an unknown expectation", "POST /v1/chat/completions HTTP/1.1\r\nHost: " + addr + "\r\n" + auth + "Expect: teapot\r\nContent-Length: 2\r\n\r\n{}", 417, CodeBadRequest, "Expect: 100-continue"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, body := rawRequest(t, addr, c.req)
+			if res.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %s", res.StatusCode, c.status, body)
+			}
+			if ct := res.Header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q: %s", ct, body)
+			}
+			if e := gwError(t, body); e.Code != c.code || !strings.Contains(e.Message, c.says) {
+				t.Errorf("got %+v, want code %s and a message saying %q", e, c.code, c.says)
+			}
+		})
+	}
+	t.Run("after a request on the same connection", func(t *testing.T) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		br := bufio.NewReader(conn)
+		_, _ = conn.Write([]byte("GET /v1/models HTTP/1.1\r\nHost: " + addr + "\r\n" + auth + "\r\n"))
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAll(t, res)
+		_, _ = conn.Write([]byte("GET /v1/models HTTP/1.1\r\n" + auth + "\r\n"))
+		res, err = http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body := readAll(t, res); res.StatusCode != 400 || gwError(t, body).Code != CodeBadRequest {
+			t.Errorf("second request: %d %s", res.StatusCode, body)
+		}
+	})
+}
+
+// TestHostileClientHeadersJustUnderTheLimitPass: the limit refuses only what
+// is over it.
+func TestHostileClientHeadersJustUnderTheLimitPass(t *testing.T) {
+	up := standin.New(standin.Options{})
+	t.Cleanup(up.Close)
+	addr := serveProxy(t, up)
+	pad := "X-Pad: " + strings.Repeat("a", MaxHeaderBytes-1024) + "\r\n"
+	res, body := rawRequest(t, addr, "GET /v1/models HTTP/1.1\r\nHost: "+addr+"\r\nAuthorization: Bearer "+testToken+"\r\n"+pad+"\r\n")
+	if res.StatusCode != 200 {
+		t.Errorf("status %d: %s", res.StatusCode, body)
+	}
+}
