@@ -18,6 +18,9 @@ type entry struct {
 	status   int
 	note     string // why gw answered itself, or how the stream ended
 	model    *modelScanner
+	modelID  string // the model of a translated request (model is nil then)
+	proto    proto  // the client's protocol
+	stream   bool   // answered as a stream
 	usage    Usage
 	hasUsage bool
 }
@@ -34,7 +37,7 @@ func (l *logger) write(e *entry, end time.Time) {
 	if l == nil || l.w == nil {
 		return
 	}
-	model := ""
+	model := e.modelID
 	if e.model != nil {
 		model = e.model.Model()
 	}
@@ -59,6 +62,10 @@ func (l *logger) write(e *entry, end time.Time) {
 		b = append(b, " completion_tokens="...)
 		b = strconv.AppendInt(b, e.usage.CompletionTokens, 10)
 	}
+	b = append(b, " proto="...)
+	b = append(b, e.proto.String()...)
+	b = append(b, " stream="...)
+	b = strconv.AppendBool(b, e.stream)
 	if e.note != "" {
 		b = append(b, ' ')
 		b = append(b, e.note...)

@@ -7,6 +7,13 @@
 // key: Rewrite runs after hop-by-hop headers are removed, so a client's
 // "Connection: Authorization" cannot strip it. Responses stream through
 // unbuffered; usage is read from the stream as it passes.
+//
+// Two other protocols are translated onto the service's chat completions
+// instead of being forwarded (translate.go): POST /v1/messages and
+// /v1/messages/count_tokens (the Anthropic Messages API, for Claude Code)
+// and POST /v1/responses (the OpenAI Responses API, for Codex). They pass
+// the same filter; gw serve's own errors on them come in their protocol's
+// shape.
 package proxy
 
 import (
@@ -50,14 +57,16 @@ type Options struct {
 
 // Handler is gw serve's http.Handler.
 type Handler struct {
-	filter   *filter
-	keys     *Keys
-	rp       *httputil.ReverseProxy
-	upstream *url.URL
-	log      *logger
-	modelIDs func(ctx context.Context) ([]string, error)
-	identity []string // the Accept-Encoding value "identity", shared by every request
-	gzip     []string // and "gzip"
+	filter    *filter
+	keys      *Keys
+	rp        *httputil.ReverseProxy
+	upstream  *url.URL
+	chatURL   string            // <upstream>/chat/completions, where translated requests go
+	transport http.RoundTripper // to the upstream
+	log       *logger
+	modelIDs  func(ctx context.Context) ([]string, error)
+	identity  []string // the Accept-Encoding value "identity", shared by every request
+	gzip      []string // and "gzip"
 }
 
 // ErrShuttingDown is the cause given to requests cut off because gw serve
@@ -77,8 +86,10 @@ type callCtx struct{}
 // context value per request.
 type call struct {
 	entry
-	auth  []string  // the upstream Authorization header value; never logged
-	scrub *scrubber // takes the key out of what is relayed besides a 2xx body
+	auth  []string        // the upstream Authorization header value; never logged
+	key   string          // the key, for its masked form in messages; never logged
+	from  keychain.Source // where the key came from
+	scrub *scrubber       // takes the key out of what is relayed besides a 2xx body
 	w     scrubWriter
 }
 
@@ -103,13 +114,15 @@ func New(o Options) (*Handler, error) {
 	up.Path = strings.TrimSuffix(up.Path, "/")
 	up.RawPath = strings.TrimSuffix(up.RawPath, "/")
 	h := &Handler{
-		filter:   newFilter(o.LocalToken, o.AcceptHosts),
-		keys:     o.Keys,
-		upstream: &up,
-		log:      &logger{w: o.Log},
-		modelIDs: o.ModelIDs,
-		identity: []string{"identity"},
-		gzip:     []string{"gzip"},
+		filter:    newFilter(o.LocalToken, o.AcceptHosts),
+		keys:      o.Keys,
+		upstream:  &up,
+		chatURL:   up.JoinPath("chat/completions").String(),
+		transport: o.Transport,
+		log:       &logger{w: o.Log},
+		modelIDs:  o.ModelIDs,
+		identity:  []string{"identity"},
+		gzip:      []string{"gzip"},
 	}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite:   h.rewrite,
@@ -127,7 +140,8 @@ func New(o Options) (*Handler, error) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path}}
+	p := protoOf(r.URL.Path)
+	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, proto: p}}
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
@@ -148,7 +162,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// kept open for the idle time-out, refused connections pile up
 		// (a loop of them ran gw serve out of file descriptors).
 		w.Header().Set("Connection", "close")
-		writeError(w, ref.status, ref.code, ref.message)
+		e.status = writeErrorAs(w, p, ref.status, ref.code, ref.message)
 		return
 	}
 	kr := h.keys.get(r.Context())
@@ -159,12 +173,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			status, code = http.StatusServiceUnavailable, CodeKeyUnavailable
 			msg = msgKeyRejected + ": gw serve could not read the key (" + kr.err.Error() + ") — run gw doctor"
 		}
-		e.status, e.note = status, "refused="+code
-		writeError(w, status, code, msg)
+		e.note = "refused=" + code
+		e.status = writeErrorAs(w, p, status, code, msg)
 		return
 	}
-	c.auth, c.scrub = kr.auth, kr.scrub
+	c.auth, c.scrub, c.key, c.from = kr.auth, kr.scrub, kr.key, kr.from
 	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
+	if p != protoChat {
+		h.translate(w, out, c, p)
+		return
+	}
 	if r.Body != nil && r.Body != http.NoBody {
 		// The transport may still be sending the body upstream when the
 		// answer starts coming back. Without full duplex, net/http drains
@@ -264,9 +282,11 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	if c := callOf(pr.In); c != nil {
 		out.Header["Authorization"] = c.auth
 	}
-	// Headers that only make sense between the client and gw serve.
+	// Headers that only make sense between the client and gw serve
+	// (X-Api-Key may carry the local token).
 	out.Header.Del("Cookie")
 	out.Header.Del("Proxy-Authorization")
+	out.Header.Del("X-Api-Key")
 	// Without an Accept-Encoding the transport asks for gzip on its own and
 	// the upstream may compress, and so hold back, SSE events. And gw serve
 	// must be able to read an error body to scrub the key from it: gzip,
@@ -315,6 +335,7 @@ func (h *Handler) modifyResponse(res *http.Response) error {
 		// Usage is only reported for the work a POST asked for; model
 		// lists and other GETs are not inspected.
 	case hasPrefixFold(ct, "text/event-stream"):
+		e.stream = true
 		res.Body = &usageReader{ReadCloser: res.Body, sse: true, e: e}
 	case containsFold(ct, "json") && res.ContentLength <= maxSniffLine:
 		res.Body = &usageReader{ReadCloser: res.Body, e: e, want: res.ContentLength}
@@ -372,7 +393,7 @@ func (h *Handler) relayError(res *http.Response, c *call) {
 	if c.scrub != nil {
 		out, _ = c.scrub.scrub(nil, read, true)
 	}
-	out = h.suggestModel(res, &c.entry, out)
+	out = h.explainError(res, c, out)
 	if decoded || !bytes.Equal(out, read) {
 		res.ContentLength = int64(len(out))
 		res.Header.Set("Content-Length", strconv.Itoa(len(out)))
@@ -407,17 +428,25 @@ func withholdBody(res *http.Response, encoding string) {
 	res.Header.Del("Content-Encoding")
 }
 
-// suggestModel adds the closest listed id to an unknown-model error body and
-// returns every other error body unchanged.
-func (h *Handler) suggestModel(res *http.Response, e *entry, body []byte) []byte {
+// explainError adds what gw knows to an error body (scrubbed already) that
+// the agent cannot know: for a refused key, that the service refused the key
+// gw serve sends (masked, and where it came from), with the fix; for an
+// unknown model, the closest listed id. Every other error body is returned
+// unchanged.
+func (h *Handler) explainError(res *http.Response, c *call, body []byte) []byte {
+	e := &c.entry
 	model := ""
 	if e.model != nil {
 		model = e.model.Model()
 	}
+	ae := api.ClassifyResponse(res.StatusCode, res.Header, body, model)
+	if ae != nil && ae.Condition == api.KeyRejected && c.key != "" {
+		e.note = "rejected=" + string(ae.Kind)
+		return keyRejectedBody(body, explainKeyRejected(ae, c.key, c.from), res.Header)
+	}
 	if model == "" {
 		return body
 	}
-	ae := api.ClassifyResponse(res.StatusCode, res.Header, body, model)
 	suggestion := ""
 	if ae != nil && ae.Condition == api.UnknownModel {
 		suggestion = h.closestID(res.Request.Context(), model)

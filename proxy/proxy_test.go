@@ -300,22 +300,6 @@ func TestKeychainFailureIsNotReportedAsNoKey(t *testing.T) {
 }
 
 func TestUpstreamErrorsPassThroughUnchanged(t *testing.T) {
-	for _, d := range standin.Dialects() {
-		t.Run(d, func(t *testing.T) {
-			r := newRig(t, rigOpts{standin: standin.Options{Dialect: d},
-				key: func(context.Context) (string, error) { return "sk-wrong-key-123456", nil }})
-			direct := directCall(t, r.upURL+"/models", "sk-wrong-key-123456")
-			res := r.do(waitCtx(t), "GET", "/v1/models", "", nil)
-			body := readAll(t, res)
-			// Each answer carries its own request id; everything else must match.
-			ids := regexp.MustCompile(`standin\d+`)
-			body, direct.body = ids.ReplaceAllString(body, "standin<id>"), ids.ReplaceAllString(direct.body, "standin<id>")
-			if res.StatusCode != direct.status || body != direct.body || res.Header.Get("Content-Type") != direct.ctype {
-				t.Errorf("through gw serve: %d %q %s\ndirect: %d %q %s", res.StatusCode, res.Header.Get("Content-Type"), body,
-					direct.status, direct.ctype, direct.body)
-			}
-		})
-	}
 	t.Run("5xx", func(t *testing.T) {
 		for _, status := range []int{500, 502, 503} {
 			r := newRig(t, rigOpts{standin: standin.Options{Fault: standin.Fault{Kind: standin.FaultServerError, Status: status}}})
