@@ -197,6 +197,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.w = scrubWriter{ResponseWriter: w, s: c.scrub}
 	h.rp.ServeHTTP(&c.w, out)
+	// The transport closes the request body, on a goroutine of its own
+	// when it failed to connect, possibly after the answer is written.
+	// Closed after this handler returned, the body's last read of the
+	// connection would race net/http's read of the next request on it
+	// (net/http panics and resets the connection: the client's next
+	// request fails). Closed here, it is closed before.
+	if r.Body != nil {
+		_ = r.Body.Close()
+	}
 	// Trailers are in the header map by now; net/http sends them once the
 	// handler returns.
 	c.scrub.header(w.Header())

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelgateway/gw/internal/testutil"
 
+	"github.com/modelgateway/gw/api/apitest"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
 )
@@ -242,6 +243,24 @@ func waitForLog(t *testing.T, log *testutil.SyncBuffer, want string) {
 		case <-ctx.Done():
 			t.Fatalf("log never said %q:\n%s", want, log.String())
 		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// TestKeepAliveAfterUnreachableUpstream: an agent's next request on the same
+// connection, after the service could not be reached, is answered too. The
+// transport closes the request body on a goroutine of its own when it
+// cannot connect; closed after the handler returned, that close raced
+// net/http's read of the next request, and the agent's next request was
+// reset.
+func TestKeepAliveAfterUnreachableUpstream(t *testing.T) {
+	r := newRig(t, rigOpts{proxy: func(o *Options) { o.Upstream, _ = url.Parse("http://" + apitest.ClosedAddr(t) + "/v1") }})
+	for i := range 50 {
+		for _, rt := range routes {
+			res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
+			if ce := readClientError(t, rt.proto, res); ce.Status != http.StatusBadGateway {
+				t.Fatalf("request %d to %s: %+v", i, rt.path, ce)
+			}
 		}
 	}
 }
