@@ -185,11 +185,11 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 
 	// Read again at every refresh, so gw auth login/logout (and a switch to --insecure-storage) reach a
 	// running gw serve without a restart.
-	source := func(context.Context) (string, error) {
+	source := func(context.Context) (string, keychain.Source, error) {
 		r, err := f.LookupKey()
-		return r.Key, err
+		return r.Key, r.Source, err
 	}
-	keys := proxy.NewKeys(source, opts.KeyRefresh)
+	keys := proxy.NewKeysFrom(source, opts.KeyRefresh)
 	if _, err := keys.Get(ctx); errors.Is(err, keychain.ErrNotFound) {
 		fmt.Fprintln(errOut, "warning: no API key stored yet; requests will be refused until you run: gw auth login")
 	} else if err != nil {
