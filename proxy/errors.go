@@ -23,13 +23,6 @@ const (
 	CodeBodyWithheld      = "upstream_body_withheld"
 )
 
-// Messages of the hosted service's error conditions; gw's own errors start
-// with them so agents that recognise the service's errors recognise these.
-const (
-	msgKeyRejected = "API key invalid or unauthorized"
-	msgUnreachable = "unable to connect to API"
-)
-
 type errorBody struct {
 	Error errorDetail `json:"error"`
 }

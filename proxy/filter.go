@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/modelgateway/gw/api"
 )
 
 // refusal is why the filter turned a request away.
@@ -43,11 +45,11 @@ func (f *filter) check(r *http.Request) *refusal {
 	if o := r.Header.Values("Origin"); len(o) > 0 {
 		return &refusal{http.StatusForbidden, CodeOriginRefused, fmt.Sprintf(
 			"%s: request refused: it carries an Origin header (%s), so it comes from a web page; "+
-				"gw serve only accepts local tools, and a page must not spend your balance", msgKeyRejected, quoteShort(o[0]))}
+				"gw serve only accepts local tools, and a page must not spend your balance", api.KeyRejected.Message(), quoteShort(o[0]))}
 	}
 	if strings.EqualFold(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site")), "cross-site") {
 		return &refusal{http.StatusForbidden, CodeCrossSiteRefused,
-			msgKeyRejected + ": request refused: Sec-Fetch-Site is cross-site, so a web page sent it; gw serve only accepts local tools"}
+			api.KeyRejected.Message() + ": request refused: Sec-Fetch-Site is cross-site, so a web page sent it; gw serve only accepts local tools"}
 	}
 	if ref := f.checkHost(r); ref != nil {
 		return ref
@@ -86,7 +88,7 @@ func (f *filter) checkHost(r *http.Request) *refusal {
 	}
 	return &refusal{http.StatusForbidden, CodeHostRefused, fmt.Sprintf(
 		"%s: request refused: Host %s is not %s (protection against DNS rebinding); "+
-			"point the client at %s", msgUnreachable, quoteShort(r.Host), want, base)}
+			"point the client at %s", api.ServiceUnreachable.Message(), quoteShort(r.Host), want, base)}
 }
 
 // portIs compares the port of a Host header with the listener's, as text
@@ -113,7 +115,7 @@ func (f *filter) checkToken(r *http.Request) *refusal {
 	auth := r.Header.Get("Authorization")
 	xKey := strings.TrimSpace(r.Header.Get("X-Api-Key"))
 	if auth == "" && xKey == "" {
-		return &refusal{http.StatusUnauthorized, CodeLocalTokenMissing, msgKeyRejected +
+		return &refusal{http.StatusUnauthorized, CodeLocalTokenMissing, api.KeyRejected.Message() +
 			": gw serve needs its local token as the client's key (Authorization: Bearer gw-local-…, or x-api-key: gw-local-…); " +
 			"gw auth status shows it, gw init agent --mode proxy writes it into the agent config"}
 	}
@@ -131,7 +133,7 @@ func (f *filter) checkToken(r *http.Request) *refusal {
 			// The commonest mistake: the real key pasted where the local token belongs.
 			hint = " (the client sent something that is not a gw local token — the real API key belongs in gw's keychain, not in the client)"
 		}
-		return &refusal{http.StatusUnauthorized, CodeLocalTokenInvalid, msgKeyRejected +
+		return &refusal{http.StatusUnauthorized, CodeLocalTokenInvalid, api.KeyRejected.Message() +
 			": the client's key is not this install's gw serve local token" + hint +
 			"; gw auth status shows the token, gw init agent --mode proxy writes it into the agent config"}
 	}

@@ -34,15 +34,16 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 )
 
-// Options configure the handler. Upstream, Transport, Keys and LocalToken are
+// Options configure the handler. Upstream, Transport, Key and LocalToken are
 // required.
 type Options struct {
 	Upstream   *url.URL          // the hosted base URL, ending in /v1
 	Transport  http.RoundTripper // to the upstream (api.NewTransport in gw serve)
-	Keys       *Keys             // the real API key
+	Key        *KeyCache         // the real API key
 	LocalToken string            // what clients must send as their Bearer key
 	// AcceptHosts are host names accepted in the Host header besides
 	// 127.0.0.1, localhost and [::1]: the --listen address when it is not
@@ -58,7 +59,7 @@ type Options struct {
 // Handler is gw serve's http.Handler.
 type Handler struct {
 	filter    *filter
-	keys      *Keys
+	keys      *KeyCache
 	rp        *httputil.ReverseProxy
 	upstream  *url.URL
 	chatURL   string            // <upstream>/chat/completions, where translated requests go
@@ -105,7 +106,7 @@ func New(o Options) (*Handler, error) {
 		return nil, errors.New("proxy: an absolute upstream base URL is required")
 	case o.Transport == nil:
 		return nil, errors.New("proxy: an upstream transport is required")
-	case o.Keys == nil:
+	case o.Key == nil:
 		return nil, errors.New("proxy: a key source is required")
 	case o.LocalToken == "":
 		return nil, errors.New("proxy: a local token is required")
@@ -115,7 +116,7 @@ func New(o Options) (*Handler, error) {
 	up.RawPath = strings.TrimSuffix(up.RawPath, "/")
 	h := &Handler{
 		filter:    newFilter(o.LocalToken, o.AcceptHosts),
-		keys:      o.Keys,
+		keys:      o.Key,
 		upstream:  &up,
 		chatURL:   up.JoinPath("chat/completions").String(),
 		transport: o.Transport,
@@ -141,7 +142,7 @@ func New(o Options) (*Handler, error) {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := protoOf(r.URL.Path)
-	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, proto: p}}
+	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: p}}
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
@@ -157,7 +158,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	if ref := h.filter.check(r); ref != nil {
-		e.status, e.note = ref.status, "refused="+ref.code
+		e.status, e.note = ref.status, refusalNote(r, ref.code)
 		// A client that is refused gets nothing more from this connection:
 		// kept open for the idle time-out, refused connections pile up
 		// (a loop of them ran gw serve out of file descriptors).
@@ -168,10 +169,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	kr := h.keys.get(r.Context())
 	if kr.err != nil || kr.key == "" {
 		status, code, msg := http.StatusUnauthorized, CodeNoKey,
-			msgKeyRejected+": no key stored — run gw auth login"
+			api.KeyRejected.Message()+": no key stored — run gw auth login" // the contract's words
 		if kr.err != nil && !errors.Is(kr.err, keychain.ErrNotFound) {
+			fix, ok := remedy.Of(kr.err)
+			if !ok {
+				fix = remedy.Remedy{Do: remedy.RunDoctor}
+			}
 			status, code = http.StatusServiceUnavailable, CodeKeyUnavailable
-			msg = msgKeyRejected + ": gw serve could not read the key (" + kr.err.Error() + ") — run gw doctor"
+			msg = api.KeyRejected.Message() + ": gw serve could not read the key (" + kr.err.Error() + ") — " + serveFix(fix, kr.from)
 		}
 		e.note = "refused=" + code
 		e.status = writeErrorAs(w, p, status, code, msg)
@@ -191,7 +196,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// tears down the upstream connection in the middle of the stream.
 		_ = http.NewResponseController(w).EnableFullDuplex()
 		if r.Method == http.MethodPost && isJSON(r.Header.Get("Content-Type")) {
-			e.model = &modelScanner{}
+			e.model = newModelScanner(r.ContentLength)
 			out.Body = &scanBody{ReadCloser: r.Body, s: e.model}
 		}
 	}
@@ -494,16 +499,17 @@ func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error
 	switch {
 	case errors.Is(context.Cause(ctx), ErrShuttingDown):
 		e.status, e.note = http.StatusServiceUnavailable, "aborted=shutting_down"
-		writeError(w, e.status, CodeUnreachable, msgUnreachable+": gw serve stopped before the service answered")
+		writeError(w, e.status, CodeUnreachable, errorMessage(shuttingDown("gw serve stopped before the service answered")))
 	case ctx.Err() != nil:
 		// The client went away: nobody to answer. 499 as nginx logs it.
 		e.status, e.note = 499, "aborted=client_gone"
 	default:
-		msg := msgUnreachable + ": " + err.Error()
+		unreachable := api.ServiceUnreachable.Message()
+		msg := unreachable + ": " + err.Error()
 		if ae := api.ClassifyTransport(err); ae != nil {
-			msg = ae.Error()
-			if !strings.HasPrefix(msg, msgUnreachable) {
-				msg = msgUnreachable + ": " + msg
+			msg = errorMessage(ae)
+			if !strings.HasPrefix(msg, unreachable) {
+				msg = unreachable + ": " + msg
 			}
 		}
 		// Not a refusal by gw serve: the service could not be reached.

@@ -14,6 +14,8 @@ import (
 	"net/http"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/protocol/anthropic"
 	"github.com/modelgateway/gw/protocol/chat"
@@ -129,7 +131,7 @@ func streamEndNote(client context.Context, err error) string {
 	switch {
 	case client.Err() != nil:
 		return "aborted=client_gone"
-	case errors.Is(err, errShuttingDownUpstream):
+	case errors.Is(err, ErrShuttingDown):
 		return "aborted=shutting_down"
 	case errors.As(err, &ae) && ae.Condition != api.ServiceUnreachable:
 		return "aborted=upstream_error"
@@ -156,14 +158,17 @@ type translation struct {
 	shut context.Context // done when gw serve stops before the request is finished
 }
 
-// errShuttingDownUpstream is the upstream failure a translator sees when gw
-// serve stops: unable to connect to API, because of gw serve itself.
-var errShuttingDownUpstream = &api.Error{
-	Condition: api.ServiceUnreachable, Kind: api.KindCanceled, Status: http.StatusServiceUnavailable,
-	Cause: "gw serve stopped before the service's answer was complete",
-	Fix:   "start gw serve again, then retry",
-	Err:   ErrShuttingDown,
+// shuttingDown is the failure a request cut by gw serve stopping gets:
+// unable to connect to API, because of gw serve itself. A translator sees
+// it as the upstream call's (or stream's) error.
+func shuttingDown(cause string) *api.Error {
+	return &api.Error{
+		Condition: api.ServiceUnreachable, Kind: api.KindCanceled, Status: http.StatusServiceUnavailable,
+		Cause: cause, Fix: remedy.Remedy{Do: remedy.StartServe}, Err: ErrShuttingDown,
+	}
 }
+
+const stoppedMidAnswer = "gw serve stopped before the service's answer was complete"
 
 // upstream sends the translated chat request to the service: POST
 // <upstream>/chat/completions with the real key, over gw serve's
@@ -190,7 +195,7 @@ func (t *translation) upstream(ctx context.Context, req *chat.Request) (*http.Re
 		shutting := errors.Is(context.Cause(ctx), ErrShuttingDown)
 		release()
 		if shutting {
-			return nil, errShuttingDownUpstream
+			return nil, shuttingDown(stoppedMidAnswer)
 		}
 		return nil, err
 	}
@@ -199,7 +204,7 @@ func (t *translation) upstream(ctx context.Context, req *chat.Request) (*http.Re
 }
 
 // upstreamBody is the service's answer as a translator reads it: a read
-// cut by gw serve stopping fails with errShuttingDownUpstream, and Close
+// cut by gw serve stopping fails with shuttingDown's error, and Close
 // releases the request's context.
 type upstreamBody struct {
 	io.ReadCloser
@@ -210,7 +215,7 @@ type upstreamBody struct {
 func (b *upstreamBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && err != io.EOF && errors.Is(context.Cause(b.ctx), ErrShuttingDown) {
-		err = errShuttingDownUpstream
+		err = shuttingDown(stoppedMidAnswer)
 	}
 	return n, err
 }
@@ -249,7 +254,9 @@ func (t *translation) classifyTransport(err error) *api.Error {
 // explainKeyRejected says, for a key the service refused, that it is the key
 // gw serve sends (masked, and where it came from) and not the agent's local
 // token, which gw serve accepted; the fix is said for where the key came
-// from. Other errors are returned as they are; e is not modified.
+// from. The translators say a fix without knowing that, so the fix said
+// here ends the cause and the returned error has none of its own. Other
+// errors are returned as they are; e is not modified.
 func explainKeyRejected(e *api.Error, key string, from keychain.Source) *api.Error {
 	if e == nil || e.Condition != api.KeyRejected || key == "" {
 		return e
@@ -273,7 +280,10 @@ func explainKeyRejected(e *api.Error, key string, from keychain.Source) *api.Err
 		x.Cause = "the service refused " + sent + status + said +
 			": either that key is wrong or the account's balance is exhausted; the agent's local token is fine"
 	}
-	x.Fix = keychain.FixForKeySource(e.Fix, from)
+	if fix := serveFix(e.Fix, from); fix != "" {
+		x.Cause += " — " + fix
+	}
+	x.Fix = remedy.Remedy{}
 	return &x
 }
 
@@ -295,8 +305,14 @@ func keyWords(key string, from keychain.Source) string {
 // spec's message, gw's cause, then the fix.
 func errorMessage(e *api.Error) string {
 	msg := e.Error()
-	if e.Fix != "" {
-		msg += " — " + e.Fix
+	if fix := serveFix(e.Fix, ""); fix != "" {
+		msg += " — " + fix
 	}
 	return msg
+}
+
+// serveFix is a fix in the words of gw serve's answers to an agent, for a
+// key from the source from ("" when not known).
+func serveFix(r remedy.Remedy, from keychain.Source) string {
+	return render.Text(r, render.Context{Where: render.Serve, Key: from})
 }
