@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
@@ -106,7 +107,11 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p p
 		ah := anthropic.Handler{Upstream: t.upstream, Classify: t.classify, ClassifyTransport: t.classifyTransport}
 		out := ah.Serve(w, r)
 		e.modelID, e.status, e.stream, usage = out.Model, out.Status, out.Stream, out.Usage
-		e.note = joinNonEmpty(e.note, out.Note)
+		note := out.Note
+		if shut.Err() != nil { // the upstream failed because gw serve stopped
+			note = strings.Replace(note, "aborted=upstream_stream_broken", "aborted=shutting_down", 1)
+		}
+		e.note = joinNonEmpty(e.note, note)
 	case protoResponses:
 		res := responses.ServeWith(w, r, t.upstream, responses.Options{Classify: t.classify})
 		e.modelID, e.status, usage = res.Model, res.Status, res.Usage

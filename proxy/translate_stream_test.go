@@ -243,6 +243,9 @@ func TestTranslatedStreamsAtShutdown(t *testing.T) {
 			if err != nil || !seen[0].Cancelled {
 				t.Errorf("the upstream request was not cancelled: %+v", seen)
 			}
+			if log := s.log.String(); !strings.Contains(log, " status=200 ") || !strings.Contains(log, " stream=true aborted=shutting_down") {
+				t.Errorf("log line %q", log)
+			}
 		})
 	}
 	for _, rt := range routes {

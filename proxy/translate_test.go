@@ -465,3 +465,37 @@ func sameFieldsBesidesMessage(t *testing.T, got, direct string) {
 		t.Errorf("the service's other fields changed:\n got %s\nwant %s", a, b)
 	}
 }
+
+// TestTranslatedErrorsNeverCarryTheKey: a service that echoes the key in its
+// errors — an error answer, or an error inside its stream — does not hand it
+// to a Messages or Responses client: the translators read the service's
+// words with the key scrubbed. The key here is one that does not look like
+// a credential, so only gw serve's knowledge of it can take it out.
+func TestTranslatedErrorsNeverCarryTheKey(t *testing.T) {
+	const plainKey = "plainwordsecretpassphrase"
+	answers := map[string]func(w http.ResponseWriter, key string){
+		"error answer": func(w http.ResponseWriter, key string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(500)
+			fmt.Fprintf(w, `{"error":{"message":"the backend failed for %s"}}`, key)
+		},
+		"error inside the stream": func(w http.ResponseWriter, key string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}`+"\n\n")
+			fmt.Fprintf(w, `data: {"error":{"message":"the backend failed for %s","code":500}}`+"\n\n", key)
+		},
+	}
+	for name, answer := range answers {
+		for _, rt := range routes[1:] {
+			t.Run(name+"/"+rt.proto.String(), func(t *testing.T) {
+				r := echoRig(t, plainKey, func(w http.ResponseWriter, _ *http.Request, key string) { answer(w, key) })
+				res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
+				body := readAll(t, res)
+				noKey(t, "the answer", body, plainKey)
+				if !strings.Contains(body, "the backend failed for "+keychain.Mask(plainKey)) {
+					t.Errorf("the service's words are not in the answer, with the key masked:\n%s", body)
+				}
+			})
+		}
+	}
+}
