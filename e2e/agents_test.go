@@ -1,20 +1,15 @@
 package e2e
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agents"
@@ -105,7 +100,7 @@ func (c agentCLI) binDir(t *testing.T) string {
 // stand-in: after gw init agent --agent NAME the agent completes a task that calls its file-reading tool,
 // through gw serve; and through gw run NAME, with none of its config files written. Continue and Cline
 // have no gw run route (their init story only). Claude Code and Codex need gw serve's /v1/messages and
-// /v1/responses; their stories are skipped while this gw serve does not answer there.
+// /v1/responses, which gw serve translates onto chat completions.
 func TestAgents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds gw and runs the agents")
@@ -126,12 +121,8 @@ func TestAgents(t *testing.T) {
 	}
 	if !keychaintest.Isolated() {
 		gw := buildGW(t)
-		routes := serveRoutes(t, gw)
 		for _, s := range stories {
 			t.Run(s.name, func(t *testing.T) {
-				if s.cli.route != "" && !routes[s.cli.route] {
-					t.Skipf("gw serve does not answer %s yet; %s needs it", s.cli.route, s.cli.name)
-				}
 				dir := s.cli.binDir(t)
 				t.Parallel()
 				keychaintest.RunIsolated(t, t.Name(), "GW_REQUIRE_AGENTS=1", gwBinaryEnv+"="+gw, agentDirEnv+"="+dir)
@@ -307,37 +298,3 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// serveRoutes says which of the translated routes this gw serve answers: it asks one (the key from
-// GW_API_KEY, no keychain needed) with requests that are not valid. A route gw serve has answers in its
-// own error shape; without it the request goes to the service, which has no such path (404).
-func serveRoutes(t *testing.T, gw string) map[string]bool {
-	t.Helper()
-	key := newKey(t)
-	svc := startService(t, key)
-	m := newMachine(t)
-	env := []string{"GW_API_KEY=" + key, "GW_BASE_URL=" + svc.BaseURL}
-	p := m.start(t, env, gw, "serve", "--port", "0")
-	p.await(t, "gw serve listening", time.Minute, func() bool { return listening.MatchString(p.stdout.String()) })
-	addr := listening.FindStringSubmatch(p.stdout.String())[1]
-	var st status
-	if err := json.Unmarshal([]byte(m.run(t, env, "", gw, "auth", "status", "--json")), &st); err != nil {
-		t.Fatal(err)
-	}
-	routes := map[string]bool{}
-	for _, path := range []string{"/v1/messages", "/v1/responses"} {
-		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+path, strings.NewReader(`{}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+st.LocalToken)
-		req.Header.Set("X-Api-Key", st.LocalToken)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
-		res.Body.Close()
-		routes[path] = res.StatusCode != http.StatusNotFound && !bytes.Contains(b, []byte("not_found"))
-		t.Logf("gw serve answers %s with %d: %.200s", path, res.StatusCode, b)
-	}
-	p.kill()
-	return routes
-}
