@@ -28,4 +28,4 @@ bin=$(mktemp -d "${TMPDIR:-/tmp}/gw-bench.XXXXXX")
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/gw" ./cmd/gw
 go build -o "$bin/gw-bench" ./cmd/gw-bench
-"$bin/gw-bench" -translate -gw "$bin/gw" "${ccr[@]}" "$@"
+"$bin/gw-bench" -translate -gw "$bin/gw" ${ccr[@]+"${ccr[@]}"} "$@"
