@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // CatalogEntry describes a model the service is known to offer. The service's
@@ -169,18 +171,14 @@ func ModelError(id string, available []string) *Error {
 	if _, ok := LookupModel(id); ok {
 		e.Kind = KindNotSubscribed
 		e.Cause = fmt.Sprintf("%s is spelled right, but it is not in this account's subscription (the account has %s)", quoted(id), countModels(len(available)))
-		if alt := ClosestID(id, available); alt != "" {
-			e.Fix = "use a model the account has, such as " + alt + " (run: gw models), or upgrade the plan on the dashboard"
-		} else {
-			e.Fix = "pick one of the account's models (run: gw models) or upgrade the plan on the dashboard"
-		}
+		e.Fix = remedy.Remedy{Do: remedy.OtherModel, Value: ClosestID(id, available)}
 		return e
 	}
 	e.Kind = KindMisspelled
 	if t := strings.TrimSpace(id); t != id && t != "" && slices.Contains(available, t) {
 		// Pasted with a space or newline: the id is right, the whitespace is not.
 		e.Cause = fmt.Sprintf("%s has whitespace around it; ids are matched exactly", quoted(id))
-		e.Fix = "use the exact id, without the whitespace: " + t
+		e.Fix = remedy.Remedy{Do: remedy.TrimID, Value: t}
 		return e
 	}
 	// The model meant may be one the plan lacks: "sonet-4.6" is sonnet-4.6,
@@ -190,20 +188,16 @@ func ModelError(id string, available []string) *Error {
 	cat, catScore := closest(id, CatalogIDs())
 	if cat != "" && catScore < score && !slices.Contains(available, cat) {
 		e.Cause = fmt.Sprintf("%s is not spelled as the service lists it; the closest id is %s, which is not in this account's subscription", quoted(id), cat)
-		if c != "" {
-			e.Fix = "use a model the account has, such as " + c + " (run: gw models), or upgrade the plan on the dashboard to use " + cat
-		} else {
-			e.Fix = "pick one of the account's models (run: gw models) or upgrade the plan on the dashboard to use " + cat
-		}
+		e.Fix = remedy.Remedy{Do: remedy.OtherModel, Value: c, Also: cat}
 		return e
 	}
 	if c != "" {
 		e.Cause = fmt.Sprintf("%s is not spelled as the service lists it; the closest listed id is %s", quoted(id), c)
-		e.Fix = "use the exact id: " + c
+		e.Fix = remedy.Remedy{Do: remedy.UseID, Value: c}
 		return e
 	}
 	e.Cause = fmt.Sprintf("%s is not a model id the service lists", quoted(id))
-	e.Fix = fixNotListed
+	e.Fix = remedy.Remedy{Do: remedy.ListModels}
 	return e
 }
 

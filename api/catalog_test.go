@@ -87,7 +87,7 @@ func TestModelError(t *testing.T) {
 	}
 
 	e := ModelError("vendor-a/model-a-sonet-4.5", avail)
-	if e == nil || e.Condition != UnknownModel || e.Kind != KindMisspelled || e.Fix != "use the exact id: vendor-a/model-a-sonnet-4.5" {
+	if e == nil || e.Condition != UnknownModel || e.Kind != KindMisspelled || fixText(e) != "use the exact id: vendor-a/model-a-sonnet-4.5" {
 		t.Errorf("misspelled: %+v", e)
 	}
 	if !strings.HasPrefix(e.Error(), "model not found / invalid model: ") {
@@ -97,13 +97,13 @@ func TestModelError(t *testing.T) {
 	// Pasted with whitespace: said so, not called a misspelling of itself.
 	e = ModelError(" vendor-a/model-a-haiku-4.5\n", avail)
 	if e == nil || e.Kind != KindMisspelled || !strings.Contains(e.Cause, "has whitespace around it") ||
-		e.Fix != "use the exact id, without the whitespace: vendor-a/model-a-haiku-4.5" {
+		fixText(e) != "use the exact id, without the whitespace: vendor-a/model-a-haiku-4.5" {
 		t.Errorf("whitespace: %+v", e)
 	}
 
 	e = ModelError("vendor-a/model-a-opus-4.6", avail)
 	if e == nil || e.Kind != KindNotSubscribed || !strings.Contains(e.Cause, "not in this account's subscription") ||
-		!strings.Contains(e.Fix, "upgrade the plan") || !strings.Contains(e.Fix, "gw models") {
+		!strings.Contains(fixText(e), "upgrade the plan") || !strings.Contains(fixText(e), "gw models") {
 		t.Errorf("not subscribed: %+v", e)
 	}
 
@@ -118,23 +118,23 @@ func TestModelError(t *testing.T) {
 	e = ModelError("vendor-a/model-a-sonet-4.6", avail)
 	if e == nil || e.Kind != KindMisspelled ||
 		e.Cause != `"vendor-a/model-a-sonet-4.6" is not spelled as the service lists it; the closest id is vendor-a/model-a-sonnet-4.6, which is not in this account's subscription` ||
-		e.Fix != "use a model the account has, such as vendor-a/model-a-sonnet-4.5 (run: gw models), or upgrade the plan on the dashboard to use vendor-a/model-a-sonnet-4.6" {
+		fixText(e) != "use a model the account has, such as vendor-a/model-a-sonnet-4.5 (run: gw models), or upgrade the plan on the dashboard to use vendor-a/model-a-sonnet-4.6" {
 		t.Errorf("misspelled, meant a catalogue id outside the plan: %+v", e)
 	}
 	// As close in the catalogue as in the list: the listed id wins.
 	e = ModelError("vendor-a/model-a-sonnet-4.x", avail) // one edit from sonnet-4.6 and from the listed sonnet-4.5
-	if e == nil || e.Fix != "use the exact id: vendor-a/model-a-sonnet-4.5" {
+	if e == nil || fixText(e) != "use the exact id: vendor-a/model-a-sonnet-4.5" {
 		t.Errorf("tie: %+v", e)
 	}
 
 	e = ModelError("gpt-4o", avail)
-	if e == nil || e.Kind != KindMisspelled || !strings.Contains(e.Fix, "gw models") {
+	if e == nil || e.Kind != KindMisspelled || !strings.Contains(fixText(e), "gw models") {
 		t.Errorf("unknown: %+v", e)
 	}
 
 	// Case matters: the spec wants ids exactly as listed.
 	e = ModelError("VENDOR-A/MODEL-A-HAIKU-4.5", avail)
-	if e == nil || e.Fix != "use the exact id: vendor-a/model-a-haiku-4.5" {
+	if e == nil || fixText(e) != "use the exact id: vendor-a/model-a-haiku-4.5" {
 		t.Errorf("case: %+v", e)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // ClassifyResponse maps an HTTP answer of the service (or of whatever stands
@@ -192,44 +194,45 @@ var (
 	bareReason   = regexp.MustCompile(`^(\d{3}\s*)?(unauthori[sz]ed|forbidden|payment required|not found|bad request|error|access denied)\.?$`)
 )
 
-type signals struct {
+// topics are what an answer is about, read from its codes and words.
+type topics struct {
 	balance, key, model, rate bool
 }
 
-func readSignals(se serviceError, model string) signals {
-	var s signals
+func readTopics(se serviceError, model string) topics {
+	var t topics
 	for _, c := range se.codes {
 		switch meaningOf(c) {
 		case codeBalance:
-			s.balance = true
+			t.balance = true
 		case codeKey:
-			s.key = true
+			t.key = true
 		case codeModel:
-			s.model = true
+			t.model = true
 		case codeRate:
-			s.rate = true
+			t.rate = true
 		}
 	}
 	// Anthropic's 404 for an unknown model only says "not_found_error".
 	if model != "" {
 		for _, c := range se.codes {
 			if c == "not_found_error" && strings.Contains(se.message, model) {
-				s.model = true
+				t.model = true
 			}
 		}
 	}
 	msg := strings.ToLower(se.message)
 	words := msg + " " + strings.Join(se.codes, " ")
-	s.balance = s.balance || balanceWords.MatchString(words)
-	s.rate = s.rate || rateWords.MatchString(words)
+	t.balance = t.balance || balanceWords.MatchString(words)
+	t.rate = t.rate || rateWords.MatchString(words)
 	clauses := clauseEnd.Split(msg, -1)
-	s.model = s.model || modelWords.MatchString(words) || anyMatch(modelNear, clauses) ||
+	t.model = t.model || modelWords.MatchString(words) || anyMatch(modelNear, clauses) ||
 		(model != "" && strings.Contains(msg, strings.ToLower(model)) && refusalWords.MatchString(msg))
 	// A bare reason phrase ("Unauthorized") says nothing about which refusal it is.
 	if !bareReason.MatchString(strings.TrimSpace(msg)) {
-		s.key = s.key || keyWords.MatchString(words) || anyMatch(keyNear, clauses)
+		t.key = t.key || keyWords.MatchString(words) || anyMatch(keyNear, clauses)
 	}
-	return s
+	return t
 }
 
 func anyMatch(re *regexp.Regexp, ss []string) bool {
@@ -242,183 +245,185 @@ func anyMatch(re *regexp.Regexp, ss []string) bool {
 }
 
 // classify is ClassifyResponse with the client's key (scrubbed from the
-// service's message), and the base URL and canonical base URL when known.
-func classify(status int, header http.Header, body []byte, model, key, canonical string) *Error {
+// service's message), and the canonical base URL when known.
+func classify(httpStatus int, header http.Header, body []byte, model, key, canonical string) *Error {
 	// The words that say which refusal it is come first: a longer body is cut, so that megabytes of it (a
 	// 200 that is not a model list, a caller that read more) cost no more than this much.
 	body = body[:min(len(body), maxErrorBody)]
 	se := parseErrorBody(body)
 	msg := tidy(redact(se.message, key))
-	e := &Error{Status: status, Code: tidy(redact(se.code(), key)), ServiceMessage: msg}
-	sig := readSignals(se, model)
+	e := &Error{Status: httpStatus, Code: tidy(redact(se.code(), key)), ServiceMessage: msg}
+	about := readTopics(se, model)
 
-	// Some gateways answer 200 with an error body; read their numeric code.
-	eff := status
-	if (status < 300 || status == 0) && se.numeric >= 400 {
-		eff = se.numeric
+	// Some gateways answer 200 with an error body; read their numeric code: status is what the answer means.
+	status := httpStatus
+	if (httpStatus < 300 || httpStatus == 0) && se.numeric >= 400 {
+		status = se.numeric
 	}
-	said := ""
+	// quotedMessage follows a cause: ': "the service's words"', or nothing when it gave none.
+	quotedMessage := ""
 	if msg != "" {
-		said = ": " + quoted(msg)
+		quotedMessage = ": " + quoted(msg)
 	}
-	codeSaid := func() string {
-		if e.Code != "" && e.Code != strconv.Itoa(eff) {
+	codeNote := func() string {
+		if e.Code != "" && e.Code != strconv.Itoa(status) {
 			return " (" + e.Code + ")"
 		}
 		return ""
 	}
+	setBaseURL := remedy.Remedy{Do: remedy.SetBaseURL, Value: canonical}
 
 	switch {
-	case eff >= 200 && eff < 300:
+	case status >= 200 && status < 300:
 		if !se.hasErr {
 			return nil
 		}
-	case eff >= 300 && eff < 400:
-		return redirect(eff, nil, header.Get("Location"), key, canonical)
+	case status >= 300 && status < 400:
+		return redirect(status, nil, header.Get("Location"), key, canonical)
 	}
 
 	if e.Status == 0 {
-		e.Status = eff
+		e.Status = status
 	}
 
 	// An HTML page with a refusal comes from something in front of the API
 	// (firewall, captive portal, a website at the wrong address).
-	if se.html && (eff == 401 || eff == 403 || eff == 404 || eff == 405 || eff == 407 || eff < 300) {
+	if se.html && (status == 401 || status == 403 || status == 404 || status == 405 || status == 407 || status < 300) {
 		e.Condition, e.Kind = ServiceUnreachable, KindBadResponse
-		if eff == 404 || eff == 405 || eff < 300 {
+		if status == 404 || status == 405 || status < 300 {
 			e.Kind = KindBaseURL
 		}
 		title := ""
 		if msg != "" {
 			title = " titled " + quoted(msg) // msg has the key scrubbed
 		}
-		e.Cause = fmt.Sprintf("the server answered %d with an HTML page%s instead of the API's JSON: the base URL points at a website, or a firewall or proxy is answering in the service's place", eff, title)
-		e.Fix = fixBaseURL(canonical)
+		e.Cause = fmt.Sprintf("the server answered %d with an HTML page%s instead of the API's JSON: the base URL points at a website, or a firewall or proxy is answering in the service's place", status, title)
+		e.Fix = setBaseURL
 		return e
 	}
 
 	switch {
-	case eff == 407:
+	case status == 407:
 		e.Condition, e.Kind = ServiceUnreachable, KindProxy
 		e.Cause = "the HTTP proxy between this machine and the service requires authentication (407)"
-		e.Fix = "set the proxy's credentials in HTTPS_PROXY (http://user:password@proxy:port), or unset HTTPS_PROXY if no proxy is needed"
+		e.Fix = remedy.Remedy{Do: remedy.ProxyCredentials}
 		return e
 
-	case eff == 429:
-		if sig.balance && !(sig.rate && !hasAnyCode(se.codes, codeBalance)) {
-			return noBalance(e, said)
+	case status == 429:
+		if about.balance && !(about.rate && !hasAnyCode(se.codes, codeBalance)) {
+			return noBalance(e, quotedMessage)
 		}
 		e.Kind = KindRateLimited
-		e.Cause = "the service is rate limiting this key (429)" + said
+		e.Cause = "the service is rate limiting this key (429)" + quotedMessage
+		e.Fix = remedy.Remedy{Do: remedy.Wait}
 		if ra := header.Get("Retry-After"); ra != "" {
-			e.Fix = "wait " + retryAfter(ra) + " and retry"
-		} else {
-			e.Fix = "wait a minute and retry; lower the number of parallel requests if it keeps happening"
+			e.Fix.Value = retryAfter(ra)
 		}
 		return e
 
-	case eff >= 500:
-		if sig.model && hasAnyCode(se.codes, codeModel) && model != "" {
-			return modelErr(e, model, said)
+	case status >= 500:
+		if about.model && hasAnyCode(se.codes, codeModel) && model != "" {
+			return modelErr(e, model, quotedMessage)
 		}
 		e.Kind = KindServerError
-		e.Cause = fmt.Sprintf("the service failed with %d %s%s", eff, http.StatusText(eff), said)
+		e.Cause = fmt.Sprintf("the service failed with %d %s%s", status, http.StatusText(status), quotedMessage)
 		if msg == "" {
 			e.Cause += " and gave no reason"
 		}
-		e.Fix = fixDoctor
+		e.Fix = remedy.Remedy{Do: remedy.RetryLater}
 		return e
 
-	case eff == 402:
-		return noBalance(e, said)
+	case status == 402:
+		return noBalance(e, quotedMessage)
 
-	case eff == 404 && model == "":
+	case status == 404 && model == "":
 		e.Condition, e.Kind = ServiceUnreachable, KindBaseURL
-		e.Cause = "the server answered 404 for the model list: nothing is served at <base URL>/models, so the base URL is not the API's address" + codeSaidIf(said)
-		e.Fix = fixBaseURL(canonical)
+		e.Cause = "the server answered 404 for the model list: nothing is served at <base URL>/models, so the base URL is not the API's address" + serverSaid(quotedMessage)
+		e.Fix = setBaseURL
 		return e
 
-	case eff == 405 && model == "":
+	case status == 405 && model == "":
 		e.Condition, e.Kind = ServiceUnreachable, KindBaseURL
 		e.Cause = "the server does not accept GET on <base URL>/models (405): the base URL is not the API's address"
-		e.Fix = fixBaseURL(canonical)
+		e.Fix = setBaseURL
 		return e
 	}
 
 	// 400, 401, 403, 404 (with a model), 422 and other 4xx: read the words.
 	switch {
-	case sig.model && model != "" && !sig.balance:
-		return modelErr(e, model, said)
-	case sig.balance:
-		return noBalance(e, said)
-	case sig.model && model != "":
-		return modelErr(e, model, said)
-	case sig.key:
+	case about.model && model != "" && !about.balance:
+		return modelErr(e, model, quotedMessage)
+	case about.balance:
+		return noBalance(e, quotedMessage)
+	case about.model && model != "":
+		return modelErr(e, model, quotedMessage)
+	case about.key:
 		e.Condition, e.Kind = KeyRejected, KindWrongKey
-		e.Cause = fmt.Sprintf("the service refused the key as invalid (%d)%s", eff, said)
-		e.Fix = fixWrongKey
+		e.Cause = fmt.Sprintf("the service refused the key as invalid (%d)%s", status, quotedMessage)
+		e.Fix = remedy.Remedy{Do: remedy.NewKey}
 		return e
 	}
 
-	switch eff {
+	switch status {
 	case 401, 403:
 		e.Condition, e.Kind = KeyRejected, KindKeyOrBalance
-		e.Cause = fmt.Sprintf("the service refused the key (%d)%s: either the key is wrong or the account's balance is exhausted", eff, said)
-		e.Fix = fixKeyOrBalance
+		e.Cause = fmt.Sprintf("the service refused the key (%d)%s: either the key is wrong or the account's balance is exhausted", status, quotedMessage)
+		e.Fix = remedy.Remedy{Do: remedy.CheckBalance}
 		return e
 	case 404:
 		// A 404 that says nothing about the model: the endpoint itself is missing.
 		e.Condition, e.Kind = ServiceUnreachable, KindBaseURL
-		e.Cause = "the server answered 404" + codeSaid() + said + ": the endpoint does not exist there, so the base URL is not the API's address"
-		e.Fix = fixBaseURL(canonical)
+		e.Cause = "the server answered 404" + codeNote() + quotedMessage + ": the endpoint does not exist there, so the base URL is not the API's address"
+		e.Fix = setBaseURL
 		return e
 	}
 	e.Kind = KindOther
-	if eff < 300 {
-		e.Cause = "the service answered with an error" + codeSaid() + said
+	if status < 300 {
+		e.Cause = "the service answered with an error" + codeNote() + quotedMessage
 	} else {
-		e.Cause = fmt.Sprintf("the service rejected the request with %d %s%s%s", eff, http.StatusText(eff), codeSaid(), said)
+		e.Cause = fmt.Sprintf("the service rejected the request with %d %s%s%s", status, http.StatusText(status), codeNote(), quotedMessage)
 	}
-	e.Fix = "correct the request as the service's message says; run: gw doctor to check the setup"
+	e.Fix = remedy.Remedy{Do: remedy.CorrectRequest}
 	return e
 }
 
-func codeSaidIf(said string) string {
-	if said == "" {
+// serverSaid puts the service's quoted words in parentheses: " (the server said: "…")".
+func serverSaid(quotedMessage string) string {
+	if quotedMessage == "" {
 		return ""
 	}
-	return " (the server said" + said + ")"
+	return " (the server said" + quotedMessage + ")"
 }
 
-func noBalance(e *Error, said string) *Error {
+func noBalance(e *Error, quotedMessage string) *Error {
 	e.Condition, e.Kind = KeyRejected, KindNoBalance
 	e.Cause = "the account's balance is exhausted"
 	if e.Status != 0 {
 		e.Cause += fmt.Sprintf(" (%d)", e.Status)
 	}
-	e.Cause += said
-	e.Fix = fixNoBalance
+	e.Cause += quotedMessage
+	e.Fix = remedy.Remedy{Do: remedy.TopUp}
 	return e
 }
 
 // modelErr decides, from the catalogue alone, whether the id is misspelled or
 // a real model this account may not use. ModelError is more precise when the
 // account's list is known.
-func modelErr(e *Error, model, said string) *Error {
+func modelErr(e *Error, model, quotedMessage string) *Error {
 	e.Condition = UnknownModel
 	if _, ok := LookupModel(model); ok {
 		e.Kind = KindNotSubscribed
-		e.Cause = fmt.Sprintf("%s is spelled right but the service refused it (%d)%s: it is not in this account's subscription", quoted(model), e.Status, said)
-		e.Fix = "pick a model the account has (run: gw models) or upgrade the plan on the dashboard"
+		e.Cause = fmt.Sprintf("%s is spelled right but the service refused it (%d)%s: it is not in this account's subscription", quoted(model), e.Status, quotedMessage)
+		e.Fix = remedy.Remedy{Do: remedy.OtherModel}
 		return e
 	}
 	e.Kind = KindMisspelled
-	e.Cause = fmt.Sprintf("the service does not know the model id %s (%d)%s", quoted(model), e.Status, said)
+	e.Cause = fmt.Sprintf("the service does not know the model id %s (%d)%s", quoted(model), e.Status, quotedMessage)
 	if c := ClosestID(model, nil); c != "" {
 		e.Cause += "; the closest listed id is " + c
-		e.Fix = "use the exact id: " + c
+		e.Fix = remedy.Remedy{Do: remedy.UseID, Value: c}
 	} else {
-		e.Fix = fixNotListed
+		e.Fix = remedy.Remedy{Do: remedy.ListModels}
 	}
 	return e
 }

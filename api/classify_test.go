@@ -209,14 +209,14 @@ func TestClassifyResponse_Dialects(t *testing.T) {
 				t.Fatal("want an error, got nil")
 			}
 			assertNoKey(t, e, testKey)
-			t.Logf("%s\n   fix: %s\n   code=%q svc=%q", e.Error(), e.Fix, e.Code, e.ServiceMessage)
+			t.Logf("%s\n   fix: %s\n   code=%q svc=%q", e.Error(), fixText(e), e.Code, e.ServiceMessage)
 			if e.Condition != tc.cond || e.Kind != tc.kind {
 				t.Errorf("got condition %q kind %q, want %q %q\nerror: %v", e.Condition, e.Kind, tc.cond, tc.kind, e)
 			}
 			if e.Status != tc.status && !(tc.status == 200) {
 				t.Errorf("Status = %d, want %d", e.Status, tc.status)
 			}
-			if e.Cause == "" || e.Fix == "" {
+			if e.Cause == "" || e.Fix.IsZero() {
 				t.Errorf("missing cause or fix: %+v", e)
 			}
 			for _, s := range tc.causeHas {
@@ -225,8 +225,8 @@ func TestClassifyResponse_Dialects(t *testing.T) {
 				}
 			}
 			for _, s := range tc.fixHas {
-				if !strings.Contains(e.Fix, s) {
-					t.Errorf("fix %q lacks %q", e.Fix, s)
+				if !strings.Contains(fixText(e), s) {
+					t.Errorf("fix %q lacks %q", fixText(e), s)
 				}
 			}
 			if tc.codeEqual != "" && e.Code != tc.codeEqual {
@@ -263,7 +263,7 @@ func chat(t *testing.T, c *Client, model string) *Error {
 
 func assertNoKey(t *testing.T, e *Error, key string) {
 	t.Helper()
-	for name, s := range map[string]string{"Error()": e.Error(), "Cause": e.Cause, "Fix": e.Fix, "ServiceMessage": e.ServiceMessage, "Code": e.Code} {
+	for name, s := range map[string]string{"Error()": e.Error(), "Cause": e.Cause, "Fix": fixText(e), "ServiceMessage": e.ServiceMessage, "Code": e.Code} {
 		if strings.Contains(s, key) {
 			t.Errorf("%s contains the key: %q", name, s)
 		}

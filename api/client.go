@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // maxListBody caps how much of a model list is read.
@@ -108,7 +111,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body io.Re
 		return nil, &Error{
 			Condition: ServiceUnreachable, Kind: KindBaseURL,
 			Cause: fmt.Sprintf("the base URL %q is not an http(s) address", c.BaseURL),
-			Fix:   fixBaseURL(c.Canonical),
+			Fix:   remedy.Remedy{Do: remedy.SetBaseURL, Value: c.Canonical},
 		}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
@@ -131,7 +134,7 @@ func (c *Client) classifyResponse(status int, header http.Header, body []byte, m
 	if e != nil && c.Key == "" && e.Condition == KeyRejected && e.Kind != KindNoBalance {
 		e.Kind = KindWrongKey
 		e.Cause = fmt.Sprintf("no API key was sent and the service requires one (%d)", e.Status)
-		e.Fix = "run: gw auth login (or set GW_API_KEY)"
+		e.Fix = remedy.Remedy{Do: remedy.Login}
 	}
 	return c.noteCanonical(e)
 }
@@ -159,7 +162,7 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 		return nil, &Error{
 			Condition: ServiceUnreachable, Kind: KindBadResponse, Status: res.StatusCode,
 			Cause: fmt.Sprintf("the model list is larger than %d MiB, which no model list is: the base URL likely points at something else", maxListBody>>20),
-			Fix:   fixBaseURL(c.Canonical),
+			Fix:   remedy.Remedy{Do: remedy.SetBaseURL, Value: c.Canonical},
 		}
 	}
 	models, perr := parseModels(body)
@@ -174,28 +177,37 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 		Condition: ServiceUnreachable, Kind: KindBadResponse, Status: res.StatusCode,
 		// perr quotes the start of the body, which may echo the request back: scrub the key.
 		Cause: redact(fmt.Sprintf("GET %s/models answered %d with %s, not a model list: the base URL likely points at something other than the API", c.BaseURL, res.StatusCode, perr), c.Key),
-		Fix:   fixBaseURL(c.Canonical),
+		Fix:   remedy.Remedy{Do: remedy.SetBaseURL, Value: c.Canonical},
 	})
 }
 
 func (c *Client) transportError(err error) *Error {
 	e := ClassifyTransport(err)
 	e.Cause = redact(e.Cause, c.Key)
-	e.Fix = strings.ReplaceAll(e.Fix, fixBaseURL(""), fixBaseURL(c.Canonical))
+	if e.Fix.Value == "" && takesBaseURL(e.Fix.Do) {
+		e.Fix.Value = c.Canonical // the service's address, where the classification did not know it
+	}
 	return c.noteCanonical(e)
 }
 
+// takesBaseURL: the remedies whose value is the base URL to use.
+func takesBaseURL(a remedy.Action) bool {
+	switch a {
+	case remedy.SetBaseURL, remedy.CheckHostName, remedy.CheckScheme, remedy.CheckHostPort, remedy.CheckRedirect:
+		return true
+	}
+	return false
+}
+
 // noteCanonical adds, to failures that a wrong base URL explains, that the
-// configured one is not the service's published address.
+// configured one is not the service's published address, and makes going back
+// to that address the remedy.
 func (c *Client) noteCanonical(e *Error) *Error {
-	if e == nil || c.Canonical == "" || c.BaseURL == c.Canonical || e.Condition != ServiceUnreachable {
+	if e == nil || c.Canonical == "" || c.BaseURL == c.Canonical || !e.ExplainedByBaseURL() {
 		return e
 	}
-	switch e.Kind {
-	case KindBaseURL, KindBadResponse, KindDNS, KindRefused, KindTLS:
-		e.Cause += fmt.Sprintf("; note that the base URL %s differs from the service's address %s", c.BaseURL, c.Canonical)
-		e.Fix = fixBaseURL(c.Canonical)
-	}
+	e.Cause += fmt.Sprintf("; note that the base URL %s differs from the service's address %s", c.BaseURL, c.Canonical)
+	e.Fix = remedy.Remedy{Do: remedy.UseDefaultBaseURL, Value: c.Canonical}
 	return e
 }
 
@@ -263,7 +275,10 @@ func parseModels(body []byte) ([]Model, error) {
 				}
 			}
 		}
-		m.ID = strings.TrimSpace(m.ID)
+		// What the service names is printed to a terminal and written into
+		// agents' configs: no escape sequence or other control character of
+		// a hostile answer gets through.
+		m.ID, m.Name, m.OwnedBy = printable(strings.TrimSpace(m.ID)), printable(m.Name), printable(m.OwnedBy)
 		if m.ID == "" || seen[m.ID] {
 			continue
 		}
@@ -274,6 +289,24 @@ func parseModels(body []byte) ([]Model, error) {
 		return nil, notList("a list whose entries carry no model id")
 	}
 	return models, nil
+}
+
+// printable replaces control characters (ESC and the other C0 and C1 codes,
+// DEL) and the bidirectional-text controls that reorder what a terminal
+// shows with U+FFFD.
+func printable(s string) string {
+	bad := func(r rune) bool {
+		return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F
+	}
+	if strings.IndexFunc(s, bad) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if bad(r) {
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
 }
 
 func str(v any) string {

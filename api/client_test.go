@@ -131,8 +131,8 @@ func TestModels_200ThatIsNotAList(t *testing.T) {
 			if !strings.Contains(e.Cause, tc.causeHas) || !strings.Contains(e.Cause, "base URL") {
 				t.Errorf("cause %q lacks %q or the base URL hint", e.Cause, tc.causeHas)
 			}
-			if !strings.Contains(e.Fix, "gw auth login --base-url") {
-				t.Errorf("fix %q", e.Fix)
+			if !strings.Contains(fixText(e), "gw auth login --base-url") {
+				t.Errorf("fix %q", fixText(e))
 			}
 		})
 	}
@@ -218,8 +218,8 @@ func TestClient_WrongBaseURLNamesCanonical(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	if !strings.Contains(e.Cause, "differs from the service's address https://gw.example.test/v1") ||
-		e.Fix != "run: gw auth login --base-url https://gw.example.test/v1" {
-		t.Errorf("cause %q fix %q", e.Cause, e.Fix)
+		fixText(e) != "run: gw auth login --base-url https://gw.example.test/v1" {
+		t.Errorf("cause %q fix %q", e.Cause, fixText(e))
 	}
 
 	// At the canonical address itself, a 404 says nothing about differing.

@@ -7,6 +7,8 @@ package api
 import (
 	"fmt"
 	"strings"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // Condition is one of the failure conditions of the service's error table,
@@ -66,12 +68,12 @@ const (
 type Error struct {
 	Condition      Condition
 	Kind           Kind
-	Status         int    // HTTP status, 0 for transport failures
-	Code           string // the service's error code or type, if any
-	ServiceMessage string // the service's own message, trimmed, never containing the key
-	Cause          string // plain words: what exactly went wrong
-	Fix            string // one concrete action, a command where there is one
-	Err            error  // underlying error (transport)
+	Status         int           // HTTP status, 0 for transport failures
+	Code           string        // the service's error code or type, if any
+	ServiceMessage string        // the service's own message, trimmed, never containing the key
+	Cause          string        // plain words: what exactly went wrong
+	Fix            remedy.Remedy // the one thing to do, as data: render.Text says it for where the reader is
+	Err            error         // underlying error (transport)
 }
 
 // Error returns "<condition message>: <cause>", or only the cause when the
@@ -91,21 +93,21 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Fixes shared by several kinds. Commands are the ones of the gw CLI.
-const (
-	fixWrongKey     = "create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)"
-	fixNoBalance    = "top up the account's balance on the dashboard, then retry (the key itself is fine)"
-	fixKeyOrBalance = "check the balance on the dashboard; if it is positive, create a new key and run: gw auth login"
-	fixNotListed    = "run: gw models (and use an id exactly as listed there)"
-	fixDoctor       = "retry in a moment; if it keeps failing, run: gw doctor"
-)
+// Remedy is e.Fix (remedy.Of finds it in a chain of errors).
+func (e *Error) Remedy() remedy.Remedy { return e.Fix }
 
-// fixBaseURL names the canonical base URL when it is known.
-func fixBaseURL(canonical string) string {
-	if canonical != "" {
-		return "run: gw auth login --base-url " + canonical
+// ExplainedByBaseURL reports whether a wrong base URL explains the failure: nothing at the address, no such
+// host, no TLS or another certificate there, an answer that is not the service's. When the base URL in use is
+// not the service's published one, the remedy is to go back to that one.
+func (e *Error) ExplainedByBaseURL() bool {
+	if e.Condition != ServiceUnreachable {
+		return false
 	}
-	return "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>"
+	switch e.Kind {
+	case KindBaseURL, KindBadResponse, KindDNS, KindRefused, KindTLS:
+		return true
+	}
+	return false
 }
 
 // clip shortens s to n runes for messages.

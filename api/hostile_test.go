@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy/render"
 )
 
 const hostileKey = "sk-gw-hostile-Q7f3Kd92LmZx81PaWv4R"
@@ -72,12 +73,12 @@ func TestHostileService_RedirectIsNeverFollowedWithTheKey(t *testing.T) {
 				if ae.Condition != api.ServiceUnreachable || ae.Kind != api.KindBaseURL || ae.Status != status {
 					t.Errorf("%s: got %s/%s/%d, want service unreachable/base_url/%d: %v", name, ae.Condition, ae.Kind, ae.Status, status, err)
 				}
-				msg := err.Error() + " " + ae.Fix
+				msg := err.Error() + " " + render.Text(ae.Fix, render.Context{})
 				if !strings.Contains(msg, target.URL+"/v1/models") || strings.Contains(msg, "s3cr3t") {
 					t.Errorf("%s: the message should name the Location without its query: %s", name, msg)
 				}
-				if !strings.Contains(ae.Fix, "base URL") || strings.Contains(msg, hostileKey) {
-					t.Errorf("%s: fix %q", name, ae.Fix)
+				if !strings.Contains(render.Text(ae.Fix, render.Context{}), "base URL") || strings.Contains(msg, hostileKey) {
+					t.Errorf("%s: fix %q", name, render.Text(ae.Fix, render.Context{}))
 				}
 			}
 			if n := target.hits.Load(); n != 0 {
@@ -236,5 +237,35 @@ func TestHostileService_HugeBodyClassifiedOnAPrefix(t *testing.T) {
 		if whole > 2*prefix+64<<10 {
 			t.Errorf("%d: classifying %d KiB allocated %d KiB, its first 64 KiB %d KiB: it read the whole body", status, len(body)>>10, whole>>10, prefix>>10)
 		}
+	}
+}
+
+// A model list whose ids and names carry terminal escape sequences (clear the
+// screen, retitle the window) or bidi controls reaches gw models, the picker
+// and agents' configs with those characters replaced.
+func TestHostileService_ModelNamesCarryNoControlCharacters(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"object":"list","data":[` +
+			`{"id":"vendor-a/model-a-haiku-4.5\u001b[2J","name":"Haiku\u001b]0;pwned\u0007","owned_by":"x\u009b31m"},` +
+			`{"id":"vendor-b/\u202emodel"}]}`))
+	}))
+	defer srv.Close()
+	models, err := api.NewClient(srv.URL+"/v1", "sk-test-key-0000", srv.Client()).Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(models) != 2 {
+		t.Fatalf("models %+v", models)
+	}
+	for _, m := range models {
+		for _, s := range []string{m.ID, m.Name, m.OwnedBy} {
+			if strings.ContainsAny(s, "\x1b\x07\u009b\u202e") {
+				t.Errorf("a control character got through: %q", s)
+			}
+		}
+	}
+	if models[0].ID != "vendor-a/model-a-haiku-4.5\uFFFD[2J" {
+		t.Errorf("id %q: want the escape replaced, the rest kept", models[0].ID)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // redirectError is a 3xx answer from the base URL. The service does not redirect API requests, so one means
@@ -22,8 +24,7 @@ func (c *Client) redirectError(res *http.Response) *Error {
 	e := redirect(res.StatusCode, from, loc, c.Key, c.Canonical)
 	if c.Canonical != "" && c.BaseURL == c.Canonical {
 		// The service's own address redirected: not a setting the user can correct.
-		e.Fix = "something between this machine and the service (a proxy, firewall or captive portal) is redirecting its requests: " +
-			"sign in to the network's portal if there is one, or check the proxy settings (HTTPS_PROXY), then retry; gw never follows a redirect with the key"
+		e.Fix = remedy.Remedy{Do: remedy.NetworkPortal}
 		return e
 	}
 	return c.noteCanonical(e)
@@ -47,7 +48,7 @@ func redirect(status int, from *url.URL, loc, key, canonical string) *Error {
 	if to, err := url.Parse(loc); err == nil && from != nil && from.Scheme == "https" && to.Scheme == "http" {
 		e.Cause += " (it pointed from https to plain http, where the key would travel unencrypted)"
 	}
-	e.Fix = "check the base URL (gw never follows a redirect with the key); " + fixBaseURL(canonical)
+	e.Fix = remedy.Remedy{Do: remedy.CheckRedirect, Value: canonical}
 	return e
 }
 

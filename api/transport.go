@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // Defaults are generous: reasoning models may think for minutes before the
@@ -131,15 +133,15 @@ func ClassifyTransport(err error) *Error {
 	case errors.Is(err, context.Canceled):
 		e.Condition, e.Kind = "", KindCanceled
 		e.Cause = "the request was cancelled before " + target + " answered"
-		e.Fix = "run the command again"
+		e.Fix = remedy.Remedy{Do: remedy.RunAgain}
 
 	case errors.As(err, &pe):
 		e.Kind = KindProxy
 		e.Cause = fmt.Sprintf("the HTTP proxy %s refused to connect to %s (%d %s)", pe.Proxy, target, pe.Status, http.StatusText(pe.Status))
 		if pe.Status == http.StatusProxyAuthRequired {
-			e.Fix = "set the proxy's credentials in HTTPS_PROXY (http://user:password@proxy:port)"
+			e.Fix = remedy.Remedy{Do: remedy.ProxyCredentials}
 		} else {
-			e.Fix = "ask the proxy's administrator to allow " + target + ", or add it to NO_PROXY if it is reachable directly"
+			e.Fix = remedy.Remedy{Do: remedy.AllowThroughProxy, Value: target}
 		}
 
 	case errors.As(err, &dnsErr):
@@ -148,15 +150,15 @@ func ClassifyTransport(err error) *Error {
 		if isProxy {
 			e.Kind = KindProxy
 			e.Cause = fmt.Sprintf("the HTTP proxy's host name %q could not be resolved", name)
-			e.Fix = "check HTTPS_PROXY (or unset it if no proxy is needed)"
+			e.Fix = remedy.Remedy{Do: remedy.FixProxySetting}
 			break
 		}
 		if dnsErr.IsNotFound {
 			e.Cause = fmt.Sprintf("the host name %q does not exist (DNS answered: no such host)", name)
-			e.Fix = "check the host name in the base URL for typos; " + fixBaseURL("")
+			e.Fix = remedy.Remedy{Do: remedy.CheckHostName}
 		} else {
 			e.Cause = fmt.Sprintf("the host name %q could not be looked up (%s): no network connection or the DNS server is unreachable", name, dnsErr.Err)
-			e.Fix = "check the network connection (Wi-Fi, VPN, DNS), then run: gw doctor"
+			e.Fix = remedy.Remedy{Do: remedy.CheckNetwork}
 		}
 
 	case errors.As(err, &hostErr):
@@ -165,7 +167,7 @@ func ClassifyTransport(err error) *Error {
 		if hostErr.Certificate != nil {
 			e.Cause += " (issued by " + issuer(hostErr.Certificate) + ")"
 		}
-		e.Fix = "check the host name in the base URL; if it is right, a proxy or firewall is intercepting the connection"
+		e.Fix = remedy.Remedy{Do: remedy.CheckCertHost}
 
 	case errors.As(err, &unknown):
 		e.Kind = KindTLS
@@ -176,7 +178,7 @@ func ClassifyTransport(err error) *Error {
 			who = issuer(unknown.Cert)
 		}
 		e.Cause = fmt.Sprintf("the TLS certificate presented by %s is issued by %s, which this machine does not trust", target, who)
-		e.Fix = "if your network inspects TLS (issuer " + who + "), install its root certificate in the system trust store (on Linux, SSL_CERT_FILE may point at it), then run: gw doctor"
+		e.Fix = remedy.Remedy{Do: remedy.TrustRoot, Value: who}
 
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
 		e.Kind = KindTLS
@@ -186,27 +188,27 @@ func ClassifyTransport(err error) *Error {
 			e.Cause = fmt.Sprintf("the TLS certificate presented by %s is valid only from %s to %s (now %s), issued by %s",
 				target, c.NotBefore.UTC().Format(time.DateOnly), c.NotAfter.UTC().Format(time.DateOnly), time.Now().UTC().Format(time.DateOnly), issuer(c))
 		}
-		e.Fix = "check this machine's clock; if it is right, the service's certificate has expired — report it to the service"
+		e.Fix = remedy.Remedy{Do: remedy.CheckClock}
 
 	case errors.As(err, &invalid), errors.As(err, &verify), errors.As(err, &sysRoots):
 		e.Kind = KindTLS
 		e.Cause = fmt.Sprintf("the TLS certificate presented by %s was rejected: %s", target, tlsDetail(err))
-		e.Fix = "if your network inspects TLS, install its root certificate in the system trust store, then run: gw doctor"
+		e.Fix = remedy.Remedy{Do: remedy.TrustRoot}
 
 	case errors.As(err, &recErr):
 		e.Kind = KindTLS
 		e.Cause = fmt.Sprintf("%s does not speak TLS on that port (it answered in plain text)", target)
-		e.Fix = "check the scheme and port of the base URL (https:// for the hosted service); " + fixBaseURL("")
+		e.Fix = remedy.Remedy{Do: remedy.CheckScheme}
 
 	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
 		e.Kind = KindTLS
 		e.Cause = fmt.Sprintf("%s does not speak TLS: it answered in plain HTTP to an https:// request", target)
-		e.Fix = "check the scheme and port of the base URL (https:// for the hosted service); " + fixBaseURL("")
+		e.Fix = remedy.Remedy{Do: remedy.CheckScheme}
 
 	case errors.As(err, &alertErr):
 		e.Kind = KindTLS
 		e.Cause = fmt.Sprintf("the TLS handshake with %s failed: the server sent %q", target, alertErr.Error())
-		e.Fix = "check the base URL; if it is right, a proxy or firewall is interfering with TLS — run: gw doctor"
+		e.Fix = remedy.Remedy{Do: remedy.CheckTLSPath}
 
 	case errors.Is(err, syscall.ECONNREFUSED):
 		e.Kind = KindRefused
@@ -217,16 +219,16 @@ func ClassifyTransport(err error) *Error {
 		if isProxy {
 			e.Kind = KindProxy
 			e.Cause = fmt.Sprintf("the HTTP proxy at %s refused the connection: nothing is listening there", addr)
-			e.Fix = "start the proxy, or correct or unset HTTPS_PROXY"
+			e.Fix = remedy.Remedy{Do: remedy.StartProxy}
 			break
 		}
 		e.Cause = fmt.Sprintf("the connection to %s was refused: nothing is listening on that port", addr)
-		e.Fix = "check the host and port of the base URL; " + fixBaseURL("")
+		e.Fix = remedy.Remedy{Do: remedy.CheckHostPort}
 
 	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.EADDRNOTAVAIL):
 		e.Kind = KindNetwork
 		e.Cause = fmt.Sprintf("there is no route to %s: this machine is not connected to a network that reaches it", target)
-		e.Fix = "check the network connection (Wi-Fi, VPN), then run: gw doctor"
+		e.Fix = remedy.Remedy{Do: remedy.CheckNetwork}
 
 	case isTimeout(err):
 		e.Kind = KindTimeout
@@ -235,7 +237,7 @@ func ClassifyTransport(err error) *Error {
 			e.Kind = KindProxy
 			e.Cause = "the HTTP proxy did not answer in time: " + e.Cause
 		}
-		e.Fix = "check the network connection and retry; if it keeps failing, run: gw doctor"
+		e.Fix = remedy.Remedy{Do: remedy.RetryNetwork}
 
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
 		e.Kind = KindReset
@@ -244,22 +246,22 @@ func ClassifyTransport(err error) *Error {
 			e.Kind = KindProxy
 			e.Cause = "the HTTP proxy closed the connection to " + target + " before it answered"
 		}
-		e.Fix = "retry; if it keeps happening, a firewall or proxy is cutting the connection — run: gw doctor"
+		e.Fix = remedy.Remedy{Do: remedy.RetryCut}
 
 	case isProxy:
 		e.Kind = KindProxy
 		e.Cause = fmt.Sprintf("the HTTP proxy could not connect to %s", target)
-		e.Fix = "check HTTPS_PROXY and NO_PROXY (or unset them if no proxy is needed)"
+		e.Fix = remedy.Remedy{Do: remedy.CheckProxyEnv}
 
 	case ue != nil && strings.Contains(ue.Err.Error(), "unsupported protocol scheme"):
 		e.Kind = KindBaseURL
 		e.Cause = "the base URL does not start with https:// (or http://)"
-		e.Fix = fixBaseURL("")
+		e.Fix = remedy.Remedy{Do: remedy.SetBaseURL}
 
 	default:
 		e.Kind = KindOther
 		e.Cause = fmt.Sprintf("the request to %s failed: %s", target, innermost(err))
-		e.Fix = "run: gw doctor"
+		e.Fix = remedy.Remedy{Do: remedy.RunDoctor}
 	}
 	return e
 }

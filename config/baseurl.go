@@ -87,7 +87,7 @@ func ValidateBaseURL(raw string) (string, error) {
 		return fail("has no host name")
 	}
 	if u.User != nil {
-		problems = append(problems, "contains a user name or password; the API key belongs in gw auth login, not in the URL")
+		problems = append(problems, "contains a user name or password; the API key goes in gw's keychain, not in the URL")
 		u.User = nil
 	}
 	if u.RawQuery != "" || u.ForceQuery {
@@ -184,6 +184,9 @@ func CheckScheme(configured, got string) error {
 	}
 }
 
+// EnvBaseURL overrides the base URL of the config file (and --base-url overrides it).
+const EnvBaseURL = "GW_BASE_URL"
+
 // Source says where a setting came from.
 type Source string
 
@@ -193,6 +196,22 @@ const (
 	SourceConfig  Source = "config"
 	SourceDefault Source = "default"
 )
+
+// From names the source for a message about the base URL: "from --base-url", "from GW_BASE_URL", "from the
+// config file", "built into gw".
+func (s Source) From() string {
+	switch s {
+	case SourceFlag:
+		return "from --base-url"
+	case SourceEnv:
+		return "from " + EnvBaseURL
+	case SourceConfig:
+		return "from the config file"
+	case SourceDefault:
+		return "built into gw"
+	}
+	return "given"
+}
 
 // ResolveBaseURL picks the first non-empty of the --base-url flag,
 // GW_BASE_URL, the config file and the build-time default. It does not
@@ -209,30 +228,4 @@ func ResolveBaseURL(flag, env, file, def string) (string, Source) {
 		return def, SourceDefault
 	}
 	return "", ""
-}
-
-// loginFix is how the service's fixes say to set the base URL.
-const loginFix = "run: gw auth login --base-url "
-
-// BaseURLFix is how to set the base URL to value, given where the current
-// one came from: GW_BASE_URL and --base-url override the config file that
-// gw auth login writes, so logging in again would change nothing.
-func BaseURLFix(src Source, value string) string {
-	switch src {
-	case SourceEnv:
-		return "run: export GW_BASE_URL=" + value
-	case SourceFlag:
-		return "run again with --base-url " + value
-	}
-	return loginFix + value
-}
-
-// FixForSource rewrites the "run: gw auth login --base-url X" in a fix (the
-// service's fixes say that) into BaseURLFix(src, X).
-func FixForSource(fix string, src Source) string {
-	i := strings.Index(fix, loginFix)
-	if i < 0 {
-		return fix
-	}
-	return fix[:i] + BaseURLFix(src, fix[i+len(loginFix):])
 }

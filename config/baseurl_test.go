@@ -128,21 +128,12 @@ func TestResolveBaseURL(t *testing.T) {
 	}
 }
 
-// A fix that says to log in with another base URL points at where the base URL came from: GW_BASE_URL and
-// --base-url override the config file that gw auth login writes.
-func TestFixForSource(t *testing.T) {
-	fix := "check the host and port of the base URL; run: gw auth login --base-url https://x.io/v1"
-	for src, want := range map[Source]string{
-		SourceEnv:     "check the host and port of the base URL; run: export GW_BASE_URL=https://x.io/v1",
-		SourceFlag:    "check the host and port of the base URL; run again with --base-url https://x.io/v1",
-		SourceConfig:  fix,
-		SourceDefault: fix,
-	} {
-		if got := FixForSource(fix, src); got != want {
-			t.Errorf("from %s: got %q, want %q", src, got, want)
+// Sources are named the one way every message names them.
+func TestSourceFrom(t *testing.T) {
+	for src, want := range map[Source]string{SourceFlag: "from --base-url", SourceEnv: "from GW_BASE_URL",
+		SourceConfig: "from the config file", SourceDefault: "built into gw", "": "given"} {
+		if got := src.From(); got != want {
+			t.Errorf("%q.From() = %q, want %q", src, got, want)
 		}
-	}
-	if got := FixForSource("top up the balance", SourceEnv); got != "top up the balance" {
-		t.Errorf("a fix about something else changed: %q", got)
 	}
 }

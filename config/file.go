@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/modelgateway/gw/internal/fsutil"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // DefaultPort is where `gw serve` listens unless told otherwise.
@@ -53,11 +54,15 @@ func (e *ParseError) Error() string {
 	if e.Line > 0 {
 		where = fmt.Sprintf("%s:%d:%d", e.Path, e.Line, e.Column)
 	}
-	return fmt.Sprintf("config file %s: %s; fix it by hand or move it away and run gw auth login again (gw has not changed it)",
-		where, describeJSONError(e.Err))
+	return fmt.Sprintf("config file %s: %s (gw has not changed it)", where, describeJSONError(e.Err))
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// Remedy is to fix the file by hand, or move it away and log in again.
+func (e *ParseError) Remedy() remedy.Remedy {
+	return remedy.Remedy{Do: remedy.FixConfigFile, Value: e.Path}
+}
 
 // Load reads the config file. A missing (or blank) file is the zero File.
 func Load(path string) (File, error) {

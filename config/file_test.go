@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 func TestLoad_MissingFileIsZero(t *testing.T) {
@@ -94,10 +96,14 @@ func TestLoadSave_BrokenFileIsReportedAndUntouched(t *testing.T) {
 		t.Errorf("position %d:%d, want 3:14", pe.Line, pe.Column)
 	}
 	msg := err.Error()
-	for _, want := range []string{path + ":3:14", "fix it by hand", "has not changed it"} {
+	for _, want := range []string{path + ":3:14", "has not changed it"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
+	}
+	// What to do is the error's remedy, not words in its message (a report shows both: once is enough).
+	if r, ok := remedy.Of(err); !ok || r.Do != remedy.FixConfigFile || strings.Contains(msg, "by hand") {
+		t.Errorf("remedy %+v (%v), message %q: want the remedy to fix the file, apart from the message", r, ok, msg)
 	}
 	if err := Save(path, File{BaseURL: "https://b/v1"}); err == nil {
 		t.Error("Save over a broken file succeeded; want it refused")

@@ -11,6 +11,7 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/internal/fsutil"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // agentResult is what the agent configs told: the check, the model ids to check against the service, and
@@ -53,16 +54,16 @@ func (r *run) checkAgentConfigs() agentResult {
 		found                     int
 		ours                      int
 		notes, problems, warnings []string
-		fixes                     []string
+		fixes                     []remedy.Remedy
 		unreadable                *Check
 		// problemFixes go with problems that are not about the base URL.
-		problemFixes        []string
+		problemFixes        []remedy.Remedy
 		unreachableProblems int
 		// pairsWarned: configs whose sibling was reported, so a pair given twice is reported once.
 		pairsWarned []string
 	)
-	addFix := func(f string) {
-		if !slices.Contains(fixes, f) {
+	addFix := func(f remedy.Remedy) {
+		if !slices.ContainsFunc(fixes, func(g remedy.Remedy) bool { return g.Do == f.Do && g.Value == f.Value && g.Also == f.Also }) {
 			fixes = append(fixes, f)
 		}
 	}
@@ -81,7 +82,7 @@ func (r *run) checkAgentConfigs() agentResult {
 		if other, w, fix := shadowingSibling(path); w != "" && !slices.Contains(pairsWarned, other) {
 			pairsWarned = append(pairsWarned, path)
 			warnings = append(warnings, w)
-			addFix(fix)
+			addFix(remedy.Remedy{Do: remedy.Say, Value: fix}) // about OpenCode's two files: no gw command
 		}
 		n := 0
 		for _, p := range provs {
@@ -91,11 +92,11 @@ func (r *run) checkAgentConfigs() agentResult {
 			n++
 			if p.Disabled {
 				warnings = append(warnings, fmt.Sprintf("%s: provider %q is listed in disabled_providers, so OpenCode does not offer it", path, p.Name))
-				addFix(fmt.Sprintf("remove %q from disabled_providers in %s", p.Name, path))
+				addFix(remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("remove %q from disabled_providers in %s", p.Name, path)})
 			}
 			if p.LiteralKey {
 				warnings = append(warnings, fmt.Sprintf("%s: provider %q has the API key written into the file", path, p.Name))
-				addFix("run: gw init agent --mode proxy (the file then holds only gw serve's local token)")
+				addFix(remedy.Remedy{Do: remedy.InitAgentProxy})
 			}
 			if len(p.Undeclared) > 0 {
 				problems = append(problems, fmt.Sprintf("%s: %s, but provider %q does not declare that model, so OpenCode cannot use it",
@@ -135,24 +136,24 @@ func (r *run) checkAgentConfigs() agentResult {
 		res.check = *unreadable
 	case len(problems) > 0:
 		c := Check{ID: IDAgentConfig, Status: Fail, Detail: detail}
-		var fix []string
+		var fix []remedy.Remedy
 		if unreachableProblems > 0 {
 			c = unreachable(c)
-			fix = append(fix, "run: gw init agent (it rewrites the provider's baseURL and keeps the rest of the file)")
+			fix = append(fix, remedy.Remedy{Do: remedy.InitAgentBaseURL})
 		}
 		c.Cause = strings.Join(problems, "; ")
-		c.Fix = strings.Join(append(fix, problemFixes...), "; ")
+		c.Fix = remedy.Steps(append(fix, problemFixes...)...)
 		res.check = c
 	case found == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Skip,
 			Cause: "no OpenCode config found (looked for " + strings.Join(in.AgentConfigs, ", ") + ")",
-			Fix:   "to use the service from OpenCode, run: gw init agent"}
+			Fix:   remedy.Remedy{Do: remedy.SetUpAgent}}
 	case ours == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Warn,
 			Cause: strings.Join(append([]string{"OpenCode is configured, but no provider in its config reaches the service"}, warnings...), "; "),
-			Fix:   strings.Join(append([]string{"run: gw init agent"}, fixes...), "; "), Detail: detail}
+			Fix:   remedy.Steps(append([]remedy.Remedy{{Do: remedy.InitAgent}}, fixes...)...), Detail: detail}
 	case len(warnings) > 0:
-		res.check = Check{ID: IDAgentConfig, Status: Warn, Cause: strings.Join(warnings, "; "), Fix: strings.Join(fixes, "; "), Detail: detail}
+		res.check = Check{ID: IDAgentConfig, Status: Warn, Cause: strings.Join(warnings, "; "), Fix: remedy.Steps(fixes...), Detail: detail}
 	default:
 		res.check = Check{ID: IDAgentConfig, Status: Pass, Detail: detail}
 	}
@@ -161,34 +162,39 @@ func (r *run) checkAgentConfigs() agentResult {
 
 // unreadableFix: what to do about an OpenCode config that could not be read. A path that is not a regular
 // file (a named pipe, a device, a directory) or is far too large was refused without reading it (a project
-// can plant one); its error already says what to do.
-func unreadableFix(path string, err error) string {
+// can plant one).
+func unreadableFix(path string, err error) remedy.Remedy {
 	var nr *fsutil.NotRegularError
 	if errors.As(err, &nr) {
 		if nr.Mode.IsDir() {
-			return "move " + path + " out of the way; OpenCode's config is a file"
+			return remedy.Remedy{Do: remedy.Say, Value: "move " + path + " out of the way; OpenCode's config is a file"}
 		}
-		return "replace " + path + " with a regular file (OpenCode's JSON config), or remove it"
+		return remedy.Remedy{Do: remedy.Say, Value: "replace " + path + " with a regular file (OpenCode's JSON config), or remove it"}
 	}
 	var tl *fsutil.TooLargeError
 	if errors.As(err, &tl) {
-		return "check that " + path + " is OpenCode's config; move it away if it is not"
+		return remedy.Remedy{Do: remedy.Say, Value: "check that " + path + " is OpenCode's config; move it away if it is not"}
 	}
-	return "fix " + path + " by hand (OpenCode cannot read it either), then run: gw init agent"
+	return remedy.Remedy{Do: remedy.FixAgentFile, Value: path}
 }
 
-// undeclaredFix: the command that points "model" and "small_model" back at a model the provider declares.
-func undeclaredFix(path string, p agentProvider) string {
-	if len(p.DeclaredIDs) == 0 {
-		if p.Name == opencode.ProviderID {
-			return "run: gw init agent (it adds the models and sets the default)"
-		}
-		return fmt.Sprintf("declare the model under provider %q in %s, or point \"model\" at a provider that has it", p.Name, path)
+// undeclaredFix: what points "model" and "small_model" back at a model the provider declares.
+func undeclaredFix(path string, p agentProvider) remedy.Remedy {
+	switch {
+	case p.Name == opencode.ProviderID:
+		// gw's own provider: gw init agent writes it (with no models declared, it adds them).
+		return remedy.Remedy{Do: remedy.InitAgentModels, Value: strings.Join(p.DeclaredIDs, ","), Also: firstOr(p.DeclaredIDs, "")}
+	case len(p.DeclaredIDs) == 0:
+		return remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("declare the model under provider %q in %s, or point \"model\" at a provider that has it", p.Name, path)}
 	}
-	if p.Name == opencode.ProviderID {
-		return fmt.Sprintf("run: gw init agent --models %s --default %s", strings.Join(p.DeclaredIDs, ","), p.DeclaredIDs[0])
+	return remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("in %s, set \"model\" to one of the models provider %q declares, e.g. \"%s/%s\"", path, p.Name, p.Name, p.DeclaredIDs[0])}
+}
+
+func firstOr(ss []string, none string) string {
+	if len(ss) == 0 {
+		return none
 	}
-	return fmt.Sprintf("in %s, set \"model\" to one of the models provider %q declares, e.g. \"%s/%s\"", path, p.Name, p.Name, p.DeclaredIDs[0])
+	return ss[0]
 }
 
 // isOurs: a provider whose baseURL is the service's (given, canonical, or a malformed spelling of either) or
@@ -213,8 +219,8 @@ func (r *run) isProxy(raw string) bool {
 	if err != nil || !config.IsLoopbackHost(u.Hostname()) {
 		return false
 	}
-	_, port, _ := net.SplitHostPort(r.in.ProxyAddr)
-	return u.Port() == port
+	_, port, err := net.SplitHostPort(r.in.ProxyAddr)
+	return err == nil && u.Port() == port
 }
 
 func hostOf(raw string) string {

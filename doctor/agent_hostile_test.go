@@ -42,8 +42,8 @@ func TestRun_AgentConfigNotARegularFileAnswersAtOnce(t *testing.T) {
 			var rep Report
 			testutil.Within(t, 2*in.Timeout, "gw doctor", func() { rep = runDoctor(t, in) })
 			c := wantStatus(t, rep, IDAgentConfig, Fail)
-			if c.Cause != tc.cause || c.Fix != tc.fix {
-				t.Errorf("agent_config: cause %q\nfix %q\nwant cause %q\nfix %q", c.Cause, c.Fix, tc.cause, tc.fix)
+			if c.Cause != tc.cause || fixText(in, c) != tc.fix {
+				t.Errorf("agent_config: cause %q\nfix %q\nwant cause %q\nfix %q", c.Cause, fixText(in, c), tc.cause, tc.fix)
 			}
 			for _, id := range []string{IDHTTP, IDKey, IDModels} {
 				wantStatus(t, rep, id, Pass)

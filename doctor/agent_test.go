@@ -72,7 +72,7 @@ func TestRun_AgentConfigDirect(t *testing.T) {
 	// The ids of the gw provider (and the "model" setting) are checked; the other provider's are not.
 	wantStatus(t, rep, "model:vendor-a/model-a-sonnet-4.6", Pass)
 	wantStatus(t, rep, "model:vendor-b/model-b-3-flash-preview", Pass)
-	wantFail(t, rep, "model:vendor-a/model-a-sonet-4.6", "unknown model", msgModel,
+	wantFail(t, in, rep, "model:vendor-a/model-a-sonet-4.6", "unknown model", msgModel,
 		[]string{"vendor-a/model-a-sonnet-4.6"}, "use the exact id: vendor-a/model-a-sonnet-4.6")
 	if _, ok := rep.Get("model:llama"); ok {
 		t.Error("a model of another provider was checked against the service")
@@ -105,7 +105,7 @@ func TestRun_AgentConfigProblems(t *testing.T) {
 			in.AgentConfigs = []string{path}
 			rep := runDoctor(t, in)
 			c := wantStatus(t, rep, IDAgentConfig, tc.status)
-			if c.Condition != tc.condition || !strings.Contains(c.Cause, tc.cause) || !strings.Contains(c.Fix, tc.fix) {
+			if c.Condition != tc.condition || !strings.Contains(c.Cause, tc.cause) || !strings.Contains(fixText(in, c), tc.fix) {
 				t.Errorf("agent_config %+v: want condition %q, cause with %q, fix with %q", c, tc.condition, tc.cause, tc.fix)
 			}
 			if tc.status == Fail && tc.condition == "" && !strings.Contains(c.Cause, path) {
@@ -125,7 +125,7 @@ func startServe(t *testing.T, upstream, token string) string {
 	h, err := proxy.New(proxy.Options{
 		Upstream:   u,
 		Transport:  api.NewTransport(api.TransportOptions{}),
-		Keys:       proxy.NewKeys(func(context.Context) (string, error) { return standin.DemoKeyFull, nil }, 0),
+		Key:        proxy.NewKeyCache(func(context.Context) (string, error) { return standin.DemoKeyFull, nil }, 0),
 		LocalToken: token,
 	})
 	if err != nil {
@@ -171,8 +171,11 @@ func TestRun_Proxy(t *testing.T) {
 			}
 			rep := runDoctor(t, in)
 			c := wantStatus(t, rep, IDProxy, tc.status)
-			if c.Condition != tc.condition || !strings.Contains(c.Cause, tc.cause) || !strings.Contains(c.Fix, tc.fix) {
+			if c.Condition != tc.condition || !strings.Contains(c.Cause, tc.cause) || !strings.Contains(fixText(in, c), tc.fix) {
 				t.Errorf("proxy %+v: want condition %q, cause with %q, fix with %q", c, tc.condition, tc.cause, tc.fix)
+			}
+			if tc.fix == "restart gw serve" && strings.Contains(c.Cause, "restart") {
+				t.Errorf("cause %q repeats the fix %q", c.Cause, fixText(in, c))
 			}
 			if tc.agentUses {
 				a := wantStatus(t, rep, IDAgentConfig, Pass)
@@ -197,7 +200,7 @@ func TestRun_ProxyEnvironment(t *testing.T) {
 		in.Network.Resolver = resolver
 		in.Getenv = env(map[string]string{"HTTP_PROXY": "http://user:secret@" + deadProxy})
 		rep := runDoctor(t, in)
-		c := wantFail(t, rep, IDTCP, "service unreachable", msgUnreachable, []string{"proxy", deadProxy, "refused"}, "HTTPS_PROXY")
+		c := wantFail(t, in, rep, IDTCP, "service unreachable", msgUnreachable, []string{"proxy", deadProxy, "refused"}, "HTTPS_PROXY")
 		if !strings.Contains(c.Detail, "(from HTTP_PROXY)") || strings.Contains(dump(rep), "secret") {
 			t.Errorf("tcp detail %q should name the variable and hide the proxy password", c.Detail)
 		}
@@ -252,8 +255,8 @@ func TestRun_AgentConfigDefaultNotDeclared(t *testing.T) {
 	if c.Cause != want {
 		t.Errorf("cause %q\nwant  %q", c.Cause, want)
 	}
-	if c.Fix != "run: gw init agent --models vendor-a/model-a-haiku-4.5 --default vendor-a/model-a-haiku-4.5" {
-		t.Errorf("fix %q", c.Fix)
+	if fixText(in, c) != "run: gw init agent --models vendor-a/model-a-haiku-4.5 --default vendor-a/model-a-haiku-4.5" {
+		t.Errorf("fix %q", fixText(in, c))
 	}
 	if c.Condition != "" {
 		t.Errorf("condition %q: the service is reachable, this is OpenCode's config", c.Condition)
@@ -278,8 +281,8 @@ func TestRun_AgentConfigSiblingOverrides(t *testing.T) {
 	if c.Cause != wantCause {
 		t.Errorf("cause = %q\nwant    %q", c.Cause, wantCause)
 	}
-	if !strings.Contains(c.Fix, `remove the "gw" provider`) || !strings.Contains(c.Fix, jsonc) {
-		t.Errorf("fix = %q", c.Fix)
+	if !strings.Contains(fixText(in, c), `remove the "gw" provider`) || !strings.Contains(fixText(in, c), jsonc) {
+		t.Errorf("fix = %q", fixText(in, c))
 	}
 }
 
@@ -297,7 +300,7 @@ func TestRun_AgentConfigSiblingWithoutOurs(t *testing.T) {
 	if !strings.Contains(c.Cause, "no provider in its config reaches the service") || !strings.Contains(c.Cause, `"model" is "gw/vendor-a/model-a-sonnet-4.6"`) {
 		t.Errorf("cause = %q", c.Cause)
 	}
-	if !strings.HasPrefix(c.Fix, "run: gw init agent; remove the \"gw\" provider") {
-		t.Errorf("fix = %q", c.Fix)
+	if !strings.HasPrefix(fixText(in, c), "run: gw init agent; remove the \"gw\" provider") {
+		t.Errorf("fix = %q", fixText(in, c))
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 )
 
@@ -44,22 +46,24 @@ const (
 )
 
 // Check is the result of one check. Condition and Message are set only on failures that match one of the
-// service's documented error conditions; Cause says what exactly was found and Fix the one thing to do.
+// service's documented error conditions; Cause says what exactly was found and Fix the one thing to do, as
+// data: the printer says it in words (render.Text, for gw doctor's reader and where the base URL and the key
+// came from).
 type Check struct {
-	ID        string `json:"id"`
-	Title     string `json:"title"`
-	Status    Status `json:"status"`
-	Condition string `json:"condition,omitempty"`
-	Message   string `json:"message,omitempty"`
-	Cause     string `json:"cause,omitempty"`
-	Fix       string `json:"fix,omitempty"`
-	Detail    string `json:"detail,omitempty"` // what was checked or found, on any status
+	ID        string
+	Title     string
+	Status    Status
+	Condition string
+	Message   string
+	Cause     string
+	Fix       remedy.Remedy
+	Detail    string // what was checked or found, on any status
 }
 
 // Report is every check in a stable order. OK is false when at least one check failed.
 type Report struct {
-	OK     bool    `json:"ok"`
-	Checks []Check `json:"checks"`
+	OK     bool
+	Checks []Check
 }
 
 // Get returns the check with the given id.
@@ -72,21 +76,13 @@ func (r Report) Get(id string) (Check, bool) {
 	return Check{}, false
 }
 
-// Where the base URL came from; the values match config.Source.
-const (
-	SourceFlag    = "flag"
-	SourceEnv     = "env"
-	SourceConfig  = "config"
-	SourceDefault = "default"
-)
-
 // Input is everything Run needs, resolved by the caller. Nothing here is read from the process environment
 // by Run itself except through Getenv, so tests drive Run without the CLI.
 type Input struct {
 	// BaseURL is the effective base URL exactly as given (not trimmed or corrected) and BaseURLSource where it
-	// came from (SourceFlag, SourceEnv, SourceConfig, SourceDefault).
+	// came from.
 	BaseURL       string
-	BaseURLSource string
+	BaseURLSource config.Source
 	// CanonicalURL is the service's address built into the binary; "" when the build has none.
 	CanonicalURL string
 
@@ -101,7 +97,7 @@ type Input struct {
 	Key             keychain.Resolved
 	KeyErr          error
 	KeychainBackend string
-	KeychainHint    string // what to install for the OS keychain to work here, when it failed ("" when nothing)
+	KeychainInstall string // the command that installs the OS keychain this machine lacks (keychain.SetupCommand), "" when none
 
 	// Models are the ids given with --model; AgentConfigs the OpenCode config files to read (missing files are
 	// fine: they are reported as not found).
@@ -115,6 +111,9 @@ type Input struct {
 	// ProxyAddr is where `gw serve` listens ("127.0.0.1:8787"); LocalToken the token it accepts.
 	ProxyAddr  string
 	LocalToken string
+	// RunningProxyAddr is where a gw serve of this install said it listens (proxy.ReadState), "" when
+	// none did: one started with --port answers there, not on ProxyAddr.
+	RunningProxyAddr string
 
 	// Version goes into the User-Agent of the requests.
 	Version string

@@ -85,8 +85,9 @@ func TestRun_WrongKey(t *testing.T) {
 	for _, d := range standin.Dialects() {
 		t.Run(d, func(t *testing.T) {
 			s := startStandin(t, standin.Options{Dialect: d})
-			rep := runDoctor(t, input(s.BaseURL, "sk-wrong-0000000000"))
-			c := wantFail(t, rep, IDKey, "key rejected", msgKey, nil, "gw auth login")
+			in := input(s.BaseURL, "sk-wrong-0000000000")
+			rep := runDoctor(t, in)
+			c := wantFail(t, in, rep, IDKey, "key rejected", msgKey, nil, "gw auth login")
 			if strings.Contains(c.Cause, "balance is exhausted") && !strings.Contains(c.Cause, "either") {
 				t.Errorf("a wrong key is reported as an exhausted balance: %q", c.Cause)
 			}
@@ -107,7 +108,7 @@ func TestRun_ExhaustedBalance(t *testing.T) {
 					in := input(s.BaseURL, standin.DemoKeyNoBalance)
 					in.Models = []string{"vendor-a/model-a-haiku-4.5"}
 					rep := runDoctor(t, in)
-					wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"balance is exhausted", fmt.Sprint(status)}, "top up")
+					wantFail(t, in, rep, IDKey, "key rejected", msgKey, []string{"balance is exhausted", fmt.Sprint(status)}, "top up")
 					if listAnyway {
 						wantStatus(t, rep, IDModels, Pass) // the list came; the model ids are still checked against it
 						wantStatus(t, rep, "model:vendor-a/model-a-haiku-4.5", Pass)
@@ -166,7 +167,7 @@ func TestRun_ModelOutsideSubscriptionListedAnyway(t *testing.T) {
 				in := input(base, standin.DemoKeyPartial)
 				in.Models = []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-haiku-4.5"}
 				rep := runDoctor(t, in)
-				wantFail(t, rep, "model:vendor-a/model-a-opus-4.6", "unknown model", msgModel,
+				wantFail(t, in, rep, "model:vendor-a/model-a-opus-4.6", "unknown model", msgModel,
 					[]string{"spelled right", fmt.Sprint(status), "not in this account's subscription"}, "gw models")
 				wantStatus(t, rep, "model:vendor-a/model-a-haiku-4.5", Pass)
 			})
@@ -180,8 +181,9 @@ func TestRun_ExhaustedBalanceHidden(t *testing.T) {
 	for _, d := range standin.Dialects() {
 		t.Run(d, func(t *testing.T) {
 			s := startStandin(t, standin.Options{Dialect: d, HideBalanceCause: true})
-			rep := runDoctor(t, input(s.BaseURL, standin.DemoKeyNoBalance))
-			wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"401", "refused the key"}, "gw auth login")
+			in := input(s.BaseURL, standin.DemoKeyNoBalance)
+			rep := runDoctor(t, in)
+			wantFail(t, in, rep, IDKey, "key rejected", msgKey, []string{"401", "refused the key"}, "gw auth login")
 		})
 	}
 }
@@ -192,9 +194,10 @@ func TestRun_KeyRefusedWithoutReason(t *testing.T) {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 	}))
 	t.Cleanup(srv.Close)
-	rep := runDoctor(t, input(srv.URL+"/v1", "sk-some-key-1234"))
+	in := input(srv.URL+"/v1", "sk-some-key-1234")
+	rep := runDoctor(t, in)
 	wantStatus(t, rep, IDHTTP, Pass)
-	wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"either the key is wrong or the account's balance is exhausted"}, "check the balance")
+	wantFail(t, in, rep, IDKey, "key rejected", msgKey, []string{"either the key is wrong or the account's balance is exhausted"}, "check the balance")
 }
 
 func TestRun_NoKeyStored(t *testing.T) {
@@ -204,7 +207,7 @@ func TestRun_NoKeyStored(t *testing.T) {
 	in.KeyErr = fmt.Errorf("%w: GW_API_KEY is not set, nothing in Test Keychain", keychain.ErrNotFound)
 	in.KeychainBackend = "Test Keychain"
 	rep := runDoctor(t, in)
-	wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"no API key"}, "gw auth login")
+	wantFail(t, in, rep, IDKey, "key rejected", msgKey, []string{"no API key"}, "gw auth login")
 	c := wantStatus(t, rep, IDKeychain, Fail)
 	if !strings.Contains(c.Cause, "Test Keychain") {
 		t.Errorf("keychain cause %q does not name the backend looked in", c.Cause)
@@ -220,10 +223,10 @@ func TestRun_NoKeyStored_UnnamedKeychain(t *testing.T) {
 	in.Key = keychain.Resolved{}
 	rep := runDoctor(t, in)
 	c := wantStatus(t, rep, IDKeychain, Fail)
-	if want := "no key is stored: GW_API_KEY is not set and the OS keychain has no key for gw"; c.Cause != want || c.Fix != "run: gw auth login" {
-		t.Errorf("keychain check: cause %q fix %q, want cause %q fix %q", c.Cause, c.Fix, want, "run: gw auth login")
+	if want := "no key is stored: GW_API_KEY is not set and the OS keychain has no key for gw"; c.Cause != want || fixText(in, c) != "run: gw auth login" {
+		t.Errorf("keychain check: cause %q fix %q, want cause %q fix %q", c.Cause, fixText(in, c), want, "run: gw auth login")
 	}
-	wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"GW_API_KEY is not set and no key is stored"}, "run: gw auth login (or set GW_API_KEY)")
+	wantFail(t, in, rep, IDKey, "key rejected", msgKey, []string{"GW_API_KEY is not set and no key is stored"}, "run: gw auth login (or set GW_API_KEY)")
 }
 
 func TestRun_BaseURLShapes(t *testing.T) {
@@ -240,9 +243,9 @@ func TestRun_BaseURLShapes(t *testing.T) {
 		{"whitespace", " " + canon + "\n", "whitespace"},
 		{"non-http scheme", "ftp" + strings.TrimPrefix(canon, "http"), `scheme "ftp"`},
 	}
-	for _, src := range []string{SourceFlag, SourceEnv, SourceConfig} {
+	for _, src := range []config.Source{config.SourceFlag, config.SourceEnv, config.SourceConfig} {
 		for _, tc := range cases {
-			t.Run(src+"/"+tc.name, func(t *testing.T) {
+			t.Run(string(src)+"/"+tc.name, func(t *testing.T) {
 				in := input(tc.given, standin.DemoKeyFull)
 				in.CanonicalURL, in.BaseURLSource = canon, src
 				rep := runDoctor(t, in)
@@ -250,19 +253,19 @@ func TestRun_BaseURLShapes(t *testing.T) {
 				if tc.name == "non-http scheme" {
 					fixed = "https" + strings.TrimPrefix(canon, "http")
 				}
-				c := wantFail(t, rep, IDBaseURL, "service unreachable", msgUnreachable, []string{tc.problem}, fixed)
+				c := wantFail(t, in, rep, IDBaseURL, "service unreachable", msgUnreachable, []string{tc.problem}, fixed)
 				switch src {
-				case SourceFlag:
-					if !strings.Contains(c.Fix, "--base-url") {
-						t.Errorf("fix %q does not say to change the flag", c.Fix)
+				case config.SourceFlag:
+					if !strings.Contains(fixText(in, c), "--base-url") {
+						t.Errorf("fix %q does not say to change the flag", fixText(in, c))
 					}
-				case SourceEnv:
-					if !strings.Contains(c.Fix, "GW_BASE_URL=") {
-						t.Errorf("fix %q does not say to change GW_BASE_URL", c.Fix)
+				case config.SourceEnv:
+					if !strings.Contains(fixText(in, c), "GW_BASE_URL=") {
+						t.Errorf("fix %q does not say to change GW_BASE_URL", fixText(in, c))
 					}
-				case SourceConfig:
-					if !strings.Contains(c.Fix, "gw auth login --base-url") {
-						t.Errorf("fix %q does not say to log in with the right URL", c.Fix)
+				case config.SourceConfig:
+					if !strings.Contains(fixText(in, c), "gw auth login --base-url") {
+						t.Errorf("fix %q does not say to log in with the right URL", fixText(in, c))
 					}
 				}
 				if tc.name != "non-http scheme" {
@@ -288,10 +291,10 @@ func TestRun_HTTPWhereHTTPSWasConfigured(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := input(http, standin.DemoKeyFull)
-			in.BaseURLSource, in.ConfigBaseURL, in.CanonicalURL = SourceEnv, tc.configured, tc.canonical
+			in.BaseURLSource, in.ConfigBaseURL, in.CanonicalURL = config.SourceEnv, tc.configured, tc.canonical
 			in.Network.RootCAs = pool
 			rep := runDoctor(t, in)
-			wantFail(t, rep, IDBaseURL, "service unreachable", msgUnreachable, []string{"uses http", "unencrypted"}, "GW_BASE_URL="+https)
+			wantFail(t, in, rep, IDBaseURL, "service unreachable", msgUnreachable, []string{"uses http", "unencrypted"}, "GW_BASE_URL="+https)
 			wantStatus(t, rep, IDTLS, Pass) // checked on the https URL
 			wantStatus(t, rep, IDKey, Pass)
 		})
@@ -305,14 +308,15 @@ func TestRun_BaseURLDiffersFromCanonical(t *testing.T) {
 	canonical := "https://gateway.example/v1"
 	dead := "http://" + apitest.ClosedAddr(t) + "/v1"
 	cases := []struct {
-		name, base, src string
-		want            Status
+		name, base string
+		src        config.Source
+		want       Status
 	}{
-		{"staging in GW_BASE_URL answers", s.BaseURL, SourceEnv, Warn},
-		{"staging in the config answers", s.BaseURL, SourceConfig, Warn},
-		{"asked for with --base-url", dead, SourceFlag, Warn},
-		{"config points at nothing", dead, SourceConfig, Fail},
-		{"GW_BASE_URL points at nothing", dead, SourceEnv, Fail},
+		{"staging in GW_BASE_URL answers", s.BaseURL, config.SourceEnv, Warn},
+		{"staging in the config answers", s.BaseURL, config.SourceConfig, Warn},
+		{"asked for with --base-url", dead, config.SourceFlag, Warn},
+		{"config points at nothing", dead, config.SourceConfig, Fail},
+		{"GW_BASE_URL points at nothing", dead, config.SourceEnv, Fail},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,10 +325,14 @@ func TestRun_BaseURLDiffersFromCanonical(t *testing.T) {
 			rep := runDoctor(t, in)
 			if tc.want == Fail {
 				fix := "gw auth login --base-url " + canonical
-				if tc.src == SourceEnv {
-					fix = "unset GW_BASE_URL"
+				if tc.src == config.SourceEnv {
+					fix = "run: export GW_BASE_URL=" + canonical
 				}
-				wantFail(t, rep, IDBaseURL, "service unreachable", msgUnreachable, []string{"differs from the service's address " + canonical, "see tcp"}, fix)
+				c := wantFail(t, in, rep, IDBaseURL, "service unreachable", msgUnreachable, []string{"differs from the service's address " + canonical, "see tcp"}, fix)
+				// The connection that failed has the same one thing to do, not another way to set the base URL.
+				if tcp := get(t, rep, IDTCP); fixText(in, tcp) != fixText(in, c) {
+					t.Errorf("tcp's fix %q, base_url's %q: want one fix", fixText(in, tcp), fixText(in, c))
+				}
 				return
 			}
 			c := wantStatus(t, rep, IDBaseURL, Warn)
@@ -344,7 +352,7 @@ func TestRun_DNSFailure(t *testing.T) {
 	in := input(base, standin.DemoKeyFull)
 	in.Network.Resolver = resolver
 	rep := runDoctor(t, in)
-	wantFail(t, rep, IDDNS, "service unreachable", msgUnreachable, []string{`"gateway.invalid"`, "does not exist"}, "host name")
+	wantFail(t, in, rep, IDDNS, "service unreachable", msgUnreachable, []string{`"gateway.invalid"`, "does not exist"}, "host name")
 	for _, id := range []string{IDTCP, IDHTTP, IDKey, IDModels} {
 		if c := wantStatus(t, rep, id, Skip); !strings.Contains(c.Cause, "dns") {
 			t.Errorf("%s skipped without pointing at dns: %q", id, c.Cause)
@@ -367,29 +375,30 @@ func TestRun_DNSFailure(t *testing.T) {
 // gw auth login, whose saved base URL they override.
 func TestRun_RefusedPortFixFollowsTheSource(t *testing.T) {
 	addr := apitest.ClosedAddr(t)
-	for src, want := range map[string]string{
-		SourceEnv:    "run: export GW_BASE_URL=<the service's address from the dashboard, ending in /v1>",
-		SourceFlag:   "run again with --base-url <the service's address from the dashboard, ending in /v1>",
-		SourceConfig: "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>",
+	for src, want := range map[config.Source]string{
+		config.SourceEnv:    "run: export GW_BASE_URL=<the service's address from the dashboard, ending in /v1>",
+		config.SourceFlag:   "run again with --base-url <the service's address from the dashboard, ending in /v1>",
+		config.SourceConfig: "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>",
 	} {
 		in := input("http://"+addr+"/v1", standin.DemoKeyFull)
 		in.BaseURLSource, in.CanonicalURL = src, ""
 		rep := runDoctor(t, in)
 		c := wantStatus(t, rep, IDTCP, Fail)
-		if !strings.HasSuffix(c.Fix, want) {
-			t.Errorf("source %s: fix %q, want it to end in %q", src, c.Fix, want)
+		if !strings.HasSuffix(fixText(in, c), want) {
+			t.Errorf("source %s: fix %q, want it to end in %q", src, fixText(in, c), want)
 		}
-		if src != SourceConfig && strings.Contains(c.Fix, "gw auth login") {
-			t.Errorf("source %s: fix %q says to log in, which %s overrides", src, c.Fix, src)
+		if src != config.SourceConfig && strings.Contains(fixText(in, c), "gw auth login") {
+			t.Errorf("source %s: fix %q says to log in, which %s overrides", src, fixText(in, c), src)
 		}
 	}
 }
 
 func TestRun_RefusedPort(t *testing.T) {
 	addr := apitest.ClosedAddr(t)
-	rep := runDoctor(t, input("http://"+addr+"/v1", standin.DemoKeyFull))
+	in := input("http://"+addr+"/v1", standin.DemoKeyFull)
+	rep := runDoctor(t, in)
 	wantStatus(t, rep, IDDNS, Pass)
-	wantFail(t, rep, IDTCP, "service unreachable", msgUnreachable, []string{addr, "refused"}, "gw auth login --base-url")
+	wantFail(t, in, rep, IDTCP, "service unreachable", msgUnreachable, []string{addr, "refused"}, "gw auth login --base-url")
 	for _, id := range []string{IDHTTP, IDKey, IDModels} {
 		wantStatus(t, rep, id, Skip)
 	}
@@ -398,21 +407,24 @@ func TestRun_RefusedPort(t *testing.T) {
 func TestRun_TLSFailure(t *testing.T) {
 	t.Run("untrusted stand-in certificate", func(t *testing.T) {
 		s, _ := startStandinTLS(t, standin.Options{})
-		rep := runDoctor(t, input(s.BaseURL, standin.DemoKeyFull)) // the system roots do not trust it
-		wantFail(t, rep, IDTLS, "service unreachable", msgUnreachable, []string{`issued by "localhost" (gw stand-in)`, "does not trust"}, "root certificate")
+		in := input(s.BaseURL, standin.DemoKeyFull) // the system roots do not trust it
+		rep := runDoctor(t, in)
+		wantFail(t, in, rep, IDTLS, "service unreachable", msgUnreachable, []string{`issued by "localhost" (gw stand-in)`, "does not trust"}, "root certificate")
 		wantStatus(t, rep, IDHTTP, Skip)
 	})
 	t.Run("untrusted httptest certificate", func(t *testing.T) {
 		srv := httptest.NewTLSServer(standin.New(standin.Options{}))
 		t.Cleanup(srv.Close)
-		rep := runDoctor(t, input(srv.URL+"/v1", standin.DemoKeyFull))
-		wantFail(t, rep, IDTLS, "service unreachable", msgUnreachable, []string{"Acme Co"}, "root certificate")
+		in := input(srv.URL+"/v1", standin.DemoKeyFull)
+		rep := runDoctor(t, in)
+		wantFail(t, in, rep, IDTLS, "service unreachable", msgUnreachable, []string{"Acme Co"}, "root certificate")
 	})
 	t.Run("https to a plain http port", func(t *testing.T) {
 		s := startStandin(t, standin.Options{})
 		base := "https" + strings.TrimPrefix(s.BaseURL, "http")
-		rep := runDoctor(t, input(base, standin.DemoKeyFull))
-		wantFail(t, rep, IDTLS, "service unreachable", msgUnreachable, []string{"does not speak TLS"}, "scheme")
+		in := input(base, standin.DemoKeyFull)
+		rep := runDoctor(t, in)
+		wantFail(t, in, rep, IDTLS, "service unreachable", msgUnreachable, []string{"does not speak TLS"}, "scheme")
 	})
 }
 
@@ -422,7 +434,7 @@ func TestRun_TimeOut(t *testing.T) {
 	in.StepTimeout = 300 * time.Millisecond
 	rep := runDoctor(t, in)
 	wantStatus(t, rep, IDTCP, Pass)
-	c := wantFail(t, rep, IDHTTP, "service unreachable", msgUnreachable, nil, "network")
+	c := wantFail(t, in, rep, IDHTTP, "service unreachable", msgUnreachable, nil, "network")
 	if !strings.Contains(c.Cause, "in time") && !strings.Contains(c.Cause, "within the time") && !strings.Contains(c.Cause, "timed out") {
 		t.Errorf("http cause %q does not say it timed out", c.Cause)
 	}
@@ -439,7 +451,7 @@ func TestRun_TCPTimeOut_BlockingDialer(t *testing.T) {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: ctx.Err()}
 	}
 	rep := runDoctor(t, in)
-	c := wantFail(t, rep, IDTCP, "service unreachable", msgUnreachable, []string{"timed out"}, "network")
+	c := wantFail(t, in, rep, IDTCP, "service unreachable", msgUnreachable, []string{"timed out"}, "network")
 	if !strings.Contains(c.Cause, "192.0.2.1:443") && !strings.Contains(c.Cause, "the service") {
 		t.Errorf("tcp cause %q does not say where it connected", c.Cause)
 	}
@@ -457,7 +469,7 @@ func TestRun_AnswersWhenADialHangs_BlockingDialer(t *testing.T) {
 		return nil, errors.New("released")
 	}
 	rep := runDoctor(t, in)
-	wantFail(t, rep, IDTCP, "service unreachable", msgUnreachable, []string{"did not finish within 600ms"}, "network")
+	wantFail(t, in, rep, IDTCP, "service unreachable", msgUnreachable, []string{"did not finish within 600ms"}, "network")
 	for _, id := range []string{IDTLS, IDHTTP, IDKey, IDModels} {
 		wantStatus(t, rep, id, Fail)
 	}
@@ -472,9 +484,9 @@ func TestRun_MisspelledModel(t *testing.T) {
 			in := input(s.BaseURL, standin.DemoKeyFull)
 			in.Models = []string{"vendor-a/model-a-opus-4-6", "model-a-sonnet-4.5", "vendor-a/model-a-haiku-4.5"}
 			rep := runDoctor(t, in)
-			wantFail(t, rep, "model:vendor-a/model-a-opus-4-6", "unknown model", msgModel,
+			wantFail(t, in, rep, "model:vendor-a/model-a-opus-4-6", "unknown model", msgModel,
 				[]string{"not spelled", "vendor-a/model-a-opus-4.6"}, "vendor-a/model-a-opus-4.6")
-			wantFail(t, rep, "model:model-a-sonnet-4.5", "unknown model", msgModel,
+			wantFail(t, in, rep, "model:model-a-sonnet-4.5", "unknown model", msgModel,
 				[]string{"not spelled", "vendor-a/model-a-sonnet-4.5"}, "vendor-a/model-a-sonnet-4.5")
 			wantStatus(t, rep, "model:vendor-a/model-a-haiku-4.5", Pass)
 		})
@@ -488,7 +500,7 @@ func TestRun_ModelOutsideSubscription(t *testing.T) {
 			in := input(s.BaseURL, standin.DemoKeyPartial)
 			in.Models = []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-haiku-4.5"}
 			rep := runDoctor(t, in)
-			c := wantFail(t, rep, "model:vendor-a/model-a-opus-4.6", "unknown model", msgModel,
+			c := wantFail(t, in, rep, "model:vendor-a/model-a-opus-4.6", "unknown model", msgModel,
 				[]string{"spelled right", "not in this account's subscription"}, "upgrade the plan")
 			if strings.Contains(c.Cause, "not spelled") {
 				t.Errorf("a real id outside the plan is called misspelled: %q", c.Cause)
@@ -505,8 +517,9 @@ func TestRun_ServiceErrors(t *testing.T) {
 	t.Run("nothing at /models (404)", func(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		t.Cleanup(srv.Close)
-		rep := runDoctor(t, input(srv.URL+"/v1", standin.DemoKeyFull))
-		wantFail(t, rep, IDHTTP, "service unreachable", msgUnreachable, []string{"404"}, "--base-url")
+		in := input(srv.URL+"/v1", standin.DemoKeyFull)
+		rep := runDoctor(t, in)
+		wantFail(t, in, rep, IDHTTP, "service unreachable", msgUnreachable, []string{"404"}, "--base-url")
 	})
 	t.Run("server error", func(t *testing.T) {
 		s := startStandin(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultServerError, Status: 500}})
@@ -532,7 +545,7 @@ func TestRun_ConfigFileDoesNotParse(t *testing.T) {
 
 	// The base URL comes from GW_BASE_URL: every other check still runs against it.
 	in := input(s.BaseURL, standin.DemoKeyFull)
-	in.BaseURLSource, in.ConfigBaseURL = SourceEnv, ""
+	in.BaseURLSource, in.ConfigBaseURL = config.SourceEnv, ""
 	in.ConfigPath, in.ConfigErr = path, err
 	rep := runDoctor(t, in)
 	c := wantStatus(t, rep, IDConfig, Fail)
@@ -544,7 +557,10 @@ func TestRun_ConfigFileDoesNotParse(t *testing.T) {
 
 	// The base URL would have come from the file (none given otherwise, no default, or the default): base_url
 	// is skipped pointing at the config check, not failed as "none configured" or checked as the default.
-	for _, tc := range []struct{ base, src string }{{"", ""}, {s.BaseURL, SourceDefault}} {
+	for _, tc := range []struct {
+		base string
+		src  config.Source
+	}{{"", ""}, {s.BaseURL, config.SourceDefault}} {
 		in := input(tc.base, standin.DemoKeyFull)
 		in.BaseURLSource, in.ConfigBaseURL = tc.src, ""
 		in.ConfigPath, in.ConfigErr = path, err
@@ -582,7 +598,7 @@ func TestRun_KeyStorage(t *testing.T) {
 			if !strings.Contains(c.Detail, tc.detail) || !strings.Contains(c.Detail, keychain.Mask(tc.key.Key)) {
 				t.Errorf("detail %q should name %q and show the masked key", c.Detail, tc.detail)
 			}
-			if tc.status == Warn && c.Fix == "" {
+			if tc.status == Warn && c.Fix.IsZero() {
 				t.Errorf("warning without a fix: %+v", c)
 			}
 		})
@@ -601,11 +617,11 @@ func TestRun_KeyStorage_FileChosenNoKeychain(t *testing.T) {
 	if !strings.Contains(c.Cause, "plain file") || !strings.Contains(c.Cause, "Secret Service is not usable: no D-Bus session bus") {
 		t.Errorf("cause %q should say the key is in a plain file and why the keychain is not used", c.Cause)
 	}
-	if strings.Contains(c.Cause, "store the key in a file instead") || strings.Contains(c.Fix, "repair") {
-		t.Errorf("advice the user already followed, or cannot: cause %q fix %q", c.Cause, c.Fix)
+	if strings.Contains(c.Cause, "store the key in a file instead") || strings.Contains(fixText(in, c), "repair") {
+		t.Errorf("advice the user already followed, or cannot: cause %q fix %q", c.Cause, fixText(in, c))
 	}
-	if c.Fix != "once an OS keychain is available, run: gw auth login (it stores the key there)" {
-		t.Errorf("fix %q", c.Fix)
+	if fixText(in, c) != "once an OS keychain is available, run: gw auth login (it stores the key there)" {
+		t.Errorf("fix %q", fixText(in, c))
 	}
 }
 
@@ -616,7 +632,7 @@ func TestRun_ProbeTimesOut(t *testing.T) {
 	in.StepTimeout = 300 * time.Millisecond
 	rep := runDoctor(t, in)
 	wantStatus(t, rep, IDHTTP, Pass)
-	c := wantFail(t, rep, IDKey, "service unreachable", msgUnreachable, []string{"no answer in time"}, "network")
+	c := wantFail(t, in, rep, IDKey, "service unreachable", msgUnreachable, []string{"no answer in time"}, "network")
 	if !strings.Contains(c.Detail, "timed out") || strings.Contains(c.Detail, "refused") {
 		t.Errorf("key detail %q: want it to say the one-token request timed out, not that it was refused", c.Detail)
 	}
@@ -637,5 +653,34 @@ func TestProbeOutcome(t *testing.T) {
 		if got := probeOutcome(tc.err); got != tc.want {
 			t.Errorf("probeOutcome(status %d, kind %q) = %q, want %q", tc.err.Status, tc.err.Kind, got, tc.want)
 		}
+	}
+}
+
+// A check's cause says what is wrong and its fix what to do, once: a config file that does not parse and a
+// keychain that fails carry their remedy apart from their message, so no cause repeats the advice of its fix.
+func TestRun_CausesDoNotRepeatTheirFix(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	for name, set := range map[string]func(*Input){
+		"config does not parse": func(in *Input) {
+			in.ConfigErr = &config.ParseError{Path: "/home/u/.config/gw/config.json", Line: 3, Column: 1, Err: errors.New("invalid character '}'")}
+		},
+		"keychain timed out": func(in *Input) {
+			in.Key, in.KeyErr = keychain.Resolved{}, &keychain.TimeoutError{Op: "reading the key", Backend: "Secret Service", Timeout: 3 * time.Second}
+		},
+		"keychain unusable": func(in *Input) {
+			in.Key, in.KeyErr = keychain.Resolved{}, &keychain.UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session bus")}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := input(s.BaseURL, standin.DemoKeyFull)
+			set(&in)
+			for _, c := range runDoctor(t, in).Checks {
+				for _, advice := range []string{"gw auth login", "insecure-storage", "by hand", "run:"} {
+					if strings.Contains(c.Cause, advice) {
+						t.Errorf("%s: cause %q gives advice (%q); the fix is %q", c.ID, c.Cause, advice, fixText(in, c))
+					}
+				}
+			}
+		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
 )
@@ -45,7 +47,7 @@ func startStandinTLS(t *testing.T, o standin.Options) (*standin.Running, *x509.C
 func input(base, key string) Input {
 	return Input{
 		BaseURL:       base,
-		BaseURLSource: SourceConfig,
+		BaseURLSource: config.SourceConfig,
 		ConfigBaseURL: base,
 		CanonicalURL:  base,
 		Key:           keychain.Resolved{Key: key, Source: keychain.SourceKeychain, Backend: "Test Keychain"},
@@ -69,7 +71,7 @@ func runDoctor(t *testing.T, in Input) Report {
 		if c.Status == Fail {
 			anyFail = true
 		}
-		if c.Status == Fail && (c.Cause == "" || c.Fix == "") {
+		if c.Status == Fail && (c.Cause == "" || c.Fix.IsZero()) {
 			t.Errorf("failed check %s has no cause or fix: %+v", c.ID, c)
 		}
 		if c.Status == Skip && c.Cause == "" {
@@ -102,7 +104,7 @@ func dump(rep Report) string {
 
 // wantFail asserts a failure with the seed's condition and message, a cause containing every wanted part
 // and a fix containing fixPart.
-func wantFail(t *testing.T, rep Report, id, condition, message string, causeParts []string, fixPart string) Check {
+func wantFail(t *testing.T, in Input, rep Report, id, condition, message string, causeParts []string, fixPart string) Check {
 	t.Helper()
 	c := get(t, rep, id)
 	if c.Status != Fail || c.Condition != condition || c.Message != message {
@@ -113,8 +115,8 @@ func wantFail(t *testing.T, rep Report, id, condition, message string, causePart
 			t.Errorf("%s: cause %q does not mention %q", id, c.Cause, p)
 		}
 	}
-	if !strings.Contains(c.Fix, fixPart) {
-		t.Errorf("%s: fix %q does not contain %q", id, c.Fix, fixPart)
+	if !strings.Contains(fixText(in, c), fixPart) {
+		t.Errorf("%s: fix %q does not contain %q", id, fixText(in, c), fixPart)
 	}
 	if rep.OK {
 		t.Errorf("report ok with a failed %s", id)
@@ -129,4 +131,9 @@ func wantStatus(t *testing.T, rep Report, id string, st Status) Check {
 		t.Errorf("%s: status %q, want %q (%+v)", id, c.Status, st, c)
 	}
 	return c
+}
+
+// fixText is c's remedy as gw doctor's report says it for in.
+func fixText(in Input, c Check) string {
+	return render.Text(c.Fix, render.Context{Where: render.Doctor, BaseURL: in.BaseURLSource, Key: in.Key.Source})
 }

@@ -46,9 +46,9 @@ func TestRun_HostileService_RedirectIsRefused(t *testing.T) {
 		}
 		rep := runDoctor(t, in)
 		wantStatus(t, rep, IDTLS, Pass)
-		c := wantFail(t, rep, IDHTTP, "service unreachable", msgUnreachable,
+		c := wantFail(t, in, rep, IDHTTP, "service unreachable", msgUnreachable,
 			[]string{"301", "redirecting to " + target.URL + "/v1/models?…", "does not redirect", "key was not sent there"}, fix)
-		if strings.Contains(c.Cause+c.Fix, "s3cr3t") {
+		if strings.Contains(c.Cause+fixText(in, c), "s3cr3t") {
 			t.Errorf("the Location's query is in the report: %+v", c)
 		}
 		wantStatus(t, rep, IDKey, Skip)
@@ -94,7 +94,7 @@ func TestRun_HostileService_HugeErrorBody(t *testing.T) {
 	}
 	rep := runDoctor(t, in)
 	wantStatus(t, rep, IDHTTP, Pass) // it asks for a key, as the service does
-	wantFail(t, rep, IDKey, "key rejected", msgKey, []string{"401"}, "gw auth login")
+	wantFail(t, in, rep, IDKey, "key rejected", msgKey, []string{"401"}, "gw auth login")
 	srv.Close() // waits for the handlers: their last writes have failed
 	// Two requests (without and with the key), each read to at most 64 KiB, plus what the sockets held.
 	if n := written.Load(); n >= 2<<20 {

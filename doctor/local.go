@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
 )
@@ -15,9 +17,11 @@ import (
 func (r *run) checkConfig() Check {
 	in := r.in
 	if in.ConfigErr != nil {
-		return Check{ID: IDConfig, Status: Fail,
-			Cause: in.ConfigErr.Error(),
-			Fix:   "fix the file by hand, or move it away and run: gw auth login"}
+		fix, ok := remedy.Of(in.ConfigErr)
+		if !ok {
+			fix = remedy.Remedy{Do: remedy.FixConfigFile, Value: in.ConfigPath}
+		}
+		return Check{ID: IDConfig, Status: Fail, Cause: in.ConfigErr.Error(), Fix: fix}
 	}
 	if in.ConfigPath == "" {
 		return Check{ID: IDConfig, Status: Pass, Detail: "no config file in use"}
@@ -26,7 +30,7 @@ func (r *run) checkConfig() Check {
 		return Check{ID: IDConfig, Status: Pass, Detail: in.ConfigPath + " does not exist yet (nothing saved; gw auth login creates it)"}
 	} else if err != nil {
 		return Check{ID: IDConfig, Status: Fail, Cause: "the config file cannot be read: " + err.Error(),
-			Fix: "check the permissions of " + in.ConfigPath}
+			Fix: remedy.Remedy{Do: remedy.CheckPermissions, Value: in.ConfigPath}}
 	}
 	return Check{ID: IDConfig, Status: Pass, Detail: in.ConfigPath}
 }
@@ -37,18 +41,11 @@ func (r *run) checkKeychain() Check {
 	c := Check{ID: IDKeychain}
 	if in.KeyErr != nil || in.Key.Key == "" {
 		c.Status = Fail
-		switch {
-		case in.noKeyStored():
+		if in.noKeyStored() {
 			c.Cause, c.Fix = noKey(IDKeychain, in.KeychainBackend)
-		case in.Getenv != nil && in.Getenv(keychain.EnvVar) != "":
+		} else {
 			c.Cause = "the key could not be read: " + in.KeyErr.Error()
-			c.Fix = "set GW_API_KEY to the key exactly as the dashboard shows it, or unset it to use the stored key"
-		case in.KeychainHint != "":
-			c.Cause = "the key could not be read: " + in.KeyErr.Error()
-			c.Fix = in.KeychainHint + "; then run: gw auth login; or set GW_API_KEY, or store the key in a file with: gw auth login --insecure-storage"
-		default:
-			c.Cause = "the key could not be read: " + in.KeyErr.Error()
-			c.Fix = "unlock the keychain and retry, or set GW_API_KEY, or store the key in a file with: gw auth login --insecure-storage"
+			c.Fix = in.keyStoreRemedy()
 		}
 		return c
 	}
@@ -58,7 +55,7 @@ func (r *run) checkKeychain() Check {
 		c.Status = Warn
 		c.Detail = masked + " in " + in.Key.Backend
 		c.Cause = "the key is kept in a plain file (stored with --insecure-storage): anyone who can read your files can use it"
-		c.Fix = "once an OS keychain is available, run: gw auth login (it stores the key there)"
+		c.Fix = remedy.Remedy{Do: remedy.RepairKeychain, Value: in.KeychainInstall} // then it moves there
 	case keychain.SourceEnv:
 		c.Status = Pass
 		c.Detail = masked + " from the environment variable GW_API_KEY (overrides any stored key)"
@@ -70,13 +67,10 @@ func (r *run) checkKeychain() Check {
 		c.Status = Warn
 		if in.Key.Source == keychain.SourceFile {
 			// The user chose the file: the keychain's failure is why, not news to act on first.
-			c.Cause += "; the OS keychain is not usable here: " + keychain.Reason(in.Key.Warning)
-			if in.KeychainHint != "" {
-				c.Fix = in.KeychainHint + "; then run: gw auth login (it stores the key there)"
-			}
+			c.Cause += "; the OS keychain is not usable here: " + in.Key.Warning.Error()
 		} else {
 			c.Cause = "the OS keychain failed, so the key came from the next source: " + in.Key.Warning.Error()
-			c.Fix = "unlock or repair the OS keychain, then run: gw auth login"
+			c.Fix = remedy.Remedy{Do: remedy.RepairKeychain, Value: in.KeychainInstall}
 		}
 	}
 	return c
@@ -104,28 +98,33 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve answers on " + in.ProxyAddr + " and accepts this install's local token"}
 	}
 	c := Check{ID: IDProxy, Cause: err.Error()}
+	if elsewhere := r.proxyElsewhere(ctx, err); elsewhere != "" {
+		return elsewhereCheck(c, in.ProxyAddr, elsewhere, users)
+	}
 	switch {
 	case errors.Is(err, proxy.ErrNotRunning) && len(users) == 0:
 		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve is not running on " + in.ProxyAddr + "; no agent config found here uses it"}
 	case errors.Is(err, proxy.ErrNotRunning):
 		c = unreachable(c)
 		c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but nothing answers there", users[0], in.ProxyAddr)
-		c.Fix = "run: gw serve (and keep it running while the agent works)"
+		c.Fix = remedy.Remedy{Do: remedy.StartServe}
 	case errors.Is(err, proxy.ErrTokenRejected):
 		c.Status = Fail
 		if len(users) == 0 {
 			c.Status = Warn
 		}
-		c.Fix = "restart gw serve so it uses this install's local token"
+		// In words of its own: Probe's error also says what to do, which is the fix.
+		c.Cause = "gw serve refuses the local token on " + in.ProxyAddr + ": it was started with another local token"
+		c.Fix = remedy.Remedy{Do: remedy.RestartServe}
 	case errors.Is(err, proxy.ErrNotGwServe):
 		c.Status = Fail
 		if len(users) == 0 {
 			c.Status = Warn
 		}
-		c.Fix = fmt.Sprintf("stop the program on %s, or run gw serve --port N on a free port and re-run gw init agent", in.ProxyAddr)
+		c.Fix = remedy.Remedy{Do: remedy.FreePort, Value: in.ProxyAddr}
 	default:
 		c.Status = Warn
-		c.Fix = "run: gw serve"
+		c.Fix = remedy.Remedy{Do: remedy.StartServe}
 	}
 	if c.Status == Fail && len(users) > 0 && c.Condition == "" {
 		c = unreachable(c)
@@ -139,16 +138,56 @@ func (in *Input) noKeyStored() bool {
 	return in.KeyErr == nil || errors.Is(in.KeyErr, keychain.ErrNotFound)
 }
 
+// keyStoreRemedy is what to do about a key that could not be read (not a missing one): GW_API_KEY set to
+// something that is not a key, a file store's own failure (damaged, readable by others), or an OS keychain
+// that failed, first installing it where it is missing.
+func (in *Input) keyStoreRemedy() remedy.Remedy {
+	if in.Getenv != nil && in.Getenv(keychain.EnvVar) != "" {
+		return remedy.Remedy{Do: remedy.FixEnvKey}
+	}
+	if r, ok := remedy.Of(in.KeyErr); ok && r.Do != remedy.RepairKeychain {
+		return r
+	}
+	return remedy.Remedy{Do: remedy.RepairKeychain, Value: in.KeychainInstall}
+}
+
 // noKey is the cause and fix for "there is no key at all", in the one wording both the keychain check and
 // the key check use: the keychain check names the store it asked (backend, "" for the OS keychain), the key
 // check says what a missing key means for the service.
-func noKey(id, backend string) (cause, fix string) {
+func noKey(id, backend string) (cause string, fix remedy.Remedy) {
 	if id == IDKeychain {
 		if backend == "" {
 			backend = "the OS keychain"
 		}
-		return fmt.Sprintf("no key is stored: GW_API_KEY is not set and %s has no key for gw", backend), "run: gw auth login"
+		return fmt.Sprintf("no key is stored: %s is not set and %s has no key for gw", keychain.EnvVar, backend), remedy.Remedy{Do: remedy.StoreKey}
 	}
-	return "no API key: GW_API_KEY is not set and no key is stored, so the service would refuse every request",
-		"run: gw auth login (or set GW_API_KEY)"
+	return "no API key: " + keychain.EnvVar + " is not set and no key is stored, so the service would refuse every request",
+		remedy.Remedy{Do: remedy.Login}
+}
+
+// proxyElsewhere is the address of this install's gw serve when nothing answers on the configured one but
+// the gw serve that said where it runs (gw serve --port) answers there with this install's token.
+func (r *run) proxyElsewhere(ctx context.Context, err error) string {
+	at := r.in.RunningProxyAddr
+	if !errors.Is(err, proxy.ErrNotRunning) || at == "" || at == r.in.ProxyAddr {
+		return ""
+	}
+	if proxy.Probe(ctx, at, r.in.LocalToken) != nil {
+		return "" // gone since (killed before it could remove its note), or another install's
+	}
+	return at
+}
+
+// elsewhereCheck: gw serve runs, but not on the port gw's config names, where gw init agent points agents.
+func elsewhereCheck(c Check, configured, running string, users []string) Check {
+	_, cport, _ := net.SplitHostPort(configured)
+	_, rport, _ := net.SplitHostPort(running)
+	if len(users) == 0 {
+		return Check{ID: IDProxy, Status: Pass, Detail: fmt.Sprintf(
+			"gw serve runs on %s, not on the configured port %s; no agent config found here uses it", running, cport)}
+	}
+	c = unreachable(c)
+	c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but gw serve runs on %s (started with --port)", users[0], configured, running)
+	c.Fix = remedy.Remedy{Do: remedy.ServeOnConfiguredPort, Value: cport, Also: rport}
+	return c
 }

@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
-	"github.com/modelgateway/gw/config"
-	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // order is the report's fixed order; model checks go after IDModels.
@@ -45,17 +44,10 @@ func title(id string) string {
 	case IDKeychain:
 		return "key storage"
 	}
-	if m, ok := cutPrefix(id, ModelIDPrefix); ok {
+	if m, ok := strings.CutPrefix(id, ModelIDPrefix); ok {
 		return "model " + m
 	}
 	return id
-}
-
-func cutPrefix(s, p string) (string, bool) {
-	if len(s) >= len(p) && s[:len(p)] == p {
-		return s[len(p):], true
-	}
-	return s, false
 }
 
 // run is one doctor run: the input, the HTTP client and the checks finished so far.
@@ -74,9 +66,6 @@ func (r *run) set(c Check) {
 	if c.Title == "" {
 		c.Title = title(c.ID)
 	}
-	// Fixes name where the base URL and the key really come from (GW_BASE_URL, --base-url and GW_API_KEY
-	// override what gw auth login stores).
-	c.Fix = keychain.FixForKeySource(config.FixForSource(c.Fix, config.Source(r.in.BaseURLSource)), r.in.Key.Source)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -192,7 +181,7 @@ func (r *run) assemble() Report {
 func (r *run) unfinished(id string) Check {
 	c := Check{ID: id, Title: title(id), Status: Fail,
 		Cause: fmt.Sprintf("the check did not finish within %s", r.in.Timeout),
-		Fix:   "check the network connection (a VPN, firewall or proxy may be swallowing connections), then run gw doctor again",
+		Fix:   remedy.Remedy{Do: remedy.NetworkHangs},
 	}
 	switch id {
 	case IDDNS, IDTCP, IDTLS, IDHTTP, IDKey:
@@ -260,22 +249,10 @@ func (r *run) client(base, key string) *api.Client {
 
 // fromAPI turns the one classification of the service's failures into a failed check.
 func fromAPI(id string, e *api.Error) Check {
-	c := Check{ID: id, Status: Fail, Cause: e.Cause, Fix: withinDoctor(e.Fix)}
+	c := Check{ID: id, Status: Fail, Cause: e.Cause, Fix: e.Fix}
 	if e.Condition != "" {
 		c.Condition = string(e.Condition)
 		c.Message = e.Condition.Message()
 	}
 	return c
-}
-
-// withinDoctor drops the advice to run gw doctor from a fix: the user is reading doctor's report already.
-func withinDoctor(fix string) string {
-	for _, tail := range []string{"; if it keeps failing, run: gw doctor", "; if it keeps happening, run: gw doctor",
-		", then run: gw doctor", " — run: gw doctor", "; run: gw doctor to check the setup"} {
-		fix = strings.TrimSuffix(fix, tail)
-	}
-	if fix == "run: gw doctor" {
-		return "retry; if it keeps failing, check the network path to the service shown by the checks above"
-	}
-	return fix
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 )
 
@@ -69,7 +70,7 @@ func (r *run) walkService(ctx context.Context, agentReady <-chan struct{}) {
 	case u.Scheme != "https":
 		tlsc = skipped(IDTLS, "not used: the base URL is plain http")
 	case tcp.Status != Pass && tcp.Status != Warn:
-		tlsc = skipped(IDTLS, "no TCP connection (see "+failedOf(dns, tcp)+")")
+		tlsc = skipped(IDTLS, "no TCP connection (see "+culprit(dns, tcp)+")")
 	default:
 		tlsc = r.checkTLS(ctx, u)
 	}
@@ -83,7 +84,7 @@ func (r *run) walkService(ctx context.Context, agentReady <-chan struct{}) {
 	if tlsc.Status != Skip || tcp.Status == Fail || tcp.Status == Skip {
 		path = append(path, tlsc)
 	}
-	if f := failedIn(path...); f != "" {
+	if f := firstFailed(path...); f != "" {
 		httpc = skipped(IDHTTP, "the service cannot be reached (see "+f+")")
 	} else {
 		httpc, open = r.checkHTTP(ctx, u)
@@ -97,7 +98,7 @@ func (r *run) walkService(ctx context.Context, agentReady <-chan struct{}) {
 	case r.in.KeyErr != nil || r.in.Key.Key == "":
 		key = r.keyWithoutService("")
 	case httpc.Status == Fail || httpc.Status == Skip:
-		key = skipped(IDKey, "the service did not answer (see "+failedOf(append(path, httpc)...)+")")
+		key = skipped(IDKey, "the service did not answer (see "+culprit(append(path, httpc)...)+")")
 	default:
 		key, models = r.checkKey(ctx, u)
 	}
@@ -112,20 +113,20 @@ func (r *run) walkService(ctx context.Context, agentReady <-chan struct{}) {
 		// No key, but the service lists models without one: still worth checking the ids against it.
 		mc, available = checkModels(open)
 	default:
-		mc = skipped(IDModels, "the service did not give the model list (see "+failedOf(append(path, httpc, key)...)+")")
+		mc = skipped(IDModels, "the service did not give the model list (see "+culprit(append(path, httpc, key)...)+")")
 	}
 	r.set(mc)
 	why := ""
 	if mc.Status == Skip {
-		why = "the model list is not available (see " + failedOf(append(path, httpc, key, mc)...) + ")"
+		why = "the model list is not available (see " + culprit(append(path, httpc, key, mc)...) + ")"
 	}
 	// Probing each model only tells more when a request with the key works at all.
 	probe := !r.in.NoProbe && (key.Status == Pass || key.Status == Warn)
 	r.modelChecks(ctx, agentReady, u, available, why, probe)
 }
 
-// failedIn names the first of the checks that failed or was skipped, "" when none did.
-func failedIn(cs ...Check) string {
+// firstFailed names the first of the checks that failed or was skipped, "" when none did.
+func firstFailed(cs ...Check) string {
 	for _, c := range cs {
 		if c.Status == Fail || c.Status == Skip {
 			return c.ID
@@ -134,12 +135,10 @@ func failedIn(cs ...Check) string {
 	return ""
 }
 
-// failedOf names the first of the checks that failed or was skipped, else the last one.
-func failedOf(cs ...Check) string {
-	for _, c := range cs {
-		if c.Status == Fail || c.Status == Skip {
-			return c.ID
-		}
+// culprit names the check a later one points at: the first that failed or was skipped, else the last one.
+func culprit(cs ...Check) string {
+	if f := firstFailed(cs...); f != "" {
+		return f
 	}
 	if len(cs) > 0 {
 		return cs[len(cs)-1].ID
@@ -157,20 +156,6 @@ func withDetail(c Check, d string) Check {
 		c.Detail += "; " + d
 	}
 	return c
-}
-
-func describeSource(src string) string {
-	switch src {
-	case SourceFlag:
-		return "from --base-url"
-	case SourceEnv:
-		return "from GW_BASE_URL"
-	case SourceConfig:
-		return "from the config file"
-	case SourceDefault:
-		return "built into gw"
-	}
-	return "given"
 }
 
 // redactURL hides a password or query in a URL before it is printed. Not config's unexported redact: that
@@ -201,22 +186,22 @@ func (r *run) checkBaseURL() baseURL {
 	in := r.in
 	c := Check{ID: IDBaseURL}
 	raw := in.BaseURL
-	if in.ConfigErr != nil && in.BaseURLSource != SourceFlag && in.BaseURLSource != SourceEnv {
+	if in.ConfigErr != nil && in.BaseURLSource != config.SourceFlag && in.BaseURLSource != config.SourceEnv {
 		// The base URL would have come from the file that did not load: "none configured" or the built-in
 		// default would both be wrong about what the user set. The config check names the fault.
 		return baseURL{check: skipped(IDBaseURL, "the config file cannot be read; see the config check")}
 	}
 	if raw == "" {
-		c.Cause = "no base URL: none given with --base-url, GW_BASE_URL or the config file, and this build has no default"
-		c.Fix = "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>"
+		c.Cause = "no base URL: none given with --base-url, " + config.EnvBaseURL + " or the config file, and this build has no default"
+		c.Fix = remedy.Remedy{Do: remedy.SetBaseURL}
 		return baseURL{check: unreachable(c)}
 	}
-	src := describeSource(in.BaseURLSource)
+	src := in.BaseURLSource.From()
 	var bp *config.BaseURLProblem
 	if _, err := config.ValidateBaseURL(raw); err != nil {
 		if !errors.As(err, &bp) {
 			c.Cause = fmt.Sprintf("the base URL %q (%s) cannot be used: %v", redactURL(raw), src, err)
-			c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), "<the service's address, ending in /v1>")
+			c.Fix = remedy.Remedy{Do: remedy.SetBaseURL}
 			return baseURL{check: unreachable(c)}
 		}
 	} else {
@@ -230,11 +215,10 @@ func (r *run) checkBaseURL() baseURL {
 	}
 	if bp != nil {
 		c.Cause = fmt.Sprintf("the base URL %q (%s) %s", redactURL(raw), src, bp.Problem)
+		c.Fix = remedy.Remedy{Do: remedy.SetBaseURL, Value: bp.Fixed}
 		if bp.Fixed == "" {
-			c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), "<the service's address, ending in /v1>")
 			return baseURL{check: unreachable(c)}
 		}
-		c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), bp.Fixed)
 		u, err := url.Parse(bp.Fixed)
 		if err != nil {
 			return baseURL{check: unreachable(c)}
@@ -245,7 +229,7 @@ func (r *run) checkBaseURL() baseURL {
 	u, err := url.Parse(raw)
 	if err != nil { // ValidateBaseURL accepted it, so this does not happen; stay safe anyway
 		c.Cause = fmt.Sprintf("the base URL %q (%s) does not parse: %v", redactURL(raw), src, err)
-		c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), "<the service's address, ending in /v1>")
+		c.Fix = remedy.Remedy{Do: remedy.SetBaseURL}
 		return baseURL{check: unreachable(c)}
 	}
 	c.Status = Pass
@@ -256,7 +240,7 @@ func (r *run) checkBaseURL() baseURL {
 	if u.Scheme == "http" && !config.IsLoopbackHost(u.Hostname()) {
 		c.Status = Warn
 		c.Cause = "the base URL uses plain http to a remote host: the API key travels unencrypted"
-		c.Fix = config.BaseURLFix(config.Source(in.BaseURLSource), "https://"+u.Host+u.EscapedPath())
+		c.Fix = remedy.Remedy{Do: remedy.SetBaseURL, Value: "https://" + u.Host + u.EscapedPath()}
 	}
 	return baseURL{check: c, target: u}
 }
@@ -272,25 +256,19 @@ func (r *run) finishBaseURL(bu baseURL, path []Check) Check {
 	}
 	in := r.in
 	canon := in.CanonicalURL
-	fix := config.BaseURLFix(config.Source(in.BaseURLSource), canon)
-	if in.BaseURLSource == SourceEnv {
-		fix = "run: unset GW_BASE_URL (gw then uses " + canon + ")"
-	}
-	if in.BaseURLSource == SourceFlag {
-		fix = "run without --base-url to use " + canon
-	}
-	base := fmt.Sprintf("the base URL %s (%s) differs from the service's address %s", redactURL(in.BaseURL), describeSource(in.BaseURLSource), canon)
-	if in.BaseURLSource == SourceFlag || httpc.Status == Pass || httpc.Status == Warn {
+	fix := remedy.Remedy{Do: remedy.UseDefaultBaseURL, Value: canon}
+	base := fmt.Sprintf("the base URL %s (%s) differs from the service's address %s", redactURL(in.BaseURL), in.BaseURLSource.From(), canon)
+	if in.BaseURLSource == config.SourceFlag || httpc.Status == Pass || httpc.Status == Warn {
 		c.Status = Warn
 		c.Cause = base + "; used as asked"
-		if in.BaseURLSource != SourceFlag {
+		if in.BaseURLSource != config.SourceFlag {
 			c.Cause = base + "; a service answers there, so it is taken as intended"
 		}
 		c.Fix = fix
 		return c
 	}
 	c = unreachable(c)
-	c.Cause = base + " and the service cannot be reached there (see " + failedOf(path...) + ")"
+	c.Cause = base + " and the service cannot be reached there (see " + culprit(path...) + ")"
 	c.Fix = fix
 	return c
 }
@@ -330,10 +308,10 @@ func (r *run) checkDNS(ctx context.Context, u *url.URL) Check {
 	defer cancel()
 	addrs, err := r.resolver().LookupHost(ctx, host)
 	if err != nil {
-		c := fromAPI(IDDNS, api.ClassifyTransport(err))
+		c := r.transportCheck(IDDNS, api.ClassifyTransport(err))
 		if proxy != nil {
 			c.Cause = "the HTTP proxy's host cannot be resolved: " + c.Cause
-			c.Fix = "correct or unset HTTPS_PROXY (hosts listed in NO_PROXY are reached directly)"
+			c.Fix = remedy.Remedy{Do: remedy.FixProxySetting}
 		}
 		return c
 	}
@@ -346,10 +324,10 @@ func (r *run) checkTCP(ctx context.Context, u *url.URL) Check {
 	defer cancel()
 	conn, err := r.dial(ctx, "tcp", net.JoinHostPort(host, port))
 	if err != nil {
-		c := fromAPI(IDTCP, classify(u.Scheme, net.JoinHostPort(host, port), err))
+		c := r.transportCheck(IDTCP, classify(u.Scheme, net.JoinHostPort(host, port), err))
 		if proxy != nil {
 			c.Cause = "the HTTP proxy " + proxy.Redacted() + " cannot be reached: " + c.Cause
-			c.Fix = "start the proxy, or correct or unset HTTPS_PROXY (hosts listed in NO_PROXY are reached directly)"
+			c.Fix = remedy.Remedy{Do: remedy.StartProxy}
 		}
 		return withDetail(c, proxyNote(r.in.Getenv, u))
 	}
@@ -369,12 +347,12 @@ func (r *run) checkTLS(ctx context.Context, u *url.URL) Check {
 	defer cancel()
 	raw, err := r.dial(ctx, "tcp", net.JoinHostPort(host, port))
 	if err != nil {
-		return fromAPI(IDTLS, classify(u.Scheme, net.JoinHostPort(host, port), err))
+		return r.transportCheck(IDTLS, classify(u.Scheme, net.JoinHostPort(host, port), err))
 	}
 	defer raw.Close()
 	conn := tls.Client(raw, &tls.Config{ServerName: host, RootCAs: r.in.Network.RootCAs, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12})
 	if err := conn.HandshakeContext(ctx); err != nil {
-		c := fromAPI(IDTLS, classify(u.Scheme, net.JoinHostPort(host, port), err))
+		c := r.transportCheck(IDTLS, classify(u.Scheme, net.JoinHostPort(host, port), err))
 		var cve *tls.CertificateVerificationError
 		if errors.As(err, &cve) && len(cve.UnverifiedCertificates) > 0 {
 			cert := cve.UnverifiedCertificates[0]
@@ -391,6 +369,16 @@ func (r *run) checkTLS(ctx context.Context, u *url.URL) Check {
 		d += fmt.Sprintf(", certificate issued by %s, valid until %s", issuer(cert), cert.NotAfter.UTC().Format("2006-01-02"))
 	}
 	return Check{ID: IDTLS, Status: Pass, Detail: d}
+}
+
+// transportCheck is the failed check of a connection doctor made itself (not through api.Client, which says
+// as much on its own): where a base URL other than the service's published one explains the failure, the
+// remedy is to go back to that one, as the base_url check says.
+func (r *run) transportCheck(id string, e *api.Error) Check {
+	if canon := r.in.CanonicalURL; canon != "" && r.in.BaseURL != canon && e.ExplainedByBaseURL() {
+		e.Fix = remedy.Remedy{Do: remedy.UseDefaultBaseURL, Value: canon}
+	}
+	return fromAPI(id, e)
 }
 
 // classify is the one classification of transport failures, told which URL was being reached so that its
@@ -442,7 +430,8 @@ func (r *run) keyWithoutService(why string) Check {
 			c.Cause, c.Fix = noKey(IDKey, "")
 		default:
 			c.Cause = "the API key could not be read: " + in.KeyErr.Error()
-			c.Fix = "run: gw auth login (or set GW_API_KEY, or gw auth login --insecure-storage where no keychain works)"
+			c.Fix = in.keyStoreRemedy() // the key storage check's: one problem, one fix
+
 		}
 		return c
 	}
@@ -531,7 +520,7 @@ func checkModels(models []api.Model) (Check, []string) {
 	if len(ids) == 0 {
 		return Check{ID: IDModels, Status: Warn,
 			Cause: "the service lists no models for this key: the subscription includes none",
-			Fix:   "check the account's subscription on the dashboard"}, ids
+			Fix:   remedy.Remedy{Do: remedy.CheckSubscription}}, ids
 	}
 	c := Check{ID: IDModels, Status: Pass, Detail: fmt.Sprintf("%d available: %s", len(ids), strings.Join(ids, ", "))}
 	var missing []string
@@ -588,7 +577,7 @@ func (r *run) inAgentConfig(id string, c Check) Check {
 		return c
 	}
 	c.Cause += " (named in " + path + ")"
-	c.Fix += " (in " + path + "), or run: gw init agent to rewrite the provider's models to your subscription's exact ids"
+	c.Fix.In = path
 	return c
 }
 

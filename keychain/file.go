@@ -10,6 +10,7 @@ import (
 	"runtime"
 
 	"github.com/modelgateway/gw/internal/fsutil"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 type fileStore struct{ path string }
@@ -28,8 +29,29 @@ type PermissionError struct {
 }
 
 func (e *PermissionError) Error() string {
-	return fmt.Sprintf("refusing to read %s: its mode %04o lets other users read it; run: chmod 600 %s (and consider the key leaked: create a new one)",
-		e.Path, e.Mode.Perm(), e.Path)
+	return fmt.Sprintf("refusing to read %s: its mode %04o lets other users read it", e.Path, e.Mode.Perm())
+}
+
+// Remedy is to make the file the user's alone (and to consider the key leaked).
+func (e *PermissionError) Remedy() remedy.Remedy {
+	return remedy.Remedy{Do: remedy.ProtectKeyFile, Value: e.Path}
+}
+
+// DamagedError is a credentials file that is not the JSON gw writes.
+type DamagedError struct {
+	Path string
+	Err  error // the decoder's, which quotes at most one character, never a whole value
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("credentials file %s is damaged (%v)", e.Path, e.Err)
+}
+
+func (e *DamagedError) Unwrap() error { return e.Err }
+
+// Remedy is to delete the file and store the key again.
+func (e *DamagedError) Remedy() remedy.Remedy {
+	return remedy.Remedy{Do: remedy.FixCredentials, Value: e.Path}
 }
 
 // read returns the stored keys; a missing file is an empty map. Only a
@@ -56,9 +78,8 @@ func (s *fileStore) read(checkPerm bool) (map[string]string, error) {
 	if len(data) == 0 {
 		return keys, nil
 	}
-	// The decoder's errors quote at most one character, never a whole value.
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&keys); err != nil {
-		return nil, fmt.Errorf("credentials file %s is damaged (%v); delete it and run: gw auth login --insecure-storage", s.path, err)
+		return nil, &DamagedError{Path: s.path, Err: err}
 	}
 	return keys, nil
 }

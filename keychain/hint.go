@@ -9,22 +9,21 @@ import (
 	"strings"
 )
 
-// SetupHint says, for a failure of the OS keychain, what is missing on this machine and the command that
-// installs it: on Linux, when no Secret Service program is installed at all (a fresh server or container),
-// "install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring",
-// with the package manager of this distribution. It is "" when the failure is not the OS
-// keychain's, when one is installed (the failure then says what is wrong with it), and on macOS and
-// Windows, whose keychain is part of the system.
-func SetupHint(err error) string {
-	return setupHint(err, runtime.GOOS, secretServiceInstalled, osRelease)
+// SetupCommand is, for a failure of the OS keychain, the command that installs the keychain this machine
+// lacks: on Linux, when no Secret Service program is installed at all (a fresh server or container),
+// "sudo apt install gnome-keyring", with the package manager of this distribution. It is "" when the failure
+// is not the OS keychain's, when one is installed (the failure then says what is wrong with it), and on macOS
+// and Windows, whose keychain is part of the system. It goes into the remedy.RepairKeychain of the failure.
+func SetupCommand(err error) string {
+	return setupCommand(err, runtime.GOOS, secretServiceInstalled, osRelease)
 }
 
-func setupHint(err error, goos string, installed func() bool, release func() string) string {
+func setupCommand(err error, goos string, installed func() bool, release func() string) string {
 	var ue *UnavailableError
 	if goos != "linux" || !errors.As(err, &ue) || installed() {
 		return ""
 	}
-	return "install a Secret Service, the Linux keychain (none is installed here): " + installCommand(release())
+	return installCommand(release())
 }
 
 func osRelease() string {

@@ -7,7 +7,7 @@ import (
 
 // A keychain failure on a Linux machine with no Secret Service installed names what is missing and the
 // command that installs it, for this distribution.
-func TestSetupHint(t *testing.T) {
+func TestSetupCommand(t *testing.T) {
 	unusable := &UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session bus")}
 	none := func() bool { return false }
 	debian := func() string { return "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n" }
@@ -19,14 +19,13 @@ func TestSetupHint(t *testing.T) {
 		release   func() string
 		want      string
 	}{
-		{"nothing installed", unusable, "linux", none, debian,
-			"install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring"},
+		{"nothing installed", unusable, "linux", none, debian, "sudo apt install gnome-keyring"},
 		{"installed: the failure says what is wrong", unusable, "linux", func() bool { return true }, debian, ""},
 		{"timed out: something answers", &TimeoutError{Op: "reading the key", Backend: "Secret Service"}, "linux", none, debian, ""},
 		{"not the keychain's failure", errors.New("disk full"), "linux", none, debian, ""},
 		{"macOS", unusable, "darwin", none, debian, ""},
 	} {
-		if got := setupHint(tc.err, tc.goos, tc.installed, tc.release); got != tc.want {
+		if got := setupCommand(tc.err, tc.goos, tc.installed, tc.release); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // Service is the keychain item's service name; the account is the profile name.
@@ -58,7 +60,7 @@ func Resolve(getenv func(string) string, os Store, file Store, account string) (
 	if v := getenv(EnvVar); v != "" {
 		key, err := Sanitize(v)
 		if err != nil {
-			return Resolved{}, fmt.Errorf("%s is set but unusable: %w", EnvVar, err)
+			return Resolved{}, remedy.With(fmt.Errorf("%s is set but unusable: %w", EnvVar, err), remedy.Remedy{Do: remedy.FixEnvKey})
 		}
 		return Resolved{Key: key, Source: SourceEnv, Backend: "environment variable " + EnvVar}, nil
 	}
@@ -89,7 +91,7 @@ func Resolve(getenv func(string) string, os Store, file Store, account string) (
 	if osErr != nil {
 		return Resolved{}, osErr
 	}
-	return Resolved{}, fmt.Errorf("%w: %s; run: gw auth login", ErrNotFound, strings.Join(looked, ", "))
+	return Resolved{}, remedy.With(fmt.Errorf("%w: %s", ErrNotFound, strings.Join(looked, ", ")), remedy.Remedy{Do: remedy.Login})
 }
 
 // isNil also catches a typed nil pointer inside the interface.

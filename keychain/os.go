@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/zalando/go-keyring"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // DefaultTimeout bounds every OS keychain call.
@@ -162,9 +163,11 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("%s did not answer within %s while %s (is it locked or not running?); unlock it, or store the key in a file instead: gw auth login --insecure-storage",
-		e.Backend, e.Timeout, e.Op)
+	return fmt.Sprintf("%s did not answer within %s while %s (is it locked or not running?)", e.Backend, e.Timeout, e.Op)
 }
+
+// Remedy is to start or unlock the keychain (or, on a machine without one, to keep the key in a file).
+func (e *TimeoutError) Remedy() remedy.Remedy { return remedy.Remedy{Do: remedy.RepairKeychain} }
 
 // call runs fn in a goroutine so a hung keychain cannot hang gw: it waits
 // until ctx ends or the store's time-out passes, whichever comes first. On
@@ -269,8 +272,12 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("%s is not usable: %v; fix it, or store the key in a file instead: gw auth login --insecure-storage", e.Backend, e.Err)
+	return fmt.Sprintf("%s is not usable: %v", e.Backend, e.Err)
 }
+
+// Remedy is to make the keychain work (SetupCommand says what to install where none is), or, on a machine
+// without one, to keep the key in a file.
+func (e *UnavailableError) Remedy() remedy.Remedy { return remedy.Remedy{Do: remedy.RepairKeychain} }
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
@@ -284,49 +291,4 @@ func platformBackend(goos string) string {
 		return "Secret Service"
 	}
 	return "OS keychain (unsupported on " + goos + ")"
-}
-
-// Reason is why the OS keychain failed, without this package's advice to
-// store the key in a file instead: for callers that already give a fix of
-// their own, or whose user already chose the file.
-func Reason(err error) string {
-	var ue *UnavailableError
-	if errors.As(err, &ue) {
-		return ue.Backend + " is not usable: " + ue.Err.Error()
-	}
-	var te *TimeoutError
-	if errors.As(err, &te) {
-		return fmt.Sprintf("%s did not answer within %s (is it locked or not running?)", te.Backend, te.Timeout)
-	}
-	return err.Error()
-}
-
-// FixForKeySource rewrites a fix that says to store a new key with
-// gw auth login for a key that came from src: GW_API_KEY overrides the
-// stored key, so storing another changes nothing while it is set.
-func FixForKeySource(fix string, src Source) string {
-	if src != SourceEnv {
-		return fix
-	}
-	const login = "run: gw auth login"
-	var b strings.Builder
-	for {
-		i := strings.Index(fix, login)
-		if i < 0 {
-			b.WriteString(fix)
-			return b.String()
-		}
-		rest := fix[i+len(login):]
-		b.WriteString(fix[:i])
-		if strings.HasPrefix(rest, " --base-url") {
-			// About the base URL, not the key.
-			b.WriteString(login)
-		} else {
-			b.WriteString("set " + EnvVar + " to it, or run: unset " + EnvVar + " (gw then uses the stored key)")
-			if r, ok := strings.CutPrefix(rest, " (or set "+EnvVar+")"); ok {
-				rest = r
-			}
-		}
-		fix = rest
-	}
 }

@@ -1,25 +1,26 @@
 package keychain
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
 
-// A key from GW_API_KEY overrides the stored one: a fix that says to store a new key says to change or unset
-// the variable instead; fixes about the base URL, and keys from elsewhere, are left alone.
-func TestFixForKeySource(t *testing.T) {
-	wrong := "create a new key on the dashboard and run: gw auth login (if the key is right, check the balance)"
-	cases := []struct {
-		fix  string
-		src  Source
-		want string
-	}{
-		{wrong, SourceEnv, "create a new key on the dashboard and set GW_API_KEY to it, or run: unset GW_API_KEY (gw then uses the stored key) (if the key is right, check the balance)"},
-		{wrong, SourceKeychain, wrong},
-		{wrong, SourceFile, wrong},
-		{"run: gw auth login --base-url https://x.io/v1", SourceEnv, "run: gw auth login --base-url https://x.io/v1"},
-		{"run: gw auth login (or set GW_API_KEY)", SourceEnv, "set GW_API_KEY to it, or run: unset GW_API_KEY (gw then uses the stored key)"},
-	}
-	for _, c := range cases {
-		if got := FixForKeySource(c.fix, c.src); got != c.want {
-			t.Errorf("FixForKeySource(%q, %s)\n got %q\nwant %q", c.fix, c.src, got, c.want)
+	"github.com/modelgateway/gw/internal/remedy"
+)
+
+// A keychain's failure says what went wrong; what to do is its remedy, not words in its message (gw doctor
+// shows a cause and a fix: the advice once, in the fix).
+func TestKeychainErrors_RemedyNotInMessage(t *testing.T) {
+	for _, err := range []error{
+		&TimeoutError{Op: "reading the key", Backend: "Secret Service", Timeout: 3 * time.Second},
+		&UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session bus")},
+	} {
+		if r, ok := remedy.Of(err); !ok || r.Do != remedy.RepairKeychain {
+			t.Errorf("%T: remedy %+v, want to repair the keychain", err, r)
+		}
+		if msg := err.Error(); strings.Contains(msg, "gw ") || strings.Contains(msg, "insecure-storage") {
+			t.Errorf("%T: message %q gives advice", err, msg)
 		}
 	}
 }

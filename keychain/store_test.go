@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/zalando/go-keyring"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 func TestFileStore_SetGetDeletePerms(t *testing.T) {
@@ -68,7 +70,7 @@ func TestFileStore_RefusesOpenPermissions(t *testing.T) {
 	s := NewFile(path)
 	_, err := s.Get("default")
 	var pe *PermissionError
-	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "chmod 600 "+path) || !strings.Contains(err.Error(), "0644") {
+	if r, _ := remedy.Of(err); !errors.As(err, &pe) || (r.Do != remedy.ProtectKeyFile || r.Value != path) || !strings.Contains(err.Error(), "0644") {
 		t.Fatalf("err = %v, want a PermissionError saying how to fix it", err)
 	}
 	if strings.Contains(err.Error(), "sk-leaky") {
@@ -89,6 +91,8 @@ func TestFileStore_DamagedFileNotOverwritten(t *testing.T) {
 	s := NewFile(path)
 	if _, err := s.Get("default"); err == nil || !strings.Contains(err.Error(), "damaged") || strings.Contains(err.Error(), "sk-abc") {
 		t.Errorf("Get: %v", err)
+	} else if r, _ := remedy.Of(err); r.Do != remedy.FixCredentials || r.Value != path {
+		t.Errorf("remedy %+v, want to replace %s", r, path)
 	}
 	if err := s.Set("default", "sk-x"); err == nil {
 		t.Error("Set over a damaged file succeeded")
@@ -144,7 +148,7 @@ func TestResolve_Precedence_FakeKeyring(t *testing.T) {
 		t.Errorf("file: %+v, %v", r, err)
 	}
 	r, err = Resolve(noEnv, osS, nil, "default")
-	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "gw auth login") || !strings.Contains(err.Error(), "fake keychain") {
+	if rem, _ := remedy.Of(err); !errors.Is(err, ErrNotFound) || rem.Do != remedy.Login || !strings.Contains(err.Error(), "fake keychain") {
 		t.Errorf("none: %+v, %v", r, err)
 	}
 }
@@ -208,7 +212,7 @@ func TestOSStore_Timeout_FakeBlockingKeyring(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, "--insecure-storage") || !strings.Contains(msg, "Secret Service") || strings.Contains(msg, "sk-secretvalue") {
+		if r, _ := remedy.Of(err); r.Do != remedy.RepairKeychain || !strings.Contains(msg, "Secret Service") || strings.Contains(msg, "sk-secretvalue") {
 			t.Errorf("%s: message %q", name, msg)
 		}
 		if errors.Is(err, ErrNotFound) {
@@ -269,7 +273,7 @@ func TestOSStore_ErrorMapping_FakeKeyring(t *testing.T) {
 	failing := newOS(failingKeyring{}, time.Minute, func() string { return "Secret Service" })
 	_, err := failing.Get("default")
 	var ue *UnavailableError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--insecure-storage") || !strings.Contains(err.Error(), "org.freedesktop.secrets") {
+	if r, _ := remedy.Of(err); !errors.As(err, &ue) || r.Do != remedy.RepairKeychain || !strings.Contains(err.Error(), "org.freedesktop.secrets") {
 		t.Errorf("unavailable: %v", err)
 	}
 }
@@ -351,7 +355,7 @@ func TestOSStore_HungKeychainNotPiledOn_FakeBlockingKeyring(t *testing.T) {
 	}
 	for range 5 {
 		_, err := s.Get("default")
-		if !errors.As(err, &te) || !strings.Contains(err.Error(), "--insecure-storage") {
+		if r, _ := remedy.Of(err); !errors.As(err, &te) || r.Do != remedy.RepairKeychain {
 			t.Fatalf("Get while stuck: %v, want *TimeoutError", err)
 		}
 		if err := s.Set("default", "sk-secretvalue"); !errors.As(err, &te) {

@@ -35,7 +35,7 @@ func BenchmarkSmallRequest(b *testing.B) {
 		tr := api.NewTransport(api.TransportOptions{})
 		defer tr.CloseIdleConnections()
 		h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken, Log: io.Discard,
-			Keys: NewKeys(func(context.Context) (string, error) { return realKey, nil }, 0)})
+			Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func BenchmarkHandlerOverhead(b *testing.B) {
 		up := &memTransport{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 		u, _ := url.Parse("http://127.0.0.1:9/v1")
 		gw, err := New(Options{Upstream: u, Transport: up, LocalToken: testToken, Log: io.Discard,
-			Keys: NewKeys(func(context.Context) (string, error) { return realKey, nil }, 0)})
+			Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -212,10 +212,10 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 func (w *discardWriter) Flush()                  {}
 func (w *discardWriter) EnableFullDuplex() error { return nil } // as net/http's server does
 
-// BenchmarkKeysGet is the key lookup every request makes, from many
+// BenchmarkKeyCacheGet is the key lookup every request makes, from many
 // goroutines at once as concurrent requests do.
-func BenchmarkKeysGet(b *testing.B) {
-	k := NewKeys(func(context.Context) (string, error) { return realKey, nil }, time.Hour)
+func BenchmarkKeyCacheGet(b *testing.B) {
+	k := NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, time.Hour)
 	ctx := context.Background()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -37,7 +37,8 @@ type rig struct {
 	base   string // gw serve's base URL, ending in /v1
 	log    *testutil.SyncBuffer
 	client *http.Client
-	keys   *Keys
+	keys   *KeyCache
+	h      *Handler
 }
 
 type rigOpts struct {
@@ -63,7 +64,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	}
 	tr := api.NewTransport(api.TransportOptions{})
 	logBuf := &testutil.SyncBuffer{}
-	opts := Options{Upstream: upURL, Transport: tr, Keys: NewKeys(src, 0), LocalToken: testToken, Log: logBuf}
+	opts := Options{Upstream: upURL, Transport: tr, Key: NewKeyCache(src, 0), LocalToken: testToken, Log: logBuf}
 	if o.proxy != nil {
 		o.proxy(&opts)
 	}
@@ -81,7 +82,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		upSrv.Close()
 	})
 	return &rig{t: t, up: up, upURL: upURL.String(), base: srv.URL + "/v1", log: logBuf,
-		client: &http.Client{Transport: ctr}, keys: opts.Keys}
+		client: &http.Client{Transport: ctr}, keys: opts.Key, h: h}
 }
 
 // do sends a request to gw serve with the local token unless hdr overrides it.

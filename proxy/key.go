@@ -13,24 +13,24 @@ type KeySource func(ctx context.Context) (string, error)
 
 // DefaultKeyRefresh is how long a key read from the source is used before it
 // is read again: short enough that `gw auth login` or `gw auth logout` reaches
-// a running gw serve within 5 s, long enough that the keychain is not read on
-// every request.
+// a running gw serve within 5 s (keyMaxAge), long enough that the keychain is
+// not read on every request.
 const DefaultKeyRefresh = 3 * time.Second
 
 // keyMaxAge is how old a cached key may be and still be served while a
 // fresh read runs; past it a request waits for the read, so a change always
-// arrives within 5 s of DefaultKeyRefresh's reads.
+// arrives within 4.5 s with DefaultKeyRefresh (plus the time the read takes).
 func keyMaxAge(every time.Duration) time.Duration { return every + every/2 }
 
 // keyReadTimeout bounds a read of the source made for no one request.
 const keyReadTimeout = 30 * time.Second
 
-// Keys caches the key from a KeySource. Once the value is older than the
+// KeyCache caches the key from a KeySource. Once the value is older than the
 // refresh interval the next request starts one read of the source in the
 // background and is served the cached value meanwhile, so a slow keychain
 // does not hold requests up. Only the first read, and a value too old to
 // serve (keyMaxAge), make requests wait; all of them wait for that one read.
-type Keys struct {
+type KeyCache struct {
 	src   KeySource
 	every time.Duration
 	now   func() time.Time
@@ -57,23 +57,23 @@ type keyFlight struct {
 	r    *keyRead
 }
 
-// NewKeys caches src for every (DefaultKeyRefresh when zero or negative).
-func NewKeys(src KeySource, every time.Duration) *Keys {
+// NewKeyCache caches src for every (DefaultKeyRefresh when zero or negative).
+func NewKeyCache(src KeySource, every time.Duration) *KeyCache {
 	if every <= 0 {
 		every = DefaultKeyRefresh
 	}
-	return &Keys{src: src, every: every, now: time.Now}
+	return &KeyCache{src: src, every: every, now: time.Now}
 }
 
-// Get returns the current key (see Keys for when the source is read).
+// Get returns the current key (see KeyCache for when the source is read).
 // Errors are cached like keys, so a missing key does not turn every request
 // into a keychain read.
-func (k *Keys) Get(ctx context.Context) (string, error) {
+func (k *KeyCache) Get(ctx context.Context) (string, error) {
 	r := k.get(ctx)
 	return r.key, r.err
 }
 
-func (k *Keys) get(ctx context.Context) *keyRead {
+func (k *KeyCache) get(ctx context.Context) *keyRead {
 	now := k.now()
 	r := k.cur.Load()
 	if r != nil && now.Sub(r.at) < k.every {
@@ -107,7 +107,7 @@ func (k *Keys) get(ctx context.Context) *keyRead {
 // single-flight: without it a request that saw no key, then lost the race
 // for mu to a read that stored its key and cleared reading, would start a
 // read of its own.
-func (k *Keys) read(ctx context.Context, now time.Time) (*keyRead, *keyFlight) {
+func (k *KeyCache) read(ctx context.Context, now time.Time) (*keyRead, *keyFlight) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.reading != nil {

@@ -78,7 +78,7 @@ func TestKeyChangesReachARunningProxy(t *testing.T) {
 }
 
 // settle waits for k's read of its source, if one is under way.
-func settle(k *Keys) {
+func settle(k *KeyCache) {
 	k.mu.Lock()
 	f := k.reading
 	k.mu.Unlock()
@@ -91,8 +91,8 @@ func TestSlowKeychainDoesNotHoldUpRequestsWithACachedKey(t *testing.T) {
 	store := &keyStore{key: standin.DemoKeyPartial}
 	release := make(chan struct{})
 	reads := 0
-	k := NewKeys(func(ctx context.Context) (string, error) {
-		reads++ // one read at a time: Keys never starts a second
+	k := NewKeyCache(func(ctx context.Context) (string, error) {
+		reads++ // one read at a time: KeyCache never starts a second
 		if reads > 1 {
 			<-release // a keychain that hangs, say on an unlock prompt
 		}
@@ -123,9 +123,9 @@ func TestSlowKeychainDoesNotHoldUpRequestsWithACachedKey(t *testing.T) {
 	}
 }
 
-func TestKeysReadOnceForConcurrentRequests(t *testing.T) {
+func TestKeyCacheReadsOnceForConcurrentRequests(t *testing.T) {
 	store := &keyStore{key: realKey}
-	k := NewKeys(store.source, time.Hour)
+	k := NewKeyCache(store.source, time.Hour)
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() {
@@ -142,7 +142,7 @@ func TestKeysReadOnceForConcurrentRequests(t *testing.T) {
 
 func TestKeyReadCutShortByTheRequestIsNotCached(t *testing.T) {
 	store := &keyStore{key: realKey}
-	k := NewKeys(func(ctx context.Context) (string, error) {
+	k := NewKeyCache(func(ctx context.Context) (string, error) {
 		if ctx.Err() != nil {
 			return "", ctx.Err() // the keychain call gave up with the request
 		}

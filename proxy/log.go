@@ -17,6 +17,7 @@ type entry struct {
 	path     string
 	status   int
 	note     string // why gw answered itself, or how the stream ended
+	peer     string // the client's address (host:port), for counting refusals
 	model    *modelScanner
 	usage    Usage
 	hasUsage bool
@@ -25,9 +26,10 @@ type entry struct {
 // logger writes one line per request, in one Write; concurrent requests
 // never interleave within a line.
 type logger struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte // the line being written, reused: Write must not keep it
+	mu       sync.Mutex
+	w        io.Writer
+	buf      []byte      // the line being written, reused: Write must not keep it
+	refusals refusalRuns // repeated refusals, counted instead of written
 }
 
 func (l *logger) write(e *entry, end time.Time) {
@@ -40,7 +42,37 @@ func (l *logger) write(e *entry, end time.Time) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := appendTimestamp(l.buf[:0], end)
+	count := 1
+	if refused(e) {
+		if l.refusals == nil {
+			l.refusals = refusalRuns{}
+		}
+		var ok bool
+		if count, ok = l.refusals.admit(e, end); !ok {
+			return
+		}
+	}
+	if len(l.refusals) > 0 {
+		l.refusals.due(end, false, l.writeSummary)
+	}
+	l.writeLine(e, end, model, count)
+}
+
+// flush writes the counts of refusals not yet written (gw serve stops).
+func (l *logger) flush() {
+	if l == nil || l.w == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.refusals.due(time.Time{}, true, l.writeSummary)
+}
+
+func (l *logger) writeSummary(e *entry, end time.Time, count int) { l.writeLine(e, end, "", count) }
+
+// writeLine writes e's line, which stands for count requests; l.mu is held.
+func (l *logger) writeLine(e *entry, end time.Time, model string, count int) {
+	b := end.AppendFormat(l.buf[:0], timeLayout)
 	b = append(b, ' ')
 	b = appendField(b, e.method)
 	b = append(b, ' ')
@@ -52,7 +84,7 @@ func (l *logger) write(e *entry, end time.Time) {
 	b = append(b, " status="...)
 	b = strconv.AppendInt(b, int64(e.status), 10)
 	b = append(b, " dur="...)
-	b = appendDuration(b, end.Sub(e.start).Round(time.Microsecond))
+	b = append(b, end.Sub(e.start).Round(time.Microsecond).String()...)
 	if e.hasUsage {
 		b = append(b, " prompt_tokens="...)
 		b = strconv.AppendInt(b, e.usage.PromptTokens, 10)
@@ -63,81 +95,14 @@ func (l *logger) write(e *entry, end time.Time) {
 		b = append(b, ' ')
 		b = append(b, e.note...)
 	}
+	b = appendCount(b, count)
 	b = append(b, '\n')
 	l.buf = b
 	_, _ = l.w.Write(b)
 }
 
-// appendTimestamp appends t as "2006-01-02T15:04:05.000Z07:00", what
-// t.AppendFormat writes with that layout, without parsing the layout on
-// every request.
-func appendTimestamp(b []byte, t time.Time) []byte {
-	year, month, day := t.Date()
-	hour, minute, sec := t.Clock()
-	if year < 0 || year > 9999 {
-		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
-	}
-	b = append4(b, year)
-	b = append(b, '-')
-	b = append2(b, int(month))
-	b = append(b, '-')
-	b = append2(b, day)
-	b = append(b, 'T')
-	b = append2(b, hour)
-	b = append(b, ':')
-	b = append2(b, minute)
-	b = append(b, ':')
-	b = append2(b, sec)
-	ms := t.Nanosecond() / 1e6
-	b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-	_, offset := t.Zone()
-	if offset == 0 {
-		return append(b, 'Z')
-	}
-	sign := byte('+')
-	if offset < 0 {
-		sign, offset = '-', -offset
-	}
-	b = append(b, sign)
-	b = append2(b, offset/3600)
-	b = append(b, ':')
-	return append2(b, offset/60%60)
-}
-
-func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
-
-func append4(b []byte, n int) []byte {
-	return append(b, byte('0'+n/1000), byte('0'+n/100%10), byte('0'+n/10%10), byte('0'+n%10))
-}
-
-// appendDuration appends d as d.String() writes it, without allocating for
-// the sub-second durations most requests take.
-func appendDuration(b []byte, d time.Duration) []byte {
-	if d <= 0 || d >= time.Second || d%time.Microsecond != 0 {
-		return append(b, d.String()...)
-	}
-	if d < time.Millisecond {
-		b = strconv.AppendInt(b, int64(d/time.Microsecond), 10)
-		return append(b, "µs"...)
-	}
-	b = strconv.AppendInt(b, int64(d/time.Millisecond), 10)
-	if frac := int(d % time.Millisecond / time.Microsecond); frac != 0 {
-		digits := 3
-		for frac%10 == 0 {
-			frac /= 10
-			digits--
-		}
-		b = append(b, '.')
-		for i := digits - 1; i >= 0; i-- {
-			p := 1
-			for range i {
-				p *= 10
-			}
-			b = append(b, byte('0'+frac/p%10))
-		}
-	}
-	return append(b, "ms"...)
-}
+// timeLayout is the request log's time: RFC 3339 with milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // appendField writes client-provided text so it cannot forge a log line:
 // quoted when it holds spaces, quotes or control characters, and bounded.

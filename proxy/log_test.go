@@ -1,48 +1,11 @@
 package proxy
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestTimestampMatchesTheLayout(t *testing.T) {
-	const layout = "2006-01-02T15:04:05.000Z07:00"
-	zones := []*time.Location{time.UTC, time.Local, time.FixedZone("IST", 5*3600+1800), time.FixedZone("PST", -8*3600),
-		time.FixedZone("odd", -(3*3600 + 25*60))}
-	times := []time.Time{
-		time.Date(2026, 11, 21, 6, 5, 37, 123456789, time.UTC),
-		time.Date(1999, 1, 2, 3, 4, 5, 0, time.UTC),
-		time.Date(2026, 12, 31, 23, 59, 59, 999999999, time.UTC),
-		time.Date(12345, 1, 1, 0, 0, 0, 0, time.UTC), // past the 4-digit fast path
-		time.Now(),
-	}
-	for _, z := range zones {
-		for _, tm := range times {
-			tm = tm.In(z)
-			if got, want := string(appendTimestamp(nil, tm)), tm.Format(layout); got != want {
-				t.Errorf("%v: got %s, want %s", tm, got, want)
-			}
-		}
-	}
-}
-
-func TestDurationMatchesString(t *testing.T) {
-	ds := []time.Duration{0, 1500 * time.Nanosecond, time.Second, 90 * time.Second, -time.Millisecond}
-	for us := time.Duration(0); us < 5*time.Millisecond; us += 7 * time.Microsecond {
-		ds = append(ds, us)
-	}
-	for _, ms := range []int{1, 10, 100, 999} {
-		for _, us := range []int{0, 1, 10, 100, 120, 999} {
-			ds = append(ds, time.Duration(ms)*time.Millisecond+time.Duration(us)*time.Microsecond)
-		}
-	}
-	for _, d := range ds {
-		if got, want := string(appendDuration(nil, d)), d.String(); got != want {
-			t.Errorf("%d ns: got %s, want %s", int64(d), got, want)
-		}
-	}
-}
 
 func TestLogFieldsCannotForgeALine(t *testing.T) {
 	cases := map[string]string{
@@ -63,5 +26,21 @@ func TestLogFieldsCannotForgeALine(t *testing.T) {
 		if got := string(appendField(nil, in)); got != want {
 			t.Errorf("%q: got %s, want %s", in, got, want)
 		}
+	}
+}
+
+// One request, one line: the time the answer ended (RFC 3339, milliseconds,
+// the local zone), then the request and what came of it.
+func TestLogLine(t *testing.T) {
+	var buf bytes.Buffer
+	l := &logger{w: &buf}
+	start := time.Date(2026, 11, 21, 6, 5, 37, 998_000_000, time.FixedZone("CET", 3600))
+	l.write(&entry{start: start, method: "POST", path: "/v1/chat/completions", status: 200,
+		usage: Usage{PromptTokens: 12, CompletionTokens: 34}, hasUsage: true}, start.Add(1_234_567*time.Nanosecond))
+	l.write(&entry{start: start, method: "GET", path: "/", status: 404, note: "refused=not_found"}, start.Add(2*time.Second).In(time.UTC))
+	want := "2026-11-21T06:05:37.999+01:00 POST /v1/chat/completions status=200 dur=1.235ms prompt_tokens=12 completion_tokens=34\n" +
+		"2026-11-21T05:05:39.998Z GET / status=404 dur=2s refused=not_found\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 }

@@ -31,6 +31,7 @@ func Probe(ctx context.Context, addr, token string) error {
 		return fmt.Errorf("probing %s: %w", addr, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set(ProbeHeader, "1") // logged as a probe, not a refusal
 	res, err := tr.RoundTrip(req)
 	if err != nil {
 		return fmt.Errorf("%w on %s: %v; start it with: gw serve", ErrNotRunning, addr, err)

@@ -30,12 +30,12 @@ import (
 	"github.com/modelgateway/gw/keychain"
 )
 
-// Options configure the handler. Upstream, Transport, Keys and LocalToken are
+// Options configure the handler. Upstream, Transport, Key and LocalToken are
 // required.
 type Options struct {
 	Upstream   *url.URL          // the hosted base URL, ending in /v1
 	Transport  http.RoundTripper // to the upstream (api.NewTransport in gw serve)
-	Keys       *Keys             // the real API key
+	Key        *KeyCache         // the real API key
 	LocalToken string            // what clients must send as their Bearer key
 	// AcceptHosts are host names accepted in the Host header besides
 	// 127.0.0.1, localhost and [::1]: the --listen address when it is not
@@ -51,7 +51,7 @@ type Options struct {
 // Handler is gw serve's http.Handler.
 type Handler struct {
 	filter   *filter
-	keys     *Keys
+	keys     *KeyCache
 	rp       *httputil.ReverseProxy
 	upstream *url.URL
 	log      *logger
@@ -94,7 +94,7 @@ func New(o Options) (*Handler, error) {
 		return nil, errors.New("proxy: an absolute upstream base URL is required")
 	case o.Transport == nil:
 		return nil, errors.New("proxy: an upstream transport is required")
-	case o.Keys == nil:
+	case o.Key == nil:
 		return nil, errors.New("proxy: a key source is required")
 	case o.LocalToken == "":
 		return nil, errors.New("proxy: a local token is required")
@@ -104,7 +104,7 @@ func New(o Options) (*Handler, error) {
 	up.RawPath = strings.TrimSuffix(up.RawPath, "/")
 	h := &Handler{
 		filter:   newFilter(o.LocalToken, o.AcceptHosts),
-		keys:     o.Keys,
+		keys:     o.Key,
 		upstream: &up,
 		log:      &logger{w: o.Log},
 		modelIDs: o.ModelIDs,
@@ -127,7 +127,7 @@ func New(o Options) (*Handler, error) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path}}
+	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr}}
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
@@ -143,7 +143,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	if ref := h.filter.check(r); ref != nil {
-		e.status, e.note = ref.status, "refused="+ref.code
+		e.status, e.note = ref.status, refusalNote(r, ref.code)
 		// A client that is refused gets nothing more from this connection:
 		// kept open for the idle time-out, refused connections pile up
 		// (a loop of them ran gw serve out of file descriptors).
@@ -173,7 +173,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// tears down the upstream connection in the middle of the stream.
 		_ = http.NewResponseController(w).EnableFullDuplex()
 		if r.Method == http.MethodPost && isJSON(r.Header.Get("Content-Type")) {
-			e.model = &modelScanner{}
+			e.model = newModelScanner(r.ContentLength)
 			out.Body = &scanBody{ReadCloser: r.Body, s: e.model}
 		}
 	}

@@ -71,9 +71,10 @@ func TestRefusals(t *testing.T) {
 	if seen := r.up.Seen(); len(seen) != 0 {
 		t.Errorf("refused requests reached the service: %+v", seen)
 	}
+	r.h.log.flush() // as gw serve does when it stops
 	logs := r.log.String()
-	if n := strings.Count(logs, "\n"); n != len(cases) {
-		t.Errorf("want one log line per request (%d), got %d:\n%s", len(cases), n, logs)
+	if n := loggedRequests(logs); n != len(cases) {
+		t.Errorf("want every request logged (%d), got %d:\n%s", len(cases), n, logs)
 	}
 	for _, code := range []string{CodeHostRefused, CodeOriginRefused, CodeCrossSiteRefused, CodeLocalTokenMissing, CodeLocalTokenInvalid, CodeNotFound} {
 		if !strings.Contains(logs, "refused="+code) {

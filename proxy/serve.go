@@ -33,9 +33,9 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Dura
 	return ServeUntil(ctx, context.Background(), ln, h, grace)
 }
 
-// ServeUntil is Serve whose grace period also ends when now is done (a
+// ServeUntil is Serve whose grace period also ends when stopNow is done (a
 // second ctrl-c: the user does not want to wait for running streams).
-func ServeUntil(ctx, now context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
+func ServeUntil(ctx, stopNow context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
 	base, cut := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cut(nil)
 	var running handlers
@@ -58,7 +58,7 @@ func ServeUntil(ctx, now context.Context, ln net.Listener, h http.Handler, grace
 	case <-ctx.Done():
 	}
 
-	gctx, gcancel := context.WithTimeout(now, grace)
+	gctx, gcancel := context.WithTimeout(stopNow, grace)
 	err := srv.Shutdown(gctx)
 	gcancel()
 	if err != nil {

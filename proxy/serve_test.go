@@ -23,12 +23,12 @@ import (
 // served is gw serve's handler run by Serve on a real listener, in front of
 // a stand-in.
 type served struct {
-	up     *standin.Server
-	addr   string
-	stop   context.CancelFunc // ctrl-c
-	now    context.CancelFunc // ctrl-c again: the grace period ends at once
-	done   chan error
-	client *http.Client
+	up      *standin.Server
+	addr    string
+	stop    context.CancelFunc // ctrl-c
+	stopNow context.CancelFunc // ctrl-c again: the grace period ends at once
+	done    chan error
+	client  *http.Client
 }
 
 func startServe(t *testing.T, so standin.Options, grace time.Duration) *served {
@@ -49,7 +49,7 @@ func serveUpstream(t *testing.T, up http.Handler, grace time.Duration, release f
 	u, _ := url.Parse(upSrv.URL + "/v1")
 	tr := api.NewTransport(api.TransportOptions{})
 	h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken,
-		Keys: NewKeys(func(context.Context) (string, error) { return realKey, nil }, 0)})
+		Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +58,10 @@ func serveUpstream(t *testing.T, up http.Handler, grace time.Duration, release f
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	now, hurry := context.WithCancel(context.Background())
-	s := &served{addr: ln.Addr().String(), stop: stop, now: hurry, done: make(chan error, 1),
+	stopNow, hurry := context.WithCancel(context.Background())
+	s := &served{addr: ln.Addr().String(), stop: stop, stopNow: hurry, done: make(chan error, 1),
 		client: &http.Client{Transport: &http.Transport{Proxy: nil}}}
-	go func() { s.done <- ServeUntil(ctx, now, ln, h, grace) }()
+	go func() { s.done <- ServeUntil(ctx, stopNow, ln, h, grace) }()
 	t.Cleanup(func() {
 		stop()
 		if release != nil {
@@ -153,7 +153,7 @@ func TestShutdownNowCutsStreamsBeforeTheGracePeriodEnds(t *testing.T) {
 
 	s.stop()
 	waitRefused(t, s.addr) // shutting down, the stream still running
-	s.now()
+	s.stopNow()
 	select {
 	case err := <-s.done:
 		s.done <- err // for Cleanup

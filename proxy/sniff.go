@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"sync"
 	"sync/atomic"
 )
 
@@ -21,16 +22,15 @@ type Usage struct {
 // usageReader passes a response body through unchanged and, on the side,
 // looks for the OpenAI usage object: in SSE mode in each "data:" line as it
 // goes by, otherwise in the whole (small) JSON body at its end. Nothing is
-// held back: every Read returns what the upstream sent. Lines and bodies
-// that arrive whole in one Read, the common case, are inspected where they
-// lie, without a copy.
+// held back: every Read returns what the upstream sent; a copy is kept only
+// of a line split across reads, or of a JSON body.
 type usageReader struct {
 	io.ReadCloser
 	sse  bool
 	e    *entry // receives the usage
 	want int64  // JSON: the body's length, -1 when not known
-	line []byte // SSE: the start of a line split across reads; JSON: the body so far
-	over bool   // line outgrew maxSniffLine: not inspected
+	held []byte // SSE: the start of a line split across reads; JSON: the body so far
+	over bool   // held outgrew maxSniffLine: not inspected
 	done bool   // JSON: inspected already
 }
 
@@ -46,9 +46,9 @@ func (u *usageReader) Read(p []byte) (int, error) {
 	if err == io.EOF && !u.sse && !u.done {
 		u.done = true
 		if !u.over {
-			u.inspect(u.line)
+			u.inspect(u.held)
 		}
-		u.line = nil
+		u.held = nil
 	}
 	return n, err
 }
@@ -57,15 +57,14 @@ func (u *usageReader) feedBody(p []byte) {
 	if u.done {
 		return
 	}
-	if len(u.line) == 0 && !u.over && u.want == int64(len(p)) {
-		u.done = true
-		u.inspect(p)
-		return
-	}
-	if u.line == nil && u.want > 0 && u.want <= maxSniffLine {
-		u.line = make([]byte, 0, u.want)
-	}
 	u.add(p)
+	if !u.over && int64(len(u.held)) == u.want {
+		// Complete without waiting for EOF, which may come with the next
+		// read only.
+		u.done = true
+		u.inspect(u.held)
+		u.held = nil
+	}
 }
 
 func (u *usageReader) feedLines(p []byte) {
@@ -76,14 +75,14 @@ func (u *usageReader) feedLines(p []byte) {
 			return
 		}
 		line := p[:i]
-		if len(u.line) > 0 || u.over {
+		if len(u.held) > 0 || u.over {
 			u.add(line)
-			line = u.line
+			line = u.held
 		}
 		if !u.over {
 			u.inspect(bytes.TrimSuffix(line, []byte{'\r'}))
 		}
-		u.line, u.over = u.line[:0], false
+		u.held, u.over = u.held[:0], false
 		p = p[i+1:]
 	}
 }
@@ -92,12 +91,12 @@ func (u *usageReader) add(p []byte) {
 	if u.over {
 		return
 	}
-	if len(u.line)+len(p) > maxSniffLine {
+	if len(u.held)+len(p) > maxSniffLine {
 		u.over = true
-		u.line = u.line[:0]
+		u.held = u.held[:0]
 		return
 	}
-	u.line = append(u.line, p...)
+	u.held = append(u.held, p...)
 }
 
 var (
@@ -105,59 +104,35 @@ var (
 	usageKey   = []byte(`"usage"`)
 )
 
-func (u *usageReader) inspect(line []byte) {
+// inspect reads the top-level "usage" of one SSE data line or of a whole
+// JSON answer with encoding/json; only text that holds a usage object is
+// decoded (a stream's many chunks with "usage":null, or none, are not).
+func (u *usageReader) inspect(b []byte) {
 	if u.sse {
-		rest, ok := bytes.CutPrefix(line, dataPrefix)
+		rest, ok := bytes.CutPrefix(b, dataPrefix)
 		if !ok {
 			return
 		}
-		line = rest
+		b = rest
 	}
-	if !hasUsageObject(line) {
+	if !hasUsageObject(b) {
 		return
 	}
-	obj := member(line, "usage")
-	if len(obj) == 0 || obj[0] != '{' {
-		return
-	}
-	pt, ok1 := count(member(obj, "prompt_tokens"))
-	ct, ok2 := count(member(obj, "completion_tokens"))
-	if !ok1 || !ok2 {
-		// Not plain whole numbers: let encoding/json decide.
-		var v struct {
+	var v struct {
+		Usage *struct {
 			PromptTokens     int64 `json:"prompt_tokens"`
 			CompletionTokens int64 `json:"completion_tokens"`
-		}
-		if json.Unmarshal(obj, &v) != nil {
-			return
-		}
-		pt, ct = v.PromptTokens, v.CompletionTokens
+		} `json:"usage"`
 	}
-	u.e.usage = Usage{PromptTokens: pt, CompletionTokens: ct}
+	if json.Unmarshal(b, &v) != nil || v.Usage == nil {
+		return
+	}
+	u.e.usage = Usage{PromptTokens: v.Usage.PromptTokens, CompletionTokens: v.Usage.CompletionTokens}
 	u.e.hasUsage = true
 }
 
-// count reads a token count: absent is 0, digits are the number; anything
-// else is not ok.
-func count(b []byte) (int64, bool) {
-	if len(b) == 0 {
-		return 0, true
-	}
-	if len(b) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
-}
-
 // hasUsageObject is a cheap pre-check so only the chunk that carries usage
-// (not the many with "usage":null) is looked at further.
+// (not the many with "usage":null) is decoded.
 func hasUsageObject(b []byte) bool {
 	for {
 		i := bytes.Index(b, usageKey)
@@ -174,230 +149,75 @@ func hasUsageObject(b []byte) bool {
 	}
 }
 
-// member returns the raw value of the member key of the top-level JSON
-// object in b (nil when there is none), so that only that value is looked at
-// and not the whole answer. A key nested deeper, or inside a string, does not
-// count. b need not be valid beyond the member.
-func member(b []byte, key string) []byte {
-	var (
-		depth      int
-		inStr, esc bool
-		wantKey    bool // at depth 1, the next string is a key
-		colon      bool // at depth 1, past the current member's ':'
-		match      bool // at depth 1, the current member's key is key
-		keyStart   = -1
-		start      = -1
-	)
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-				if keyStart >= 0 {
-					match = string(b[keyStart:i]) == key
-					keyStart = -1
-				}
-			}
-			continue
-		}
-		if depth == 1 && (c == ',' || c == '}') {
-			if start >= 0 {
-				return bytes.TrimRight(b[start:i], " \t\r\n")
-			}
-			wantKey, colon, match = c == ',', false, false
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case ':':
-			if depth == 1 {
-				colon = true
-				continue
-			}
-		}
-		if depth == 1 && colon && match && start < 0 {
-			start = i
-		}
-		switch c {
-		case '"':
-			inStr = true
-			if depth == 1 && wantKey {
-				keyStart, wantKey = i+1, false
-			}
-		case '{', '[':
-			depth++
-			if depth == 1 {
-				wantKey = c == '{'
-			}
-		case '}', ']':
-			depth--
-			if depth <= 0 {
-				return nil
-			}
-		}
-	}
-	return nil
-}
+// maxModelBody bounds the copy of a request body kept to read its "model"
+// from: far more than a conversation of text; a bigger body (many images)
+// is forwarded all the same, without its model in the log or a suggestion.
+const maxModelBody = 4 << 20
 
-// modelScanner finds the top-level "model" string of a JSON request body as
-// the transport reads the body, so the body is neither buffered nor delayed.
+// modelScanner keeps a copy of a JSON request body as the transport reads
+// it (the body is neither buffered nor delayed on its way) and, once the
+// body is complete, decodes its top-level "model" with encoding/json when
+// the model is first asked for: after the answer, off the request's path.
 // It is fed by the transport's goroutine and read by the handler's.
 type modelScanner struct {
-	model atomic.Pointer[string]
+	complete atomic.Pointer[[]byte] // the whole body, once read to its end
+	once     sync.Once
+	model    string // set in once
 
-	// State below is only touched by the feeding goroutine.
-	done     bool
-	depth    int
-	inStr    bool
-	esc      bool
-	escaped  bool // the current string has an escape: decode it with encoding/json
-	role     int  // of the current string: 0 other, 1 top-level key, 2 the model value
-	buf      []byte
-	arr      [64]byte // buf's first backing array: most keys and ids fit
-	over     bool
-	wantKey  bool
-	keyModel bool // the last top-level key was "model"
-	valModel bool
+	// Only the feeding goroutine touches these.
+	want int64 // the body's length, -1 when not known
+	body []byte
+	over bool // the body outgrew maxModelBody: not kept
 }
 
-const (
-	roleOther = iota
-	roleKey
-	roleModel
-	maxModelLen = 256
-)
-
-func (s *modelScanner) Model() string {
-	if m := s.model.Load(); m != nil {
-		return *m
+// newModelScanner is a modelScanner for a body of length want (-1: not
+// known). A body of known length is complete once that much has gone by,
+// without waiting for the read that returns EOF.
+func newModelScanner(want int64) *modelScanner {
+	s := &modelScanner{want: want}
+	if want > 0 && want <= maxModelBody {
+		s.body = make([]byte, 0, want)
 	}
-	return ""
+	return s
+}
+
+// Model is the body's top-level "model" string; "" while the body is not
+// complete, when it has none, or when it is not JSON.
+func (s *modelScanner) Model() string {
+	b := s.complete.Load()
+	if b == nil {
+		return ""
+	}
+	s.once.Do(func() {
+		var v struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(*b, &v) == nil {
+			s.model = v.Model
+		}
+	})
+	return s.model
 }
 
 func (s *modelScanner) feed(p []byte) {
-	for i := 0; i < len(p); i++ {
-		if s.done {
-			return
-		}
-		c := p[i]
-		if s.inStr {
-			switch {
-			case s.esc:
-				s.esc = false
-			case s.role == roleOther:
-				// Jump to the quote that ends the string: most of a body is
-				// message text, which needs no look at each byte.
-				end, ok := stringEnd(p, i)
-				if !ok {
-					s.esc = end == len(p)+1
-					return
-				}
-				i = end
-				s.inStr = false
-				continue
-			case c == '\\':
-				s.esc, s.escaped = true, true
-			case c == '"':
-				s.inStr = false
-				s.endString()
-				continue
-			}
-			if s.role != roleOther {
-				if len(s.buf) < maxModelLen {
-					s.buf = append(s.buf, c)
-				} else {
-					s.over = true
-				}
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			if s.buf == nil {
-				s.buf = s.arr[:0]
-			}
-			s.inStr, s.buf, s.over, s.escaped, s.role = true, s.buf[:0], false, false, roleOther
-			if s.depth == 1 {
-				if s.wantKey {
-					s.role = roleKey
-				} else if s.valModel {
-					s.role = roleModel
-				}
-			}
-		case '{', '[':
-			s.depth++
-			s.wantKey = s.depth == 1 && c == '{'
-			s.valModel = false
-		case '}', ']':
-			s.depth--
-			if s.depth <= 0 {
-				s.done = true
-			}
-		case ',':
-			if s.depth == 1 {
-				s.wantKey, s.valModel = true, false
-			}
-		case ':':
-			if s.depth == 1 {
-				s.valModel = s.keyModel
-			}
-		}
+	if s.over || s.complete.Load() != nil {
+		return
+	}
+	if len(s.body)+len(p) > maxModelBody {
+		s.over, s.body = true, nil
+		return
+	}
+	s.body = append(s.body, p...)
+	if int64(len(s.body)) == s.want {
+		s.end()
 	}
 }
 
-// stringEnd finds the quote that ends the JSON string p[i:] is inside of,
-// when p[i] is not escaped. Without one, it returns ok false and len(p)+1
-// when p ends in an unpaired backslash (the next byte is escaped).
-func stringEnd(p []byte, i int) (end int, ok bool) {
-	for {
-		q := bytes.IndexByte(p[i:], '"')
-		if q < 0 {
-			if backslashesBefore(p, len(p), i)%2 == 1 {
-				return len(p) + 1, false
-			}
-			return len(p), false
-		}
-		q += i
-		if backslashesBefore(p, q, i)%2 == 0 {
-			return q, true
-		}
-		i = q + 1
-	}
-}
-
-// backslashesBefore counts the backslashes right before p[j], looking no
-// further back than p[from].
-func backslashesBefore(p []byte, j, from int) int {
-	n := 0
-	for j-1-n >= from && p[j-1-n] == '\\' {
-		n++
-	}
-	return n
-}
-
-func (s *modelScanner) endString() {
-	switch s.role {
-	case roleKey:
-		s.wantKey = false
-		s.keyModel = !s.over && !s.escaped && string(s.buf) == "model"
-	case roleModel:
-		s.done = true
-		if s.over {
-			return
-		}
-		m := string(s.buf)
-		if s.escaped {
-			quoted := append(append([]byte{'"'}, s.buf...), '"')
-			if json.Unmarshal(quoted, &m) != nil {
-				return
-			}
-		}
-		s.model.Store(&m)
+// end marks the body complete.
+func (s *modelScanner) end() {
+	if !s.over && s.complete.Load() == nil {
+		body := s.body // from here on only read, by Model
+		s.complete.Store(&body)
 	}
 }
 
@@ -409,8 +229,9 @@ type scanBody struct {
 
 func (b *scanBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if n > 0 && !b.s.done {
-		b.s.feed(p[:n])
+	b.s.feed(p[:n])
+	if err == io.EOF {
+		b.s.end()
 	}
 	return n, err
 }

@@ -21,7 +21,7 @@ func TestModelScannerFindsTopLevelModel(t *testing.T) {
 	}
 	for _, c := range cases {
 		// Fed one byte at a time, as a slow client would send it.
-		s := &modelScanner{}
+		s := newModelScanner(-1)
 		_, _ = io.Copy(io.Discard, &scanBody{ReadCloser: io.NopCloser(iotest.OneByteReader(strings.NewReader(c.body))), s: s})
 		if got := s.Model(); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.body, got, c.want)
@@ -82,26 +82,6 @@ func TestUsageReaderFindsTopLevelUsageInAJSONAnswer(t *testing.T) {
 	}
 }
 
-func TestMemberFindsOnlyTheTopLevelMember(t *testing.T) {
-	cases := []struct{ in, key, want string }{
-		{`{"usage":{"a":{"b":1}},"z":2}`, "usage", `{"a":{"b":1}}`},
-		{` { "x" : [ {"usage":{"no":1}} ] , "usage" : {"y":"}"} }`, "usage", `{"y":"}"}`},
-		{`{"usage":null,"n":{"usage":{"no":1}}}`, "usage", "null"},
-		{`{"n":{"usage":{"no":1}}}`, "usage", ""},
-		{`{"text":"\"usage\":{\"no\":1}"}`, "usage", ""},
-		{`[{"usage":{"no":1}}]`, "usage", ""},
-		{`{"usage":{"unterminated":1`, "usage", ""},
-		{`{"prompt_tokens":12 ,"completion_tokens":34}`, "prompt_tokens", "12"},
-		{`{"prompt_tokens":12 ,"completion_tokens":34}`, "completion_tokens", "34"},
-		{`{"a":"usage","usage":"s, }"}`, "usage", `"s, }"`},
-	}
-	for _, c := range cases {
-		if got := string(member([]byte(c.in), c.key)); got != c.want {
-			t.Errorf("%s [%s]: got %s, want %s", c.in, c.key, got, c.want)
-		}
-	}
-}
-
 func TestUsageCountsThatAreNotPlainNumbersAreDecoded(t *testing.T) {
 	cases := []struct {
 		body  string
@@ -122,29 +102,75 @@ func TestUsageCountsThatAreNotPlainNumbersAreDecoded(t *testing.T) {
 	}
 }
 
-// TestModelScannerAgreesWithEncodingJSON splits bodies full of escapes at
-// every byte, as the network may, and compares the model found with what
-// encoding/json decodes.
-func TestModelScannerAgreesWithEncodingJSON(t *testing.T) {
+// The model is read once the whole body has gone by (its length, or EOF when
+// the length is not known), however the network split it, and only then.
+func TestModelScannerReadsTheModelOfTheWholeBody(t *testing.T) {
 	bodies := []string{
 		agentBody(300),
 		`{"messages":[{"content":"a\\\\"},{"content":"\\\\\\\"model\\\\\\\": \"x\""}],"model":"m\\\\1"}`,
-		`{"messages":[{"content":"ends in a backslash \\\\"}],"model":"vendor-a/model-a-haiku-4.5"}`,
 		`{"x":"\"model\":\"no\"","model":"yes","y":"\\"}`,
-		`{"x":"\\\"","model":"after an escaped quote"}`,
 	}
 	for _, body := range bodies {
 		var want struct{ Model string }
-		if err := json.Unmarshal([]byte(body), &want); err != nil {
-			t.Fatalf("test body is not JSON: %v\n%s", err, body)
+		if err := json.Unmarshal([]byte(body), &want); err != nil || want.Model == "" {
+			t.Fatalf("test body is not JSON with a model: %v\n%s", err, body)
 		}
 		for cut := 0; cut <= len(body); cut++ {
-			s := &modelScanner{}
-			s.feed([]byte(body[:cut]))
-			s.feed([]byte(body[cut:]))
-			if got := s.Model(); got != want.Model {
-				t.Fatalf("cut at %d of %s: got %q, want %q", cut, body, got, want.Model)
+			for _, length := range []int64{-1, int64(len(body))} {
+				s := newModelScanner(length)
+				s.feed([]byte(body[:cut]))
+				if got := s.Model(); got != "" && cut < len(body) {
+					t.Fatalf("cut at %d: model %q before the body ended", cut, got)
+				}
+				s.feed([]byte(body[cut:]))
+				if length < 0 {
+					s.end() // the read that returns EOF
+				}
+				if got := s.Model(); got != want.Model {
+					t.Fatalf("cut at %d of %s (length %d): got %q, want %q", cut, body, length, got, want.Model)
+				}
 			}
+		}
+	}
+}
+
+// A body larger than the copy kept is forwarded whole, without a model.
+func TestModelScannerPassesAHugeBodyWithoutAModel(t *testing.T) {
+	body := `{"model":"m","messages":[{"content":"` + strings.Repeat("x", maxModelBody) + `"}]}`
+	s := newModelScanner(int64(len(body)))
+	n, err := io.Copy(io.Discard, &scanBody{ReadCloser: io.NopCloser(strings.NewReader(body)), s: s})
+	if err != nil || int(n) != len(body) {
+		t.Fatalf("copied %d of %d: %v", n, len(body), err)
+	}
+	if got := s.Model(); got != "" || s.body != nil {
+		t.Errorf("model %q, %d bytes kept", got, len(s.body))
+	}
+}
+
+// The transport's goroutine feeds the body while the handler's may already
+// ask for the model (an early answer): the handler sees "" or the model,
+// never a torn body.
+func TestModelScannerFedAndReadConcurrently(t *testing.T) {
+	body := agentBody(4 << 10)
+	for _, length := range []int64{-1, int64(len(body))} {
+		s := newModelScanner(length)
+		fed := make(chan struct{})
+		go func() {
+			defer close(fed)
+			_, _ = io.Copy(io.Discard, &scanBody{ReadCloser: io.NopCloser(iotest.HalfReader(strings.NewReader(body))), s: s})
+		}()
+		for done := false; !done; {
+			select {
+			case <-fed:
+				done = true
+			default:
+			}
+			if got := s.Model(); got != "" && got != sonnet {
+				t.Fatalf("model %q while the body was fed", got)
+			}
+		}
+		if got := s.Model(); got != sonnet {
+			t.Errorf("length %d: model %q, want %q", length, got, sonnet)
 		}
 	}
 }

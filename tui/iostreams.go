@@ -138,6 +138,9 @@ var ErrNoInput = errors.New("no input")
 // removed; other whitespace is kept for the caller to judge.
 func (s *IOStreams) ReadSecret(prompt string) (string, error) {
 	if fd, ok := s.stdinFd(); ok && s.stdinTTY {
+		// Echo goes off before the prompt shows, so nothing typed or pasted at once is echoed.
+		restore, _ := echoOff(fd)
+		defer restore()
 		fmt.Fprint(s.ErrOut, prompt)
 		b, err := s.readHidden(fd)
 		// The user's Enter was not echoed either; end the prompt line ourselves.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelgateway/gw/tui/tmuxtest"
 	"golang.org/x/term"
@@ -27,7 +28,15 @@ func testProgram(prog string) int {
 	switch prog {
 	case "pick", "pick-multi", "pick-multi-selected":
 		return pickMain(ios, prog != "pick", prog == "pick-multi-selected")
-	case "secret":
+	case "secret", "secret-slow":
+		if prog == "secret-slow" {
+			// A loaded machine: time passes between the prompt showing and the read starting.
+			read := ios.readPassword
+			ios.readPassword = func(fd int) ([]byte, error) {
+				time.Sleep(2 * time.Second)
+				return read(fd)
+			}
+		}
 		v, err := ios.ReadSecret("Key: ")
 		if errors.Is(err, ErrInterrupted) {
 			on, known := echoOn(0)
@@ -285,6 +294,25 @@ func TestTerminal_ReadSecretHidden(t *testing.T) {
 	}
 	if strings.Contains(res.Screen, "typed") {
 		t.Errorf("the secret is on the screen:\n%s", res.Screen)
+	}
+}
+
+// A key pasted the moment the prompt shows is not echoed, however late reading starts: echo goes off before
+// the prompt is printed (it went off only when reading began, and a loaded machine showed the key).
+func TestTerminal_ReadSecretPastedAtOnceIsHidden(t *testing.T) {
+	term := startProgram(t, "secret-slow", tmuxtest.Options{})
+	term.WaitFor("Key:")
+	term.Type("pasted-secret")
+	if s := term.Screen(); strings.Contains(s, "pasted") {
+		t.Errorf("the key pasted at the prompt is shown:\n%s", s)
+	}
+	term.Press("Enter")
+	res := term.Wait()
+	if res.ExitCode != 0 || res.Stdout != "got \"pasted-secret\"\n" {
+		t.Fatalf("exit %d, stdout %q", res.ExitCode, res.Stdout)
+	}
+	if strings.Contains(res.Screen, "pasted") {
+		t.Errorf("the key is on the screen:\n%s", res.Screen)
 	}
 }
 

@@ -6,6 +6,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -51,17 +55,57 @@ var ErrSilent = errors.New("silent error")
 var ErrCancel = errors.New("cancelled")
 
 // NoKeyError means there is no API key where one is needed: exit 4. Fix, when set, is the one thing to do,
-// printed on a second line.
+// printed on a second line (FixFor).
 type NoKeyError struct {
 	Msg string
-	Fix string
+	Fix remedy.Remedy
 }
 
-func (e *NoKeyError) Error() string {
-	if e.Fix == "" {
-		return e.Msg
+func (e *NoKeyError) Error() string         { return e.Msg }
+func (e *NoKeyError) Remedy() remedy.Remedy { return e.Fix }
+
+// WithFixFrom is err with where the base URL (src) and the key (keySrc; "" when no stored key is involved)
+// came from, so that the fix of err's remedy is said for them (FixFor): GW_BASE_URL, --base-url and
+// GW_API_KEY override what gw auth login stores.
+func WithFixFrom(err error, src config.Source, keySrc keychain.Source) error {
+	if err == nil {
+		return nil
 	}
-	return e.Msg + "\nfix: " + e.Fix
+	return &sourcedError{err: err, base: src, key: keySrc}
+}
+
+type sourcedError struct {
+	err  error
+	base config.Source
+	key  keychain.Source
+}
+
+func (e *sourcedError) Error() string { return e.err.Error() }
+func (e *sourcedError) Unwrap() error { return e.err }
+
+// ErrorWithFix is err as gw prints it: its message, and the one thing to do about it on a line of its own
+// ("fix: …", FixFor) when err carries a remedy.
+func ErrorWithFix(err error) string {
+	if fix := FixFor(err); fix != "" {
+		return err.Error() + "\nfix: " + fix
+	}
+	return err.Error()
+}
+
+// FixFor is the one thing to do about err, in words for a command's "fix:" line: the remedy err carries
+// (remedy.Of), said for where its base URL and key came from (WithFixFrom); "" when err carries none.
+// root.Run prints it under the error.
+func FixFor(err error) string {
+	r, ok := remedy.Of(err)
+	if !ok {
+		return ""
+	}
+	ctx := render.Context{Where: render.Command}
+	var s *sourcedError
+	if errors.As(err, &s) {
+		ctx.BaseURL, ctx.Key = s.base, s.key
+	}
+	return render.Text(r, ctx)
 }
 
 // ExitCodeFor maps an error to its exit code, by type only: the words of an error (a service's message may

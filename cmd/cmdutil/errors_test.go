@@ -4,7 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -29,6 +34,38 @@ func TestExitCodeFor(t *testing.T) {
 	} {
 		if got := ExitCodeFor(tt.err); got != tt.want {
 			t.Errorf("%s: ExitCodeFor(%v) = %d, want %d", tt.name, tt.err, got, tt.want)
+		}
+	}
+}
+
+// Every error that carries a remedy is printed with its fix on a line of its own, said for where the base
+// URL and the key came from (WithFixFrom); an error without one is printed as it is.
+func TestErrorWithFix(t *testing.T) {
+	refused := &api.Error{Condition: api.ServiceUnreachable, Kind: api.KindRefused, Cause: "the connection was refused",
+		Fix: remedy.Remedy{Do: remedy.CheckHostPort}}
+	wrongKey := &api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Cause: "the service refused the key",
+		Fix: remedy.Remedy{Do: remedy.NewKey}}
+	for name, tc := range map[string]struct {
+		err  error
+		want string
+	}{
+		"no remedy": {errors.New("disk full"), "disk full"},
+		"base URL from GW_BASE_URL": {WithFixFrom(fmt.Errorf("listing: %w", refused), config.SourceEnv, keychain.SourceKeychain),
+			"listing: unable to connect to API: the connection was refused\n" +
+				"fix: check the host and port of the base URL; run: export GW_BASE_URL=<the service's address from the dashboard, ending in /v1>"},
+		"key from GW_API_KEY": {WithFixFrom(wrongKey, config.SourceConfig, keychain.SourceEnv),
+			"API key invalid or unauthorized: the service refused the key\n" +
+				"fix: create a new key on the dashboard and set GW_API_KEY to it, or run: unset GW_API_KEY (gw then uses the stored key); " +
+				"if the key is right, check the balance: some services refuse an empty account the same way"},
+		"sources not known": {refused,
+			"unable to connect to API: the connection was refused\n" +
+				"fix: check the host and port of the base URL; run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>"},
+		"a keychain that failed": {&keychain.TimeoutError{Op: "reading the key", Backend: "Secret Service", Timeout: 3 * time.Second},
+			"Secret Service did not answer within 3s while reading the key (is it locked or not running?)\n" +
+				"fix: start or unlock the OS keychain, then run: gw auth login; on a machine without one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
+	} {
+		if got := ErrorWithFix(tc.err); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", name, got, tc.want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/build"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/tui"
 )
@@ -33,9 +34,9 @@ type Factory struct {
 
 	// Keyring returns the OS keychain store (tests substitute a fake).
 	Keyring func() keychain.Store
-	// KeychainHint says what to install for the OS keychain to work here, given its failure ("" when
-	// nothing; nil: no hints, as in tests).
-	KeychainHint func(error) string
+	// KeychainInstall is the command that installs the OS keychain this machine lacks, given its failure
+	// (keychain.SetupCommand; "" when nothing is missing; nil, as in tests: never).
+	KeychainInstall func(error) string
 	// Transport is the one HTTP transport to the hosted service, shared by every command.
 	Transport func() http.RoundTripper
 }
@@ -114,7 +115,7 @@ func (f *Factory) ResolveKey(ctx context.Context) (keychain.Resolved, error) {
 		return r, nil
 	case errors.Is(err, keychain.ErrNotFound):
 		if insecure {
-			return r, &NoKeyError{Msg: "no API key stored", Fix: "run gw auth login --insecure-storage (or set GW_API_KEY)"}
+			return r, storedInFile(&NoKeyError{Msg: "no API key stored", Fix: remedy.Remedy{Do: remedy.Login}})
 		}
 		return r, &NoKeyError{Msg: "no API key stored: run gw auth login (or set GW_API_KEY)"}
 	case f.Getenv(keychain.EnvVar) != "":
@@ -127,25 +128,26 @@ func (f *Factory) ResolveKey(ctx context.Context) (keychain.Resolved, error) {
 			return r, err
 		}
 		if _, ferr := fs.Get(Profile); errors.Is(ferr, keychain.ErrNotFound) {
-			return r, &NoKeyError{Msg: "no API key stored", Fix: "run gw auth login --insecure-storage (or set GW_API_KEY)"}
+			return r, storedInFile(&NoKeyError{Msg: "no API key stored", Fix: remedy.Remedy{Do: remedy.Login}})
 		}
 		return r, err
 	default:
 		// Only the OS keychain was asked, and it failed: there is no key gw can use.
-		fix := "start or unlock the keychain and run gw auth login; on a machine without one, run gw auth login --insecure-storage (or set GW_API_KEY)"
-		if h := f.Hint(err); h != "" {
-			fix = h + "; then run gw auth login; or, without a keychain, run gw auth login --insecure-storage (or set GW_API_KEY)"
-		}
-		return r, &NoKeyError{Msg: "no API key: the OS keychain could not be read: " + keychain.Reason(err), Fix: fix}
+		return r, &NoKeyError{Msg: "no API key: the OS keychain could not be read: " + err.Error(), Fix: f.KeychainRemedy(err)}
 	}
 }
 
-// Hint is KeychainHint's answer for a keychain failure; "" when the factory has none.
-func (f *Factory) Hint(err error) string {
-	if f.KeychainHint == nil || err == nil {
-		return ""
+// storedInFile: the user keeps the key in the insecure file, so storing one is gw auth login --insecure-storage.
+func storedInFile(err error) error { return WithFixFrom(err, "", keychain.SourceFile) }
+
+// KeychainRemedy is what to do about a failure of the OS keychain: make it work (first installing it where
+// KeychainInstall names what is missing), or keep the key in a file.
+func (f *Factory) KeychainRemedy(err error) remedy.Remedy {
+	r := remedy.Remedy{Do: remedy.RepairKeychain}
+	if f.KeychainInstall != nil && err != nil {
+		r.Value = f.KeychainInstall(err)
 	}
-	return f.KeychainHint(err)
+	return r
 }
 
 // insecureStorage says whether the user chose the insecure file store (gw auth login --insecure-storage).
@@ -170,34 +172,21 @@ func (f *Factory) baseURL(flag string) (string, config.Source, error) {
 	if err != nil {
 		return "", "", err
 	}
-	v, src := config.ResolveBaseURL(flag, f.Getenv("GW_BASE_URL"), c.BaseURL, f.DefaultBaseURL)
+	v, src := config.ResolveBaseURL(flag, f.Getenv(config.EnvBaseURL), c.BaseURL, f.DefaultBaseURL)
 	if v == "" {
 		return "", "", errors.New("no base URL configured: run gw auth login --base-url URL (the service's address, ending in /v1)")
 	}
 	if _, err := config.ValidateBaseURL(v); err != nil {
-		return v, src, fmt.Errorf("%w (from %s)", err, describeSource(src))
+		return v, src, fmt.Errorf("%w (%s)", err, src.From())
 	}
 	// An override that downgrades the configured (or built-in) https address to http would send the key in
 	// the clear: refuse it rather than quietly follow it.
 	for _, trusted := range []string{c.BaseURL, f.DefaultBaseURL} {
 		if err := config.CheckScheme(trusted, v); err != nil {
-			return v, src, fmt.Errorf("%w (from %s)", err, describeSource(src))
+			return v, src, fmt.Errorf("%w (%s)", err, src.From())
 		}
 	}
 	return v, src, nil
-}
-
-func describeSource(s config.Source) string {
-	switch s {
-	case config.SourceFlag:
-		return "--base-url"
-	case config.SourceEnv:
-		return "GW_BASE_URL"
-	case config.SourceConfig:
-		return "the config file"
-	default:
-		return "the build's default"
-	}
 }
 
 // HTTPClient is a client of the service on the shared transport with an overall time-out (0 = none). It
@@ -222,13 +211,13 @@ func NewFactory(version, defaultBaseURL string) *Factory {
 	// One keychain store per process: it remembers its backend's name and lets only one call hang at a time.
 	keyring := sync.OnceValue(func() keychain.Store { return keychain.NewOS(keychain.DefaultTimeout) })
 	return &Factory{
-		IOStreams:      ios,
-		Getenv:         os.Getenv,
-		WorkDir:        os.Getwd,
-		Version:        version,
-		DefaultBaseURL: defaultBaseURL,
-		Keyring:        keyring,
-		KeychainHint:   keychain.SetupHint,
-		Transport:      transport,
+		IOStreams:       ios,
+		Getenv:          os.Getenv,
+		WorkDir:         os.Getwd,
+		Version:         version,
+		DefaultBaseURL:  defaultBaseURL,
+		Keyring:         keyring,
+		KeychainInstall: keychain.SetupCommand,
+		Transport:       transport,
 	}
 }

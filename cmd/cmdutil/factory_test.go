@@ -98,7 +98,7 @@ func TestFactoryResolveKey_RealKeychain(t *testing.T) {
 		if !errors.As(err, &nk) || cmdutil.ExitCodeFor(err) != cmdutil.ExitAuth {
 			t.Fatalf("ResolveKey error %v (exit %d), want a NoKeyError (exit 4)", err, cmdutil.ExitCodeFor(err))
 		}
-		if !strings.Contains(err.Error(), "run gw auth login") {
+		if !strings.Contains(cmdutil.ErrorWithFix(err), "run gw auth login") {
 			t.Errorf("error %q does not say to run gw auth login", err)
 		}
 	})
@@ -128,30 +128,30 @@ func TestFactoryResolveKey_RealKeychain(t *testing.T) {
 		if !errors.As(err, &nk) {
 			t.Fatalf("ResolveKey error %v, want a NoKeyError", err)
 		}
-		if !strings.Contains(nk.Msg, "the OS keychain could not be read") || !strings.Contains(nk.Fix, "--insecure-storage") {
+		if !strings.Contains(nk.Msg, "the OS keychain could not be read") || !strings.Contains(cmdutil.FixFor(err), "--insecure-storage") {
 			t.Errorf("error %q: want the keychain's failure and the way around it", err)
 		}
 	})
 }
 
 // When the keychain failed because nothing provides it here, the fix starts with what to install.
-func TestFactoryResolveKey_KeychainHint_FakeKeychain(t *testing.T) {
+func TestFactoryResolveKey_KeychainInstall_FakeKeychain(t *testing.T) {
 	e := cmdtest.New(t)
 	e.Keyring.Err = &keychain.UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session bus")}
-	e.Factory.KeychainHint = func(err error) string {
+	e.Factory.KeychainInstall = func(err error) string {
 		if _, ok := err.(*keychain.UnavailableError); !ok {
-			t.Errorf("hint asked about %T, want the keychain's failure", err)
+			t.Errorf("asked about %T, want the keychain's failure", err)
 		}
-		return "install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring"
+		return "sudo apt install gnome-keyring"
 	}
 	_, err := e.Factory.ResolveKey(context.Background())
 	var nk *cmdutil.NoKeyError
 	if !errors.As(err, &nk) {
 		t.Fatalf("ResolveKey error %v, want a NoKeyError", err)
 	}
-	want := "install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run gw auth login; or, without a keychain, run gw auth login --insecure-storage (or set GW_API_KEY)"
-	if nk.Fix != want {
-		t.Errorf("fix:\n%s\nwant:\n%s", nk.Fix, want)
+	want := "install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run: gw auth login; where you cannot install one, run: gw auth login --insecure-storage (or set GW_API_KEY)"
+	if got := cmdutil.FixFor(err); got != want {
+		t.Errorf("fix:\n%s\nwant:\n%s", got, want)
 	}
 	if !strings.Contains(nk.Msg, "no D-Bus session bus") {
 		t.Errorf("message %q does not say why the keychain failed", nk.Msg)

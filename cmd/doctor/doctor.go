@@ -19,6 +19,8 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/doctor"
+	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -103,12 +105,14 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	rep := doctor.Run(ctx, in)
 	stop()
 
+	// Fixes are said for doctor's reader and where the base URL and the key came from.
+	say := render.Context{Where: render.Doctor, BaseURL: in.BaseURLSource, Key: in.Key.Source}
 	if opts.JSON {
-		if err := cmdutil.WriteJSON(ios.Out, rep); err != nil {
+		if err := cmdutil.WriteJSON(ios.Out, jsonReport(rep, say)); err != nil {
 			return err
 		}
 	} else {
-		Render(ios.Out, ios.ColorScheme(), rep)
+		Render(ios.Out, ios.ColorScheme(), rep, say)
 	}
 	if !rep.OK {
 		return cmdutil.ErrSilent
@@ -132,8 +136,7 @@ func gather(ctx context.Context, f *cmdutil.Factory, opts *DoctorOptions) doctor
 	if paths.ConfigDir == "" {
 		in.ConfigPath = ""
 	}
-	base, src := config.ResolveBaseURL(opts.BaseURL, f.Getenv("GW_BASE_URL"), cfg.BaseURL, f.DefaultBaseURL)
-	in.BaseURL, in.BaseURLSource = base, string(src)
+	in.BaseURL, in.BaseURLSource = config.ResolveBaseURL(opts.BaseURL, f.Getenv(config.EnvBaseURL), cfg.BaseURL, f.DefaultBaseURL)
 
 	// Reading the key and naming the keychain share one deadline: a keychain that does not answer costs one
 	// time-out.
@@ -142,10 +145,15 @@ func gather(ctx context.Context, f *cmdutil.Factory, opts *DoctorOptions) doctor
 	if in.KeyErr != nil {
 		in.KeychainBackend = kr.Backend()
 	}
-	in.KeychainHint = f.Hint(cmp.Or(in.KeyErr, in.Key.Warning))
+	in.KeychainInstall = f.KeychainRemedy(cmp.Or(in.KeyErr, in.Key.Warning)).Value
 
 	in.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
 	in.LocalToken = cfg.LocalToken
+	if paths.StateDir != "" {
+		if st, err := proxy.ReadState(paths.StateDir); err == nil {
+			in.RunningProxyAddr = st.Addr
+		}
+	}
 
 	in.AgentConfigs = opts.AgentConfigs
 	if len(in.AgentConfigs) == 0 {
@@ -180,9 +188,37 @@ func defaultAgentConfigs(f *cmdutil.Factory) []string {
 	return paths
 }
 
+// Check is one check as gw doctor --json prints it (the contract of cli-contract.md).
+type Check struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Status    string `json:"status"`
+	Condition string `json:"condition,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Cause     string `json:"cause,omitempty"`
+	Fix       string `json:"fix,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+// Report is what gw doctor --json prints.
+type Report struct {
+	OK     bool    `json:"ok"`
+	Checks []Check `json:"checks"`
+}
+
+// jsonReport is rep with each fix in words.
+func jsonReport(rep doctor.Report, say render.Context) Report {
+	out := Report{OK: rep.OK, Checks: make([]Check, 0, len(rep.Checks))}
+	for _, c := range rep.Checks {
+		out.Checks = append(out.Checks, Check{ID: c.ID, Title: c.Title, Status: string(c.Status), Condition: c.Condition,
+			Message: c.Message, Cause: c.Cause, Fix: render.Text(c.Fix, say), Detail: c.Detail})
+	}
+	return out
+}
+
 // Render prints the checklist: one line per check with ✓ ! ✗ or - (skipped); a warning or failure is
-// followed by its cause and the fix. Without colour the text is stable, for pipes and tests.
-func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report) {
+// followed by its cause and the fix, said for say. Without colour the text is stable, for pipes and tests.
+func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report, say render.Context) {
 	var failed, warned int
 	for _, c := range rep.Checks {
 		switch c.Status {
@@ -206,8 +242,8 @@ func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report) {
 			if c.Cause != "" {
 				fmt.Fprintf(w, "    cause: %s\n", c.Cause)
 			}
-			if c.Fix != "" {
-				fmt.Fprintf(w, "    fix:   %s\n", c.Fix)
+			if fix := render.Text(c.Fix, say); fix != "" {
+				fmt.Fprintf(w, "    fix:   %s\n", fix)
 			}
 			if c.Message != "" && c.Detail != "" {
 				fmt.Fprintf(w, "    note:  %s\n", c.Detail)

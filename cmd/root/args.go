@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/internal/secret"
 )
 
 // guardArgs wraps the argument check of every command in the tree so that a rejected argument is never
@@ -159,10 +159,8 @@ func wantFor(fl *pflag.Flag) string {
 	return ""
 }
 
-// secretLike matches what may be an API key inside an error message: the service's "sk-" keys, and any
-// long unbroken token.
-var secretLike = regexp.MustCompile(`sk-[^\s"']*|[A-Za-z0-9_\-]{20,}`)
-
+// redactSecrets hides what may be an API key inside an error message (secret.Looks: the service's "sk-"
+// keys, long runs of letters and digits).
 func redactSecrets(s string) string {
-	return secretLike.ReplaceAllString(s, "(not shown, in case it is a secret)")
+	return secret.Redact(s, "", "(not shown, in case it is a secret)")
 }

@@ -46,7 +46,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 			fmt.Fprintln(errOut, "Run 'gw --help' for usage.")
 		}
 	default:
-		fmt.Fprintf(errOut, "gw: %v\n", err)
+		// The one thing to do about it, when the error carries a remedy, on a line of its own.
+		fmt.Fprintf(errOut, "gw: %s\n", cmdutil.ErrorWithFix(err))
 	}
 	return code
 }

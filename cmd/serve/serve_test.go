@@ -270,14 +270,6 @@ func TestServeAlreadyRunning(t *testing.T) {
 	}
 }
 
-// Listening beyond loopback is not exercised here (tests stay on loopback);
-// what decides the warning is (config.IsLoopbackHost, tested there) and the hosts accepted.
-func TestListenHosts(t *testing.T) {
-	if got := listenHosts("192.168.1.2"); len(got) != 1 || got[0] != "192.168.1.2" {
-		t.Errorf("listenHosts: %v", got)
-	}
-}
-
 // gw serve runs Go's scheduler on one CPU, unless the user set GOMAXPROCS.
 func TestServeProcs(t *testing.T) {
 	env := map[string]string{}

@@ -5,7 +5,7 @@
 // through a link, and file locks whose lock file cannot be a planted link.
 //
 // Every file gw reads or writes goes through it: config.json and its lock, the insecure credentials file,
-// OpenCode's configs, their backups, temporary files and locks.
+// OpenCode's configs, their backups, temporary files and locks, gw serve's log and its address file.
 package fsutil
 
 import (
@@ -28,13 +28,15 @@ const (
 	OpReplace = "replace"
 	OpBackup  = "backup"
 	OpLock    = "lock"
+	OpAppend  = "append" // a log gw appends to (OpenAppend)
+	OpState   = "state"  // a small file of gw's own in its state directory (WriteOwn, ReadOwn)
 )
 
 // NotRegularError is a path gw refused because it is not a regular file: for reading, after following
 // symlinks (a directory, a named pipe, a device, a socket); for a file gw creates itself (a backup, a
 // lock file), also a symlink, which gw never writes through.
 type NotRegularError struct {
-	Op   string      // OpRead, OpReplace, OpBackup or OpLock
+	Op   string      // OpRead, OpReplace, OpBackup, OpLock, OpAppend or OpState
 	Path string      // the path as given
 	Link string      // where a symlink at Path points (as written in the link); "" when Path is no link
 	Mode fs.FileMode // the type of what was found (for a followed link: of its target)
@@ -85,6 +87,14 @@ func (e *NotRegularError) Error() string {
 	fix = "remove it (rm " + ShellQuote(e.Path) + ") and run again"
 	if e.Mode.IsDir() {
 		fix = "move it out of the way and run again"
+	}
+	switch e.Op {
+	case OpAppend:
+		return fmt.Sprintf("refusing to write the log %s: %s; gw writes its logs only as regular files of its own, never through a link; %s",
+			e.Path, what, fix)
+	case OpState:
+		return fmt.Sprintf("refusing to use %s: %s; gw keeps its state files only as regular files of its own, never through a link; %s",
+			e.Path, what, fix)
 	}
 	if e.Op == OpBackup {
 		return fmt.Sprintf("refusing to write the backup %s: %s; gw writes its backups only as regular files of its own, never through a link or into anything else; %s",

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 )
 
 // Error is a failure answered in the Messages API's error shape:
@@ -121,8 +123,8 @@ func FromAPIError(e *api.Error) *Error {
 	if msg == "" {
 		msg = "the service failed"
 	}
-	if e.Fix != "" {
-		msg += " — " + e.Fix
+	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
+		msg += " — " + fix
 	}
 	return &Error{Status: status, Type: TypeForStatus(status), Message: msg, Final: e.Condition != ""}
 }
@@ -134,22 +136,17 @@ func IsClaudeModel(id string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), "claude-")
 }
 
-// ClaudeModelFix is the fix for an unknown model when Claude Code asked for
-// one of its own ids: they are never mapped to the service's ids behind the
-// user's back, the user picks the ids.
-const ClaudeModelFix = "set ANTHROPIC_MODEL, ANTHROPIC_DEFAULT_OPUS_MODEL, ANTHROPIC_DEFAULT_SONNET_MODEL and " +
-	"ANTHROPIC_DEFAULT_HAIKU_MODEL to ids listed by gw models (e.g. vendor-a/model-a-sonnet-4.5)"
-
 // ForClaudeCode adjusts an unknown-model failure of one of Claude Code's own
 // model ids: the cause says where the id came from and the fix how to set
-// gw's ids. Other failures are returned unchanged; e is not modified.
+// gw's ids (remedy.SetClaudeModels: they are never mapped to the service's
+// ids behind the user's back, the user picks the ids). Other failures are returned unchanged; e is not modified.
 func ForClaudeCode(e *api.Error, model string) *api.Error {
 	if e == nil || e.Condition != api.UnknownModel || !IsClaudeModel(model) {
 		return e
 	}
 	c := *e
 	c.Cause = fmt.Sprintf("%q is Claude Code's own model id, which the service does not offer", model)
-	c.Fix = ClaudeModelFix
+	c.Fix = remedy.Remedy{Do: remedy.SetClaudeModels}
 	return &c
 }
 

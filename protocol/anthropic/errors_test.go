@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 func TestErrorBodyShape(t *testing.T) {
@@ -40,18 +41,21 @@ func TestFromAPIError(t *testing.T) {
 		msg    string
 		final  bool
 	}{
-		{"wrong key", api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Status: 401, Cause: "the service refused the key as invalid (401)", Fix: "run: gw auth login"},
-			401, TypeAuthentication, "API key invalid or unauthorized: the service refused the key as invalid (401) — run: gw auth login", true},
-		{"no balance, 403", api.Error{Condition: api.KeyRejected, Kind: api.KindNoBalance, Status: 403, Cause: "the account's balance is exhausted (403)", Fix: "top up"},
-			403, TypePermission, "API key invalid or unauthorized: the account's balance is exhausted (403) — top up", true},
-		{"unreachable", api.Error{Condition: api.ServiceUnreachable, Kind: api.KindDNS, Cause: "no such host", Fix: "check the base URL"},
-			502, TypeAPI, "unable to connect to API: no such host — check the base URL", true},
-		{"wrong base URL answering 404", api.Error{Condition: api.ServiceUnreachable, Kind: api.KindBaseURL, Status: 404, Cause: "the endpoint does not exist", Fix: "run: gw auth login --base-url X"},
+		{"wrong key", api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Status: 401, Cause: "the service refused the key as invalid (401)", Fix: remedy.Remedy{Do: remedy.NewKey}},
+			401, TypeAuthentication, "API key invalid or unauthorized: the service refused the key as invalid (401) — create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)", true},
+		{"no balance, 403", api.Error{Condition: api.KeyRejected, Kind: api.KindNoBalance, Status: 403, Cause: "the account's balance is exhausted (403)", Fix: remedy.Remedy{Do: remedy.TopUp}},
+			403, TypePermission, "API key invalid or unauthorized: the account's balance is exhausted (403) — top up the account's balance on the dashboard, then retry (the key itself is fine)", true},
+		{"unreachable", api.Error{Condition: api.ServiceUnreachable, Kind: api.KindDNS, Cause: "no such host", Fix: remedy.Remedy{Do: remedy.CheckHostName, Value: "https://gw.example/v1"}},
+			502, TypeAPI, "unable to connect to API: no such host — check the host name in the base URL for typos; run: gw auth login --base-url https://gw.example/v1", true},
+		{"wrong base URL answering 404", api.Error{Condition: api.ServiceUnreachable, Kind: api.KindBaseURL, Status: 404, Cause: "the endpoint does not exist", Fix: remedy.Remedy{Do: remedy.SetBaseURL, Value: "X"}},
 			404, TypeNotFound, "unable to connect to API: the endpoint does not exist — run: gw auth login --base-url X", true},
-		{"unknown model", api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id", Fix: "use the exact id: a/b"},
+		{"unknown model", api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id", Fix: remedy.Remedy{Do: remedy.UseID, Value: "a/b"}},
 			400, TypeInvalidRequest, "model not found / invalid model: the service does not know the model id — use the exact id: a/b", true},
-		{"rate limited", api.Error{Kind: api.KindRateLimited, Status: 429, Cause: "the service is rate limiting this key (429)", Fix: "wait a minute"},
-			429, TypeRateLimit, "the service is rate limiting this key (429) — wait a minute", false},
+		{"rate limited", api.Error{Kind: api.KindRateLimited, Status: 429, Cause: "the service is rate limiting this key (429)", Fix: remedy.Remedy{Do: remedy.Wait, Value: "30s"}},
+			429, TypeRateLimit, "the service is rate limiting this key (429) — wait 30s and retry", false},
+		// Said to an agent's user: doing it again is sending the request again, not running a command.
+		{"cut", api.Error{Condition: api.ServiceUnreachable, Kind: api.KindReset, Cause: "the connection was reset", Fix: remedy.Remedy{Do: remedy.RunAgain}},
+			502, TypeAPI, "unable to connect to API: the connection was reset — send the request again", true},
 		{"server error", api.Error{Kind: api.KindServerError, Status: 500, Cause: "the service failed with 500"},
 			500, TypeAPI, "the service failed with 500", false},
 		{"key refused in a 200", api.Error{Condition: api.KeyRejected, Kind: api.KindKeyOrBalance, Status: 200, Cause: "refused"},
@@ -70,12 +74,12 @@ func TestFromAPIError(t *testing.T) {
 }
 
 func TestForClaudeCode(t *testing.T) {
-	unknown := &api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id", Fix: "run: gw models"}
+	unknown := &api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id", Fix: remedy.Remedy{Do: remedy.ListModels}}
 	e := ForClaudeCode(unknown, "claude-sonnet-4-5-20250929")
-	if e.Fix != ClaudeModelFix || e.Cause != `"claude-sonnet-4-5-20250929" is Claude Code's own model id, which the service does not offer` {
+	if e.Fix.Do != remedy.SetClaudeModels || e.Cause != `"claude-sonnet-4-5-20250929" is Claude Code's own model id, which the service does not offer` {
 		t.Errorf("got %+v", e)
 	}
-	if unknown.Fix != "run: gw models" {
+	if unknown.Fix.Do != remedy.ListModels {
 		t.Error("ForClaudeCode changed its argument")
 	}
 	if got := ForClaudeCode(unknown, "vendor-a/model-a-sonet-4.5"); got != unknown {

@@ -133,7 +133,8 @@ func TestServeErrors(t *testing.T) {
 		{"misspelled model", standin.DemoKeyFull, svc.BaseURL, "vendor-a/model-a-sonet-4.5", 400, TypeInvalidRequest, "model not found / invalid model: ", true},
 		{"model not in the plan", standin.DemoKeyPartial, svc.BaseURL, "vendor-a/model-a-opus-4.6", 400, TypeInvalidRequest, "model not found / invalid model: ", true},
 		{"Claude Code's own model", standin.DemoKeyFull, svc.BaseURL, "claude-opus-5-5", 400, TypeInvalidRequest,
-			`model not found / invalid model: "claude-opus-5-5" is Claude Code's own model id, which the service does not offer — ` + ClaudeModelFix, true},
+			`model not found / invalid model: "claude-opus-5-5" is Claude Code's own model id, which the service does not offer — ` +
+				"set ANTHROPIC_MODEL, ANTHROPIC_DEFAULT_OPUS_MODEL, ANTHROPIC_DEFAULT_SONNET_MODEL and ANTHROPIC_DEFAULT_HAIKU_MODEL to ids listed by gw models (e.g. vendor-a/model-a-sonnet-4.5)", true},
 		{"unreachable", standin.DemoKeyFull, "http://" + apitest.ClosedAddr(t) + "/v1", "vendor-a/model-a-sonnet-4.5", 502, TypeAPI, "unable to connect to API: ", true},
 	}
 	for _, c := range cases {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy/render"
 )
 
 // How Codex (0.169) treats an error answer, which decides the statuses below:
@@ -72,12 +73,13 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 }
 
 // Message is what a client is told of a classified failure: the spec's
-// message for the condition, then gw's cause and fix ("API key invalid or
-// unauthorized: the service refused the key … — run: gw auth login").
+// message for the condition, then gw's cause and fix, said for an agent's user
+// (render.Serve): "API key invalid or unauthorized: the service refused the
+// key … — create a new key on the dashboard and run: gw auth login …".
 func Message(e *api.Error) string {
 	msg := e.Error()
-	if e.Fix != "" {
-		msg += " — " + e.Fix
+	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
+		msg += " — " + fix
 	}
 	return msg
 }

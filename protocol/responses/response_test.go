@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -71,14 +72,17 @@ func TestFromAPIError(t *testing.T) {
 		status     int
 		code, text string
 	}{
-		{&api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Status: 401, Cause: "the service refused the key as invalid (401)", Fix: "run: gw auth login"},
-			400, "invalid_api_key", "API key invalid or unauthorized: the service refused the key as invalid (401) — run: gw auth login"},
-		{&api.Error{Condition: api.KeyRejected, Kind: api.KindNoBalance, Status: 402, Cause: "the account's balance is exhausted (402)", Fix: "top up"},
-			400, "insufficient_quota", "API key invalid or unauthorized: the account's balance is exhausted (402) — top up"},
-		{&api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id \"m\" (404)", Fix: "use the exact id: n"},
+		{&api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Status: 401, Cause: "the service refused the key as invalid (401)", Fix: remedy.Remedy{Do: remedy.NewKey}},
+			400, "invalid_api_key", "API key invalid or unauthorized: the service refused the key as invalid (401) — create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)"},
+		{&api.Error{Condition: api.KeyRejected, Kind: api.KindNoBalance, Status: 402, Cause: "the account's balance is exhausted (402)", Fix: remedy.Remedy{Do: remedy.TopUp}},
+			400, "insufficient_quota", "API key invalid or unauthorized: the account's balance is exhausted (402) — top up the account's balance on the dashboard, then retry (the key itself is fine)"},
+		{&api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id \"m\" (404)", Fix: remedy.Remedy{Do: remedy.UseID, Value: "n"}},
 			400, "model_not_found", "model not found / invalid model: the service does not know the model id \"m\" (404) — use the exact id: n"},
-		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindRefused, Cause: "nothing listens at 127.0.0.1:1", Fix: "run: gw doctor"},
+		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindRefused, Cause: "nothing listens at 127.0.0.1:1", Fix: remedy.Remedy{Do: remedy.RunDoctor}},
 			502, "upstream_unreachable", "unable to connect to API: nothing listens at 127.0.0.1:1 — run: gw doctor"},
+		// Said to an agent's user: doing it again is sending the request again, not running a command.
+		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindReset, Cause: "the connection was reset", Fix: remedy.Remedy{Do: remedy.RunAgain}},
+			502, "upstream_unreachable", "unable to connect to API: the connection was reset — send the request again"},
 		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindTimeout, Cause: "no answer within 10s"}, 504, "upstream_timeout", "unable to connect to API: no answer within 10s"},
 		{&api.Error{Kind: api.KindServerError, Status: 500, Cause: "the service failed with 500"}, 502, "server_error", "the service failed with 500"},
 		{&api.Error{Kind: api.KindServerError, Status: 503, Cause: "the service failed with 503"}, 503, "server_error", "the service failed with 503"},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -131,7 +132,7 @@ func serve(w http.ResponseWriter, r *http.Request, upstream Upstream, keepAlive 
 		}
 		if err := json.Unmarshal(b, &cr); err != nil || len(cr.Choices) == 0 {
 			ae := &api.Error{Condition: api.ServiceUnreachable, Kind: api.KindBadResponse, Status: up.StatusCode,
-				Cause: "the service's answer is not a chat completion", Fix: "run: gw doctor"}
+				Cause: "the service's answer is not a chat completion", Fix: remedy.Remedy{Do: remedy.RunDoctor}}
 			status, eb := FromAPIError(ae)
 			return fail(status, eb, ae)
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/standin"
 )
@@ -235,10 +236,10 @@ func TestServe_Conditions(t *testing.T) {
 		}
 	})
 	t.Run("gw's own error", func(t *testing.T) {
-		noKey := &api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Cause: "no key stored", Fix: "run gw auth login"}
+		noKey := &api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Cause: "no key stored", Fix: remedy.Remedy{Do: remedy.StoreKey}}
 		h := newHarnessUpstream(t, nil, func(context.Context, *chat.Request) (*http.Response, error) { return nil, noKey })
 		res, b := h.post(t, `{"model":"m","input":"hi"}`)
-		if msg, _ := errorOf(t, b); res.StatusCode != 400 || msg != "API key invalid or unauthorized: no key stored — run gw auth login" {
+		if msg, _ := errorOf(t, b); res.StatusCode != 400 || msg != "API key invalid or unauthorized: no key stored — run: gw auth login" {
 			t.Errorf("%d %s", res.StatusCode, b)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -525,7 +526,7 @@ func TestStream_Cut(t *testing.T) {
 
 	// An unknown model reported in the stream: model_not_found, which Codex
 	// does not retry.
-	ae := &api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Cause: "the service does not know the model id \"x\"", Fix: "use the exact id: y"}
+	ae := &api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Cause: "the service does not know the model id \"x\"", Fix: remedy.Remedy{Do: remedy.UseID, Value: "y"}}
 	tr = checkStream(t, runStream(t, meta, nil, ae))
 	e = tr.response["error"].(map[string]any)
 	if e["code"] != "model_not_found" || e["message"] != "model not found / invalid model: the service does not know the model id \"x\" — use the exact id: y" {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 )
 
@@ -137,11 +138,11 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 // pasting, which a new key from the dashboard would not fix.
 func refused(err error, key string, src config.Source) error {
 	var ae *api.Error
-	if !errors.As(err, &ae) || ae.Condition != api.KeyRejected || ae.Kind == api.KindNoBalance || ae.Fix == "" {
+	if !errors.As(err, &ae) || ae.Condition != api.KeyRejected || ae.Kind == api.KindNoBalance || ae.Fix.IsZero() {
 		return cmdutil.WithFixFrom(err, src, "")
 	}
-	return fmt.Errorf("%w\nkey tried: %s (%d characters)\nfix: check it for a paste error first: compare its start, end and length with the key on the dashboard, and paste it again; if they match, %s",
-		err, keychain.Mask(key), utf8.RuneCountInString(key), config.FixForSource(ae.Fix, src))
+	tried := fmt.Errorf("%w\nkey tried: %s (%d characters)", err, keychain.Mask(key), utf8.RuneCountInString(key))
+	return cmdutil.WithFixFrom(remedy.With(tried, remedy.Remedy{Do: remedy.CheckPaste, Then: []remedy.Remedy{ae.Fix}}), src, "")
 }
 
 func readKey(opts *LoginOptions) (string, error) {
@@ -177,11 +178,7 @@ func store(ctx context.Context, opts *LoginOptions, key string) (string, error) 
 	// One deadline for every keychain call, naming the keychain in a message included.
 	kr := f.Keychain(ctx)
 	if err := kr.Set(cmdutil.Profile, key); err != nil {
-		fix := "start a keychain (Secret Service) or, on a machine without one, run: gw auth login --insecure-storage"
-		if h := f.Hint(err); h != "" {
-			fix = h + "; then run gw auth login again; or, without a keychain, run: gw auth login --insecure-storage"
-		}
-		return "", fmt.Errorf("could not store the key in the OS keychain (%s): %w\nfix: %s", kr.Backend(), err, fix)
+		return "", remedy.With(fmt.Errorf("could not store the key in the OS keychain (%s): %w", kr.Backend(), err), f.KeychainRemedy(err))
 	}
 	if err := fileStore.Delete(cmdutil.Profile); err != nil && !errors.Is(err, keychain.ErrNotFound) {
 		fmt.Fprintf(f.IOStreams.ErrOut, "! could not remove the old key from %s: %v\n", fileStore.Backend(), err)

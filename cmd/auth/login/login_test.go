@@ -90,10 +90,10 @@ func TestLoginRun_RefusedKeyStoresNothing(t *testing.T) {
 	e.In.WriteString("sk-not-a-key-of-the-service\n")
 
 	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
-	if err == nil || !strings.HasPrefix(err.Error(), "nothing stored: API key invalid or unauthorized: ") || !strings.Contains(err.Error(), "\nfix: ") {
+	if err == nil || !strings.HasPrefix(cmdutil.ErrorWithFix(err), "nothing stored: API key invalid or unauthorized: ") || !strings.Contains(cmdutil.ErrorWithFix(err), "\nfix: ") {
 		t.Fatalf("err = %v", err)
 	}
-	if strings.Contains(err.Error(), "sk-not-a-key-of-the-service") {
+	if strings.Contains(cmdutil.ErrorWithFix(err), "sk-not-a-key-of-the-service") {
 		t.Error("the error repeats the key")
 	}
 	if _, err := e.Keyring.Get(cmdutil.Profile); !errors.Is(err, keychain.ErrNotFound) {
@@ -112,14 +112,14 @@ func TestLoginRun_MistypedKeyIsShownMaskedWithPasteAdvice(t *testing.T) {
 	if err == nil {
 		t.Fatal("a mistyped key was accepted")
 	}
-	_, rest, _ := strings.Cut(err.Error(), "\n")
+	_, rest, _ := strings.Cut(cmdutil.ErrorWithFix(err), "\n")
 	want := "key tried: sk-…ital (18 characters)\n" +
 		"fix: check it for a paste error first: compare its start, end and length with the key on the dashboard, and paste it again; " +
 		"if they match, create a new key on the dashboard and run: gw auth login"
 	if !strings.HasPrefix(rest, want) {
 		t.Errorf("after the first line:\n%s\nwant it to start:\n%s", rest, want)
 	}
-	if strings.Contains(err.Error(), "parital") {
+	if strings.Contains(cmdutil.ErrorWithFix(err), "parital") {
 		t.Error("the error shows the key beyond its masked form")
 	}
 }
@@ -131,7 +131,7 @@ func TestLoginRun_NoBalanceGivesNoPasteAdvice(t *testing.T) {
 	e.In.WriteString(standin.DemoKeyNoBalance + "\n")
 
 	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
-	if err == nil || strings.Contains(err.Error(), "key tried") || strings.Contains(err.Error(), "paste") || !strings.Contains(err.Error(), "\nfix: top up") {
+	if err == nil || strings.Contains(cmdutil.ErrorWithFix(err), "key tried") || strings.Contains(cmdutil.ErrorWithFix(err), "paste") || !strings.Contains(cmdutil.ErrorWithFix(err), "\nfix: top up") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestLoginRun_KeychainFailureDoesNotFallBackToFile(t *testing.T) {
 	e.In.WriteString(standin.DemoKeyFull)
 
 	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
-	if err == nil || !strings.Contains(err.Error(), "gw auth login --insecure-storage") {
+	if err == nil || !strings.Contains(cmdutil.ErrorWithFix(err), "gw auth login --insecure-storage") {
 		t.Fatalf("err = %v", err)
 	}
 	paths, _ := e.Factory.Paths()
@@ -157,11 +157,11 @@ func TestLoginRun_KeychainMissingNamesWhatToInstall_FakeKeychain(t *testing.T) {
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
 	e.Keyring.Err = &keychain.UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session bus")}
-	e.Factory.KeychainHint = func(error) string { return "install a Secret Service: sudo apt install gnome-keyring" }
+	e.Factory.KeychainInstall = func(error) string { return "sudo apt install gnome-keyring" }
 	e.In.WriteString(standin.DemoKeyFull)
 
 	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
-	if err == nil || !strings.Contains(err.Error(), "\nfix: install a Secret Service: sudo apt install gnome-keyring; then run gw auth login again; or, without a keychain, run: gw auth login --insecure-storage") {
+	if err == nil || !strings.Contains(cmdutil.ErrorWithFix(err), "\nfix: install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run: gw auth login; where you cannot install one, run: gw auth login --insecure-storage") {
 		t.Fatalf("err = %v", err)
 	}
 }

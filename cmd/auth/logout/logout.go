@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 )
 
@@ -58,9 +59,13 @@ func logoutRun(ctx context.Context, opts *LogoutOptions) error {
 		case s == kr && insecure:
 			// The user chose the file because this machine's keychain does not work: that it still does not
 			// is no failure of logout, only a note.
-			fmt.Fprintf(errOut, "! Could not check the OS keychain for a key: %s\n", keychain.Reason(err))
+			fmt.Fprintf(errOut, "! Could not check the OS keychain for a key: %v\n", err)
 		default:
-			failures = append(failures, fmt.Errorf("could not remove the key from %s (a key stored there is still there): %w", s.Backend(), err))
+			failed := fmt.Errorf("could not remove the key from %s (a key stored there is still there): %w", s.Backend(), err)
+			if s == kr {
+				failed = remedy.With(failed, remedy.Remedy{Do: remedy.RetryKeychain})
+			}
+			failures = append(failures, failed)
 		}
 	}
 	if insecure {

@@ -12,6 +12,8 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 )
 
@@ -80,7 +82,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 			return err
 		}
 	} else {
-		render(f, rep)
+		show(f, rep)
 	}
 	if rep.Error != nil {
 		return cmdutil.ErrSilent
@@ -90,6 +92,8 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 
 func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 	var rep Report
+	// Fixes are said for where the base URL and the key came from.
+	say := render.Context{Where: render.Command}
 	fail := func(msg, cause, fix string) {
 		if rep.Error == nil {
 			rep.Error = &ErrorInfo{Message: msg, Cause: cause, Fix: fix}
@@ -97,7 +101,11 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 	}
 
 	if c, paths, err := f.Config(); err != nil {
-		fail("the config file could not be read", err.Error(), "fix or remove the file named above")
+		fix, ok := remedy.Of(err)
+		if !ok {
+			fix = remedy.Remedy{Do: remedy.Say, Value: "fix or remove the file named above"}
+		}
+		fail("the config file could not be read", err.Error(), render.Text(fix, say))
 	} else {
 		rep.LocalToken = c.LocalToken
 		if rep.LocalToken == "" {
@@ -110,28 +118,34 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 
 	base, src, baseErr := f.BaseURL(baseFlag)
 	rep.BaseURL, rep.BaseURLSource = base, string(src)
+	say.BaseURL = src
 	if baseErr != nil {
-		want := "<the service's address, ending in /v1>"
+		fix := remedy.Remedy{Do: remedy.SetBaseURL}
 		var bp *config.BaseURLProblem
-		if errors.As(baseErr, &bp) && bp.Fixed != "" {
-			want = bp.Fixed
+		if errors.As(baseErr, &bp) {
+			fix.Value = bp.Fixed
 		}
-		fail("the base URL is not usable", baseErr.Error(), config.BaseURLFix(src, want))
+		fail("the base URL is not usable", baseErr.Error(), render.Text(fix, say))
 	}
 
 	key, keyErr := f.ResolveKey(ctx)
 	if keyErr != nil {
+		// The key's error says its fix for where the key is kept (cmdutil.FixFor).
 		var nk *cmdutil.NoKeyError
+		fix := cmdutil.FixFor(keyErr)
 		switch {
-		case errors.As(keyErr, &nk) && nk.Fix != "":
-			fail("no API key", nk.Msg, nk.Fix)
+		case errors.As(keyErr, &nk) && fix != "":
+			fail("no API key", nk.Msg, fix)
 		case errors.As(keyErr, &nk):
-			fail("no API key", "no key in GW_API_KEY, the OS keychain or the insecure file", "run: gw auth login")
+			fail("no API key", "no key in GW_API_KEY, the OS keychain or the insecure file", render.Text(remedy.Remedy{Do: remedy.StoreKey}, say))
+		case fix != "":
+			fail("the API key could not be read", keyErr.Error(), fix)
 		default:
-			fail("the API key could not be read", keyErr.Error(), "run: gw auth login (or gw auth login --insecure-storage where there is no keychain)")
+			fail("the API key could not be read", keyErr.Error(), render.Text(f.KeychainRemedy(keyErr), say))
 		}
 	} else {
 		rep.KeySource, rep.KeyBackend, rep.Key = string(key.Source), key.Backend, keychain.Mask(key.Key)
+		say.Key = key.Source
 	}
 
 	if baseErr == nil && keyErr == nil {
@@ -145,9 +159,9 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		case err == nil:
 			rep.Accepted, rep.Models = true, len(models)
 		case errors.As(err, &ae):
-			rep.Error = &ErrorInfo{Condition: string(ae.Condition), Message: messageOf(ae), Cause: ae.Cause, Fix: keychain.FixForKeySource(config.FixForSource(ae.Fix, src), key.Source)}
+			rep.Error = &ErrorInfo{Condition: string(ae.Condition), Message: messageOf(ae), Cause: ae.Cause, Fix: render.Text(ae.Fix, say)}
 		default:
-			fail("the service could not be asked", err.Error(), "run: gw doctor")
+			fail("the service could not be asked", err.Error(), render.Text(remedy.Remedy{Do: remedy.RunDoctor}, say))
 		}
 	}
 	return rep
@@ -160,7 +174,7 @@ func messageOf(ae *api.Error) string {
 	return "the service answered with an error"
 }
 
-func render(f *cmdutil.Factory, rep Report) {
+func show(f *cmdutil.Factory, rep Report) {
 	out := f.IOStreams.Out
 	val := func(s, none string) string {
 		if s == "" {

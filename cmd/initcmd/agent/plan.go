@@ -213,7 +213,7 @@ func choose(opts *AgentOptions, entries []api.JoinedModel, available, configured
 	case len(opts.Models) > 0:
 		for _, id := range opts.Models {
 			if e := api.ModelError(id, available); e != nil {
-				return nil, "", "", fmt.Errorf("--models: %s\nfix: %s\n(nothing was changed)", e.Cause, e.Fix)
+				return nil, "", "", fmt.Errorf("--models: %s\nfix: %s\n(nothing was changed)", e.Cause, cmdutil.FixFor(e))
 			}
 		}
 		chosen = opts.Models
@@ -229,7 +229,7 @@ func choose(opts *AgentOptions, entries []api.JoinedModel, available, configured
 			continue
 		}
 		if e := api.ModelError(kv.id, available); e != nil {
-			return nil, "", "", fmt.Errorf("%s: %s\nfix: %s\n(nothing was changed)", kv.flag, e.Cause, e.Fix)
+			return nil, "", "", fmt.Errorf("%s: %s\nfix: %s\n(nothing was changed)", kv.flag, e.Cause, cmdutil.FixFor(e))
 		}
 		return nil, "", "", fmt.Errorf("%s %s is not among the models being added; add it to --models\n(nothing was changed)", kv.flag, kv.id)
 	}

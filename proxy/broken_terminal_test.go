@@ -1,6 +1,6 @@
 //go:build linux
 
-package serve
+package proxy
 
 // The broken terminal: gw serve, the real binary, with a standard error that
 // goes away (a closed pipe, a closed terminal) or stops taking lines (a

@@ -1,4 +1,4 @@
-package serve
+package proxy
 
 import (
 	"errors"

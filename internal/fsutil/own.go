@@ -1,0 +1,106 @@
+package fsutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// OpenAppend opens path for appending (a log of gw's), creating it with mode perm (and missing
+// directories with 0700), never through a link: a symlink, a directory or anything else that is not a
+// regular file at path is refused with a *NotRegularError (OpAppend) and nothing is written. A log
+// symlinked to the user's ~/.bashrc would otherwise have every line appended there. The open itself is
+// O_NOFOLLOW, and what was opened is checked again with fstat, so a link planted after the first look
+// is refused too. Run as root, a new file gets the owner and group of its directory.
+func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
+	dir := filepath.Dir(path)
+	if _, err := MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	li, err := os.Lstat(path)
+	switch {
+	case err == nil && !li.Mode().IsRegular():
+		return nil, linkError(OpAppend, path, li.Mode())
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("cannot inspect %s: %w", path, OSReason(err))
+	}
+	created := err != nil
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow|readFlags, perm)
+	if err != nil {
+		if isLoop(err) {
+			return nil, linkError(OpAppend, path, fs.ModeSymlink)
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("cannot write %s: %w; check its permissions and its directory's", path, fs.ErrPermission)
+		}
+		return nil, fmt.Errorf("cannot write %s: %w", path, OSReason(err))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot inspect %s: %w", path, OSReason(err))
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, linkError(OpAppend, path, fi.Mode())
+	}
+	if created {
+		if owner := newFileOwner(dir); owner != nil {
+			_ = chownLike(f, owner)
+		}
+	}
+	return f, nil
+}
+
+// WriteOwn writes data to path, a small file of gw's own (the address of a running gw serve), atomically
+// as WriteAtomic does but never through a link: a link or anything else that is not a regular file at
+// path is refused with a *NotRegularError (OpState) and nothing is written.
+func WriteOwn(path string, data []byte, perm fs.FileMode) error {
+	li, err := os.Lstat(path)
+	if err == nil && !li.Mode().IsRegular() {
+		return linkError(OpState, path, li.Mode())
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot inspect %s: %w", path, OSReason(err))
+	}
+	return write(OpState, path, data, perm, nil)
+}
+
+// ReadOwn reads path, a small file of gw's own, of at most max bytes, never through a link: a symlink or
+// anything else that is not a regular file is refused with a *NotRegularError (OpState), unread. A
+// missing file is an error for which errors.Is(err, fs.ErrNotExist) holds.
+func ReadOwn(path string, max int64) ([]byte, error) {
+	li, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !li.Mode().IsRegular() {
+		return nil, linkError(OpState, path, li.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|readFlags, 0)
+	if err != nil {
+		if isLoop(err) {
+			return nil, linkError(OpState, path, fs.ModeSymlink)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: OSReason(err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, linkError(OpState, path, fi.Mode())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: OSReason(err)}
+	}
+	if int64(len(data)) > max {
+		return nil, &TooLargeError{Path: path, Size: int64(len(data)), Max: max}
+	}
+	return data, nil
+}

@@ -1,0 +1,188 @@
+package render
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/keychain"
+)
+
+// actions lists every Action constant declared in package remedy, read from its source, so that an action
+// added there without words here fails this test.
+func actions(t *testing.T) []remedy.Action {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "../remedy.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []remedy.Action
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, s := range g.Specs {
+			v := s.(*ast.ValueSpec)
+			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Action" {
+				continue
+			}
+			for _, val := range v.Values {
+				out = append(out, remedy.Action(strings.Trim(val.(*ast.BasicLit).Value, `"`)))
+			}
+		}
+	}
+	if len(out) < 40 {
+		t.Fatalf("found %d actions in remedy.go; the parse is broken", len(out))
+	}
+	return out
+}
+
+var contexts = []Context{
+	{},
+	{Where: Command, BaseURL: config.SourceEnv, Key: keychain.SourceEnv},
+	{Where: Command, BaseURL: config.SourceFlag, Key: keychain.SourceFile},
+	{Where: Doctor, BaseURL: config.SourceConfig, Key: keychain.SourceKeychain},
+	{Where: Doctor, BaseURL: config.SourceDefault},
+	{Where: Serve},
+}
+
+// Every action has words of its own in every context: none falls through to its bare name, none reads
+// "run: gw doctor" to someone reading gw doctor's report, and none says two things in brackets in a row.
+func TestText_EveryAction(t *testing.T) {
+	for _, a := range actions(t) {
+		for _, c := range contexts {
+			r := remedy.Remedy{Do: a, Value: "VALUE", Also: "ALSO"}
+			got := Text(r, c)
+			if got == "" || got == strings.ReplaceAll(string(a), "_", " ") {
+				t.Errorf("%s in %+v: no words (%q)", a, c, got)
+			}
+			if c.Where == Doctor && strings.Contains(got, "run: gw doctor") {
+				t.Errorf("%s in doctor's report: %q sends the reader to gw doctor", a, got)
+			}
+			if strings.Contains(got, ") (") {
+				t.Errorf("%s in %+v: %q has two brackets in a row", a, c, got)
+			}
+		}
+	}
+}
+
+func TestText_Zero(t *testing.T) {
+	if got := Text(remedy.Remedy{}, Context{}); got != "" {
+		t.Errorf("a zero remedy says %q", got)
+	}
+	if got := Text(remedy.Remedy{Do: "from_a_newer_library"}, Context{}); got != "from a newer library" {
+		t.Errorf("an unknown action says %q", got)
+	}
+}
+
+// GW_BASE_URL and --base-url override the config file gw auth login writes: setting the base URL says to
+// change the one in use.
+func TestText_BaseURLFollowsItsSource(t *testing.T) {
+	const u = "https://gw.example/v1"
+	for _, tc := range []struct {
+		r    remedy.Remedy
+		src  config.Source
+		want string
+	}{
+		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, config.SourceEnv, "run: export GW_BASE_URL=" + u},
+		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, config.SourceFlag, "run again with --base-url " + u},
+		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, config.SourceConfig, "run: gw auth login --base-url " + u},
+		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, config.SourceDefault, "run: gw auth login --base-url " + u},
+		{remedy.Remedy{Do: remedy.SetBaseURL}, "", "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>"},
+		{remedy.Remedy{Do: remedy.UseDefaultBaseURL, Value: u}, config.SourceEnv, "run: export GW_BASE_URL=" + u},
+		{remedy.Remedy{Do: remedy.UseDefaultBaseURL, Value: u}, config.SourceFlag, "run without --base-url to use " + u},
+		{remedy.Remedy{Do: remedy.CheckHostPort}, config.SourceEnv,
+			"check the host and port of the base URL; run: export GW_BASE_URL=<the service's address from the dashboard, ending in /v1>"},
+	} {
+		if got := Text(tc.r, Context{BaseURL: tc.src}); got != tc.want {
+			t.Errorf("%s from %q:\n got %q\nwant %q", tc.r.Do, tc.src, got, tc.want)
+		}
+	}
+}
+
+// GW_API_KEY overrides the stored key: a new key goes there (or the variable goes), not into gw auth login;
+// the note about the balance is said once, not in a second pair of brackets.
+func TestText_KeyFollowsItsSource(t *testing.T) {
+	wrong := remedy.Remedy{Do: remedy.NewKey}
+	if got, want := Text(wrong, Context{Key: keychain.SourceKeychain}),
+		"create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)"; got != want {
+		t.Errorf("keychain:\n got %q\nwant %q", got, want)
+	}
+	if got, want := Text(wrong, Context{Key: keychain.SourceEnv}),
+		"create a new key on the dashboard and set GW_API_KEY to it, or run: unset GW_API_KEY (gw then uses the stored key); if the key is right, check the balance: some services refuse an empty account the same way"; got != want {
+		t.Errorf("GW_API_KEY:\n got %q\nwant %q", got, want)
+	}
+	if got := Text(wrong, Context{Key: keychain.SourceFile}); !strings.Contains(got, "run: gw auth login --insecure-storage") {
+		t.Errorf("file: %q does not store the new key where the user keeps it", got)
+	}
+	if got := Text(remedy.Remedy{Do: remedy.Login}, Context{Key: keychain.SourceFile}); got != "run: gw auth login --insecure-storage (or set GW_API_KEY)" {
+		t.Errorf("login into the chosen file: %q", got)
+	}
+}
+
+// A failing keychain: what to install first where nothing provides one; where the key is already in the file
+// the user chose, only how to move it to the keychain (not the file they already use).
+func TestText_RepairKeychain(t *testing.T) {
+	install := remedy.Remedy{Do: remedy.RepairKeychain, Value: "sudo apt install gnome-keyring"}
+	for _, tc := range []struct {
+		r    remedy.Remedy
+		key  keychain.Source
+		want string
+	}{
+		{remedy.Remedy{Do: remedy.RepairKeychain}, "",
+			"start or unlock the OS keychain, then run: gw auth login; on a machine without one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
+		{install, "",
+			"install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run: gw auth login; where you cannot install one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
+		{remedy.Remedy{Do: remedy.RepairKeychain}, keychain.SourceFile,
+			"once an OS keychain is available, run: gw auth login (it stores the key there)"},
+		{install, keychain.SourceFile,
+			"install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run: gw auth login (it stores the key there)"},
+	} {
+		if got := Text(tc.r, Context{Key: tc.key}); got != tc.want {
+			t.Errorf("%q from %q:\n got %q\nwant %q", tc.r.Value, tc.key, got, tc.want)
+		}
+	}
+}
+
+// The reader of gw doctor's report is running gw doctor: fixes end before "run: gw doctor".
+func TestText_Doctor(t *testing.T) {
+	for _, tc := range []struct {
+		a             remedy.Action
+		command, doct string
+	}{
+		{remedy.RetryLater, "retry in a moment; if it keeps failing, run: gw doctor", "retry in a moment"},
+		{remedy.CheckNetwork, "check the network connection (Wi-Fi, VPN, DNS), then run: gw doctor", "check the network connection (Wi-Fi, VPN, DNS)"},
+		{remedy.RunDoctor, "run: gw doctor", "retry; if it keeps failing, check the network path to the service shown by the checks above"},
+		{remedy.CorrectRequest, "correct the request as the service's message says; run: gw doctor to check the setup", "correct the request as the service's message says"},
+	} {
+		r := remedy.Remedy{Do: tc.a}
+		if got := Text(r, Context{Where: Command}); got != tc.command {
+			t.Errorf("%s in a command: %q, want %q", tc.a, got, tc.command)
+		}
+		if got := Text(r, Context{Where: Doctor}); got != tc.doct {
+			t.Errorf("%s in doctor: %q, want %q", tc.a, got, tc.doct)
+		}
+	}
+}
+
+func TestText_Steps(t *testing.T) {
+	paste := remedy.Remedy{Do: remedy.CheckPaste, Then: []remedy.Remedy{{Do: remedy.NewKey}}}
+	want := "check it for a paste error first: compare its start, end and length with the key on the dashboard, and paste it again; " +
+		"if they match, create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)"
+	if got := Text(paste, Context{}); got != want {
+		t.Errorf("paste:\n got %q\nwant %q", got, want)
+	}
+	steps := remedy.Steps(remedy.Remedy{Do: remedy.InitAgent}, remedy.Remedy{Do: remedy.Say, Value: "remove \"gw\" from disabled_providers"})
+	if got := Text(steps, Context{}); got != `run: gw init agent; remove "gw" from disabled_providers` {
+		t.Errorf("steps: %q", got)
+	}
+	in := remedy.Remedy{Do: remedy.UseID, Value: "vendor-a/model-a-sonnet-4.5", In: "/p/opencode.json"}
+	if got := Text(in, Context{}); got != "use the exact id: vendor-a/model-a-sonnet-4.5 (in /p/opencode.json), or run: gw init agent to rewrite the provider's models to your subscription's exact ids" {
+		t.Errorf("in an agent config: %q", got)
+	}
+}
