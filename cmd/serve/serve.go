@@ -53,8 +53,8 @@ with a Host other than 127.0.0.1/localhost/[::1], or without the local token are
 Streams are passed on event by event. One line per request goes to standard error and to
 serve.log in gw's state directory. A new key (gw auth login, gw auth logout) is picked up within
 a few seconds. On ctrl-c or SIGTERM, running requests get --grace to finish; ctrl-c again
-stops them at once. gw serve runs Go's scheduler on one CPU, which is plenty for one person's
-agents; set GOMAXPROCS to change that.`,
+stops them at once. gw serve runs Go's scheduler on at most two CPUs, which is plenty for one
+person's agents; set GOMAXPROCS to change that.`,
 		Example: `  gw serve
   gw serve --port 0
   gw serve --listen 0.0.0.0 --port 8787   # reachable from other machines: think twice`,
@@ -84,7 +84,7 @@ agents; set GOMAXPROCS to change that.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			if n, ok := serveProcs(f.Getenv); ok {
+			if n, ok := serveProcs(f.Getenv, runtime.GOMAXPROCS(0)); ok {
 				runtime.GOMAXPROCS(n)
 			}
 			return serveRun(cmd.Context(), opts)
@@ -100,16 +100,17 @@ agents; set GOMAXPROCS to change that.`,
 }
 
 // serveProcs is how many CPUs Go's scheduler uses in gw serve, unless the
-// user chose with GOMAXPROCS: one. A local proxy for one person's agents
-// waits on the network and spends a few microseconds of CPU per request or
-// event; on one CPU the hand-offs between a request's goroutines stay on
-// one thread instead of waking another, which cuts the delay gw adds to
-// each request and the wake-ups it costs a laptop (docs/benchmarks.md).
-func serveProcs(getenv func(string) string) (int, bool) {
+// user chose with GOMAXPROCS: two, or Go's default (goDefault: the CPUs
+// or the container's CPU limit) when that is less. A local proxy for one
+// person's agents spends microseconds of CPU per request or event; one CPU
+// added the least to a lone request, but agents run several streams at
+// once, and there two kept gw level with a plain ReverseProxy where one fell
+// behind it; more than two only wake more threads (docs/benchmarks.md).
+func serveProcs(getenv func(string) string, goDefault int) (int, bool) {
 	if getenv("GOMAXPROCS") != "" {
 		return 0, false
 	}
-	return 1, true
+	return min(2, goDefault), true
 }
 
 // splitListen accepts an IP or host name, or host:port.

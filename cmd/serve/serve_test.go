@@ -270,15 +270,18 @@ func TestServeAlreadyRunning(t *testing.T) {
 	}
 }
 
-// gw serve runs Go's scheduler on one CPU, unless the user set GOMAXPROCS.
+// gw serve runs Go's scheduler on two CPUs (one where Go's default is one:
+// one CPU, or a container limited to one), unless the user set GOMAXPROCS.
 func TestServeProcs(t *testing.T) {
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
-	if n, ok := serveProcs(getenv); !ok || n != 1 {
-		t.Errorf("GOMAXPROCS unset: got (%d, %v), want one CPU", n, ok)
+	for goDefault, want := range map[int]int{1: 1, 2: 2, 16: 2} {
+		if n, ok := serveProcs(getenv, goDefault); !ok || n != want {
+			t.Errorf("GOMAXPROCS unset, Go's default %d: got (%d, %v), want %d", goDefault, n, ok, want)
+		}
 	}
 	env["GOMAXPROCS"] = "4"
-	if n, ok := serveProcs(getenv); ok {
+	if n, ok := serveProcs(getenv, 16); ok {
 		t.Errorf("GOMAXPROCS=4 set by the user: gw serve changed it to %d", n)
 	}
 }
