@@ -25,12 +25,11 @@ import (
 
 // modes are the benchmarks beyond main.go's, chosen by the first argument:
 // -translate (the translated protocols, claude-code-router and the
-// scheduler setting; translate.go) and, internal, the processes it runs:
-// -stream-load, its client, and -reverse-proxy (sched.go).
+// scheduler setting; translate.go) and, internal, its client in a process
+// of its own, -stream-load (sched.go).
 var modes = map[string]func(context.Context, []string, io.Writer) error{
-	"-translate":     translateMain,
-	"-stream-load":   streamLoadMain,
-	"-reverse-proxy": serveReverseProxy,
+	"-translate":   translateMain,
+	"-stream-load": streamLoadMain,
 }
 
 // proto is the API a client speaks to the proxy: chat completions passed

@@ -5,10 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -35,8 +31,8 @@ func schedSection(ctx context.Context, c tconfig, out io.Writer, proxyExe, clien
 	defer stop()
 	host := strings.TrimSuffix(upstream, "/v1")
 
-	// The plain ReverseProxy as anyone would write it, with Go's defaults.
-	rp, _, err := start(ctx, "ReverseProxy", env, proxyExe, "-reverse-proxy", host)
+	// The plain ReverseProxy (the baseline of baseline.go), with Go's defaults.
+	rp, _, err := start(ctx, "ReverseProxy", env, proxyExe, "-baseline", host)
 	if err != nil {
 		return err
 	}
@@ -174,48 +170,4 @@ func streamLoadFrom(ctx context.Context, exe string, r route, kind string, n int
 	}
 	l.first50, l.first99, l.total50, l.total99 = time.Duration(f50), time.Duration(f99), time.Duration(t50), time.Duration(t99)
 	return l, nil
-}
-
-// serveReverseProxy is -reverse-proxy UPSTREAM: a plain
-// httputil.ReverseProxy in front of UPSTREAM (scheme and host) that sets the
-// key from GW_API_KEY, with the one thing a proxy of POSTed streams needs:
-// full duplex for requests with a body. Without it net/http closes the
-// request body once the answer's header is written, the transport's last
-// read of it fails, and the transport tears down the upstream connection
-// mid-stream (main.go's baseline cuts most streams at concurrency 3).
-func serveReverseProxy(ctx context.Context, args []string, out io.Writer) error {
-	if len(args) != 1 {
-		return errors.New("-reverse-proxy UPSTREAM")
-	}
-	u, err := url.Parse(args[0])
-	if err != nil {
-		return err
-	}
-	key := os.Getenv("GW_API_KEY")
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 64
-	rp := &httputil.ReverseProxy{
-		Transport: tr,
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(u)
-			pr.Out.Header.Set("Authorization", "Bearer "+key)
-		},
-	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength != 0 {
-			_ = http.NewResponseController(w).EnableFullDuplex()
-		}
-		rp.ServeHTTP(w, r)
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "listening on http://%s/v1\n", ln.Addr())
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); _ = srv.Close() }()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }
