@@ -21,14 +21,8 @@ import (
 // to the first content delta, as an agent's user waits for it) and small
 // non-streamed requests (throughput). The client runs in a process of its
 // own.
-func schedSection(ctx context.Context, c tconfig, out io.Writer, proxyExe, clientExe string, env []string,
+func schedSection(ctx context.Context, c tconfig, out io.Writer, upstream, proxyExe, clientExe string, env []string,
 	startGw func(string, ...string) (*target, error), token string) error {
-	svc := standin.New(standin.Options{ContentChunks: c.schedEvents, ChunkSize: 32})
-	upstream, stop, err := serveStandin(svc)
-	if err != nil {
-		return err
-	}
-	defer stop()
 	host := strings.TrimSuffix(upstream, "/v1")
 
 	// The plain ReverseProxy (the baseline of baseline.go), with Go's defaults.

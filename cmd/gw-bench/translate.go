@@ -51,7 +51,7 @@ func translateMain(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&c.repo, "repo", ".", "the repository's root, where the recorded agent requests are read from")
 	fs.IntVar(&c.rounds, "rounds", 5, "rounds per measurement, interleaved across the paths; medians are reported")
 	fs.IntVar(&c.events, "events", 200, "content deltas per streamed answer for the per-event delay, CPU and memory")
-	fs.DurationVar(&c.cpuDuration, "cpu-duration", 2*time.Second, "how long each CPU-per-request cell runs, over all rounds")
+	fs.DurationVar(&c.cpuDuration, "cpu-duration", 1500*time.Millisecond, "how long each CPU-per-request cell runs, over all rounds")
 	fs.IntVar(&c.cpuConc, "cpu-concurrency", 4, "concurrent streams while CPU per request is measured")
 	fs.IntVar(&c.streams, "streams", 100, "concurrent translated streams held open for the RSS measurement")
 	fs.BoolVar(&c.sched, "sched", true, "also measure the scheduler setting (-procs) at -sched-concurrency")
@@ -179,35 +179,62 @@ func translateBench(ctx context.Context, c tconfig, out io.Writer) error {
 	fmt.Fprintf(out, "# gw serve: translated protocols\n\n%s, %s/%s, %d CPUs, %s. Upstream: the stand-in on loopback. Load average (1 min) at the start: %s.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), loadAvg())
 
-	// One gw serve process per protocol, so that each one's CPU time and
-	// memory are its own.
-	gw := map[proto]*target{}
-	for _, p := range []proto{protoChat, protoMessages, protoResponses} {
-		tg, err := startGw(upstream)
-		if err != nil {
-			return err
-		}
-		defer tg.stop()
-		if tg.token, err = readToken(filepath.Join(tmp, "config", "config.json")); err != nil {
-			return err
-		}
-		gw[p] = tg
+	// Two stand-ins: answers of c.events deltas (paced for the per-event
+	// delay, and held for the memory) and of c.schedEvents deltas.
+	short, stopShort, err := serveStandin(standin.New(standin.Options{ContentChunks: c.schedEvents, ChunkSize: 32}))
+	if err != nil {
+		return err
 	}
-	routes := []route{
-		{"direct (chat)", &target{name: "direct", base: upstream, token: standin.DemoKeyFull}, protoChat},
-		{"gw serve, chat passed through", gw[protoChat], protoChat},
-		{"gw serve, Messages → chat", gw[protoMessages], protoMessages},
-		{"gw serve, Responses → chat", gw[protoResponses], protoResponses},
-	}
-	var ccr *target
-	if c.ccr != "" {
-		var stop func()
-		ccr, stop, _, err = startCCR(ctx, c.node, c.ccr, tmp, upstream, standin.DemoKeyFull, gw[protoChat].token)
-		if err != nil {
-			return err
+	defer stopShort()
+	var stops []func()
+	defer func() {
+		for _, stop := range slices.Backward(stops) {
+			stop()
 		}
-		defer stop()
-		routes = append(routes, route{"claude-code-router, Messages → chat", ccr, protoMessages})
+	}()
+	token := ""
+	// routesTo starts, in front of upstream, one gw serve process per
+	// protocol (so that each one's CPU time and memory are its own) and
+	// claude-code-router.
+	routesTo := func(upstream string) ([]route, error) {
+		gw := map[proto]*target{}
+		for _, p := range []proto{protoChat, protoMessages, protoResponses} {
+			tg, err := startGw(upstream)
+			if err != nil {
+				return nil, err
+			}
+			stops = append(stops, tg.stop)
+			if token == "" {
+				if token, err = readToken(filepath.Join(tmp, "config", "config.json")); err != nil {
+					return nil, err
+				}
+			}
+			tg.token = token
+			gw[p] = tg
+		}
+		routes := []route{
+			{"direct (chat)", &target{name: "direct", base: upstream, token: standin.DemoKeyFull}, protoChat},
+			{"gw serve, chat passed through", gw[protoChat], protoChat},
+			{"gw serve, Messages → chat", gw[protoMessages], protoMessages},
+			{"gw serve, Responses → chat", gw[protoResponses], protoResponses},
+		}
+		if c.ccr != "" {
+			ccr, stop, _, err := startCCR(ctx, c.node, c.ccr, tmp, upstream, standin.DemoKeyFull, token)
+			if err != nil {
+				return nil, err
+			}
+			stops = append(stops, stop)
+			routes = append(routes, route{"claude-code-router, Messages → chat", ccr, protoMessages})
+		}
+		return routes, nil
+	}
+	routes, err := routesTo(upstream)
+	if err != nil {
+		return err
+	}
+	shortRoutes, err := routesTo(short)
+	if err != nil {
+		return err
 	}
 
 	if err := perEventSection(ctx, c, out, svc, clock, routes); err != nil {
@@ -216,31 +243,42 @@ func translateBench(ctx context.Context, c tconfig, out io.Writer) error {
 
 	// CPU per request: every request the same answer, unpaced.
 	type cell struct {
-		req  string
-		r    route
-		body []byte
+		answer string
+		req    string
+		r      route
+		body   []byte
 	}
-	small := func(p proto) []byte { return smallBody(p, true) }
-	reqs := []struct {
-		name  string
-		cells []cell
-	}{
-		{"one-line question", []cell{
-			{"", routes[1], small(protoChat)}, {"", routes[2], small(protoMessages)}, {"", routes[3], small(protoResponses)}}},
-		{fmt.Sprintf("Claude Code turn (%d KB recorded; chat: gw's translation, %d KB)", len(claude)>>10, len(claudeChat)>>10), []cell{
-			{"", routes[1], claudeChat}, {"", routes[2], claude}}},
-		{fmt.Sprintf("Codex turn (%d KB recorded; chat: gw's translation, %d KB)", len(codex)>>10, len(codexChat)>>10), []cell{
-			{"", routes[1], codexChat}, {"", routes[3], codex}}},
+	type group struct {
+		answer, req string
+		cells       []*cell
 	}
-	if ccr != nil {
-		reqs[0].cells = append(reqs[0].cells, cell{"", routes[4], small(protoMessages)})
-		reqs[1].cells = append(reqs[1].cells, cell{"", routes[4], claude})
+	var groups []group
+	for _, a := range []struct {
+		deltas int
+		rs     []route
+	}{{c.schedEvents, shortRoutes}, {c.events, routes}} {
+		ans := fmt.Sprintf("%d deltas", a.deltas)
+		rs := a.rs
+		gs := []group{
+			{ans, "one-line question", []*cell{
+				{r: rs[1], body: smallBody(protoChat, true)}, {r: rs[2], body: smallBody(protoMessages, true)},
+				{r: rs[3], body: smallBody(protoResponses, true)}}},
+			{ans, fmt.Sprintf("Claude Code turn (%d KB; as chat %d KB)", len(claude)>>10, len(claudeChat)>>10), []*cell{
+				{r: rs[1], body: claudeChat}, {r: rs[2], body: claude}}},
+			{ans, fmt.Sprintf("Codex turn (%d KB; as chat %d KB)", len(codex)>>10, len(codexChat)>>10), []*cell{
+				{r: rs[1], body: codexChat}, {r: rs[3], body: codex}}},
+		}
+		if len(rs) > 4 {
+			gs[0].cells = append(gs[0].cells, &cell{r: rs[4], body: smallBody(protoMessages, true)})
+			gs[1].cells = append(gs[1].cells, &cell{r: rs[4], body: claude})
+		}
+		groups = append(groups, gs...)
 	}
 	var cells []*cell
-	for i := range reqs {
-		for j := range reqs[i].cells {
-			reqs[i].cells[j].req = reqs[i].name
-			cells = append(cells, &reqs[i].cells[j])
+	for _, g := range groups {
+		for _, ce := range g.cells {
+			ce.answer, ce.req = g.answer, g.req
+			cells = append(cells, ce)
 		}
 	}
 	cpu := map[*cell][]time.Duration{}
@@ -253,7 +291,7 @@ func translateBench(ctx context.Context, c tconfig, out io.Writer) error {
 			xs, _, err := drive(ctx, ce.r.tg.base, ce.r.tg.token, ce.r.p, ce.body, true, c.cpuConc,
 				c.cpuDuration/time.Duration(c.rounds), func() { c0, cerr = cpuTime(pid) })
 			if err != nil {
-				return fmt.Errorf("CPU, %s, %s: %w", ce.req, ce.r.name, err)
+				return fmt.Errorf("CPU, %s, %s, %s: %w", ce.answer, ce.req, ce.r.name, err)
 			}
 			c1, err := cpuTime(pid)
 			if err = errors.Join(cerr, err); err != nil {
@@ -263,22 +301,23 @@ func translateBench(ctx context.Context, c tconfig, out io.Writer) error {
 			count[ce] += len(xs)
 		}
 	}
-	fmt.Fprintf(out, "\n## CPU per request (%d concurrent streams of %d deltas, %s per cell over %d interleaved rounds)\n\n",
-		c.cpuConc, c.events, c.cpuDuration, c.rounds)
-	fmt.Fprintln(out, "The proxy process's CPU time (user + system, /proc/PID/stat) over the requests it answered in a cell, ÷ their number; medians of the rounds, ratios the median of the per-round ratios [lowest – highest round].")
+	fmt.Fprintf(out, "\n## CPU per request (%d concurrent streams, %s per cell over %d interleaved rounds)\n\n",
+		c.cpuConc, c.cpuDuration, c.rounds)
+	fmt.Fprintln(out, "The proxy process's CPU time (user + system, /proc/PID/stat) over the requests it answered in a cell, ÷ their number; "+
+		"answers streamed of that many content deltas of 32 bytes; medians of the rounds, ratios the median of the per-round ratios [lowest – highest round]. "+
+		"The agents' turns are requests recorded from Claude Code and Codex; \"as chat\" is the request gw's translator makes of each, passed through.")
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "| request | path | requests | CPU per request | ÷ chat passed through | gw serve ÷ claude-code-router |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|")
-	for _, rq := range reqs {
-		pass := &rq.cells[0]
+	fmt.Fprintln(out, "| answer | request | path | requests | CPU per request | ÷ chat passed through | gw serve ÷ claude-code-router |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	for _, g := range groups {
+		pass := g.cells[0]
 		var viaCCR *cell
-		for j := range rq.cells {
-			if rq.cells[j].r.tg == ccr && ccr != nil {
-				viaCCR = &rq.cells[j]
+		for _, ce := range g.cells {
+			if strings.HasPrefix(ce.r.name, "claude-code-router") {
+				viaCCR = ce
 			}
 		}
-		for j := range rq.cells {
-			ce := &rq.cells[j]
+		for _, ce := range g.cells {
 			vsPass, vsCCR := "–", "–"
 			if ce != pass {
 				vsPass = fmtSpread(ratios(cpu[ce], cpu[pass]))
@@ -286,15 +325,15 @@ func translateBench(ctx context.Context, c tconfig, out io.Writer) error {
 			if viaCCR != nil && ce != viaCCR && ce.r.p == protoMessages {
 				vsCCR = fmtSpread(ratios(cpu[ce], cpu[viaCCR]))
 			}
-			fmt.Fprintf(out, "| %s | %s | %d | %s | %s | %s |\n", rq.name, ce.r.name, count[ce], fmtDur(pct(cpu[ce], 50)), vsPass, vsCCR)
+			fmt.Fprintf(out, "| %s | %s | %s | %d | %s | %s | %s |\n", g.answer, g.req, ce.r.name, count[ce], fmtDur(pct(cpu[ce], 50)), vsPass, vsCCR)
 		}
 	}
 
-	if err := rssSection(ctx, c, out, tmp, upstream, clock, startGw, gw[protoChat].token); err != nil {
+	if err := rssSection(ctx, c, out, tmp, upstream, clock, startGw, token); err != nil {
 		return err
 	}
 	if c.sched {
-		if err := schedSection(ctx, c, out, proxyExe, clientExe, gwEnv, startGw, gw[protoChat].token); err != nil {
+		if err := schedSection(ctx, c, out, short, proxyExe, clientExe, gwEnv, startGw, token); err != nil {
 			return err
 		}
 	}

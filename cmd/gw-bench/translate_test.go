@@ -27,7 +27,7 @@ func TestTranslateBenchmarkReportsEveryPath(t *testing.T) {
 	}
 	args := []string{"-translate", "-gw", gw, "-repo", filepath.Join("..", ".."), "-rounds", "1", "-events", "5",
 		"-cpu-duration", "100ms", "-cpu-concurrency", "2", "-streams", "3",
-		"-sched-concurrency", "1,2", "-sched-duration", "100ms", "-procs", "1,default"}
+		"-sched-concurrency", "1,2", "-sched-duration", "100ms", "-sched-events", "3", "-procs", "1,default"}
 	ccr, _ := filepath.Abs(filepath.Join("..", "..", ".cache", "ccr", "node_modules", "@musistudio", "claude-code-router", "dist", "cli.js"))
 	_, noNode := exec.LookPath("node")
 	_, noCCR := os.Stat(ccr)
@@ -53,9 +53,11 @@ func TestTranslateBenchmarkReportsEveryPath(t *testing.T) {
 		}
 	}
 	for _, p := range paths {
-		// CPU per request: a row with requests answered
-		if !regexp.MustCompile(`(?m)^\| one-line question \| ` + regexp.QuoteMeta(p) + ` \| [1-9][0-9]* \| `).MatchString(report) {
-			t.Errorf("no CPU row with requests answered for %q", p)
+		// CPU per request: a row with requests answered, for each answer
+		for _, answer := range []string{"3 deltas", "5 deltas"} {
+			if !regexp.MustCompile(`(?m)^\| ` + answer + ` \| one-line question \| ` + regexp.QuoteMeta(p) + ` \| [1-9][0-9]* \| `).MatchString(report) {
+				t.Errorf("no CPU row with requests answered for %q, answers of %s", p, answer)
+			}
 		}
 		mem := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(p) + ` \| ([0-9.]+) MB \| ([0-9.]+) MB \|$`).FindStringSubmatch(report)
 		if mem == nil {
