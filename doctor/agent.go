@@ -31,6 +31,8 @@ type agentProvider struct {
 	Models  []string // the ids under "models", and "model"/"small_model" when they name this provider
 	// LiteralKey: the API key is written into the file (rather than {env:…} or the local token).
 	LiteralKey bool
+	// LocalToken is the gw serve token written as the key ("" for other keys).
+	LocalToken string
 	// DeclaredIDs are the models the provider declares (Models may add "model"/"small_model").
 	DeclaredIDs []string
 	// Undeclared are the "model"/"small_model" settings that name this provider but a model it does not
@@ -46,7 +48,7 @@ type agentProvider struct {
 func (r *run) checkAgentConfigs() agentResult {
 	in := r.in
 	res := agentResult{}
-	if len(in.AgentConfigs) == 0 {
+	if len(in.AgentConfigs) == 0 && len(in.Agents) == 0 {
 		res.check = skipped(IDAgentConfig, "no OpenCode config to check")
 		return res
 	}
@@ -112,6 +114,10 @@ func (r *run) checkAgentConfigs() agentResult {
 					res.modelFrom[id] = path
 				}
 			}
+			if r.isProxy(p.BaseURL) && p.LocalToken != "" && p.LocalToken != in.LocalToken {
+				problems = append(problems, fmt.Sprintf("%s: provider %q holds a local token that gw serve no longer accepts (gw's config has another one), so its requests are refused", path, p.Name))
+				problemFixes = append(problemFixes, remedy.Remedy{Do: remedy.InitAgentToken, Value: "opencode"})
+			}
 			if r.isProxy(p.BaseURL) {
 				res.proxyUsers = append(res.proxyUsers, fmt.Sprintf("%s (provider %q)", path, p.Name))
 				notes = append(notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %s", path, p.Name, p.BaseURL, nModels(len(p.DeclaredIDs))))
@@ -129,6 +135,27 @@ func (r *run) checkAgentConfigs() agentResult {
 		}
 		ours += n
 	}
+	// The other agents' configs (Claude Code, Codex, …), each through its own reader.
+	o := r.checkOtherAgents()
+	found, ours = found+o.found, ours+o.ours
+	notes, problems, warnings = append(notes, o.notes...), append(problems, o.problems...), append(warnings, o.warnings...)
+	problemFixes = append(problemFixes, o.problemFixes...)
+	for _, f := range o.fixes {
+		addFix(f)
+	}
+	if unreadable == nil {
+		unreadable = o.unreadable
+	}
+	res.models = append(res.models, o.models...)
+	for id, p := range o.modelFrom {
+		if _, ok := res.modelFrom[id]; !ok {
+			if res.modelFrom == nil {
+				res.modelFrom = map[string]string{}
+			}
+			res.modelFrom[id] = p
+		}
+	}
+	res.proxyUsers = append(res.proxyUsers, o.proxyUsers...)
 	detail := strings.Join(notes, "; ")
 	switch {
 	case unreadable != nil:
@@ -137,8 +164,10 @@ func (r *run) checkAgentConfigs() agentResult {
 	case len(problems) > 0:
 		c := Check{ID: IDAgentConfig, Status: Fail, Detail: detail}
 		var fix []remedy.Remedy
-		if unreachableProblems > 0 {
+		if unreachableProblems > 0 || o.unreachable > 0 {
 			c = unreachable(c)
+		}
+		if unreachableProblems > 0 {
 			fix = append(fix, remedy.Remedy{Do: remedy.InitAgentBaseURL})
 		}
 		c.Cause = strings.Join(problems, "; ")
@@ -148,6 +177,10 @@ func (r *run) checkAgentConfigs() agentResult {
 		res.check = Check{ID: IDAgentConfig, Status: Skip,
 			Cause: "no OpenCode config found (looked for " + strings.Join(in.AgentConfigs, ", ") + ")",
 			Fix:   remedy.Remedy{Do: remedy.SetUpAgent}}
+	case ours == 0 && o.found > 0:
+		res.check = Check{ID: IDAgentConfig, Status: Warn,
+			Cause: strings.Join(append([]string{"coding agents are configured (" + strings.Join(append(openCodeFound(found-o.found), o.foundAgents...), ", ") + "), but none reaches the service"}, warnings...), "; "),
+			Fix:   remedy.Steps(append([]remedy.Remedy{{Do: remedy.InitAgentFor}}, fixes...)...), Detail: detail}
 	case ours == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Warn,
 			Cause: strings.Join(append([]string{"OpenCode is configured, but no provider in its config reaches the service"}, warnings...), "; "),
@@ -158,6 +191,14 @@ func (r *run) checkAgentConfigs() agentResult {
 		res.check = Check{ID: IDAgentConfig, Status: Pass, Detail: detail}
 	}
 	return res
+}
+
+// openCodeFound names OpenCode among the agents found when n of its configs were.
+func openCodeFound(n int) []string {
+	if n == 0 {
+		return nil
+	}
+	return []string{"OpenCode"}
 }
 
 // unreadableFix: what to do about an OpenCode config that could not be read. A path that is not a regular

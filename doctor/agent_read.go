@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelgateway/gw/config/jsonc"
 	"github.com/modelgateway/gw/config/opencode"
 )
 
@@ -19,10 +20,21 @@ func readAgentConfig(path string) (provs []agentProvider, exists bool, err error
 	if err != nil {
 		return nil, true, fmt.Errorf("%s does not parse: %v", path, err)
 	}
+	var keys struct {
+		Provider map[string]struct {
+			Options struct {
+				APIKey string `json:"apiKey"`
+			} `json:"options"`
+		} `json:"provider"`
+	}
+	_ = jsonc.Decode(data, &keys)
 	for _, p := range sum.Providers {
 		ap := agentProvider{Path: path, Name: p.ID, BaseURL: p.BaseURL, Models: slices.Clone(p.Models),
 			LiteralKey: p.KeyKind == opencode.KeyLiteral, Disabled: slices.Contains(sum.Disabled, p.ID),
 			DeclaredIDs: slices.Clone(p.Models)}
+		if p.KeyKind == opencode.KeyLocalToken {
+			ap.LocalToken = keys.Provider[p.ID].Options.APIKey
+		}
 		// "model" and "small_model" name "<provider>/<model id>"; the id itself contains a slash.
 		for _, kv := range [][2]string{{"model", sum.Model}, {"small_model", sum.SmallModel}} {
 			id, ok := strings.CutPrefix(kv[1], p.ID+"/")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 )
@@ -76,6 +77,12 @@ func (r Report) Get(id string) (Check, bool) {
 	return Check{}, false
 }
 
+// AgentFiles are one agent's config files of one scope, in the order its Files gives them.
+type AgentFiles struct {
+	Agent agents.Agent
+	Files []string
+}
+
 // Input is everything Run needs, resolved by the caller. Nothing here is read from the process environment
 // by Run itself except through Getenv, so tests drive Run without the CLI.
 type Input struct {
@@ -103,6 +110,9 @@ type Input struct {
 	// fine: they are reported as not found).
 	Models       []string
 	AgentConfigs []string
+	// Agents are the other coding agents' config files to read (Claude Code, Codex, Qwen Code, Continue,
+	// Cline, Kilo, Crush); an agent whose files are all missing is left out of the report.
+	Agents []AgentFiles
 
 	// NoProbe skips the one-token chat requests that test the balance and each listed model id (listing
 	// models costs nothing but says little about the balance; each probe may cost a token).

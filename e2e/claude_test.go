@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +66,7 @@ func TestClaudeCode(t *testing.T) {
 	runStories(t, "GW_REQUIRE_CLAUDE_CODE", []story{
 		{"ThroughGwServe", claudeThroughGwServe},
 		{"Failures", claudeFailures},
-	}, requireMessagesRouteOf)
+	}, nil)
 }
 
 // claudeSetup logs in with key (stdin) and starts gw serve.
@@ -78,45 +76,6 @@ func claudeSetup(t *testing.T, gw, key string, svc *standin.Running) (*machine, 
 	m.run(t, nil, key+"\n", gw, "auth", "login", "--base-url", svc.BaseURL, "--with-key")
 	token := authStatus(t, m, gw).LocalToken
 	return m, m.startServe(t, gw, "--port", "0"), token
-}
-
-// requireMessagesRouteOf skips the test when this gw serve does not speak
-// the Messages API yet: it asks a gw serve (key from GW_API_KEY, no
-// keychain needed) for /v1/messages with a request that is not valid. The
-// Messages API answers 400 in its own error shape; a gw serve without the
-// route passes the request on to the service, which has no such path.
-func requireMessagesRouteOf(t *testing.T, gw string) {
-	t.Helper()
-	key := newKey(t)
-	svc := startService(t, key)
-	m := newMachine(t)
-	env := []string{"GW_API_KEY=" + key, "GW_BASE_URL=" + svc.BaseURL}
-	p := m.start(t, env, gw, "serve", "--port", "0")
-	p.await(t, "gw serve listening", time.Minute, func() bool { return listening.MatchString(p.stdout.String()) })
-	addr := listening.FindStringSubmatch(p.stdout.String())[1]
-	var st status
-	if err := json.Unmarshal([]byte(m.run(t, env, "", gw, "auth", "status", "--json")), &st); err != nil || st.LocalToken == "" {
-		t.Fatalf("gw auth status: %v %+v", err, st)
-	}
-	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/v1/messages", strings.NewReader(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+st.LocalToken)
-	req.Header.Set("X-Api-Key", st.LocalToken)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	var e struct {
-		Type string `json:"type"`
-	}
-	if res.StatusCode == http.StatusNotFound || json.Unmarshal(body, &e) != nil || e.Type != "error" {
-		t.Skipf("gw serve does not speak the Messages API at /v1/messages yet (it answered %d: %.200s); this test runs once the proxy routes it", res.StatusCode, body)
-	}
 }
 
 type claudeResult struct {

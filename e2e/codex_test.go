@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -75,7 +74,6 @@ func TestCodex(t *testing.T) {
 	requireCodexTools(t)
 	if !keychaintest.Isolated() {
 		gw := buildGW(t)
-		skipWithoutResponsesRoute(t, gw)
 		keychaintest.RunIsolated(t, "TestCodex", "GW_REQUIRE_CODEX=1", gwBinaryEnv+"="+gw)
 		return
 	}
@@ -160,30 +158,6 @@ func codexThroughGwServe(t *testing.T, gw string) {
 	}
 	noFileHolds(t, m.home, key)
 	serve.stop(t)
-}
-
-// skipWithoutResponsesRoute skips the test while gw serve does not
-// translate the Responses API: it asks a gw serve that has the key from
-// GW_API_KEY (no keychain needed), and skips when /v1/responses is answered
-// 404.
-func skipWithoutResponsesRoute(t *testing.T, gw string) {
-	t.Helper()
-	key := newKey(t)
-	svc := startService(t, key)
-	m := newMachine(t)
-	env := []string{"GW_API_KEY=" + key, "GW_BASE_URL=" + svc.BaseURL}
-	p := m.start(t, env, gw, "serve", "--port", "0")
-	p.await(t, "gw serve listening", time.Minute, func() bool { return listening.MatchString(p.stdout.String()) })
-	addr := listening.FindStringSubmatch(p.stdout.String())[1]
-	var st status
-	if err := json.Unmarshal([]byte(m.run(t, env, "", gw, "auth", "status", "--json")), &st); err != nil {
-		t.Fatal(err)
-	}
-	status, b := postResponses(t, "http://"+addr+"/v1", st.LocalToken)
-	p.kill()
-	if status == http.StatusNotFound {
-		t.Skipf("gw serve does not translate the Responses API yet (POST /v1/responses answered 404: %s); Codex needs that route", b)
-	}
 }
 
 // postResponses sends gw serve a minimal Responses request.

@@ -214,7 +214,9 @@ func (m *machine) run(t *testing.T, extraEnv []string, stdin string, name string
 }
 
 func (m *machine) prepare(cmd *exec.Cmd, extraEnv []string) {
-	cmd.Env = append(append([]string(nil), m.env...), extraEnv...)
+	// PWD too: the test's own (inherited through cleanEnv) would make agents that read it (OpenCode, Kilo)
+	// take the repository for the project and the project's files for outside ones.
+	cmd.Env = append(append(append([]string(nil), m.env...), extraEnv...), "PWD="+m.work)
 	cmd.Dir = m.work
 	// Its own process group, so that everything OpenCode starts goes with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -126,7 +126,7 @@ func initAgent(t *testing.T, gw string) {
 	// gw serve first, on a free port, so that init agent can name that port.
 	serve := m.startServe(t, gw, "--port", "0")
 
-	out := m.run(t, nil, "", gw, "init", "agent", "--models", model+","+otherModel, "--port", serve.port(), "--yes")
+	out := m.run(t, nil, "", gw, "init", "agent", "--agent", "opencode", "--models", model+","+otherModel, "--port", serve.port(), "--yes")
 	path := openCodeConfigPath(t, m)
 	if !strings.Contains(out, "Created "+path) {
 		t.Errorf("gw init agent does not say it created %s:\n%s", path, out)
@@ -156,7 +156,7 @@ func initAgent(t *testing.T, gw string) {
 	noFileHolds(t, m.home, key)
 
 	// Direct mode: the service's base URL, the key from the environment.
-	out = m.run(t, nil, "", gw, "init", "agent", "--mode", "direct", "--models", model+","+otherModel, "--yes")
+	out = m.run(t, nil, "", gw, "init", "agent", "--agent", "opencode", "--mode", "direct", "--models", model+","+otherModel, "--yes")
 	if !strings.Contains(out, "Updated "+path) {
 		t.Errorf("gw init agent --mode direct does not say it updated %s:\n%s", path, out)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+
+	"github.com/modelgateway/gw/api"
 )
 
 // Error codes of the responses gw serve writes itself. Clients see them in
@@ -19,13 +21,6 @@ const (
 	CodeKeyUnavailable    = "key_unavailable"
 	CodeUnreachable       = "upstream_unreachable"
 	CodeBodyWithheld      = "upstream_body_withheld"
-)
-
-// Messages of the hosted service's error conditions; gw's own errors start
-// with them so agents that recognise the service's errors recognise these.
-const (
-	msgKeyRejected = "API key invalid or unauthorized"
-	msgUnreachable = "unable to connect to API"
 )
 
 type errorBody struct {
@@ -87,4 +82,36 @@ func marshalNoEscape(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// keyRejectedBody is a key-rejected error body of the service with gw's
+// explanation as its message (the spec's message first, then the cause and
+// the fix), so that an agent that shows the service's message shows it. A
+// body in OpenAI's shape keeps its other fields; any other body becomes
+// one in OpenAI's shape, and header's Content-Type says so.
+func keyRejectedBody(body []byte, e *api.Error, header http.Header) []byte {
+	msg := errorMessage(e)
+	if doc, ok := decodeObject(body); ok {
+		if inner, ok := doc["error"].(map[string]any); ok {
+			if _, ok := inner["message"].(string); ok {
+				inner["message"] = msg
+				if b, err := marshalNoEscape(doc); err == nil {
+					return b
+				}
+			}
+		}
+	}
+	typ, code := "invalid_request_error", "invalid_api_key"
+	if e.Kind == api.KindNoBalance {
+		typ, code = "insufficient_quota", "insufficient_quota"
+	}
+	if e.Code != "" {
+		code = e.Code
+	}
+	b, err := marshalNoEscape(errorBody{Error: errorDetail{Message: msg, Type: typ, Code: code}})
+	if err != nil {
+		return body
+	}
+	header.Set("Content-Type", "application/json")
+	return b
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/modelgateway/gw/api"
 )
 
 // refusal is why the filter turned a request away.
@@ -42,12 +44,12 @@ func newFilter(localToken string, extraHosts []string) *filter {
 func (f *filter) check(r *http.Request) *refusal {
 	if o := r.Header.Values("Origin"); len(o) > 0 {
 		return &refusal{http.StatusForbidden, CodeOriginRefused, fmt.Sprintf(
-			"request refused: it carries an Origin header (%s), so it comes from a web page; "+
-				"gw serve only accepts local tools, and a page must not spend your balance", quoteShort(o[0]))}
+			"%s: request refused: it carries an Origin header (%s), so it comes from a web page; "+
+				"gw serve only accepts local tools, and a page must not spend your balance", api.KeyRejected.Message(), quoteShort(o[0]))}
 	}
 	if strings.EqualFold(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site")), "cross-site") {
 		return &refusal{http.StatusForbidden, CodeCrossSiteRefused,
-			"request refused: Sec-Fetch-Site is cross-site, so a web page sent it; gw serve only accepts local tools"}
+			api.KeyRejected.Message() + ": request refused: Sec-Fetch-Site is cross-site, so a web page sent it; gw serve only accepts local tools"}
 	}
 	if ref := f.checkHost(r); ref != nil {
 		return ref
@@ -80,9 +82,13 @@ func (f *filter) checkHost(r *http.Request) *refusal {
 		portText = strconv.Itoa(port)
 		want += " with port " + portText
 	}
+	base := "http://127.0.0.1:" + portText + "/v1"
+	if protoOf(r.URL.Path) == protoMessages {
+		base = strings.TrimSuffix(base, "/v1") // Claude Code adds /v1/messages itself
+	}
 	return &refusal{http.StatusForbidden, CodeHostRefused, fmt.Sprintf(
-		"request refused: Host %s is not %s (protection against DNS rebinding); "+
-			"point the client at http://127.0.0.1:%s/v1", quoteShort(r.Host), want, portText)}
+		"%s: request refused: Host %s is not %s (protection against DNS rebinding); "+
+			"point the client at %s", api.ServiceUnreachable.Message(), quoteShort(r.Host), want, base)}
 }
 
 // portIs compares the port of a Host header with the listener's, as text
@@ -103,22 +109,31 @@ func (f *filter) acceptsHost(host string) bool {
 	return f.acceptHosts[host]
 }
 
+// checkToken accepts the local token as a Bearer token or in X-Api-Key
+// (where Anthropic's clients send their key); either one right is enough.
 func (f *filter) checkToken(r *http.Request) *refusal {
 	auth := r.Header.Get("Authorization")
-	if auth == "" {
-		return &refusal{http.StatusUnauthorized, CodeLocalTokenMissing, msgKeyRejected +
-			": gw serve needs its local token as the client's key (Authorization: Bearer gw-local-…); " +
+	xKey := strings.TrimSpace(r.Header.Get("X-Api-Key"))
+	if auth == "" && xKey == "" {
+		return &refusal{http.StatusUnauthorized, CodeLocalTokenMissing, api.KeyRejected.Message() +
+			": gw serve needs its local token as the client's key (Authorization: Bearer gw-local-…, or x-api-key: gw-local-…); " +
 			"gw auth status shows it, gw init agent --mode proxy writes it into the agent config"}
+	}
+	if xKey != "" && f.localToken != "" && equalConstantTime(xKey, f.localToken) {
+		return nil
 	}
 	scheme, token, _ := strings.Cut(auth, " ")
 	token = strings.TrimSpace(token)
+	if auth == "" {
+		scheme, token = "Bearer", xKey // what is wrong is the x-api-key
+	}
 	if !strings.EqualFold(scheme, "Bearer") || f.localToken == "" || !equalConstantTime(token, f.localToken) {
 		hint := ""
 		if !strings.HasPrefix(token, "gw-local-") {
 			// The commonest mistake: the real key pasted where the local token belongs.
 			hint = " (the client sent something that is not a gw local token — the real API key belongs in gw's keychain, not in the client)"
 		}
-		return &refusal{http.StatusUnauthorized, CodeLocalTokenInvalid, msgKeyRejected +
+		return &refusal{http.StatusUnauthorized, CodeLocalTokenInvalid, api.KeyRejected.Message() +
 			": the client's key is not this install's gw serve local token" + hint +
 			"; gw auth status shows the token, gw init agent --mode proxy writes it into the agent config"}
 	}

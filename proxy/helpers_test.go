@@ -44,6 +44,7 @@ type rig struct {
 type rigOpts struct {
 	standin standin.Options
 	key     KeySource
+	keyFrom KeyFrom                         // instead of key: a source that says where the key came from
 	wrapUp  func(http.Handler) http.Handler // to observe what the stand-in writes
 	proxy   func(*Options)
 }
@@ -64,7 +65,11 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	}
 	tr := api.NewTransport(api.TransportOptions{})
 	logBuf := &testutil.SyncBuffer{}
-	opts := Options{Upstream: upURL, Transport: tr, Key: NewKeyCache(src, 0), LocalToken: testToken, Log: logBuf}
+	keys := NewKeyCache(src, 0)
+	if o.keyFrom != nil {
+		keys = NewKeyCacheFrom(o.keyFrom, 0)
+	}
+	opts := Options{Upstream: upURL, Transport: tr, Key: keys, LocalToken: testToken, Log: logBuf}
 	if o.proxy != nil {
 		o.proxy(&opts)
 	}

@@ -211,15 +211,15 @@ func TestHostileServiceCompressedErrorBodies(t *testing.T) {
 			}
 			w.Header().Set("Content-Encoding", "gzip")
 			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(401)
-			w.Write(gz(`{"error":{"message":"bad key ` + got + `"}}`))
+			w.WriteHeader(500)
+			w.Write(gz(`{"error":{"message":"the backend failed for ` + got + `"}}`))
 		})
 		res := r.do(waitCtx(t), "GET", "/v1/models", "", http.Header{"Accept-Encoding": {"br, gzip;q=0.5"}})
 		body := readAll(t, res) // raw: the client set Accept-Encoding itself
-		if res.StatusCode != 401 || res.Header.Get("Content-Encoding") != "" {
+		if res.StatusCode != 500 || res.Header.Get("Content-Encoding") != "" {
 			t.Fatalf("status %d, Content-Encoding %q", res.StatusCode, res.Header.Get("Content-Encoding"))
 		}
-		if body != `{"error":{"message":"bad key `+keychain.Mask(realKey)+`"}}` {
+		if body != `{"error":{"message":"the backend failed for `+keychain.Mask(realKey)+`"}}` {
 			t.Errorf("body %q", body)
 		}
 	})

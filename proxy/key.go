@@ -5,11 +5,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/modelgateway/gw/keychain"
 )
 
 // KeySource reads the real API key (environment, keychain or file). It
 // returns an error wrapping keychain.ErrNotFound when no key is stored.
 type KeySource func(ctx context.Context) (string, error)
+
+// KeyFrom is a KeySource that also says where the key came from, so that gw
+// serve can tell the user which key the service refused ("sk-…abcd, from
+// the keychain").
+type KeyFrom func(ctx context.Context) (string, keychain.Source, error)
 
 // DefaultKeyRefresh is how long a key read from the source is used before it
 // is read again: short enough that `gw auth login` or `gw auth logout` reaches
@@ -31,7 +38,7 @@ const keyReadTimeout = 30 * time.Second
 // does not hold requests up. Only the first read, and a value too old to
 // serve (keyMaxAge), make requests wait; all of them wait for that one read.
 type KeyCache struct {
-	src   KeySource
+	src   KeyFrom
 	every time.Duration
 	now   func() time.Time
 
@@ -45,6 +52,7 @@ type KeyCache struct {
 // keyRead is one read of the source, never changed once stored.
 type keyRead struct {
 	key   string
+	from  keychain.Source // "" when the source did not say
 	err   error
 	at    time.Time
 	auth  []string  // the Authorization header value for key, made once per read
@@ -59,6 +67,15 @@ type keyFlight struct {
 
 // NewKeyCache caches src for every (DefaultKeyRefresh when zero or negative).
 func NewKeyCache(src KeySource, every time.Duration) *KeyCache {
+	return NewKeyCacheFrom(func(ctx context.Context) (string, keychain.Source, error) {
+		key, err := src(ctx)
+		return key, "", err
+	}, every)
+}
+
+// NewKeyCacheFrom is NewKeyCache for a source that says where the key came
+// from.
+func NewKeyCacheFrom(src KeyFrom, every time.Duration) *KeyCache {
 	if every <= 0 {
 		every = DefaultKeyRefresh
 	}
@@ -122,8 +139,8 @@ func (k *KeyCache) read(ctx context.Context, now time.Time) (*keyRead, *keyFligh
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keyReadTimeout)
 	go func() {
 		defer cancel()
-		key, err := k.src(rctx)
-		r := &keyRead{key: key, err: err, at: now}
+		key, from, err := k.src(rctx)
+		r := &keyRead{key: key, from: from, err: err, at: now}
 		if err == nil && key != "" {
 			r.auth = []string{"Bearer " + key}
 			r.scrub = newScrubber(key)

@@ -19,6 +19,9 @@ type entry struct {
 	note     string // why gw answered itself, or how the stream ended
 	peer     string // the client's address (host:port), for counting refusals
 	model    *modelScanner
+	modelID  string // the model of a translated request (model is nil then)
+	proto    proto  // the client's protocol
+	stream   bool   // answered as a stream
 	usage    Usage
 	hasUsage bool
 }
@@ -36,7 +39,7 @@ func (l *logger) write(e *entry, end time.Time) {
 	if l == nil || l.w == nil {
 		return
 	}
-	model := ""
+	model := e.modelID
 	if e.model != nil {
 		model = e.model.Model()
 	}
@@ -91,6 +94,10 @@ func (l *logger) writeLine(e *entry, end time.Time, model string, count int) {
 		b = append(b, " completion_tokens="...)
 		b = strconv.AppendInt(b, e.usage.CompletionTokens, 10)
 	}
+	b = append(b, " proto="...)
+	b = append(b, e.proto.String()...)
+	b = append(b, " stream="...)
+	b = strconv.AppendBool(b, e.stream)
 	if e.note != "" {
 		b = append(b, ' ')
 		b = append(b, e.note...)

@@ -7,6 +7,13 @@
 // key: Rewrite runs after hop-by-hop headers are removed, so a client's
 // "Connection: Authorization" cannot strip it. Responses stream through
 // unbuffered; usage is read from the stream as it passes.
+//
+// Two other protocols are translated onto the service's chat completions
+// instead of being forwarded (translate.go): POST /v1/messages and
+// /v1/messages/count_tokens (the Anthropic Messages API, for Claude Code)
+// and POST /v1/responses (the OpenAI Responses API, for Codex). They pass
+// the same filter; gw serve's own errors on them come in their protocol's
+// shape.
 package proxy
 
 import (
@@ -27,6 +34,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 )
 
@@ -50,14 +58,16 @@ type Options struct {
 
 // Handler is gw serve's http.Handler.
 type Handler struct {
-	filter   *filter
-	keys     *KeyCache
-	rp       *httputil.ReverseProxy
-	upstream *url.URL
-	log      *logger
-	modelIDs func(ctx context.Context) ([]string, error)
-	identity []string // the Accept-Encoding value "identity", shared by every request
-	gzip     []string // and "gzip"
+	filter    *filter
+	keys      *KeyCache
+	rp        *httputil.ReverseProxy
+	upstream  *url.URL
+	chatURL   string            // <upstream>/chat/completions, where translated requests go
+	transport http.RoundTripper // to the upstream
+	log       *logger
+	modelIDs  func(ctx context.Context) ([]string, error)
+	identity  []string // the Accept-Encoding value "identity", shared by every request
+	gzip      []string // and "gzip"
 }
 
 // ErrShuttingDown is the cause given to requests cut off because gw serve
@@ -77,8 +87,10 @@ type callCtx struct{}
 // context value per request.
 type call struct {
 	entry
-	auth  []string  // the upstream Authorization header value; never logged
-	scrub *scrubber // takes the key out of what is relayed besides a 2xx body
+	auth  []string        // the upstream Authorization header value; never logged
+	key   string          // the key, for its masked form in messages; never logged
+	from  keychain.Source // where the key came from
+	scrub *scrubber       // takes the key out of what is relayed besides a 2xx body
 	w     scrubWriter
 }
 
@@ -103,13 +115,15 @@ func New(o Options) (*Handler, error) {
 	up.Path = strings.TrimSuffix(up.Path, "/")
 	up.RawPath = strings.TrimSuffix(up.RawPath, "/")
 	h := &Handler{
-		filter:   newFilter(o.LocalToken, o.AcceptHosts),
-		keys:     o.Key,
-		upstream: &up,
-		log:      &logger{w: o.Log},
-		modelIDs: o.ModelIDs,
-		identity: []string{"identity"},
-		gzip:     []string{"gzip"},
+		filter:    newFilter(o.LocalToken, o.AcceptHosts),
+		keys:      o.Key,
+		upstream:  &up,
+		chatURL:   up.JoinPath("chat/completions").String(),
+		transport: o.Transport,
+		log:       &logger{w: o.Log},
+		modelIDs:  o.ModelIDs,
+		identity:  []string{"identity"},
+		gzip:      []string{"gzip"},
 	}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite:   h.rewrite,
@@ -127,7 +141,8 @@ func New(o Options) (*Handler, error) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr}}
+	p := protoOf(r.URL.Path)
+	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: p}}
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
@@ -148,23 +163,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// kept open for the idle time-out, refused connections pile up
 		// (a loop of them ran gw serve out of file descriptors).
 		w.Header().Set("Connection", "close")
-		writeError(w, ref.status, ref.code, ref.message)
+		e.status = writeErrorAs(w, p, ref.status, ref.code, ref.message)
 		return
 	}
 	kr := h.keys.get(r.Context())
 	if kr.err != nil || kr.key == "" {
 		status, code, msg := http.StatusUnauthorized, CodeNoKey,
-			msgKeyRejected+": no key stored — run gw auth login"
+			api.KeyRejected.Message()+": no key stored — run gw auth login" // the contract's words
 		if kr.err != nil && !errors.Is(kr.err, keychain.ErrNotFound) {
+			fix, ok := remedy.Of(kr.err)
+			if !ok {
+				fix = remedy.Remedy{Do: remedy.RunDoctor}
+			}
 			status, code = http.StatusServiceUnavailable, CodeKeyUnavailable
-			msg = msgKeyRejected + ": gw serve could not read the key (" + kr.err.Error() + ") — run gw doctor"
+			msg = api.KeyRejected.Message() + ": gw serve could not read the key (" + kr.err.Error() + ") — " + serveFix(fix, kr.from)
 		}
-		e.status, e.note = status, "refused="+code
-		writeError(w, status, code, msg)
+		e.note = "refused=" + code
+		e.status = writeErrorAs(w, p, status, code, msg)
 		return
 	}
-	c.auth, c.scrub = kr.auth, kr.scrub
+	c.auth, c.scrub, c.key, c.from = kr.auth, kr.scrub, kr.key, kr.from
 	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
+	if p != protoChat {
+		h.translate(w, out, c, p)
+		return
+	}
 	if r.Body != nil && r.Body != http.NoBody {
 		// The transport may still be sending the body upstream when the
 		// answer starts coming back. Without full duplex, net/http drains
@@ -179,6 +202,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.w = scrubWriter{ResponseWriter: w, s: c.scrub}
 	h.rp.ServeHTTP(&c.w, out)
+	// The transport closes the request body, on a goroutine of its own
+	// when it failed to connect, possibly after the answer is written.
+	// Closed after this handler returned, the body's last read of the
+	// connection would race net/http's read of the next request on it
+	// (net/http panics and resets the connection: the client's next
+	// request fails). Closed here, it is closed before.
+	if r.Body != nil {
+		_ = r.Body.Close()
+	}
 	// Trailers are in the header map by now; net/http sends them once the
 	// handler returns.
 	c.scrub.header(w.Header())
@@ -264,9 +296,11 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	if c := callOf(pr.In); c != nil {
 		out.Header["Authorization"] = c.auth
 	}
-	// Headers that only make sense between the client and gw serve.
+	// Headers that only make sense between the client and gw serve
+	// (X-Api-Key may carry the local token).
 	out.Header.Del("Cookie")
 	out.Header.Del("Proxy-Authorization")
+	out.Header.Del("X-Api-Key")
 	// Without an Accept-Encoding the transport asks for gzip on its own and
 	// the upstream may compress, and so hold back, SSE events. And gw serve
 	// must be able to read an error body to scrub the key from it: gzip,
@@ -315,6 +349,7 @@ func (h *Handler) modifyResponse(res *http.Response) error {
 		// Usage is only reported for the work a POST asked for; model
 		// lists and other GETs are not inspected.
 	case hasPrefixFold(ct, "text/event-stream"):
+		e.stream = true
 		res.Body = &usageReader{ReadCloser: res.Body, sse: true, e: e}
 	case containsFold(ct, "json") && res.ContentLength <= maxSniffLine:
 		res.Body = &usageReader{ReadCloser: res.Body, e: e, want: res.ContentLength}
@@ -372,7 +407,7 @@ func (h *Handler) relayError(res *http.Response, c *call) {
 	if c.scrub != nil {
 		out, _ = c.scrub.scrub(nil, read, true)
 	}
-	out = h.suggestModel(res, &c.entry, out)
+	out = h.explainError(res, c, out)
 	if decoded || !bytes.Equal(out, read) {
 		res.ContentLength = int64(len(out))
 		res.Header.Set("Content-Length", strconv.Itoa(len(out)))
@@ -407,17 +442,25 @@ func withholdBody(res *http.Response, encoding string) {
 	res.Header.Del("Content-Encoding")
 }
 
-// suggestModel adds the closest listed id to an unknown-model error body and
-// returns every other error body unchanged.
-func (h *Handler) suggestModel(res *http.Response, e *entry, body []byte) []byte {
+// explainError adds what gw knows to an error body (scrubbed already) that
+// the agent cannot know: for a refused key, that the service refused the key
+// gw serve sends (masked, and where it came from), with the fix; for an
+// unknown model, the closest listed id. Every other error body is returned
+// unchanged.
+func (h *Handler) explainError(res *http.Response, c *call, body []byte) []byte {
+	e := &c.entry
 	model := ""
 	if e.model != nil {
 		model = e.model.Model()
 	}
+	ae := api.ClassifyResponse(res.StatusCode, res.Header, body, model)
+	if ae != nil && ae.Condition == api.KeyRejected && c.key != "" {
+		e.note = "rejected=" + string(ae.Kind)
+		return keyRejectedBody(body, explainKeyRejected(ae, c.key, c.from), res.Header)
+	}
 	if model == "" {
 		return body
 	}
-	ae := api.ClassifyResponse(res.StatusCode, res.Header, body, model)
 	suggestion := ""
 	if ae != nil && ae.Condition == api.UnknownModel {
 		suggestion = h.closestID(res.Request.Context(), model)
@@ -456,16 +499,17 @@ func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error
 	switch {
 	case errors.Is(context.Cause(ctx), ErrShuttingDown):
 		e.status, e.note = http.StatusServiceUnavailable, "aborted=shutting_down"
-		writeError(w, e.status, CodeUnreachable, msgUnreachable+": gw serve stopped before the service answered")
+		writeError(w, e.status, CodeUnreachable, errorMessage(shuttingDown("gw serve stopped before the service answered")))
 	case ctx.Err() != nil:
 		// The client went away: nobody to answer. 499 as nginx logs it.
 		e.status, e.note = 499, "aborted=client_gone"
 	default:
-		msg := msgUnreachable + ": " + err.Error()
+		unreachable := api.ServiceUnreachable.Message()
+		msg := unreachable + ": " + err.Error()
 		if ae := api.ClassifyTransport(err); ae != nil {
-			msg = ae.Error()
-			if !strings.HasPrefix(msg, msgUnreachable) {
-				msg = msgUnreachable + ": " + msg
+			msg = errorMessage(ae)
+			if !strings.HasPrefix(msg, unreachable) {
+				msg = unreachable + ": " + msg
 			}
 		}
 		// Not a refusal by gw serve: the service could not be reached.

@@ -51,10 +51,10 @@ func TestRepeatedRefusalsOfOnePeerAreOneLinePer10s(t *testing.T) {
 	l.write(&entry{start: at(2 * time.Second), method: "GET", path: "/v1/models", status: 200, peer: "192.0.2.7:1"}, at(2*time.Second))
 	l.write(refusedEntry("192.0.2.7:41000", at(10*time.Second)), at(10*time.Second)) // the window has passed: ×37
 
-	want := "2026-11-21T06:00:00.000Z GET /v1/models status=401 dur=0s refused=local_token_invalid\n" +
-		"2026-11-21T06:00:01.000Z GET /v1/models status=401 dur=0s refused=local_token_invalid\n" +
-		"2026-11-21T06:00:02.000Z GET /v1/models status=200 dur=0s\n" +
-		"2026-11-21T06:00:10.000Z GET /v1/models status=401 dur=0s refused=local_token_invalid ×37\n"
+	want := "2026-11-21T06:00:00.000Z GET /v1/models status=401 dur=0s proto=chat stream=false refused=local_token_invalid\n" +
+		"2026-11-21T06:00:01.000Z GET /v1/models status=401 dur=0s proto=chat stream=false refused=local_token_invalid\n" +
+		"2026-11-21T06:00:02.000Z GET /v1/models status=200 dur=0s proto=chat stream=false\n" +
+		"2026-11-21T06:00:10.000Z GET /v1/models status=401 dur=0s proto=chat stream=false refused=local_token_invalid ×37\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -76,11 +76,11 @@ func TestRefusalCountsAreWrittenWhenTheWindowPassesOrAtStop(t *testing.T) {
 	l.write(refusedEntry("192.0.2.8:2", t0.Add(13*time.Second)), t0.Add(13*time.Second))
 	l.flush() // gw serve stops
 
-	want := "2026-11-21T06:00:00.000Z GET /v1/models status=401 dur=0s refused=local_token_invalid\n" +
-		"2026-11-21T06:00:04.000Z GET /v1/models status=401 dur=0s refused=local_token_invalid ×4\n" +
-		"2026-11-21T06:00:11.000Z GET /v1/models status=200 dur=11s\n" +
-		"2026-11-21T06:00:12.000Z GET /v1/models status=401 dur=0s refused=local_token_invalid\n" +
-		"2026-11-21T06:00:13.000Z GET /v1/models status=401 dur=0s refused=local_token_invalid\n"
+	want := "2026-11-21T06:00:00.000Z GET /v1/models status=401 dur=0s proto=chat stream=false refused=local_token_invalid\n" +
+		"2026-11-21T06:00:04.000Z GET /v1/models status=401 dur=0s proto=chat stream=false refused=local_token_invalid ×4\n" +
+		"2026-11-21T06:00:11.000Z GET /v1/models status=200 dur=11s proto=chat stream=false\n" +
+		"2026-11-21T06:00:12.000Z GET /v1/models status=401 dur=0s proto=chat stream=false refused=local_token_invalid\n" +
+		"2026-11-21T06:00:13.000Z GET /v1/models status=401 dur=0s proto=chat stream=false refused=local_token_invalid\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}

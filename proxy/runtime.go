@@ -29,7 +29,7 @@ type RunOptions struct {
 
 	Upstream   *url.URL          // the service's base URL, ending in /v1
 	Transport  http.RoundTripper // to the service
-	KeySource  KeySource         // read again every KeyRefresh (DefaultKeyRefresh when 0)
+	KeySource  KeyFrom           // read again every KeyRefresh (DefaultKeyRefresh when 0)
 	KeyRefresh time.Duration
 	LocalToken string
 	// ListModels lists the account's model ids with key, for "did you mean"
@@ -85,7 +85,7 @@ func Run(ctx context.Context, o RunOptions) error {
 
 	// Read again at every refresh, so gw auth login/logout (and a switch to
 	// --insecure-storage) reach a running gw serve without a restart.
-	keys := NewKeyCache(o.KeySource, o.KeyRefresh)
+	keys := NewKeyCacheFrom(o.KeySource, o.KeyRefresh)
 	if _, err := keys.Get(ctx); errors.Is(err, keychain.ErrNotFound) {
 		fmt.Fprintln(errOut, "warning: no API key stored yet; requests will be refused until you run: gw auth login")
 	} else if err != nil {

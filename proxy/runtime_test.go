@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/testutil"
+	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -91,7 +92,7 @@ func startRun(t *testing.T, o RunOptions) *running {
 	t.Cleanup(tr.CloseIdleConnections)
 	o.Transport = tr
 	if o.KeySource == nil {
-		o.KeySource = func(context.Context) (string, error) { return realKey, nil }
+		o.KeySource = func(context.Context) (string, keychain.Source, error) { return realKey, keychain.SourceKeychain, nil }
 	}
 	if o.LocalToken == "" {
 		o.LocalToken = testToken

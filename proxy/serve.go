@@ -75,6 +75,14 @@ func ServeUntil(ctx, stopNow context.Context, ln net.Listener, h http.Handler, g
 		_ = srv.Close()
 		running.waitIdle(cutWait)
 	}
+	// net/http finishes an answer after its handler has returned: it
+	// writes what is still buffered and the end of a chunked body. The
+	// connections are closed once that is done (Shutdown waits for them to
+	// go idle), so that the last words of a cut request — an error, a
+	// stream's error event — reach the client whole.
+	fctx, fcancel := context.WithTimeout(context.Background(), cutWait)
+	_ = srv.Shutdown(fctx)
+	fcancel()
 	_ = srv.Close()
 	<-errc
 	return err

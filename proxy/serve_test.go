@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/testutil"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -29,6 +30,7 @@ type served struct {
 	stopNow context.CancelFunc // ctrl-c again: the grace period ends at once
 	done    chan error
 	client  *http.Client
+	log     *testutil.SyncBuffer // the request log
 }
 
 func startServe(t *testing.T, so standin.Options, grace time.Duration) *served {
@@ -48,7 +50,8 @@ func serveUpstream(t *testing.T, up http.Handler, grace time.Duration, release f
 	upSrv := httptest.NewServer(up)
 	u, _ := url.Parse(upSrv.URL + "/v1")
 	tr := api.NewTransport(api.TransportOptions{})
-	h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken,
+	log := &testutil.SyncBuffer{}
+	h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken, Log: log,
 		Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0)})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +63,7 @@ func serveUpstream(t *testing.T, up http.Handler, grace time.Duration, release f
 	ctx, stop := context.WithCancel(context.Background())
 	stopNow, hurry := context.WithCancel(context.Background())
 	s := &served{addr: ln.Addr().String(), stop: stop, stopNow: hurry, done: make(chan error, 1),
-		client: &http.Client{Transport: &http.Transport{Proxy: nil}}}
+		client: &http.Client{Transport: &http.Transport{Proxy: nil}}, log: log}
 	go func() { s.done <- ServeUntil(ctx, stopNow, ln, h, grace) }()
 	t.Cleanup(func() {
 		stop()

@@ -140,7 +140,7 @@ fi
 if gw init agent --help >/dev/null 2>&1; then
 	echo
 	echo "--- Configure OpenCode (dry run: prints the diff, writes nothing) ---"
-	run gw init agent --models vendor-a/model-a-haiku-4.5,vendor-a/model-a-sonnet-4.5 --dry-run
+	run gw init agent --agent opencode --models vendor-a/model-a-haiku-4.5,vendor-a/model-a-sonnet-4.5 --dry-run
 fi
 echo
 echo "Demo done; everything it made is removed."

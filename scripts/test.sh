@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole test suite of gw, installing first what the tests need when it is missing:
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
-#   npm: opencode-ai, @anthropic-ai/claude-code, @openai/codex   (the real OpenCode, Claude Code and Codex CLIs,
-#        pinned below, kept in .cache/)
+#   npm: opencode-ai, @anthropic-ai/claude-code, @openai/codex, @qwen-code/qwen-code, @continuedev/cli, cline,
+#        @kilocode/cli-linux-x64   (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
+#        downloads its binary at install, so Crush is checked against its schema only)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
 #
@@ -15,6 +16,10 @@ cd "$(dirname "$0")/.."
 OPENCODE_VERSION=1.18.33
 CLAUDE_CODE_VERSION=2.1.330
 CODEX_VERSION=0.169.0
+QWEN_CODE_VERSION=0.15.10
+CONTINUE_VERSION=1.5.47
+CLINE_VERSION=3.0.65
+KILO_VERSION=7.7.9
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
@@ -87,24 +92,31 @@ if [ ${#missing[@]} -gt 0 ]; then
 	step "install ${missing[*]} (apt)" install_missing
 fi
 
-# npm_cli CMD DIR PACKAGE VERSION: the pinned PACKAGE@VERSION kept in .cache/DIR (ignored by git), installed
-# when missing or of another version, and put first on PATH — a global install of another version is not used.
+# npm_cli CMD DIR PACKAGE VERSION [BIN]: the pinned PACKAGE@VERSION kept in .cache/DIR (ignored by git), installed
+# when missing or of another version, and its BIN directory (default node_modules/.bin) put first on PATH — a
+# global install of another version is not used.
 npm_cli() {
-	local prefix="$PWD/.cache/$2" have=""
+	local prefix="$PWD/.cache/$2" have="" bin="${5:-node_modules/.bin}"
 	have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$prefix/node_modules/$3/package.json" 2>/dev/null || true)
-	if [ "$have" != "$4" ] || [ ! -x "$prefix/node_modules/.bin/$1" ]; then
+	if [ "$have" != "$4" ] || [ ! -x "$prefix/$bin/$1" ]; then
 		step "install $3@$4 into .cache/$2 (npm)" \
 			npm install --silent --no-audit --no-fund --prefix "$prefix" "$3@$4"
 	fi
-	export PATH="$prefix/node_modules/.bin:$PATH"
+	export PATH="$prefix/$bin:$PATH"
 	log "$1 $("$1" --version 2>/dev/null | head -1 || echo '(not runnable)')"
 }
 npm_cli opencode opencode opencode-ai "$OPENCODE_VERSION"
 npm_cli claude claude-code @anthropic-ai/claude-code "$CLAUDE_CODE_VERSION"
 npm_cli codex codex @openai/codex "$CODEX_VERSION"
+npm_cli qwen qwen-code @qwen-code/qwen-code "$QWEN_CODE_VERSION"
+npm_cli cn continue @continuedev/cli "$CONTINUE_VERSION"
+npm_cli cline cline cline "$CLINE_VERSION"
+# Kilo's own package (@kilocode/cli) fetches this platform package at install; it declares no bin.
+npm_cli kilo kilo @kilocode/cli-linux-x64 "$KILO_VERSION" node_modules/@kilocode/cli-linux-x64/bin
 
 # Tests that need the real parts fail, rather than skip, when they are missing here.
-export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_CODEX=1 GW_REQUIRE_TMUX=1
+export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_CODEX=1 GW_REQUIRE_TMUX=1 \
+	GW_REQUIRE_AGENTS=1
 
 check_gofmt() {
 	local unformatted

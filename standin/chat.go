@@ -99,8 +99,9 @@ const maxQuote = 200
 // tools and its last message is the user asking for one: coding agents offer
 // tools on every request and would loop if every answer called one.
 //
-// The tool is the first offered one whose name the user's words contain (else
-// the first offered). Each `backticked` snippet in the user's words makes one
+// The tool is the first offered one whose name the user's words contain as a
+// word of its own, else the first whose name they contain at all, else the
+// first offered. Each `backticked` snippet in the user's words makes one
 // call, the snippet filling the call's required string arguments (and a
 // required "command" array as bash -lc snippet): "Use the Read tool on
 // `/tmp/p/a.txt` and `/tmp/p/b.txt`" makes two calls. After a tool result,
@@ -115,12 +116,17 @@ func (s *Server) compose(req chatRequest, id int) answer {
 	}
 	if len(req.Tools) > 0 && last.Role == "user" && wordTool.MatchString(last.text()) {
 		t := req.Tools[0]
-		for _, c := range req.Tools {
-			if c.Function.Name != "" && strings.Contains(last.text(), c.Function.Name) {
-				t = c
-				break
+		named := func(match func(text, name string) bool) bool {
+			for _, c := range req.Tools {
+				if c.Function.Name != "" && match(last.text(), c.Function.Name) {
+					t = c
+					return true
+				}
 			}
+			return false
 		}
+		// A tool named as a word of its own first ("Read", not the "Agent" of a path's "TestAgents").
+		_ = named(containsWord) || named(strings.Contains)
 		args := []string{""}
 		if m := snippet.FindAllStringSubmatch(last.text(), -1); len(m) > 0 {
 			args = args[:0]
@@ -160,6 +166,24 @@ func (s *Server) compose(req chatRequest, id int) answer {
 	}
 	a.usage = usage{Prompt: prompt, Completion: completion, Total: prompt + completion}
 	return a
+}
+
+// containsWord: name is in text with no letter, digit or underscore on either side.
+func containsWord(text, name string) bool {
+	word := func(b byte) bool {
+		return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !word(text[start-1])) && (end == len(text) || !word(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
 }
 
 // quote is the start of a tool's result, on one line.
@@ -206,52 +230,75 @@ func splitWords(s string) []string {
 
 // sampleArgs fills the required properties of a JSON schema with plain
 // values, so an agent's argument validation accepts the call; arg, when not
-// empty, fills the string ones (and a "command" array, as bash -lc arg).
+// empty, fills the string ones (and a "command" array, as bash -lc arg). An
+// array of strings or objects gets one element made the same way (Cline's
+// read_files takes [{"path": …}]).
 func sampleArgs(schema json.RawMessage, arg string) []byte {
-	var sc struct {
-		Properties map[string]struct {
-			Type  any   `json:"type"`
-			Enum  []any `json:"enum"`
-			Items *struct {
-				Type any `json:"type"`
-			} `json:"items"`
-		} `json:"properties"`
-		Required []string `json:"required"`
-	}
+	return mustJSON(sampleObject(schema, arg))
+}
+
+// argSchema is the part of a JSON schema sampleArgs reads.
+type argSchema struct {
+	Type       any                  `json:"type"`
+	Enum       []any                `json:"enum"`
+	Items      json.RawMessage      `json:"items"`
+	Properties map[string]argSchema `json:"properties"`
+	Required   []string             `json:"required"`
+}
+
+func sampleObject(schema json.RawMessage, arg string) map[string]any {
+	var sc argSchema
 	_ = json.Unmarshal(schema, &sc)
 	args := map[string]any{}
 	req := append([]string(nil), sc.Required...)
 	sort.Strings(req)
 	for _, name := range req {
-		p := sc.Properties[name]
-		if len(p.Enum) > 0 {
-			args[name] = p.Enum[0]
-			continue
-		}
-		typ, _ := p.Type.(string)
-		if list, ok := p.Type.([]any); ok && len(list) > 0 {
-			typ, _ = list[0].(string)
-		}
-		switch typ {
-		case "integer", "number":
-			args[name] = 1
-		case "boolean":
-			args[name] = true
-		case "array":
-			args[name] = []any{}
-			if arg != "" && name == "command" && p.Items != nil && p.Items.Type == "string" {
-				args[name] = []any{"bash", "-lc", arg}
-			}
-		case "object":
-			args[name] = map[string]any{}
-		default:
-			args[name] = "gw stand-in"
-			if arg != "" {
-				args[name] = arg
-			}
-		}
+		args[name] = sampleValue(name, sc.Properties[name], arg)
 	}
-	return mustJSON(args)
+	return args
+}
+
+func sampleValue(name string, p argSchema, arg string) any {
+	if len(p.Enum) > 0 {
+		return p.Enum[0]
+	}
+	switch schemaType(p.Type) {
+	case "integer", "number":
+		return 1
+	case "boolean":
+		return true
+	case "array":
+		if arg == "" || len(p.Items) == 0 {
+			return []any{}
+		}
+		var items argSchema
+		_ = json.Unmarshal(p.Items, &items)
+		switch schemaType(items.Type) {
+		case "string":
+			if name == "command" {
+				return []any{"bash", "-lc", arg}
+			}
+			return []any{arg}
+		case "object":
+			return []any{sampleObject(p.Items, arg)}
+		}
+		return []any{}
+	case "object":
+		return map[string]any{}
+	}
+	if arg != "" {
+		return arg
+	}
+	return "gw stand-in"
+}
+
+// schemaType is a schema's type, the first of a list of types.
+func schemaType(t any) string {
+	if list, ok := t.([]any); ok && len(list) > 0 {
+		t = list[0]
+	}
+	s, _ := t.(string)
+	return s
 }
 
 func (q *request) chat(acct Account) {

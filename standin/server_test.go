@@ -478,6 +478,29 @@ func TestChat_SnippetsMakeOneCallEachAndResultsAreQuoted(t *testing.T) {
 		t.Errorf("shell call: %s", raw)
 	}
 
+	// A tool named as a word wins over one whose name is only inside another word (a path's "TestAgents").
+	body = `{"model":"vendor-a/model-a-haiku-4.5","tools":[{"type":"function","function":{"name":"Agent","parameters":{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"]}}},
+	                                                     {"type":"function","function":{"name":"Read","parameters":{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}}}],
+	  "messages":[{"role":"user","content":"Use the Read tool on ` + "`/tmp/TestAgents1/notes.txt`" + `"}]}`
+	_, _, raw = do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+	if !strings.Contains(raw, `"name":"Read"`) {
+		t.Errorf("the tool named as a word was not called: %s", raw)
+	}
+
+	// Arrays of strings and of objects get one element made from the snippet (Cline's read_files).
+	body = `{"model":"vendor-a/model-a-haiku-4.5","tools":[{"type":"function","function":{"name":"read_files","parameters":{"type":"object","properties":{"files":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"start_line":{"anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["path"]}}},"required":["files"]}}},
+	                                                     {"type":"function","function":{"name":"run_commands","parameters":{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string"}}},"required":["commands"]}}}],
+	  "messages":[{"role":"user","content":"Use the read_files tool on ` + "`/tmp/p/a.txt`" + `"}]}`
+	_, _, raw = do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+	if !strings.Contains(raw, `"arguments":"{\"files\":[{\"path\":\"/tmp/p/a.txt\"}]}"`) {
+		t.Errorf("read_files call: %s", raw)
+	}
+	body = strings.Replace(body, "the read_files tool", "the run_commands tool", 1)
+	_, _, raw = do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+	if !strings.Contains(raw, `"arguments":"{\"commands\":[\"/tmp/p/a.txt\"]}"`) {
+		t.Errorf("run_commands call: %s", raw)
+	}
+
 	body = `{"model":"vendor-a/model-a-haiku-4.5","messages":[{"role":"user","content":"read it"},
 	  {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"Read","arguments":"{}"}}]},
 	  {"role":"tool","tool_call_id":"c1","content":"the secret word is\n  PLUM-42"}]}`

@@ -33,6 +33,8 @@ type PickItem struct {
 	Reason   string
 	// Selected pre-toggles the item in a multi-select picker (e.g. the models already configured).
 	Selected bool
+	// Note is shown after an item that can be chosen, where there is room (e.g. an agent's state).
+	Note string
 }
 
 // PickOptions describes one picker.
@@ -527,6 +529,7 @@ func (m *picker) row(i int, highlighted bool, c layout) string {
 	if c.nameW > 0 {
 		text = pad(ansi.Truncate(displayName(it), c.nameW, "…"), c.nameW) + "  " + text
 	}
+	cols := ansi.StringWidth(text) // a reason or note starts after the id column at least, so they line up
 	if c.ctx {
 		text += fmt.Sprintf("  %*s", ctxWidth, FormatContext(it.Context))
 	}
@@ -534,8 +537,9 @@ func (m *picker) row(i int, highlighted bool, c layout) string {
 	switch {
 	case it.Disabled:
 		// The reason goes where there is room; the status line repeats it when the row is highlighted.
-		room := m.width - ansi.StringWidth(cursor+box+text) - 2
+		room := m.width - ansi.StringWidth(cursor+box+pad(text, cols)) - 2
 		if it.Reason != "" && (m.width <= 0 || room >= min(ansi.StringWidth(it.Reason), 12)) {
+			text = pad(text, cols)
 			r := it.Reason
 			if m.width > 0 {
 				r = ansi.Truncate(r, room, "…")
@@ -543,8 +547,20 @@ func (m *picker) row(i int, highlighted bool, c layout) string {
 			text += "  " + r
 		}
 		text = s.disabled.Render(text)
-	case highlighted:
-		text = s.cursor.Render(text)
+	default:
+		note := ""
+		if room := m.width - ansi.StringWidth(cursor+box+pad(text, cols)) - 2; it.Note != "" && (m.width <= 0 || room >= min(ansi.StringWidth(it.Note), 12)) {
+			text = pad(text, cols)
+			note = it.Note
+			if m.width > 0 {
+				note = ansi.Truncate(note, room, "…")
+			}
+			note = "  " + s.placeholder.Render(note)
+		}
+		if highlighted {
+			text = s.cursor.Render(text)
+		}
+		text += note
 	}
 	return cursor + box + text
 }

@@ -544,3 +544,26 @@ func TestPickerView_LeavesLastLineFree(t *testing.T) {
 		}
 	}
 }
+
+// A note (an agent's state) stands after a row that can be chosen, where there is room, and is cut to fit.
+func TestPickerView_NoteOnChoosableRows(t *testing.T) {
+	items := []PickItem{
+		{ID: "opencode", Name: "OpenCode", Note: "configured (3 models)"},
+		{ID: "codex", Name: "Codex", Note: "configured: other port, plain key"},
+		{ID: "cline", Name: "Cline", Disabled: true, Reason: "no project config"},
+	}
+	m := newPicker(PickOptions{Title: "Agent to point at gw", Items: items}, false)
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 12})
+	v := view(m)
+	for _, want := range []string{"> OpenCode  opencode  configured (3 models)", "  Codex     codex     configured: other port, plain key", "  Cline     cline     no project config"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q in:\n%s", want, v)
+		}
+	}
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 12})
+	v = view(m)
+	checkWidth(t, v, 40)
+	if !strings.Contains(v, "Codex     codex     configured: other…") {
+		t.Errorf("the note is not cut to the width:\n%s", v)
+	}
+}

@@ -34,6 +34,8 @@ const ExitCodesHelp = `gw exits with:
   3    cancelled: esc in an interactive picker
   4    no API key: none given to gw auth login, or none stored when a command needs one
   130  interrupted: ctrl-c in an interactive picker
+
+gw run exits with the agent's own status (128+N when signal N ended it).
 `
 
 // FlagError is a usage error: exit code 2.
@@ -108,14 +110,23 @@ func FixFor(err error) string {
 	return render.Text(r, ctx)
 }
 
+// ExitStatusError is the exit status of a program gw ran for the user (gw run): gw exits with it and
+// prints nothing, the program having said what it had to.
+type ExitStatusError struct{ Code ExitCode }
+
+func (e *ExitStatusError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
 // ExitCodeFor maps an error to its exit code, by type only: the words of an error (a service's message may
 // say "accepts" or "invalid argument") never make it a usage error.
 func ExitCodeFor(err error) ExitCode {
 	var fe *FlagError
 	var nk *NoKeyError
+	var es *ExitStatusError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &es):
+		return es.Code
 	case errors.As(err, &fe):
 		return ExitUsage
 	case errors.As(err, &nk):

@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/doctor"
 	"github.com/modelgateway/gw/internal/remedy/render"
@@ -45,8 +47,10 @@ func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions)
 		Short: "Check every step from this machine to a working model, and say what to fix",
 		Long: `Check every step from this machine to a working model: the config file, the base URL, DNS,
 the TCP connection, TLS, the service's answer to GET /models without and with your key, the
-models your account has, each model id you name or your OpenCode config uses, the OpenCode
-config itself, the local proxy (gw serve) and where the key is kept.
+models your account has, each model id you name or your agents' configs use, the configs of the
+coding agents gw configures (OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush:
+where they send requests, the local token, a key written into the file), the local proxy
+(gw serve) and where the key is kept.
 
 Every check runs; one failing does not stop the others (a check that cannot run because of an
 earlier one is skipped, saying why). Each failure names the service's condition (key rejected,
@@ -88,7 +92,7 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 	cmd.Flags().StringArrayVar(&opts.Models, "model", nil, "also check this model id (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoProbe, "no-probe", false, "send no chat request (by default one one-token request per model checked tests the balance and the subscription)")
 	cmd.Flags().StringArrayVar(&opts.AgentConfigs, "agent-config", nil,
-		"OpenCode config to check (repeatable; default: the global one and ./opencode.json(c))")
+		"OpenCode config to check (repeatable; default: the global one and ./opencode.json(c), and the other agents' configs gw init agent writes)")
 	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
 	return cmd
 }
@@ -158,8 +162,35 @@ func gather(ctx context.Context, f *cmdutil.Factory, opts *DoctorOptions) doctor
 	in.AgentConfigs = opts.AgentConfigs
 	if len(in.AgentConfigs) == 0 {
 		in.AgentConfigs = defaultAgentConfigs(f)
+		in.Agents = otherAgentConfigs(f)
 	}
 	return in
+}
+
+// otherAgentConfigs: the global and project config files of every agent gw configures besides OpenCode
+// (the ones that are missing are left out of the report).
+func otherAgentConfigs(f *cmdutil.Factory) []doctor.AgentFiles {
+	wd, _ := f.WorkDir()
+	env := agents.Env{Getenv: f.Getenv, WorkDir: wd}
+	var out []doctor.AgentFiles
+	var seen []string
+	for _, a := range all.All() {
+		if a.Name == "opencode" {
+			continue
+		}
+		for _, scope := range []agents.Scope{agents.Global, agents.Project} {
+			if scope == agents.Project && wd == "" {
+				continue
+			}
+			files, err := a.Files(scope, env)
+			if err != nil || len(files) == 0 || slices.Contains(seen, files[0]) {
+				continue
+			}
+			seen = append(seen, files[0])
+			out = append(out, doctor.AgentFiles{Agent: a, Files: files})
+		}
+	}
+	return out
 }
 
 // defaultAgentConfigs: OpenCode's global config and the one in the working directory — the file OpenCode

@@ -16,7 +16,8 @@ func NewCmdInit(f *cmdutil.Factory) *cobra.Command {
 		Short: "Set up a coding tool to use the gateway",
 		Long: `Set up a coding tool to use the gateway:
 
-  gw init agent    writes the gateway's provider and models into OpenCode's config
+  gw init agent    writes the gateway and your models into a coding agent's own config
+                   (OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush)
   gw init editor   prints the Cursor settings (hosted base URL, key, model ids)`,
 	}
 	cmd.AddCommand(agent.NewCmdAgent(f, nil))

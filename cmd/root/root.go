@@ -16,6 +16,7 @@ import (
 	"github.com/modelgateway/gw/cmd/doctor"
 	"github.com/modelgateway/gw/cmd/initcmd"
 	"github.com/modelgateway/gw/cmd/models"
+	"github.com/modelgateway/gw/cmd/run"
 	"github.com/modelgateway/gw/cmd/serve"
 	"github.com/modelgateway/gw/cmd/version"
 )
@@ -38,8 +39,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 	code := cmdutil.ExitCodeFor(err)
 	errOut := f.IOStreams.ErrOut
 	switch {
-	case errors.Is(err, cmdutil.ErrSilent), code == cmdutil.ExitCancel, code == cmdutil.ExitInterrupted:
-		// Already said (a report), or the user's own doing (esc, ctrl-c, no): nothing to add.
+	case errors.Is(err, cmdutil.ErrSilent), code == cmdutil.ExitCancel, code == cmdutil.ExitInterrupted, errors.As(err, new(*cmdutil.ExitStatusError)):
+		// Already said (a report, the agent gw run ran), or the user's own doing (esc, ctrl-c, no): nothing
+		// to add.
 	case code == cmdutil.ExitUsage:
 		fmt.Fprintf(errOut, "gw: %v\n", err)
 		if !strings.Contains(err.Error(), "--help") {
@@ -57,7 +59,8 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gw <command>",
 		Short: "Use the Model Gateway Service with your coding tools",
-		Long: `gw connects coding tools (OpenCode, Cursor) to the Model Gateway Service.
+		Long: `gw connects coding tools (OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush,
+Cursor) to the Model Gateway Service.
 
 Your API key stays in the OS keychain: gw serve runs a localhost /v1 proxy that adds it to each
 request, so no agent config ever holds it. When something fails, gw doctor says which of the
@@ -79,6 +82,7 @@ service's failures it is and the one thing to do about it.`,
 	cmd.AddCommand(doctor.NewCmdDoctor(f, nil))
 	cmd.AddCommand(serve.NewCmdServe(f, nil))
 	cmd.AddCommand(initcmd.NewCmdInit(f))
+	cmd.AddCommand(run.NewCmdRun(f, nil))
 	cmd.AddCommand(version.NewCmdVersion(f, nil))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "exit-codes",

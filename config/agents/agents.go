@@ -317,7 +317,12 @@ type Agent struct {
 	Display string // "Qwen Code"
 	Binary  string // the command on PATH: "qwen"
 	// Version is the version its format was checked against.
-	Version  string
+	Version string
+	// Install is how to install it ("npm install -g opencode-ai").
+	Install string
+	// Entry names what gw owns in its config, for messages:
+	// `provider "gw"`, `[model_providers.gw]`.
+	Entry    string
 	Protocol Protocol
 	// DirectRefusal, when set, is why direct mode is refused.
 	DirectRefusal string

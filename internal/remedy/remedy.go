@@ -79,13 +79,19 @@ const (
 	// Value: the configured port, Also: the port it runs on.
 	ServeOnConfiguredPort Action = "serve_on_configured_port"
 
-	// The coding agent's config (OpenCode).
+	// The coding agent's config. Where an action takes the agent's name (gw init agent --agent NAME), "" is
+	// OpenCode's config as gw init agent finds it.
 	SetUpAgent       Action = "set_up_agent"        // no agent config yet
 	InitAgent        Action = "init_agent"          // no provider for the service in it
-	InitAgentBaseURL Action = "init_agent_base_url" // the provider's baseURL is wrong
-	InitAgentProxy   Action = "init_agent_proxy"    // the key is written in the file
+	InitAgentBaseURL Action = "init_agent_base_url" // the provider's baseURL is wrong; Value: the agent's name
+	InitAgentProxy   Action = "init_agent_proxy"    // the key is written in the file; Value: the agent's name
 	InitAgentModels  Action = "init_agent_models"   // "model" names no declared model; Value: ids (comma-separated, "" none), Also: the default
-	FixAgentFile     Action = "fix_agent_file"      // the file does not parse; Value: its path
+	FixAgentFile     Action = "fix_agent_file"      // OpenCode's file does not parse; Value: its path
+	// InitAgentFor: configure the agent named by Value with gw init agent --agent; "" when no agent in
+	// particular (agents are configured, none reaches the service): the one the user uses.
+	InitAgentFor Action = "init_agent_for"
+	// InitAgentToken: the agent holds a local token gw serve no longer accepts. Value: the agent's name.
+	InitAgentToken Action = "init_agent_token"
 
 	// Say is an instruction in plain words for a case of its own (edit this file): it names no gw command and
 	// no environment variable, and reads the same wherever it is shown. Value: the words.

@@ -50,7 +50,32 @@ func Serve(w http.ResponseWriter, r *http.Request, upstream Upstream) Result {
 	return serve(w, r, upstream, DefaultKeepAlive)
 }
 
+// Options adjust ServeWith; the zero Options are Serve's.
+type Options struct {
+	// Classify reads an error answer of the service (its status, header and
+	// body, and the model asked for), whole or inside its stream; nil is
+	// api.ClassifyResponse. gw serve passes one that takes its key out of the
+	// service's words and says where the key came from.
+	Classify func(status int, header http.Header, body []byte, model string) *api.Error
+}
+
+// ServeWith is Serve with o.
+func ServeWith(w http.ResponseWriter, r *http.Request, upstream Upstream, o Options) Result {
+	return o.serve(w, r, upstream, DefaultKeepAlive)
+}
+
 func serve(w http.ResponseWriter, r *http.Request, upstream Upstream, keepAlive time.Duration) Result {
+	return Options{}.serve(w, r, upstream, keepAlive)
+}
+
+func (o Options) classify(status int, header http.Header, body []byte, model string) *api.Error {
+	if o.Classify != nil {
+		return o.Classify(status, header, body, model)
+	}
+	return api.ClassifyResponse(status, header, body, model)
+}
+
+func (o Options) serve(w http.ResponseWriter, r *http.Request, upstream Upstream, keepAlive time.Duration) Result {
 	var res Result
 	fail := func(status int, body []byte, err error) Result {
 		writeJSON(w, status, body)
@@ -105,7 +130,7 @@ func serve(w http.ResponseWriter, r *http.Request, upstream Upstream, keepAlive 
 
 	if up.StatusCode < 200 || up.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(up.Body, maxErrorBody))
-		ae := api.ClassifyResponse(up.StatusCode, up.Header, b, req.Model)
+		ae := o.classify(up.StatusCode, up.Header, b, req.Model)
 		if ae == nil {
 			ae = &api.Error{Kind: api.KindBadResponse, Status: up.StatusCode, Cause: fmt.Sprintf("the service answered %d", up.StatusCode)}
 		}
@@ -126,7 +151,7 @@ func serve(w http.ResponseWriter, r *http.Request, upstream Upstream, keepAlive 
 			return fail(status, eb, ae)
 		}
 		var cr chat.Response
-		if ae := api.ClassifyResponse(up.StatusCode, up.Header, b, req.Model); ae != nil {
+		if ae := o.classify(up.StatusCode, up.Header, b, req.Model); ae != nil {
 			status, eb := FromAPIError(ae)
 			return fail(status, eb, ae)
 		}
@@ -145,7 +170,7 @@ func serve(w http.ResponseWriter, r *http.Request, upstream Upstream, keepAlive 
 		res.Status = http.StatusOK
 		return res
 	}
-	return streamSSE(ctx, w, meta, req.Model, up.Body, keepAlive, res)
+	return o.streamSSE(ctx, w, meta, req.Model, up.Body, keepAlive, res)
 }
 
 func sseHeaders(w http.ResponseWriter) {
@@ -212,7 +237,7 @@ type upEvent struct {
 
 // streamSSE translates the service's chat stream event by event, flushing
 // each, with a keep-alive comment when the service is silent for a while.
-func streamSSE(ctx context.Context, w http.ResponseWriter, meta Meta, model string, body io.Reader, keepAlive time.Duration, res Result) Result {
+func (o Options) streamSSE(ctx context.Context, w http.ResponseWriter, meta Meta, model string, body io.Reader, keepAlive time.Duration, res Result) Result {
 	sseHeaders(w)
 	res.Status = http.StatusOK
 	rc := http.NewResponseController(w)
@@ -268,7 +293,7 @@ func streamSSE(ctx context.Context, w http.ResponseWriter, meta Meta, model stri
 				end = ev.err
 			case bytes.Contains(ev.data, []byte(`"error"`)) && isErrorEvent(ev.data):
 				// An error the service reports inside its stream.
-				ae := api.ClassifyResponse(http.StatusOK, nil, ev.data, model)
+				ae := o.classify(http.StatusOK, nil, ev.data, model)
 				if ae == nil {
 					ae = &api.Error{Kind: api.KindOther, Cause: "the service reported an error in its stream"}
 				}

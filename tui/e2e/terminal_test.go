@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -153,7 +154,7 @@ func TestInitAgent_FirstPickerGoneWhenSecondShows(t *testing.T) {
 			"GW_API_KEY=" + standin.DemoKeyPartial,
 		}
 		// As a person runs it: after some output, with stdout on the terminal too.
-		script := `seq 40 >/dev/tty; "$0" init agent --dry-run >/dev/tty 2>&1`
+		script := `seq 40 >/dev/tty; "$0" init agent --agent opencode --dry-run >/dev/tty 2>&1`
 		term := tmuxtest.Start(t, tmuxtest.Options{Width: 100, Height: height, Env: env}, "sh", "-c", script, exe)
 		term.WaitFor("Models to add to OpenCode")
 		term.WaitFor("3 selected")
@@ -172,5 +173,69 @@ func TestInitAgent_FirstPickerGoneWhenSecondShows(t *testing.T) {
 		if res := term.Wait(); res.ExitCode != 0 {
 			t.Fatalf("%d lines: exit %d\nscreen:\n%s", height, res.ExitCode, res.Screen)
 		}
+	}
+}
+
+// gw init agent on a terminal without --agent: the agents found (on PATH, or by their config) come first
+// with their config's state; the one picked gets the model pickers and its own config.
+func TestInitAgent_PicksTheAgent(t *testing.T) {
+	exe := buildGW(t)
+	srv := standin.New(standin.Options{})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() { srv.Close(); ts.Close() })
+	home := t.TempDir()
+	bin := filepath.Join(home, "bin")
+	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{"qwen", "claude"} {
+		if err := os.WriteFile(filepath.Join(bin, b), []byte("#!/bin/sh\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Codex configured by hand for a gw serve on another port.
+	codex := "model = \"vendor-a/model-a-haiku-4.5\"\nmodel_provider = \"gw\"\n\n[model_providers.gw]\nbase_url = \"http://127.0.0.1:9999/v1\"\nwire_api = \"responses\"\nexperimental_bearer_token = \"gw-local-0123456789abcdef0123456789abcdef\"\n"
+	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(codex), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		// The fake agents and the system's commands (tmux needs sh), not an agent installed in /usr/local
+		// or by npm (the tests' copies are on PATH), which would be listed as found too.
+		"PATH=" + bin + ":/usr/bin:/bin",
+		"HOME=" + home,
+		"GW_CONFIG_DIR=" + filepath.Join(home, "config"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "xdg"),
+		"XDG_STATE_HOME=" + filepath.Join(home, "state"),
+		"GW_BASE_URL=" + ts.URL + "/v1",
+		"GW_API_KEY=" + standin.DemoKeyPartial,
+	}
+	script := `"$0" init agent --dry-run >/dev/tty 2>&1; echo "exit=$?" >/dev/tty`
+	term := tmuxtest.Start(t, tmuxtest.Options{Width: 110, Height: 30, Env: env}, "/bin/sh", "-c", script, exe)
+	screen := term.WaitFor("Agent to point at gw")
+	for _, want := range []string{"Claude Code  claude-code  not configured", "Codex        codex        configured: other port, stale token; not on PATH", "Qwen Code    qwen-code    not configured"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the agent picker does not show %q:\n%s", want, screen)
+		}
+	}
+	if i, j := strings.Index(screen, "Qwen Code"), strings.Index(screen, "OpenCode"); i < 0 || j < 0 || j < i {
+		t.Errorf("the agents found are not listed before the others:\n%s", screen)
+	}
+	term.Type("qwen")
+	term.WaitFor("1 of 8")
+	term.Press("Enter")
+	term.WaitFor("Models to add to Qwen Code")
+	term.WaitFor("3 selected")
+	term.Press("Enter")
+	term.WaitFor("Default model for Qwen Code")
+	term.Press("Escape")
+	term.WaitFor("exit=0")
+	if screen := term.ScreenAndHistory(); !strings.Contains(screen, "+++ "+filepath.Join(home, ".qwen", "settings.json")) || !strings.Contains(screen, "dry run: nothing was written") {
+		t.Errorf("no dry-run diff of Qwen Code's settings:\n%s", screen)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".qwen")); err == nil {
+		t.Error("the dry run wrote Qwen Code's settings")
 	}
 }

@@ -1,12 +1,14 @@
-// Package agent implements `gw init agent`: the gw provider in OpenCode's config.
+// Package agent implements `gw init agent`: gw's provider and models in a coding agent's own config.
 package agent
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +17,8 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/tui"
 )
@@ -22,23 +26,13 @@ import (
 const (
 	ModeProxy  = "proxy"
 	ModeDirect = "direct"
-
-	// ProviderName is the display name OpenCode shows for our provider.
-	ProviderName = "Model Gateway"
-	// KeyEnvRef is what direct mode writes as the API key: OpenCode reads
-	// the key from the environment, so it never lands in the file.
-	KeyEnvRef = "{env:GW_API_KEY}"
-
-	// Limits for a model the service lists but the built-in catalogue does
-	// not know: small enough that OpenCode compacts early rather than late.
-	fallbackContext = 128_000
-	fallbackOutput  = 16_384
 )
 
 // AgentOptions holds the flags and dependencies of `gw init agent`.
 type AgentOptions struct {
 	Factory *cmdutil.Factory
 
+	Agent      string // --agent; "": the picker chooses
 	Project    bool
 	Mode       string
 	Models     []string
@@ -49,7 +43,7 @@ type AgentOptions struct {
 	BaseURL    string
 	Port       int
 
-	// Pick shows the model picker; tests replace it.
+	// Pick shows the agent and model pickers; tests replace it.
 	Pick func(*tui.IOStreams, tui.PickOptions) ([]string, error)
 }
 
@@ -58,34 +52,46 @@ func NewCmdAgent(f *cmdutil.Factory, runF func(context.Context, *AgentOptions) e
 	opts := &AgentOptions{Factory: f, Pick: tui.Pick}
 	cmd := &cobra.Command{
 		Use:   "agent",
-		Short: "Add the gateway's models to OpenCode's config",
-		Long: `Add the gateway as a provider to OpenCode's config, with the models of your subscription.
+		Short: "Point a coding agent's own config at the gateway, with your subscription's models",
+		Long: `Write the gateway and the models of your subscription into a coding agent's own config, in its
+own format and place: ` + agentList() + `.
+On a terminal without --agent, gw lists the agents it finds (on PATH, or by their config files)
+with the state of each config, and you pick one; otherwise --agent is required.
 
-The global config is used ($XDG_CONFIG_HOME/opencode/opencode.jsonc, or opencode.json if that is
-the one you have); with --project, the one in the current directory. The file is merged, never
-rewritten: comments, order, spacing and other providers stay as they are, and the previous
-content is kept beside it as <file>.bak, readable only by you (delete it once the new config
-works if the old one held your key). A file that does not parse is left untouched. Where
-opencode.json and opencode.jsonc are both present, OpenCode reads both and lets opencode.jsonc win
-key by key: gw writes opencode.jsonc and warns when opencode.json also configures provider "gw".
+The global config is used; with --project, the project's in the current directory (for the
+agents that have one). The file is merged, never rewritten: comments, order, spacing and
+everything gw does not own stay as they are, and the previous content is kept beside it as
+<file>.bak, readable only by you (delete it once the new config works if the old one held your
+key). A file that does not parse is left untouched, and the error names its line and column.
 
 Modes:
-  proxy   (default) OpenCode talks to gw serve on 127.0.0.1, which adds your key to each
+  proxy   (default) the agent talks to gw serve on 127.0.0.1, which adds your key to each
           request; the file holds only gw serve's local token.
-  direct  OpenCode talks to the service itself and reads the key from GW_API_KEY; the key
-          is never written to the file.
+  direct  the agent talks to the service itself and reads the key from GW_API_KEY; the key is
+          never written to the file. Not for Claude Code and Codex (the service speaks chat
+          completions only; gw serve translates) nor Cline (it cannot refer to a variable).
 
 Running it again refreshes the models to your current subscription and reports the ids added
-and removed. "model" and "small_model" change only when you pass --default (or choose one in
-the picker).`,
+and removed. The default model changes only when you pass --default (or choose one in the
+picker). To run an agent pointed at gw without writing anything, use gw run.`,
 		Example: `  gw init agent
-  gw init agent --models vendor-a/model-a-sonnet-4.6,vendor-a/model-a-haiku-4.5 --default vendor-a/model-a-sonnet-4.6
-  gw init agent --models all --mode direct --dry-run
-  gw init agent --project --models all --yes`,
+  gw init agent --agent opencode --models vendor-a/model-a-sonnet-4.6,vendor-a/model-a-haiku-4.5 --default vendor-a/model-a-sonnet-4.6
+  gw init agent --agent qwen-code --models all --mode direct --dry-run
+  gw init agent --agent claude-code --models all --yes
+  gw init agent --agent kilo --project --models all --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Mode != ModeProxy && opts.Mode != ModeDirect {
 				return cmdutil.FlagErrorf("--mode must be %q or %q, not %q", ModeProxy, ModeDirect, opts.Mode)
+			}
+			if cmd.Flags().Changed("agent") {
+				a, ok := all.Lookup(opts.Agent)
+				if !ok {
+					return cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.Names(), ", "))
+				}
+				if opts.Mode == ModeDirect && a.DirectRefusal != "" {
+					return directRefused(a)
+				}
 			}
 			ids, err := parseIDs(opts.Models)
 			if err != nil {
@@ -107,15 +113,21 @@ the picker).`,
 			return agentRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.Project, "project", false, "write ./opencode.json(c) instead of the global config")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent to configure: "+strings.Join(all.Names(), ", ")+" (default: choose in a picker)")
+	cmd.Flags().BoolVar(&opts.Project, "project", false, "write the project's config in the current directory instead of the global one")
 	cmd.Flags().StringVar(&opts.Mode, "mode", ModeProxy, "proxy (through gw serve) or direct (to the service, key from GW_API_KEY)")
 	cmd.Flags().StringSliceVar(&opts.Models, "models", nil, "model ids to add, comma-separated, or \"all\" (default: choose in a picker)")
-	cmd.Flags().StringVar(&opts.Default, "default", "", "set OpenCode's \"model\" (and \"small_model\") to this id")
-	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --default: set \"small_model\" to this id instead")
+	cmd.Flags().StringVar(&opts.Default, "default", "", "the agent's default model (and small model), one of --models")
+	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --default: the agent's small (fast) model instead")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the change as a unified diff and write nothing")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "write without asking for confirmation")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
 	cmd.Flags().IntVar(&opts.Port, "port", 0, "gw serve's port for --mode proxy, saved in gw's config (default: the configured port, else 8787)")
+	var words [][2]string
+	for _, a := range all.All() {
+		words = append(words, [2]string{a.Name, a.Display})
+	}
+	_ = cmd.RegisterFlagCompletionFunc("agent", cmdutil.CompleteWords(words...))
 	_ = cmd.RegisterFlagCompletionFunc("mode", cmdutil.CompleteWords(
 		[2]string{ModeProxy, "through gw serve on localhost; the key stays in the keychain"},
 		[2]string{ModeDirect, "straight to the service; the key comes from GW_API_KEY"},
@@ -124,6 +136,20 @@ the picker).`,
 	_ = cmd.RegisterFlagCompletionFunc("default", cmdutil.CompleteModelID)
 	_ = cmd.RegisterFlagCompletionFunc("small-model", cmdutil.CompleteModelID)
 	return cmd
+}
+
+// agentList names the agents and their --agent values for the help text.
+func agentList() string {
+	var parts []string
+	for _, a := range all.All() {
+		parts = append(parts, a.Display+" ("+a.Name+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// directRefused is the usage error of --mode direct for an agent that only works through gw serve.
+func directRefused(a agents.Agent) error {
+	return cmdutil.FlagErrorf("--mode direct is not possible for %s: %s; use --mode proxy (the default)", a.Display, a.DirectRefusal)
 }
 
 func parseIDs(raw []string) ([]string, error) {
@@ -143,12 +169,15 @@ func parseIDs(raw []string) ([]string, error) {
 	return ids, nil
 }
 
-// agentRun works in three steps: plan (choose the models, build the provider, merge it into OpenCode's
-// config, collect what gw's own config must gain), render (the diff or the summary, and the question),
-// apply (write OpenCode's config, then update gw's in one go).
+// agentRun works in three steps: plan (choose the agent and the models, build what gw declares, merge it
+// into the agent's config files, collect what gw's own config must gain), render (the diff or the
+// summary, and the question), apply (write the agent's files, then update gw's config in one go).
 func agentRun(ctx context.Context, opts *AgentOptions) error {
 	f := opts.Factory
 	ios := f.IOStreams
+	if opts.Agent == "" && !ios.CanPromptOnStderr() {
+		return cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.Names(), ", "))
+	}
 	if len(opts.Models) == 0 && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--models required when not running interactively (e.g. --models all, or ids from gw models)")
 	}
@@ -164,17 +193,24 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if len(api.SubscribedIDs(entries)) == 0 {
 		return errors.New("the service lists no models for this account; check the subscription on the dashboard")
 	}
-	path, err := configPath(f, opts.Project)
+	a, err := chooseAgent(opts, baseURL, entries)
+	if err != nil {
+		return err
+	}
+	if opts.Mode == ModeDirect && a.DirectRefusal != "" {
+		return directRefused(a)
+	}
+	files, err := configFiles(f, a, opts.Project)
 	if err != nil {
 		return err
 	}
 
-	// Another gw init agent writing the same file at the same time must not merge into the content this one
-	// read: the lock makes the second merge into the first one's result. A run that asks nothing holds it
-	// from the read to the write (and the saving of gw serve's token and port); one that shows the picker or
-	// asks to confirm takes it only to write, and Write refuses if the file changed meanwhile (the user
-	// approved a diff of what they saw).
-	lock := &configLock{path: path}
+	// Another gw init agent writing the same files at the same time must not merge into the content this
+	// one read: the lock makes the second merge into the first one's result. A run that asks nothing holds
+	// it from the read to the write (and the saving of gw serve's token and port); one that shows the
+	// picker or asks to confirm takes it only to write, and Write refuses if a file changed meanwhile (the
+	// user approved a diff of what they saw).
+	lock := &configLock{paths: files}
 	defer lock.release()
 	asks := len(opts.Models) == 0 || (ios.CanPrompt() && !opts.Yes)
 	if !opts.DryRun && !asks {
@@ -183,7 +219,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 		}
 	}
 
-	p, err := makePlan(opts, path, baseURL, entries)
+	p, err := makePlan(opts, a, files, baseURL, entries)
 	if err != nil {
 		return err
 	}
@@ -192,20 +228,25 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	for _, n := range p.notes {
 		fmt.Fprintln(errOut, n)
 	}
+	changed := p.changed()
 	switch {
-	case !p.file.result.Changed:
+	case len(changed) == 0:
 		return upToDate(ios, opts, p)
 	case opts.DryRun:
-		fmt.Fprint(out, p.file.diff())
-		printSummary(errOut, p.file.result)
+		fmt.Fprint(out, p.diff())
+		printSummary(errOut, p)
 		if p.gw.port != 0 {
 			fmt.Fprintf(errOut, "note: a real run also saves port %d in gw's config, so that gw serve listens there\n", p.gw.port)
 		}
 		fmt.Fprintln(errOut, "dry run: nothing was written")
 		return nil
 	case ios.CanPrompt() && !opts.Yes:
-		fmt.Fprint(out, p.file.diff())
-		ok, err := confirm(ios.In, out, fmt.Sprintf("Write these changes to %s? [Y/n] ", p.file.path))
+		fmt.Fprint(out, p.diff())
+		var names []string
+		for _, c := range changed {
+			names = append(names, c.path)
+		}
+		ok, err := confirm(ios.In, out, fmt.Sprintf("Write these changes to %s? [Y/n] ", strings.Join(names, " and ")))
 		if err != nil {
 			return err
 		}
@@ -226,59 +267,73 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	return nil
 }
 
-// configPath is OpenCode's config that gw init agent writes: the global one, or with --project the one in
-// the working directory.
-func configPath(f *cmdutil.Factory, project bool) (string, error) {
+// configFiles are the agent's config files gw init agent writes: the global ones, or with --project the
+// project's in the working directory. An agent without a project config is a usage error that says so.
+func configFiles(f *cmdutil.Factory, a agents.Agent, project bool) ([]string, error) {
 	wd, err := f.WorkDir()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	scope := opencode.Global
+	scope := agents.Global
 	if project {
-		scope = opencode.Project
+		scope = agents.Project
 	}
-	loc, err := opencode.Find(scope, f.Getenv, wd)
+	files, err := a.Files(scope, agents.Env{Getenv: f.Getenv, WorkDir: wd})
 	if err != nil {
-		return "", err
+		if project {
+			return nil, cmdutil.FlagErrorf("--project: %v", err)
+		}
+		return nil, err
 	}
-	return loc.Path, nil
+	return files, nil
 }
 
-// configLock is opencode.Lock on OpenCode's config, held from the first take to release.
+// configLock is opencode.Lock on each of the agent's config files, held from the first take to release.
 type configLock struct {
-	path string
-	held func()
+	paths []string
+	held  []func()
 }
 
 func (l *configLock) take() error {
 	if l.held != nil {
 		return nil
 	}
-	release, err := opencode.Lock(l.path)
-	if err != nil {
-		return fmt.Errorf("%w\n(nothing was changed)", err)
+	for _, p := range l.paths {
+		release, err := opencode.Lock(p)
+		if err != nil {
+			l.release()
+			return fmt.Errorf("%w\n(nothing was changed)", err)
+		}
+		l.held = append(l.held, release)
 	}
-	l.held = release
 	return nil
 }
 
 func (l *configLock) release() {
-	if l.held != nil {
-		l.held()
-		l.held = nil
+	for i := len(l.held) - 1; i >= 0; i-- {
+		l.held[i]()
 	}
+	l.held = nil
 }
 
-// upToDate is the end of a run that leaves OpenCode's config as it is. OpenCode's config may already point
-// at --port (an earlier run that did not save it, or a hand edit): gw's config should agree with it.
+// upToDate is the end of a run that leaves the agent's config as it is. The config may already point at
+// --port (an earlier run that did not save it, or a hand edit): gw's config should agree with it.
 func upToDate(ios *tui.IOStreams, opts *AgentOptions, p *plan) error {
-	fmt.Fprintf(ios.Out, "%s is already up to date: provider %q with %s; nothing changed\n", p.file.path, p.provider.ID, countModels(len(p.provider.Models)))
+	var names []string
+	for _, f := range p.files {
+		names = append(names, f.path)
+	}
+	verb := "is"
+	if len(names) > 1 {
+		verb = "are"
+	}
+	fmt.Fprintf(ios.Out, "%s %s already up to date: %s with %s; nothing changed\n", strings.Join(names, " and "), verb, p.agent.Entry, countModels(len(p.after.Models)))
 	switch {
 	case p.gw.port == 0:
 	case opts.DryRun:
 		fmt.Fprintf(ios.ErrOut, "note: a real run saves port %d in gw's config, so that gw serve listens there\n", p.gw.port)
 	default:
-		// Only the port: a new token would have changed OpenCode's config.
+		// Only the port: a new token would have changed the agent's config.
 		if err := (gwChange{file: p.gw.file, port: p.gw.port}).save(); err != nil {
 			return fmt.Errorf("gw serve's port was not saved: %w", err)
 		}
@@ -289,47 +344,102 @@ func upToDate(ios *tui.IOStreams, opts *AgentOptions, p *plan) error {
 }
 
 // report says what was written, and what to do next.
-func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w opencode.Written) {
+func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
 	out, errOut := ios.Out, ios.ErrOut
-	verb := "Updated"
-	if !p.file.exists {
-		verb = "Created"
+	a := p.agent
+	for i, fw := range w {
+		verb := "Updated"
+		if fc := p.fileAt(fw.Path); fc != nil && !fc.exists {
+			verb = "Created"
+		}
+		if i == 0 {
+			fmt.Fprintf(out, "%s %s: %s with %s\n", verb, fw.Path, a.Entry, countModels(len(p.after.Models)))
+			printSummary(out, p)
+			continue
+		}
+		fmt.Fprintf(out, "%s %s\n", verb, fw.Path)
 	}
-	fmt.Fprintf(out, "%s %s: provider %q with %s\n", verb, w.Path, p.provider.ID, countModels(len(p.provider.Models)))
-	printSummary(out, p.file.result)
-	if w.Backup != "" {
-		fmt.Fprintf(out, "Previous version kept in %s\n", w.Backup)
-		if ids := literalKeysRemoved(p.file.old, p.file.result.Data); len(ids) > 0 {
-			fmt.Fprintf(errOut, "warning: %s holds the previous config, with the API key of provider %s in plain text (readable only by you); once OpenCode works with the new config, delete it: rm %s\n",
-				w.Backup, quoteList(ids), opencode.ShellQuote(w.Backup))
+	for _, fw := range w {
+		if fw.Backup != "" {
+			fmt.Fprintf(out, "Previous version kept in %s\n", fw.Backup)
 		}
 	}
-	if p.def != "" {
-		fmt.Fprintf(out, "OpenCode's model: %s/%s (small model: %s/%s)\n", p.provider.ID, p.def, p.provider.ID, p.small)
+	for _, fw := range w {
+		if fw.Backup == "" {
+			continue
+		}
+		fc := p.fileAt(fw.Path)
+		if fc == nil {
+			continue
+		}
+		if what := plainKeyRemoved(p, *fc); what != "" {
+			fmt.Fprintf(errOut, "warning: %s holds the previous config, with %s in plain text (readable only by you); once %s works with the new config, delete it: rm %s\n",
+				fw.Backup, what, a.Display, opencode.ShellQuote(fw.Backup))
+		}
+	}
+	// Continue has no default-model setting (it starts with the first chat model; its merge warns).
+	if a.Name != "continue" && (p.after.Default != p.before.Default || p.after.Small != p.before.Small) {
+		if p.after.Default != "" {
+			line := fmt.Sprintf("%s's model: %s", a.Display, p.after.Default)
+			if p.after.Small != "" {
+				line += fmt.Sprintf(" (small model: %s)", p.after.Small)
+			}
+			fmt.Fprintln(out, line)
+		}
 	}
 	switch opts.Mode {
 	case ModeProxy:
 		if p.gw.port != 0 {
 			fmt.Fprintf(out, "gw serve will listen on port %d (saved in gw's config)\n", p.gw.port)
 		}
-		fmt.Fprintf(out, "Next: run gw serve (OpenCode reaches the service through %s)\n", p.provider.BaseURL)
+		fmt.Fprintf(out, "Next: run gw serve (%s reaches the service through %s)\n", a.Display, cmp.Or(p.after.BaseURL, p.decl.BaseURL))
 		if opts.Project {
 			fmt.Fprintln(errOut, "note: the project config holds gw serve's local token; it opens only your local proxy, but keep it out of version control (or use --mode direct)")
 		}
 	case ModeDirect:
-		fmt.Fprintln(out, "Next: start OpenCode with the key in its environment: GW_API_KEY=$(gw auth token) opencode")
+		fmt.Fprintf(out, "Next: start %s with the key in its environment: %s=$(gw auth token) %s\n", a.Display, p.decl.Env(), a.Binary)
 	}
 }
 
-func printSummary(w io.Writer, res opencode.Result) {
-	if len(res.Added) > 0 {
-		fmt.Fprintf(w, "  added:   %s\n", strings.Join(res.Added, ", "))
+// fileAt is the planned change of the file written at path (a symlink's target).
+func (p *plan) fileAt(path string) *fileChange {
+	for i := range p.files {
+		f := &p.files[i]
+		if f.path == path {
+			return f
+		}
+		if t, err := filepath.EvalSymlinks(f.path); err == nil && t == path {
+			return f
+		}
 	}
-	if len(res.Removed) > 0 {
-		fmt.Fprintf(w, "  removed: %s (no longer in your subscription or not chosen)\n", strings.Join(res.Removed, ", "))
+	return nil
+}
+
+// plainKeyRemoved says what plain-text key the change took out of a file, which then lives on only in its
+// backup: OpenCode's and Kilo's providers by name, another agent's key setting; "" when none.
+func plainKeyRemoved(p *plan, f fileChange) string {
+	if p.agent.Name == "opencode" || p.agent.Name == "kilo" {
+		if ids := literalKeysRemoved(f.old, f.result.Data); len(ids) > 0 {
+			return "the API key of provider " + quoteList(ids)
+		}
+		return ""
 	}
-	if len(res.Updated) > 0 {
-		fmt.Fprintf(w, "  updated: %s\n", strings.Join(res.Updated, ", "))
+	if p.before.KeyKind == agents.KeyLiteral && p.after.KeyKind != agents.KeyLiteral && f.path == p.files[0].path {
+		return "an API key"
+	}
+	return ""
+}
+
+func printSummary(w io.Writer, p *plan) {
+	added, removed, updated := p.summary()
+	if len(added) > 0 {
+		fmt.Fprintf(w, "  added:   %s\n", strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(w, "  removed: %s (no longer in your subscription or not chosen)\n", strings.Join(removed, ", "))
+	}
+	if len(updated) > 0 {
+		fmt.Fprintf(w, "  updated: %s\n", strings.Join(updated, ", "))
 	}
 }
 

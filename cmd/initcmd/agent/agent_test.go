@@ -81,6 +81,9 @@ func run(t *testing.T, e *cmdtest.Env, opts AgentOptions) error {
 	e.Out.Reset()
 	e.ErrOut.Reset()
 	opts.Factory = e.Factory
+	if opts.Agent == "" {
+		opts.Agent = "opencode"
+	}
 	if opts.Mode == "" {
 		opts.Mode = ModeProxy
 	}
@@ -684,7 +687,7 @@ func TestAgentRun_TokenSavedMeanwhileSavesNothingOfGwConfig(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc was written, but gw serve's local token and port were not saved: another gw run set a different token meanwhile\nrun gw init agent --port 18999 again")
+	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc was written, but gw serve's local token and port were not saved: another gw run set a different token meanwhile\nrun gw init agent --agent opencode --port 18999 again")
 	if data, _ := os.ReadFile(gwConfig); string(data) != other {
 		t.Errorf("gw's config changed:\n%s", data)
 	}

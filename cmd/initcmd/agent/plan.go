@@ -5,35 +5,76 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/tui"
 )
 
 // plan is what a run of gw init agent changes, worked out before anything is written. Its parts do not
-// depend on each other's format: where the agent sends requests and with which key (the provider), what
-// gw's own config must gain for that to work (gw), and the agent's config file merged with the provider
-// (file). Rendering and applying both work from it.
+// depend on each other's format: what gw declares to the agent (decl: where it sends requests, with which
+// key, which models), what gw's own config must gain for that to work (gw), and the agent's config files
+// merged with the declaration (files). Rendering and applying both work from it.
 type plan struct {
-	provider   opencode.Provider
-	def, small string   // OpenCode's "model" and "small_model" ("": left as they are)
-	notes      []string // warnings and notes for stderr, said before anything else
-	gw         gwChange
-	file       fileChange
+	agent agents.Agent
+	decl  agents.Declaration
+	// before and after are the agent's config read back before and after the merge.
+	before, after agents.Inspection
+	notes         []string // warnings and notes for stderr, said before anything else
+	gw            gwChange
+	files         []fileChange
 }
 
 // fileChange is one agent config file: what was read and what it becomes.
 type fileChange struct {
 	path   string
 	exists bool
-	old    []byte          // the content read; nil: there was no file (which Write checks is still so)
-	result opencode.Result // the merged content (Data) and what changed
+	old    []byte        // the content read; nil: there was no file (which Write checks is still so)
+	result agents.Result // the merged content (Data) and what changed
 }
 
 func (c fileChange) diff() string { return opencode.Diff(c.path, c.old, c.result.Data) }
+
+// changed are the files the merge changed, in order.
+func (p *plan) changed() []fileChange {
+	var out []fileChange
+	for _, f := range p.files {
+		if f.result.Changed {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// diff is the unified diff of every changed file.
+func (p *plan) diff() string {
+	var b strings.Builder
+	for _, f := range p.changed() {
+		b.WriteString(f.diff())
+	}
+	return b.String()
+}
+
+// summary is what the merge did to the models, over every file (Cline keeps them in a second one).
+func (p *plan) summary() (added, removed, updated []string) {
+	add := func(to *[]string, ids []string) {
+		for _, id := range ids {
+			if !slices.Contains(*to, id) {
+				*to = append(*to, id)
+			}
+		}
+	}
+	for _, f := range p.files {
+		add(&added, f.result.Added)
+		add(&removed, f.result.Removed)
+		add(&updated, f.result.Updated)
+	}
+	return added, removed, updated
+}
 
 // gwChange is what gw's own config gains from a run: the local token made for it, gw serve's port. It is
 // saved once the agent's config holds them, in one update, so that a dry run, a refusal or an agent
@@ -66,82 +107,128 @@ func (c gwChange) save() error {
 	})
 }
 
-// apply writes the agent's config, then saves what gw's config gains.
-func (p *plan) apply() (opencode.Written, error) {
-	w, err := opencode.Write(p.file.path, p.file.old, p.file.result.Data)
-	if err != nil {
-		return w, fmt.Errorf("%w\n(nothing was changed)", err)
+// written is what apply wrote: each file (a symlink's target) and its backup.
+type written []opencode.Written
+
+// apply writes the agent's changed config files, in order, then saves what gw's config gains.
+func (p *plan) apply() (written, error) {
+	var w written
+	for _, f := range p.changed() {
+		fw, err := opencode.Write(f.path, f.old, f.result.Data)
+		if err != nil {
+			if len(w) == 0 {
+				return w, fmt.Errorf("%w\n(nothing was changed)", err)
+			}
+			return w, fmt.Errorf("%w\n%s was written but %s was not; fix what is wrong and run gw init agent --agent %s again", err, w[len(w)-1].Path, f.path, p.agent.Name)
+		}
+		w = append(w, fw)
 	}
 	if err := p.gw.save(); err != nil {
 		var what, again string
+		cmd := "gw init agent --agent " + p.agent.Name
 		switch {
 		case p.gw.token != "" && p.gw.port != 0:
-			what, again = "gw serve's local token and port were", fmt.Sprintf("gw init agent --port %d", p.gw.port)
+			what, again = "gw serve's local token and port were", fmt.Sprintf("%s --port %d", cmd, p.gw.port)
 		case p.gw.token != "":
-			what, again = "gw serve's local token was", "gw init agent"
+			what, again = "gw serve's local token was", cmd
 		default:
-			what, again = "gw serve's port was", fmt.Sprintf("gw init agent --port %d", p.gw.port)
+			what, again = "gw serve's port was", fmt.Sprintf("%s --port %d", cmd, p.gw.port)
 		}
-		return w, fmt.Errorf("%s was written, but %s not saved: %w\nrun %s again", w.Path, what, err, again)
+		return w, fmt.Errorf("%s was written, but %s not saved: %w\nrun %s again", paths(w), what, err, again)
 	}
 	return w, nil
 }
 
-// makePlan reads OpenCode's config at path, settles the models (from the flags or the pickers) and merges
-// the provider into it. entries is the account's models joined with the catalogue.
-func makePlan(opts *AgentOptions, path, baseURL string, entries []api.JoinedModel) (*plan, error) {
-	src, exists, err := opencode.Read(path)
+func paths(w written) string {
+	var ps []string
+	for _, f := range w {
+		ps = append(ps, f.Path)
+	}
+	return strings.Join(ps, " and ")
+}
+
+// makePlan reads the agent's config files, settles the models (from the flags or the pickers) and merges
+// gw's declaration into them. entries is the account's models joined with the catalogue.
+func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string, entries []api.JoinedModel) (*plan, error) {
+	srcs := make([][]byte, len(files))
+	exists := make([]bool, len(files))
+	for i, path := range files {
+		var err error
+		if srcs[i], exists[i], err = opencode.Read(path); err != nil {
+			return nil, err
+		}
+	}
+	var otherNote string
+	if a.Name == "opencode" {
+		var err error
+		if otherNote, err = checkOtherConfig(files[0]); err != nil {
+			return nil, err
+		}
+	}
+	// A file that does not parse is reported by the merge, with its line and column.
+	before, _ := a.Inspect(srcs)
+	chosen, def, small, err := choose(opts, a, entries, api.SubscribedIDs(entries), before.Models)
 	if err != nil {
 		return nil, err
 	}
-	otherNote, err := checkOtherConfig(path)
-	if err != nil {
-		return nil, err
-	}
-	chosen, def, small, err := choose(opts, entries, api.SubscribedIDs(entries), configuredIDs(src))
-	if err != nil {
-		return nil, err
+	// Without --default the agent keeps the default and small models it has, when they are still chosen
+	// (OpenCode's and Kilo's "model" name "gw/<id>" and are left alone by an empty Default anyway).
+	if def == "" && slices.Contains(chosen, before.Default) {
+		def = before.Default
+		if slices.Contains(chosen, before.Small) {
+			small = before.Small
+		}
 	}
 
-	p := &plan{def: def, small: small}
-	p.provider = opencode.Provider{ID: opencode.ProviderID, Name: ProviderName}
-	ep := endpoint{baseURL: baseURL, apiKey: KeyEnvRef}
+	p := &plan{agent: a, before: before}
+	ep := endpoint{baseURL: baseURL}
 	if opts.Mode == ModeProxy {
 		if ep, p.gw, err = proxyEndpoint(opts); err != nil {
 			return nil, err
 		}
 	}
-	p.provider.BaseURL, p.provider.APIKey = ep.baseURL, ep.apiKey
+	p.decl = agents.Declaration{BaseURL: ep.baseURL, Token: ep.token, Default: def, Small: small, Mode: agents.Proxy}
+	if opts.Mode == ModeDirect {
+		p.decl.Mode = agents.Direct
+	}
 	var guessed []string
 	for _, id := range chosen {
-		m, known := modelSpec(id, entries)
+		m, known := agents.ModelFor(id, entries)
 		if !known {
 			guessed = append(guessed, id)
 		}
-		p.provider.Models = append(p.provider.Models, m)
+		p.decl.Models = append(p.decl.Models, m)
 	}
 
-	res, err := opencode.Merge(src, p.provider, opencode.MergeOptions{Model: def, SmallModel: small})
+	results, err := a.Merge(srcs, p.decl)
 	if err != nil {
-		var pe *opencode.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d:%d: %s\nOpenCode's config does not parse; fix it by hand and run again (nothing was changed)", path, pe.Line, pe.Column, pe.Msg)
-		}
-		return nil, fmt.Errorf("%s: %w\n(nothing was changed)", path, err)
+		return nil, mergeError(a, files, srcs, p.decl, err)
 	}
-	p.file = fileChange{path: path, exists: exists, result: res}
-	if exists {
-		p.file.old = src
-		if p.file.old == nil {
-			p.file.old = []byte{}
+	for i, path := range files {
+		fc := fileChange{path: path, exists: exists[i], result: results[i]}
+		if exists[i] {
+			fc.old = srcs[i]
+			if fc.old == nil {
+				fc.old = []byte{}
+			}
 		}
+		p.files = append(p.files, fc)
+	}
+	out := make([][]byte, len(results))
+	for i, r := range results {
+		out[i] = r.Data
+	}
+	if p.after, err = a.Inspect(out); err != nil {
+		return nil, fmt.Errorf("internal error: %s's merged config does not read back (%v); nothing was written", a.Display, err)
 	}
 
-	for _, w := range res.Warnings {
-		p.notes = append(p.notes, "warning: "+w)
+	for _, r := range results {
+		for _, w := range r.Warnings {
+			p.notes = append(p.notes, "warning: "+w)
+		}
 	}
 	for _, id := range guessed {
-		p.notes = append(p.notes, fmt.Sprintf("warning: %s is not in gw's catalogue; its limits are set to %d context / %d output tokens, edit them if you know better", id, fallbackContext, fallbackOutput))
+		p.notes = append(p.notes, fmt.Sprintf("warning: %s is not in gw's catalogue; its limits are set to %d context / %d output tokens, edit them if you know better", id, agents.FallbackContext, agents.FallbackOutput))
 	}
 	for _, n := range []string{ep.note, otherNote} {
 		if n != "" {
@@ -151,16 +238,40 @@ func makePlan(opts *AgentOptions, path, baseURL string, entries []api.JoinedMode
 	return p, nil
 }
 
-// endpoint is where the agent sends its requests, and the key it sends.
-type endpoint struct {
-	baseURL, apiKey string
-	note            string // for stderr: what to know about the key shown (a dry run's example token)
+// mergeError words a refused merge: a file that does not parse with its path, line and column (Cline has
+// two files: the one at fault is found by merging each alone), a conflict with what to fix.
+func mergeError(a agents.Agent, files []string, srcs [][]byte, d agents.Declaration, err error) error {
+	var pe *agents.ParseError
+	if errors.As(err, &pe) {
+		path := files[0]
+		if len(files) > 1 {
+			for i := range files {
+				only := make([][]byte, len(files))
+				only[i] = srcs[i]
+				if _, e := a.Merge(only, d); errors.As(e, new(*agents.ParseError)) {
+					path = files[i]
+					break
+				}
+			}
+		}
+		return fmt.Errorf("%s:%d:%d: %s\n%s's config does not parse; fix it by hand and run again (nothing was changed)", path, pe.Line, pe.Column, pe.Msg, a.Display)
+	}
+	if errors.Is(err, agents.ErrDirectRefused) {
+		return directRefused(a)
+	}
+	return fmt.Errorf("%s: %w\n(nothing was changed)", files[0], err)
 }
 
-// proxyEndpoint is gw serve's address and local token, which OpenCode sends in proxy mode, and what gw's
+// endpoint is where the agent sends its requests, and the local token it sends ("" in direct mode).
+type endpoint struct {
+	baseURL, token string
+	note           string // for stderr: what to know about the token shown (a dry run's example token)
+}
+
+// proxyEndpoint is gw serve's address and local token, which the agent sends in proxy mode, and what gw's
 // config gains with them: a token made here when none exists yet (a dry run only shows an example), and
 // --port where it differs from the configured port, so that a plain gw serve and gw doctor use the port
-// OpenCode was pointed at.
+// the agent was pointed at.
 func proxyEndpoint(opts *AgentOptions) (endpoint, gwChange, error) {
 	c, paths, err := opts.Factory.Config()
 	if err != nil {
@@ -171,17 +282,17 @@ func proxyEndpoint(opts *AgentOptions) (endpoint, gwChange, error) {
 	if opts.Port != 0 && opts.Port != port {
 		port, change.port = opts.Port, opts.Port
 	}
-	ep := endpoint{baseURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/v1", apiKey: c.LocalToken}
-	if ep.apiKey != "" {
+	ep := endpoint{baseURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/v1", token: c.LocalToken}
+	if ep.token != "" {
 		return ep, change, nil
 	}
-	if ep.apiKey, err = config.NewLocalToken(); err != nil {
+	if ep.token, err = config.NewLocalToken(); err != nil {
 		return endpoint{}, gwChange{}, err
 	}
 	if opts.DryRun {
 		ep.note = "note: gw serve has no local token yet; the one shown is an example, a real run creates and saves one"
 	} else {
-		change.token = ep.apiKey
+		change.token = ep.token
 	}
 	return ep, change, nil
 }
@@ -206,7 +317,7 @@ func checkOtherConfig(path string) (string, error) {
 }
 
 // choose settles the models and the defaults, from the flags or the picker.
-func choose(opts *AgentOptions, entries []api.JoinedModel, available, configured []string) (chosen []string, def, small string, err error) {
+func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, available, configured []string) (chosen []string, def, small string, err error) {
 	switch {
 	case len(opts.Models) == 1 && opts.Models[0] == "all":
 		chosen = available
@@ -218,7 +329,7 @@ func choose(opts *AgentOptions, entries []api.JoinedModel, available, configured
 		}
 		chosen = opts.Models
 	default:
-		chosen, err = pickModels(opts, entries, configured)
+		chosen, err = pickModels(opts, a, entries, configured)
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -234,7 +345,7 @@ func choose(opts *AgentOptions, entries []api.JoinedModel, available, configured
 		return nil, "", "", fmt.Errorf("%s %s is not among the models being added; add it to --models\n(nothing was changed)", kv.flag, kv.id)
 	}
 	if def == "" && len(opts.Models) == 0 {
-		if def, err = pickDefault(opts, entries, chosen); err != nil {
+		if def, err = pickDefault(opts, a, entries, chosen); err != nil {
 			return nil, "", "", err
 		}
 	}
@@ -244,7 +355,7 @@ func choose(opts *AgentOptions, entries []api.JoinedModel, available, configured
 	return chosen, def, small, nil
 }
 
-func pickModels(opts *AgentOptions, entries []api.JoinedModel, configured []string) ([]string, error) {
+func pickModels(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, configured []string) ([]string, error) {
 	items := make([]tui.PickItem, 0, len(entries))
 	for _, e := range entries {
 		it := tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context}
@@ -255,7 +366,7 @@ func pickModels(opts *AgentOptions, entries []api.JoinedModel, configured []stri
 		}
 		items = append(items, it)
 	}
-	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Models to add to OpenCode (tab toggles, enter confirms)", Items: items, Multi: true})
+	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Models to add to " + a.Display + " (tab toggles, enter confirms)", Items: items, Multi: true})
 	if err := pickErr(err); err != nil {
 		return nil, err
 	}
@@ -265,16 +376,15 @@ func pickModels(opts *AgentOptions, entries []api.JoinedModel, configured []stri
 	return ids, nil
 }
 
-// pickDefault offers the chosen models as OpenCode's default; esc leaves
-// "model" as it is.
-func pickDefault(opts *AgentOptions, entries []api.JoinedModel, chosen []string) (string, error) {
+// pickDefault offers the chosen models as the agent's default; esc leaves it as it is.
+func pickDefault(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, chosen []string) (string, error) {
 	var items []tui.PickItem
 	for _, e := range entries {
 		if slices.Contains(chosen, e.ID) {
 			items = append(items, tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context})
 		}
 	}
-	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Default model for OpenCode (esc: leave it unchanged)", Items: items})
+	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Default model for " + a.Display + " (esc: leave it unchanged)", Items: items})
 	if errors.Is(err, tui.ErrCancelled) {
 		return "", nil
 	}
@@ -295,38 +405,4 @@ func pickErr(err error) error {
 		return cmdutil.FlagErrorf("--models required when not running interactively")
 	}
 	return err
-}
-
-// modelSpec describes a listed model from the catalogue; an id the
-// catalogue lacks gets the service's context length or a conservative guess.
-func modelSpec(id string, entries []api.JoinedModel) (opencode.Model, bool) {
-	if c, ok := api.LookupModel(id); ok {
-		return opencode.Model{ID: id, Name: c.Name, Context: c.Context, Output: c.Output, Reasoning: c.Reasoning, Attachment: c.Attachment}, true
-	}
-	m := opencode.Model{ID: id, Name: id, Context: fallbackContext, Output: fallbackOutput}
-	for _, e := range entries {
-		if e.ID == id {
-			if e.Name != "" {
-				m.Name = e.Name
-			}
-			if e.Context > 0 {
-				m.Context = e.Context
-				m.Output = min(fallbackOutput, e.Context/4)
-			}
-		}
-	}
-	return m, false
-}
-
-func configuredIDs(src []byte) []string {
-	sum, err := opencode.ReadModels(src)
-	if err != nil {
-		return nil
-	}
-	for _, p := range sum.Providers {
-		if p.ID == opencode.ProviderID {
-			return p.Models
-		}
-	}
-	return nil
 }

@@ -31,6 +31,9 @@ func home(m map[string]string) agents.Env {
 func TestEveryAgent(t *testing.T) {
 	for _, a := range All() {
 		t.Run(a.Name, func(t *testing.T) {
+			if a.Display == "" || a.Binary == "" || a.Version == "" || a.Install == "" || a.Entry == "" {
+				t.Errorf("incomplete description: %+v", a)
+			}
 			files, err := a.Files(agents.Global, home(map[string]string{"HOME": "/home/u"}))
 			if err != nil || len(files) == 0 {
 				t.Fatalf("files %q: %v", files, err)

@@ -12,6 +12,7 @@ import (
 func OpenCode() agents.Agent {
 	return agents.Agent{
 		Name: "opencode", Display: "OpenCode", Binary: "opencode", Version: "1.18",
+		Install: "npm install -g opencode-ai", Entry: `provider "gw"`,
 		Protocol: agents.ChatCompletions,
 		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
 			sc := opencode.Global

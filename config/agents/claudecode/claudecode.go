@@ -53,6 +53,7 @@ var dialect = jsonc.Dialect{BOM: true, Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "claude-code", Display: displayName, Binary: "claude", Version: testedVersion,
+		Install: "npm install -g @anthropic-ai/claude-code", Entry: `gw serve's settings in "env"`,
 		Protocol:      agents.AnthropicMessages,
 		DirectRefusal: directRefusal,
 		Files: func(s agents.Scope, e agents.Env) ([]string, error) {

@@ -48,6 +48,7 @@ var dialect = jsonc.Dialect{Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "cline", Display: displayName, Binary: "cline", Version: testedVersion,
+		Install: "npm install -g cline", Entry: `provider "openai-compatible"`,
 		Protocol:      agents.ChatCompletions,
 		DirectRefusal: directRefusal,
 		Files:         Paths,

@@ -38,6 +38,7 @@ var table = []string{"model_providers", agents.ProviderID}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "codex", Display: displayName, Binary: "codex", Version: testedVersion,
+		Install: "npm install -g @openai/codex", Entry: `[model_providers.gw]`,
 		Protocol:      agents.Responses,
 		DirectRefusal: directRefusal,
 		Files: func(s agents.Scope, e agents.Env) ([]string, error) {

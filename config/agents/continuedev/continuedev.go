@@ -38,6 +38,7 @@ const (
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "continue", Display: displayName, Binary: "cn", Version: testedVersion,
+		Install: "npm install -g @continuedev/cli", Entry: `gw's entries in "models"`,
 		Protocol: agents.ChatCompletions,
 		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
 			p, err := Path(s, e)

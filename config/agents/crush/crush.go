@@ -47,6 +47,7 @@ var dialect = jsonc.Dialect{Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "crush", Display: displayName, Binary: "crush", Version: testedVersion,
+		Install: "brew install charmbracelet/tap/crush", Entry: `provider "gw"`,
 		Protocol: agents.ChatCompletions,
 		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
 			p, err := Path(s, e)

@@ -40,6 +40,7 @@ const (
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "kilo", Display: displayName, Binary: "kilo", Version: testedVersion,
+		Install: "npm install -g @kilocode/cli", Entry: `provider "gw"`,
 		Protocol: agents.ChatCompletions,
 		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
 			p, err := Path(s, e)

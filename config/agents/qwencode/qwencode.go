@@ -47,6 +47,7 @@ var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "qwen-code", Display: displayName, Binary: "qwen", Version: testedVersion,
+		Install: "npm install -g @qwen-code/qwen-code", Entry: `gw's entries in modelProviders.openai`,
 		Protocol: agents.ChatCompletions,
 		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
 			p, err := Path(s, e)

@@ -212,9 +212,19 @@ func (c Context) action(r remedy.Remedy) string {
 	case remedy.InitAgent:
 		return "run: gw init agent"
 	case remedy.InitAgentBaseURL:
-		return "run: gw init agent (it rewrites the provider's baseURL and keeps the rest of the file)"
+		if v == "" {
+			return "run: gw init agent (it rewrites the provider's baseURL and keeps the rest of the file)"
+		}
+		return "run: " + initAgent(v) + " (it rewrites the address and keeps the rest of the file)"
 	case remedy.InitAgentProxy:
-		return "run: gw init agent --mode proxy (the file then holds only gw serve's local token)"
+		return "run: " + initAgent(v) + " --mode proxy (the file then holds only gw serve's local token)"
+	case remedy.InitAgentFor:
+		if v == "" {
+			return "run: gw init agent --agent NAME for the agent you use"
+		}
+		return "run: " + initAgent(v)
+	case remedy.InitAgentToken:
+		return "run: " + initAgent(v) + " (it writes gw serve's current local token)"
 	case remedy.InitAgentModels:
 		if v == "" {
 			return "run: gw init agent (it adds the models and sets the default)"
@@ -228,6 +238,14 @@ func (c Context) action(r remedy.Remedy) string {
 	}
 	// An action this renderer does not know yet (a newer library): its name says more than nothing.
 	return strings.ReplaceAll(string(r.Do), "_", " ")
+}
+
+// initAgent is gw init agent for the agent named (OpenCode's config as gw init agent finds it when "").
+func initAgent(name string) string {
+	if name == "" {
+		return "gw init agent"
+	}
+	return "gw init agent --agent " + name
 }
 
 // again is doing it once more, for where the reader is.

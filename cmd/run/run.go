@@ -1,0 +1,371 @@
+// Package run implements `gw run AGENT [-- ARGS...]`: a coding agent started pointed at gw serve, with
+// nothing written to disk.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/all"
+	"github.com/modelgateway/gw/config/agents/claudecode"
+	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/proxy"
+)
+
+// RunOptions holds the arguments, flags and dependencies of `gw run`.
+type RunOptions struct {
+	Factory *cmdutil.Factory
+
+	Agent      string
+	Args       []string // the agent's own arguments
+	Model      string
+	SmallModel string
+	BaseURL    string
+
+	// Environ is the environment the agent starts from (gw's own); nil: os.Environ.
+	Environ func() []string
+}
+
+// NewCmdRun binds the flags; runF replaces the run in flag-parsing tests.
+func NewCmdRun(f *cmdutil.Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
+	opts := &RunOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "run AGENT [-- ARGS...]",
+		Short: "Run a coding agent pointed at the gateway, with nothing written to disk",
+		Long: `Run a coding agent pointed at gw serve, with your subscription's models, without touching its
+config files: gw passes the settings through the agent's own environment variables and flags, and
+the local token through its environment only (arguments show in ps). ARGS go to the agent as they
+are; gw's own flags come before AGENT.
+
+The running gw serve is used when it answers on the configured port; otherwise gw serves on a free
+loopback port for as long as the agent runs. gw prints nothing while the agent runs: the terminal
+is the agent's. Signals (ctrl-c, SIGTERM, SIGHUP, window size changes) reach the agent, and gw
+exits with the agent's status (128+N when signal N ended it). GW_API_KEY is not passed on.
+
+Agents: ` + runList() + `. Continue, Cline and Crush take
+gw's settings only from their config files: use gw init agent --agent NAME for them.`,
+		Example: `  gw run opencode
+  gw run claude-code -- -p "explain this repository"
+  gw run --model vendor-a/model-a-sonnet-4.6 qwen-code
+  gw run codex -- exec "run the tests"`,
+		Args: cobra.ArbitraryArgs, // checked in RunE, where the error is gw run's own
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveDefault
+			}
+			var out []cobra.Completion
+			for _, a := range all.All() {
+				if a.Run != nil {
+					out = append(out, cobra.CompletionWithDesc(a.Name, a.Display))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmdutil.FlagErrorf("gw run needs the agent to run: one of %s", strings.Join(runNames(), ", "))
+			}
+			opts.Agent, opts.Args = args[0], args[1:]
+			// Flags stop at AGENT (interspersed off), so a "--" after it is the agent's separator.
+			if len(opts.Args) > 0 && opts.Args[0] == "--" {
+				opts.Args = opts.Args[1:]
+			}
+			a, ok := all.Lookup(opts.Agent)
+			if !ok {
+				// Not echoed: a pasted key must not end up in an error message.
+				return cmdutil.FlagErrorf("unknown agent (not shown); gw run starts one of %s", strings.Join(runNames(), ", "))
+			}
+			if a.Run == nil {
+				return cmdutil.FlagErrorf("gw run cannot point %s at gw: %s", a.Display, a.NoRun)
+			}
+			if opts.SmallModel != "" && opts.Model == "" {
+				return cmdutil.FlagErrorf("--small-model goes with --model")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	cmd.Flags().StringVar(&opts.Model, "model", "", "the model the agent starts with (default: the one its config names, else the subscription's first)")
+	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --model: the agent's small (fast) model")
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
+	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
+	_ = cmd.RegisterFlagCompletionFunc("small-model", cmdutil.CompleteModelID)
+	return cmd
+}
+
+func runNames() []string {
+	var out []string
+	for _, a := range all.All() {
+		if a.Run != nil {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+func runList() string {
+	var out []string
+	for _, a := range all.All() {
+		if a.Run != nil {
+			out = append(out, a.Display+" ("+a.Name+")")
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func runRun(ctx context.Context, opts *RunOptions) error {
+	f := opts.Factory
+	a, _ := all.Lookup(opts.Agent)
+	bin, err := exec.LookPath(a.Binary)
+	if err != nil {
+		return fmt.Errorf("%s is not on PATH (%s's command); install it: %s", a.Binary, a.Display, a.Install)
+	}
+	cfg, _, err := f.Config()
+	if err != nil {
+		return err
+	}
+	entries, err := f.ListModels(ctx, opts.BaseURL)
+	if err != nil {
+		return err
+	}
+	subscribed := api.SubscribedIDs(entries)
+	if len(subscribed) == 0 {
+		return errors.New("the service lists no models for this account; check the subscription on the dashboard")
+	}
+
+	wd, _ := f.WorkDir()
+	env := agents.Env{Getenv: f.Getenv, WorkDir: wd}
+	configured := readConfigs(a, env)
+	def, small, err := models(opts, subscribed, configured)
+	if err != nil {
+		return err
+	}
+	d := agents.Declaration{Mode: agents.Proxy, Default: def, Small: small}
+	for _, id := range subscribed {
+		m, _ := agents.ModelFor(id, entries)
+		d.Models = append(d.Models, m)
+	}
+
+	// The running gw serve, else one of our own for the agent's lifetime.
+	srv, err := serve(ctx, f, cfg, opts.BaseURL)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	d.BaseURL, d.Token = "http://"+srv.addr+"/v1", srv.token
+
+	spec, err := a.Run(d)
+	if err != nil {
+		return err
+	}
+	for _, w := range overrides(a, configured, d) {
+		fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
+	}
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	child := exec.Command(bin, append(slices.Clone(spec.Args), opts.Args...)...)
+	child.Env = childEnv(environ(), spec.Env)
+	ios := f.IOStreams
+	child.Stdin, child.Stdout, child.Stderr = ios.In, ios.Out, ios.ErrOut
+	code, err := runChild(child)
+	if err != nil {
+		return fmt.Errorf("starting %s: %w", a.Display, err)
+	}
+	if code != 0 {
+		return &cmdutil.ExitStatusError{Code: cmdutil.ExitCode(code)}
+	}
+	return nil
+}
+
+// childEnv is gw's environment with the agent's settings in place of any it had, and without GW_API_KEY:
+// the agent, and every command it runs for a model, has no use for the key.
+func childEnv(base, set []string) []string {
+	names := []string{keychain.EnvVar}
+	for _, kv := range set {
+		k, _, _ := strings.Cut(kv, "=")
+		names = append(names, k)
+	}
+	out := make([]string, 0, len(base)+len(set))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, k) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
+}
+
+// configured is what the agent's own config files hold (global, then project), for the default model and
+// for the settings there that win over gw run's.
+type configured struct {
+	path string
+	in   agents.Inspection
+}
+
+func readConfigs(a agents.Agent, env agents.Env) []configured {
+	var out []configured
+	for _, scope := range []agents.Scope{agents.Global, agents.Project} {
+		files, err := a.Files(scope, env)
+		if err != nil {
+			continue
+		}
+		srcs := make([][]byte, len(files))
+		exists := false
+		for i, p := range files {
+			data, ok, err := opencode.Read(p)
+			if err != nil {
+				break
+			}
+			srcs[i], exists = data, exists || ok
+		}
+		if !exists {
+			continue
+		}
+		if in, err := a.Inspect(srcs); err == nil {
+			out = append(out, configured{path: files[0], in: in})
+		}
+	}
+	return out
+}
+
+// models settles the default and small models: --model, else the default the agent's config names when
+// the subscription has it, else the subscription's first.
+func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, small string, err error) {
+	for _, kv := range []struct{ flag, id string }{{"--model", opts.Model}, {"--small-model", opts.SmallModel}} {
+		if kv.id == "" {
+			continue
+		}
+		if e := api.ModelError(kv.id, subscribed); e != nil {
+			return "", "", fmt.Errorf("%s: %s\nfix: %s", kv.flag, e.Cause, cmdutil.FixFor(e))
+		}
+	}
+	if opts.Model != "" {
+		return opts.Model, opts.SmallModel, nil
+	}
+	for i := len(cfgs) - 1; i >= 0; i-- { // the project's wins
+		in := cfgs[i].in
+		id := strings.TrimPrefix(in.Default, agents.ProviderID+"/")
+		if slices.Contains(subscribed, id) {
+			s := strings.TrimPrefix(in.Small, agents.ProviderID+"/")
+			if !slices.Contains(subscribed, s) {
+				s = ""
+			}
+			return id, s, nil
+		}
+	}
+	return subscribed[0], "", nil
+}
+
+// overrides are the settings of the agent's own files that win over gw run's environment (checked with
+// the agents, see config/agents): Claude Code prefers an ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY in its
+// settings; Qwen Code an entry of the same model id under another base URL.
+func overrides(a agents.Agent, cfgs []configured, d agents.Declaration) []string {
+	var out []string
+	for _, c := range cfgs {
+		in := c.in
+		switch a.Name {
+		case "claude-code":
+			if in.KeyKind == agents.KeyLiteral || in.KeyKind == agents.KeyLocalToken && in.LocalToken != d.Token {
+				out = append(out, fmt.Sprintf("%s sets %s or %s in \"env\", which Claude Code sends instead of gw run's token; remove it, or %s", c.path, claudecode.EnvAuthToken, claudecode.EnvAPIKey, initAgent(a)))
+			}
+		case "qwen-code":
+			if in.Configured && in.BaseURL != d.BaseURL {
+				out = append(out, fmt.Sprintf("%s declares gw's models with base URL %s, which Qwen Code uses instead of gw run's for the same model ids; %s", c.path, in.BaseURL, initAgent(a)))
+			}
+		}
+	}
+	return out
+}
+
+// initAgent is the fix that writes gw's entry into a's config, in render's words.
+func initAgent(a agents.Agent) string {
+	return render.Text(remedy.Remedy{Do: remedy.InitAgentFor, Value: a.Name}, render.Context{Where: render.Command})
+}
+
+// server is the gw serve the agent talks to.
+type server struct {
+	addr, token string
+	stop        func()
+}
+
+// serve finds the running gw serve (the configured port answering gw serve's probe with gw's local
+// token), or serves until stop — on gw serve's port when nothing listens there, else on a free loopback
+// port — with gw's local token (or, when gw has none yet, a token of its own that is never saved).
+func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL string) (*server, error) {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
+	var probed error = errors.New("gw has no local token yet")
+	if cfg.LocalToken != "" {
+		if probed = proxy.Probe(ctx, addr, cfg.LocalToken); probed == nil {
+			return &server{addr: addr, token: cfg.LocalToken, stop: func() {}}, nil
+		}
+	}
+	base, _, err := f.BaseURL(flagBaseURL)
+	if err != nil {
+		return nil, err
+	}
+	upstream, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("base URL %q: %w", base, err)
+	}
+	// gw's local token, so that one an agent's own config holds (Claude Code's settings.json, which wins
+	// over the environment) is accepted here too; a token of its own, never saved, when gw has none.
+	token := cfg.LocalToken
+	if token == "" {
+		if token, err = config.NewLocalToken(); err != nil {
+			return nil, err
+		}
+	}
+	keys := proxy.NewKeyCache(func(context.Context) (string, error) {
+		r, err := f.LookupKey()
+		return r.Key, err
+	}, proxy.DefaultKeyRefresh)
+	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: f.Transport(), Key: keys, LocalToken: token, Log: io.Discard})
+	if err != nil {
+		return nil, err
+	}
+	// gw serve's own port when nothing listens there: an address gw init agent wrote into the agent's
+	// config (Qwen Code prefers its entries to the environment's) then reaches this one.
+	var ln net.Listener
+	if errors.Is(probed, proxy.ErrNotRunning) {
+		ln, _ = proxy.Listen(addr)
+	}
+	if ln == nil {
+		if ln, err = proxy.Listen("127.0.0.1:0"); err != nil {
+			return nil, err
+		}
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = proxy.Serve(sctx, ln, h, stopGrace)
+	}()
+	return &server{addr: ln.Addr().String(), token: token, stop: func() { cancel(); <-done }}, nil
+}
+
+// stopGrace: the agent has ended, so nothing is waiting for an answer still running.
+const stopGrace = time.Second

@@ -1,0 +1,343 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/all"
+	"github.com/modelgateway/gw/keychain/keychaintest"
+	"github.com/modelgateway/gw/standin"
+)
+
+// agentCLI is one real coding agent as the end-to-end tests run it: one task, non-interactively, offline.
+type agentCLI struct {
+	name  string // gw's name for it (--agent, gw run)
+	bin   string // its command
+	cache string // where scripts/test.sh keeps the pinned copy, under .cache/
+	// require names the variable that makes a missing CLI fail the test instead of skipping it.
+	require string
+	env     []string // keeps it off the internet
+	route   string   // the gw serve route it needs besides chat completions ("" for none)
+	tool    string   // the tool the task asks for, as the agent names it
+	// task is the command line (after the command) that runs prompt to its end.
+	task func(prompt string) []string
+}
+
+// kiloEnv keeps Kilo (OpenCode's fork, with its own variables) off the internet.
+func kiloEnv() []string {
+	return []string{
+		"KILO_DISABLE_AUTOUPDATE=true", "KILO_DISABLE_MODELS_FETCH=true", "KILO_DISABLE_LSP_DOWNLOAD=true",
+		"KILO_DISABLE_DEFAULT_PLUGINS=true", "KILO_DISABLE_SHARE=true", "KILO_DISABLE_CLAUDE_CODE=true",
+		"KILO_DISABLE_EXTERNAL_SKILLS=true", "KILO_TELEMETRY_LEVEL=off", "DO_NOT_TRACK=1",
+	}
+}
+
+// codexOffline are Codex's settings that keep it off the internet (see codexSettings).
+var codexOffline = []string{"--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+	"-c", "analytics.enabled=false", "-c", "features.plugins=false", "-c", "check_for_update_on_startup=false"}
+
+var agentCLIs = []agentCLI{
+	{name: "opencode", bin: "opencode", cache: "opencode/node_modules/.bin", require: "GW_REQUIRE_OPENCODE",
+		tool: "read", task: func(p string) []string { return []string{"run", p} }},
+	{name: "kilo", bin: "kilo", cache: "kilo/node_modules/@kilocode/cli-linux-x64/bin", require: "GW_REQUIRE_KILO",
+		env: kiloEnv(), tool: "read", task: func(p string) []string { return []string{"run", p} }},
+	{name: "qwen-code", bin: "qwen", cache: "qwen-code/node_modules/.bin", require: "GW_REQUIRE_QWEN_CODE",
+		tool: "read_file", task: func(p string) []string { return []string{p} }},
+	{name: "continue", bin: "cn", cache: "continue/node_modules/.bin", require: "GW_REQUIRE_CONTINUE",
+		tool: "Read", task: func(p string) []string { return []string{"-p", p} }},
+	{name: "cline", bin: "cline", cache: "cline/node_modules/.bin", require: "GW_REQUIRE_CLINE",
+		tool: "read_files", task: func(p string) []string { return []string{p} }},
+	{name: "claude-code", bin: "claude", cache: "claude-code/node_modules/.bin", require: "GW_REQUIRE_CLAUDE_CODE",
+		env: claudeCodeEnv(), route: "/v1/messages", tool: "Read",
+		task: func(p string) []string { return []string{"-p", p, "--allowedTools", "Read"} }},
+	{name: "codex", bin: "codex", cache: "codex/node_modules/.bin", require: "GW_REQUIRE_CODEX",
+		route: "/v1/responses", tool: "exec_command",
+		task: func(p string) []string { return append(append([]string{"exec"}, codexOffline...), p) }},
+}
+
+// prompt asks for the agent's file-reading tool on path; the stand-in's scripted model calls the offered
+// tool named in it with the backticked path, then quotes the tool's result.
+func (c agentCLI) prompt(path string) string {
+	if c.name == "codex" {
+		return "Use the exec_command tool: `cat " + path + "`"
+	}
+	return "Use the " + c.tool + " tool on `" + path + "` and tell me the launch code."
+}
+
+// answered: the agent passed the tool's result back to the model (which quotes it).
+var answered = regexp.MustCompile(`Tool result received: «[^»]*PINEAPPLE-42`)
+
+// binDir is the directory holding the agent's command: on PATH, or the pinned copy of scripts/test.sh.
+// A missing one skips the test, or fails it when its require variable or GW_REQUIRE_AGENTS is 1.
+func (c agentCLI) binDir(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath(c.bin); err == nil {
+		return filepath.Dir(p)
+	}
+	dir := filepath.Join(keychaintest.RepoRoot(t), ".cache", c.cache)
+	if _, err := os.Stat(filepath.Join(dir, c.bin)); err == nil {
+		return dir
+	}
+	a, _ := all.Lookup(c.name)
+	msg := c.bin + " is not installed; install: " + a.Install + " (scripts/test.sh keeps a pinned copy in .cache/)"
+	if os.Getenv(c.require) == "1" || os.Getenv("GW_REQUIRE_AGENTS") == "1" {
+		t.Fatal(msg + " (" + c.require + "=1 / GW_REQUIRE_AGENTS=1)")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// TestAgents runs each real agent CLI through gw, with the key only in the OS keychain, against the
+// stand-in: after gw init agent --agent NAME the agent completes a task that calls its file-reading tool,
+// through gw serve; and through gw run NAME, with none of its config files written. Continue and Cline
+// have no gw run route (their init story only). Claude Code and Codex need gw serve's /v1/messages and
+// /v1/responses; their stories are skipped while this gw serve does not answer there.
+func TestAgents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds gw and runs the agents")
+	}
+	requireKeyring(t, "GW_REQUIRE_AGENTS")
+	type story struct {
+		name string
+		cli  agentCLI
+		run  bool // gw run, else gw init agent
+	}
+	var stories []story
+	for _, c := range agentCLIs {
+		a, _ := all.Lookup(c.name)
+		stories = append(stories, story{strings.ReplaceAll(c.name, "-", "") + "_init", c, false})
+		if a.Run != nil {
+			stories = append(stories, story{strings.ReplaceAll(c.name, "-", "") + "_run", c, true})
+		}
+	}
+	if !keychaintest.Isolated() {
+		gw := buildGW(t)
+		routes := serveRoutes(t, gw)
+		for _, s := range stories {
+			t.Run(s.name, func(t *testing.T) {
+				if s.cli.route != "" && !routes[s.cli.route] {
+					t.Skipf("gw serve does not answer %s yet; %s needs it", s.cli.route, s.cli.name)
+				}
+				dir := s.cli.binDir(t)
+				t.Parallel()
+				keychaintest.RunIsolated(t, t.Name(), "GW_REQUIRE_AGENTS=1", gwBinaryEnv+"="+gw, agentDirEnv+"="+dir)
+			})
+		}
+		return
+	}
+	gw := os.Getenv(gwBinaryEnv)
+	if gw == "" {
+		gw = buildGW(t)
+	}
+	for _, s := range stories {
+		t.Run(s.name, func(t *testing.T) {
+			dir := os.Getenv(agentDirEnv)
+			if dir == "" {
+				dir = s.cli.binDir(t)
+			}
+			if s.run {
+				agentThroughRun(t, gw, s.cli, dir)
+			} else {
+				agentThroughInit(t, gw, s.cli, dir)
+			}
+		})
+	}
+}
+
+// agentDirEnv passes the agent's directory to the isolated re-run.
+const agentDirEnv = "GW_E2E_AGENT_DIR"
+
+// agentMachine is a machine with the key stored by gw auth login, the agent's command first on PATH,
+// its offline settings, and a project with a file to read.
+func agentMachine(t *testing.T, gw string, c agentCLI, dir string) (m *machine, svc *standin.Running, key, notes string) {
+	t.Helper()
+	key = newKey(t)
+	svc = startService(t, key)
+	m = newMachine(t)
+	m.env = append(m.env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	m.env = append(m.env, c.env...)
+	m.run(t, nil, key+"\n", gw, "auth", "login", "--base-url", svc.BaseURL, "--with-key")
+	notes = filepath.Join(m.work, "notes.txt")
+	if err := os.WriteFile(notes, []byte("The launch code is PINEAPPLE-42.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return m, svc, key, notes
+}
+
+// configFiles are the agent's config files gw init agent writes, global and project, with their content
+// ("" for none).
+func configFiles(t *testing.T, m *machine, name string) map[string]string {
+	t.Helper()
+	a, _ := all.Lookup(name)
+	env := agents.Env{Getenv: m.getenv, WorkDir: m.work}
+	out := map[string]string{}
+	for _, scope := range []agents.Scope{agents.Global, agents.Project} {
+		files, err := a.Files(scope, env)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Fatal(err)
+			}
+			out[f] = string(b)
+		}
+	}
+	return out
+}
+
+// getenv reads the machine's environment (the last setting wins, as for a process).
+func (m *machine) getenv(k string) string {
+	v := ""
+	for _, kv := range m.env {
+		if name, val, ok := strings.Cut(kv, "="); ok && name == k {
+			v = val
+		}
+	}
+	return v
+}
+
+// agentThroughInit: gw serve runs, gw init agent --agent NAME writes the agent's config for it, and the
+// agent reads a file with its tool and passes the result back, through gw serve, with the real key added
+// there; no file under HOME holds the key.
+func agentThroughInit(t *testing.T, gw string, c agentCLI, dir string) {
+	m, svc, key, notes := agentMachine(t, gw, c, dir)
+	serve := m.startServe(t, gw, "--port", "0")
+	out := m.run(t, nil, "", gw, "init", "agent", "--agent", c.name, "--models", model+","+otherModel, "--default", model, "--port", serve.port(), "--yes")
+	t.Logf("gw init agent --agent %s:\n%s", c.name, out)
+	for f, content := range configFiles(t, m, c.name) {
+		if strings.HasPrefix(f, m.work) {
+			continue
+		}
+		if content == "" {
+			t.Errorf("gw init agent wrote no %s", f)
+		}
+	}
+
+	seen := len(svc.Seen())
+	out, ok := m.runMayFail(t, nil, filepath.Join(dir, c.bin), c.task(c.prompt(notes))...)
+	if !ok {
+		t.Errorf("%s failed:\n%s", c.bin, out)
+	}
+	t.Logf("%s answered:\n%s", c.bin, lastLines(out, 5))
+	if !answered.MatchString(out) {
+		t.Fatalf("%s did not pass the file back through gw serve:\n%s\ngw serve:\n%s", c.bin, out, serve.stderr)
+	}
+	if n := chats(t, svc, key, seen); n < 2 {
+		t.Errorf("the stand-in saw %d chat requests with the key, want the tool call and the answer", n)
+	}
+	path := "/v1/chat/completions"
+	if c.route != "" {
+		path = c.route
+	}
+	if !regexp.MustCompile(`POST ` + regexp.QuoteMeta(path) + `\S* .*status=200`).MatchString(serve.stderr.String()) {
+		t.Errorf("gw serve's log has no line for %s's requests:\n%s", c.bin, serve.stderr)
+	}
+	noFileHolds(t, m.home, key)
+	serve.stop(t)
+}
+
+// agentThroughRun: no gw serve and no config of the agent: gw run NAME starts it pointed at a gw serve of
+// its own, and the agent reads a file with its tool and passes the result back; the agent's config files
+// are as they were (none), and no file under HOME holds the key.
+func agentThroughRun(t *testing.T, gw string, c agentCLI, dir string) {
+	m, svc, key, notes := agentMachine(t, gw, c, dir)
+	// gw serve's port, free: gw run serves there (not on 8787, which other programs of this machine may use).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	if err := config.Update(filepath.Join(m.configHome(), "gw", "config.json"), func(f *config.File) error { f.Port = port; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	before := configFiles(t, m, c.name)
+	seen := len(svc.Seen())
+	args := append([]string{"run", "--model", model, c.name, "--"}, c.task(c.prompt(notes))...)
+	out := m.run(t, nil, "", gw, args...)
+	t.Logf("gw run %s answered:\n%s", c.name, lastLines(out, 5))
+	if !answered.MatchString(out) {
+		t.Fatalf("%s did not pass the file back through gw run:\n%s", c.bin, out)
+	}
+	if n := chats(t, svc, key, seen); n < 2 {
+		t.Errorf("the stand-in saw %d chat requests with the key, want the tool call and the answer", n)
+	}
+	for f, now := range configFiles(t, m, c.name) {
+		if now != before[f] {
+			t.Errorf("gw run wrote %s:\n%s", f, now)
+		}
+	}
+	noFileHolds(t, m.home, key)
+}
+
+// chats counts the chat requests the stand-in saw after the first `after`, failing the test for any
+// request without the real key.
+func chats(t *testing.T, svc *standin.Running, key string, after int) int {
+	t.Helper()
+	n := 0
+	for _, s := range svc.Seen()[after:] {
+		if s.Key != key {
+			t.Errorf("the stand-in got a request for %s without the real key", s.Path)
+		}
+		if s.Path == "/v1/chat/completions" {
+			n++
+		}
+	}
+	return n
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// serveRoutes says which of the translated routes this gw serve answers: it asks one (the key from
+// GW_API_KEY, no keychain needed) with requests that are not valid. A route gw serve has answers in its
+// own error shape; without it the request goes to the service, which has no such path (404).
+func serveRoutes(t *testing.T, gw string) map[string]bool {
+	t.Helper()
+	key := newKey(t)
+	svc := startService(t, key)
+	m := newMachine(t)
+	env := []string{"GW_API_KEY=" + key, "GW_BASE_URL=" + svc.BaseURL}
+	p := m.start(t, env, gw, "serve", "--port", "0")
+	p.await(t, "gw serve listening", time.Minute, func() bool { return listening.MatchString(p.stdout.String()) })
+	addr := listening.FindStringSubmatch(p.stdout.String())[1]
+	var st status
+	if err := json.Unmarshal([]byte(m.run(t, env, "", gw, "auth", "status", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	routes := map[string]bool{}
+	for _, path := range []string{"/v1/messages", "/v1/responses"} {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+path, strings.NewReader(`{}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+st.LocalToken)
+		req.Header.Set("X-Api-Key", st.LocalToken)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+		res.Body.Close()
+		routes[path] = res.StatusCode != http.StatusNotFound && !bytes.Contains(b, []byte("not_found"))
+		t.Logf("gw serve answers %s with %d: %.200s", path, res.StatusCode, b)
+	}
+	p.kill()
+	return routes
+}

@@ -1,0 +1,323 @@
+package proxy
+
+// The protocols gw serve translates onto the service's chat completions, for
+// agents that speak no chat completions: the Anthropic Messages API (Claude
+// Code) and the OpenAI Responses API (Codex). The translators (packages
+// protocol/anthropic and protocol/responses) do the translation; this file
+// routes to them and gives them the call to the service, with the key.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/protocol/anthropic"
+	"github.com/modelgateway/gw/protocol/chat"
+	"github.com/modelgateway/gw/protocol/responses"
+)
+
+// proto is the protocol a request speaks, by its path.
+type proto uint8
+
+const (
+	protoChat      proto = iota // chat completions and the rest of /v1: passed through
+	protoMessages               // /v1/messages, /v1/messages/count_tokens
+	protoResponses              // /v1/responses
+)
+
+func (p proto) String() string {
+	switch p {
+	case protoMessages:
+		return "messages"
+	case protoResponses:
+		return "responses"
+	}
+	return "chat"
+}
+
+// protoOf is the protocol of a request path. Only the exact paths are
+// translated; everything else under /v1 goes to the service as it is.
+func protoOf(path string) proto {
+	switch path {
+	case "/v1/messages", "/v1/messages/count_tokens":
+		return protoMessages
+	case "/v1/responses":
+		return protoResponses
+	}
+	return protoChat
+}
+
+// writeErrorAs writes one of gw serve's own errors in the shape of the
+// client's protocol and returns the status written: Anthropic's error for
+// the Messages API (final: Claude Code must not retry what no retry
+// fixes), OpenAI's for the Responses API (400 for a refused key, which
+// Codex then does not retry five times), gw's own OpenAI-shaped one
+// elsewhere.
+func writeErrorAs(w http.ResponseWriter, p proto, status int, code, message string) int {
+	switch p {
+	case protoMessages:
+		anthropic.WriteError(w, &anthropic.Error{Status: status, Type: anthropic.TypeForStatus(status), Message: message, Final: true})
+	case protoResponses:
+		responses.WriteError(w, status, code, message)
+		return responses.ClientStatus(status)
+	default:
+		writeError(w, status, code, message)
+	}
+	return status
+}
+
+// translate serves a request of a translated protocol.
+func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p proto) {
+	e := &c.entry
+	t := &translation{h: h, c: c, ua: r.Header["User-Agent"]}
+	// The translator sees the client's context: it ends when the client
+	// goes away, and the translator then stops, cancelling its upstream
+	// request. gw serve shutting down is not the client going away: it
+	// makes the upstream request fail with gw's reason instead, which the
+	// translator answers in its protocol (an error, or the stream's error
+	// event), so the agent is told why its answer stopped.
+	base := r.Context()
+	ctx, cancelClient := context.WithCancelCause(context.WithoutCancel(base))
+	shut, cancelShut := context.WithCancelCause(context.Background())
+	unhook := context.AfterFunc(base, func() {
+		if cause := context.Cause(base); errors.Is(cause, ErrShuttingDown) {
+			cancelShut(cause)
+		} else {
+			cancelClient(cause)
+		}
+	})
+	defer func() {
+		unhook()
+		cancelClient(nil)
+		cancelShut(nil)
+	}()
+	t.shut = shut
+	r = r.WithContext(ctx)
+
+	var usage *chat.Usage
+	switch p {
+	case protoMessages:
+		ah := anthropic.Handler{Upstream: t.upstream, Classify: t.classify, ClassifyTransport: t.classifyTransport}
+		out := ah.Serve(w, r)
+		e.modelID, e.status, e.stream, usage = out.Model, out.Status, out.Stream, out.Usage
+		note := out.Note
+		if shut.Err() != nil { // the upstream failed because gw serve stopped
+			note = strings.Replace(note, "aborted=upstream_stream_broken", "aborted=shutting_down", 1)
+		}
+		e.note = joinNonEmpty(e.note, note)
+	case protoResponses:
+		res := responses.ServeWith(w, r, t.upstream, responses.Options{Classify: t.classify})
+		e.modelID, e.status, usage = res.Model, res.Status, res.Usage
+		e.stream = res.Stream && res.Status == http.StatusOK
+		switch {
+		case res.Status == 0:
+			e.status, e.note = 499, joinNonEmpty(e.note, "aborted=client_gone")
+		case res.Err != nil && res.Status == http.StatusOK:
+			e.note = joinNonEmpty(e.note, streamEndNote(ctx, res.Err))
+		}
+	}
+	if usage != nil {
+		e.usage = Usage{PromptTokens: int64(usage.PromptTokens), CompletionTokens: int64(usage.CompletionTokens)}
+		e.hasUsage = true
+	}
+}
+
+// streamEndNote says for the log why a translated stream that had begun
+// ended with an error.
+func streamEndNote(client context.Context, err error) string {
+	var ae *api.Error
+	switch {
+	case client.Err() != nil:
+		return "aborted=client_gone"
+	case errors.Is(err, ErrShuttingDown):
+		return "aborted=shutting_down"
+	case errors.As(err, &ae) && ae.Condition != api.ServiceUnreachable:
+		return "aborted=upstream_error"
+	}
+	return "aborted=upstream_stream_broken"
+}
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " " + b
+}
+
+// translation is what a translator is given for one request: the call to
+// the service with the key, and the readers of the service's errors.
+type translation struct {
+	h    *Handler
+	c    *call
+	ua   []string        // the client's User-Agent, passed on as the chat pass-through does
+	shut context.Context // done when gw serve stops before the request is finished
+}
+
+// shuttingDown is the failure a request cut by gw serve stopping gets:
+// unable to connect to API, because of gw serve itself. A translator sees
+// it as the upstream call's (or stream's) error.
+func shuttingDown(cause string) *api.Error {
+	return &api.Error{
+		Condition: api.ServiceUnreachable, Kind: api.KindCanceled, Status: http.StatusServiceUnavailable,
+		Cause: cause, Fix: remedy.Remedy{Do: remedy.StartServe}, Err: ErrShuttingDown,
+	}
+}
+
+const stoppedMidAnswer = "gw serve stopped before the service's answer was complete"
+
+// upstream sends the translated chat request to the service: POST
+// <upstream>/chat/completions with the real key, over gw serve's
+// transport, uncompressed (an SSE stream must not wait in a gzip buffer).
+func (t *translation) upstream(ctx context.Context, req *chat.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	unhook := context.AfterFunc(t.shut, func() { cancel(ErrShuttingDown) })
+	release := func() {
+		unhook()
+		cancel(nil)
+	}
+	hr, err := responses.NewChatRequest(ctx, t.h.chatURL, req)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	hr.Header["Authorization"] = t.c.auth
+	hr.Header["Accept-Encoding"] = t.h.identity
+	if t.ua != nil {
+		hr.Header["User-Agent"] = t.ua
+	}
+	res, err := t.h.transport.RoundTrip(hr)
+	if err != nil {
+		shutting := errors.Is(context.Cause(ctx), ErrShuttingDown)
+		release()
+		if shutting {
+			return nil, shuttingDown(stoppedMidAnswer)
+		}
+		return nil, err
+	}
+	res.Body = &upstreamBody{ReadCloser: res.Body, ctx: ctx, release: release}
+	return res, nil
+}
+
+// upstreamBody is the service's answer as a translator reads it: a read
+// cut by gw serve stopping fails with shuttingDown's error, and Close
+// releases the request's context.
+type upstreamBody struct {
+	io.ReadCloser
+	ctx     context.Context
+	release func()
+}
+
+func (b *upstreamBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && errors.Is(context.Cause(b.ctx), ErrShuttingDown) {
+		err = shuttingDown(stoppedMidAnswer)
+	}
+	return n, err
+}
+
+func (b *upstreamBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
+}
+
+// classify reads an error answer of the service for a translator: the key
+// is taken out of the service's words first (the translators put them in
+// the message the agent shows), and a refused key is explained.
+func (t *translation) classify(status int, header http.Header, body []byte, model string) *api.Error {
+	if s := t.c.scrub; s != nil {
+		body, _ = s.scrub(nil, body, true)
+		s.header(header)
+	}
+	ae := api.ClassifyResponse(status, header, body, model)
+	if ae != nil && ae.Condition == api.KeyRejected {
+		t.c.note = joinNonEmpty(t.c.note, "rejected="+string(ae.Kind))
+	}
+	return explainKeyRejected(ae, t.c.key, t.c.from)
+}
+
+// classifyTransport: the shutdown error as it is, any other failure to
+// reach the service classified.
+func (t *translation) classifyTransport(err error) *api.Error {
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return api.ClassifyTransport(err)
+}
+
+// explainKeyRejected says, for a key the service refused, that it is the key
+// gw serve sends (masked, and where it came from) and not the agent's local
+// token, which gw serve accepted; the fix is said for where the key came
+// from. The translators say a fix without knowing that, so the fix said
+// here ends the cause and the returned error has none of its own. Other
+// errors are returned as they are; e is not modified.
+func explainKeyRejected(e *api.Error, key string, from keychain.Source) *api.Error {
+	if e == nil || e.Condition != api.KeyRejected || key == "" {
+		return e
+	}
+	x := *e
+	sent := "the key gw serve sends (" + keyWords(key, from) + ")"
+	said := ""
+	if e.ServiceMessage != "" {
+		said = fmt.Sprintf(": %q", e.ServiceMessage)
+	}
+	status := ""
+	if e.Status != 0 {
+		status = fmt.Sprintf(" (%d)", e.Status)
+	}
+	switch e.Kind {
+	case api.KindNoBalance:
+		x.Cause = "the account of " + sent + " has no balance left" + status + said + "; the agent's local token is fine"
+	case api.KindWrongKey:
+		x.Cause = "the service refused " + sent + " as invalid" + status + said + "; the agent's local token is fine"
+	default:
+		x.Cause = "the service refused " + sent + status + said +
+			": either that key is wrong or the account's balance is exhausted; the agent's local token is fine"
+	}
+	if fix := serveFix(e.Fix, from); fix != "" {
+		x.Cause += " — " + fix
+	}
+	x.Fix = remedy.Remedy{}
+	return &x
+}
+
+// keyWords names a key for a message: masked, and where it came from.
+func keyWords(key string, from keychain.Source) string {
+	s := keychain.Mask(key)
+	switch from {
+	case keychain.SourceKeychain:
+		s += ", from the keychain"
+	case keychain.SourceEnv:
+		s += ", from " + keychain.EnvVar
+	case keychain.SourceFile:
+		s += ", from gw's credentials file"
+	}
+	return s
+}
+
+// errorMessage is what an agent is shown of a classified failure: the
+// spec's message, gw's cause, then the fix.
+func errorMessage(e *api.Error) string {
+	msg := e.Error()
+	if fix := serveFix(e.Fix, ""); fix != "" {
+		msg += " — " + fix
+	}
+	return msg
+}
+
+// serveFix is a fix in the words of gw serve's answers to an agent, for a
+// key from the source from ("" when not known).
+func serveFix(r remedy.Remedy, from keychain.Source) string {
+	return render.Text(r, render.Context{Where: render.Serve, Key: from})
+}
