@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/modelgateway/gw/standin"
@@ -62,12 +61,13 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 	gwEnv := append(os.Environ(), "HOME="+tmp, "GW_CONFIG_DIR="+filepath.Join(tmp, "config"),
 		"XDG_STATE_HOME="+filepath.Join(tmp, "state"), "GW_STATE_DIR="+filepath.Join(tmp, "state"),
 		"GW_BASE_URL="+upstream, "GW_API_KEY="+standin.DemoKeyFull)
-	// The other proxies run with gw serve's scheduler setting (two CPUs at
-	// most unless GOMAXPROCS is set; see cmd/serve), so that the ratio compares the
-	// proxies, not the setting; "baseline, Go defaults" shows the setting.
+	// The other proxies run with gw serve's scheduler setting for one
+	// request at a time (one CPU unless GOMAXPROCS is set; see
+	// proxy/procs.go), so that the ratio compares the proxies, not the
+	// setting; "baseline, Go defaults" shows the setting.
 	procEnv := slices.Clone(gwEnv)
 	if os.Getenv("GOMAXPROCS") == "" {
-		procEnv = append(procEnv, "GOMAXPROCS="+strconv.Itoa(min(2, runtime.GOMAXPROCS(0))))
+		procEnv = append(procEnv, "GOMAXPROCS=1")
 	}
 	startGw := func() (*target, time.Duration, error) {
 		return start(ctx, "gw serve", gwEnv, c.gw, "serve", "--port", "0")
