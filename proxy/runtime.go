@@ -42,6 +42,10 @@ type RunOptions struct {
 	// points agents; a gw serve on another port says so at start. 0: none.
 	ConfiguredPort int
 	Grace          time.Duration
+	// Procs, when more than 1, runs Go's scheduler on one CPU while at most
+	// one request is in flight and on Procs CPUs while more are; 0 leaves
+	// the scheduler alone.
+	Procs int
 
 	// Signals makes the context that ends serving; nil: SIGINT and SIGTERM.
 	// Once that is done it is called again, for the context whose end cuts
@@ -200,7 +204,11 @@ func Run(ctx context.Context, o RunOptions) error {
 	})
 	defer stopping()
 
-	err = ServeUntil(sctx, stopNow, ln, h, o.Grace)
+	var handler http.Handler = h
+	if o.Procs > 1 {
+		handler = (&cpus{max: o.Procs}).wrap(h)
+	}
+	err = ServeUntil(sctx, stopNow, ln, handler, o.Grace)
 	close(served)
 	h.log.flush() // the counts of refusals not yet written
 	if errors.Is(err, ErrRequestsCut) {

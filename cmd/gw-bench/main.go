@@ -48,6 +48,9 @@ type config struct {
 func run(ctx context.Context, args []string, out io.Writer) error {
 	// Internal modes: the benchmark re-runs (a copy of) itself as the
 	// small-request client and as the relay.
+	if len(args) > 0 && modes[args[0]] != nil {
+		return modes[args[0]](ctx, args[1:], out)
+	}
 	if len(args) > 0 && args[0] == "-load" {
 		return loadMain(ctx, args[1:], out)
 	}

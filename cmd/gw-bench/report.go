@@ -61,9 +61,10 @@ func bench(ctx context.Context, c config, out io.Writer) error {
 	gwEnv := append(os.Environ(), "HOME="+tmp, "GW_CONFIG_DIR="+filepath.Join(tmp, "config"),
 		"XDG_STATE_HOME="+filepath.Join(tmp, "state"), "GW_STATE_DIR="+filepath.Join(tmp, "state"),
 		"GW_BASE_URL="+upstream, "GW_API_KEY="+standin.DemoKeyFull)
-	// The other proxies run with gw serve's scheduler setting (one CPU unless
-	// GOMAXPROCS is set; see cmd/serve), so that the ratio compares the
-	// proxies, not the setting; "baseline, Go defaults" shows the setting.
+	// The other proxies run with gw serve's scheduler setting for one
+	// request at a time (one CPU unless GOMAXPROCS is set; see
+	// proxy/procs.go), so that the ratio compares the proxies, not the
+	// setting; "baseline, Go defaults" shows the setting.
 	procEnv := slices.Clone(gwEnv)
 	if os.Getenv("GOMAXPROCS") == "" {
 		procEnv = append(procEnv, "GOMAXPROCS=1")

@@ -32,6 +32,7 @@ type ServeOptions struct {
 	Grace         time.Duration
 	HeaderTimeout time.Duration
 	KeyRefresh    time.Duration
+	Procs         int // see proxy.RunOptions.Procs; set by gw serve's run, not in tests
 
 	// Signals makes the context that ends serving; nil: SIGINT and SIGTERM.
 	// Once that is done it is called again, for the context whose end cuts
@@ -54,8 +55,8 @@ with a Host other than 127.0.0.1/localhost/[::1], or without the local token are
 Streams are passed on event by event. One line per request goes to standard error and to
 serve.log in gw's state directory. A new key (gw auth login, gw auth logout) is picked up within
 a few seconds. On ctrl-c or SIGTERM, running requests get --grace to finish; ctrl-c again
-stops them at once. gw serve runs Go's scheduler on one CPU, which is plenty for one person's
-agents; set GOMAXPROCS to change that.`,
+stops them at once. gw serve runs Go's scheduler on one CPU while one request runs and on two
+while several do; set GOMAXPROCS to choose yourself.`,
 		Example: `  gw serve
   gw serve --port 0
   gw serve --listen 0.0.0.0 --port 8787   # reachable from other machines: think twice`,
@@ -85,9 +86,7 @@ agents; set GOMAXPROCS to change that.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			if n, ok := serveProcs(f.Getenv); ok {
-				runtime.GOMAXPROCS(n)
-			}
+			opts.Procs = serveProcs(f.Getenv, runtime.GOMAXPROCS(0))
 			return serveRun(cmd.Context(), opts)
 		},
 	}
@@ -100,17 +99,18 @@ agents; set GOMAXPROCS to change that.`,
 	return cmd
 }
 
-// serveProcs is how many CPUs Go's scheduler uses in gw serve, unless the
-// user chose with GOMAXPROCS: one. A local proxy for one person's agents
-// waits on the network and spends a few microseconds of CPU per request or
-// event; on one CPU the hand-offs between a request's goroutines stay on
-// one thread instead of waking another, which cuts the delay gw adds to
-// each request and the wake-ups it costs a laptop (docs/benchmarks.md).
-func serveProcs(getenv func(string) string) (int, bool) {
+// serveProcs is how many CPUs Go's scheduler may use in gw serve while
+// several requests are in flight (with one or none it uses one): two, or
+// Go's default (goDefault: the CPUs, or the container's CPU limit) when
+// that is less; 0, leaving the scheduler alone, when the user set
+// GOMAXPROCS. One CPU adds the least to a lone request; agents run several
+// streams at once, and there one CPU fell behind a plain ReverseProxy
+// while two kept level; more only wake more threads (docs/benchmarks.md).
+func serveProcs(getenv func(string) string, goDefault int) int {
 	if getenv("GOMAXPROCS") != "" {
-		return 0, false
+		return 0
 	}
-	return 1, true
+	return min(2, goDefault)
 }
 
 // splitListen accepts an IP or host name, or host:port.
@@ -177,6 +177,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Port:           port,
 		ConfiguredPort: cfg.ServePort(),
 		Grace:          opts.Grace,
+		Procs:          opts.Procs,
 		Signals:        opts.Signals,
 	})
 }

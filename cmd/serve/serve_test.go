@@ -270,16 +270,20 @@ func TestServeAlreadyRunning(t *testing.T) {
 	}
 }
 
-// gw serve runs Go's scheduler on one CPU, unless the user set GOMAXPROCS.
+// gw serve lets Go's scheduler widen to two CPUs (fewer where Go's default
+// is fewer: one CPU, or a container limited to one) while several requests
+// run, unless the user set GOMAXPROCS.
 func TestServeProcs(t *testing.T) {
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
-	if n, ok := serveProcs(getenv); !ok || n != 1 {
-		t.Errorf("GOMAXPROCS unset: got (%d, %v), want one CPU", n, ok)
+	for goDefault, want := range map[int]int{1: 1, 2: 2, 16: 2} {
+		if n := serveProcs(getenv, goDefault); n != want {
+			t.Errorf("GOMAXPROCS unset, Go's default %d: got %d, want %d", goDefault, n, want)
+		}
 	}
 	env["GOMAXPROCS"] = "4"
-	if n, ok := serveProcs(getenv); ok {
-		t.Errorf("GOMAXPROCS=4 set by the user: gw serve changed it to %d", n)
+	if n := serveProcs(getenv, 16); n != 0 {
+		t.Errorf("GOMAXPROCS=4 set by the user: gw serve would manage the scheduler (%d CPUs)", n)
 	}
 }
 
