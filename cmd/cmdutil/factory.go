@@ -88,6 +88,13 @@ func (f *Factory) Keychain(ctx context.Context) keychain.Store {
 // seconds); a command uses LookupKeyIn(f.Keychain(ctx)).
 func (f *Factory) LookupKey() (keychain.Resolved, error) { return f.LookupKeyIn(f.Keyring()) }
 
+// ServeKey is LookupKey in the shape gw serve's key cache reads it (proxy.KeyFrom): the key and where it
+// came from, so a key the service refuses is named with its source. gw serve and gw run's own serve use it.
+func (f *Factory) ServeKey(context.Context) (string, keychain.Source, error) {
+	r, err := f.LookupKey()
+	return r.Key, r.Source, err
+}
+
 // LookupKeyIn is LookupKey asking kr for the OS keychain.
 func (f *Factory) LookupKeyIn(kr keychain.Store) (keychain.Resolved, error) {
 	var file keychain.Store

@@ -339,10 +339,7 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 			return nil, err
 		}
 	}
-	keys := proxy.NewKeyCache(func(context.Context) (string, error) {
-		r, err := f.LookupKey()
-		return r.Key, err
-	}, proxy.DefaultKeyRefresh)
+	keys := proxy.NewKeyCacheFrom(f.ServeKey, proxy.DefaultKeyRefresh)
 	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: f.Transport(), Key: keys, LocalToken: token, Log: io.Discard})
 	if err != nil {
 		return nil, err

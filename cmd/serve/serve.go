@@ -17,7 +17,6 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
-	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
 )
 
@@ -154,15 +153,12 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		port = opts.Port
 	}
 	return proxy.Run(ctx, proxy.RunOptions{
-		Out:       f.IOStreams.Out,
-		ErrOut:    f.IOStreams.ErrOut,
-		StateDir:  paths.StateDir,
-		Upstream:  upstream,
-		Transport: transport,
-		KeySource: func(context.Context) (string, keychain.Source, error) {
-			r, err := f.LookupKey()
-			return r.Key, r.Source, err
-		},
+		Out:        f.IOStreams.Out,
+		ErrOut:     f.IOStreams.ErrOut,
+		StateDir:   paths.StateDir,
+		Upstream:   upstream,
+		Transport:  transport,
+		KeySource:  f.ServeKey,
 		KeyRefresh: opts.KeyRefresh,
 		LocalToken: token,
 		ListModels: func(ctx context.Context, key string) ([]string, error) {
