@@ -24,7 +24,10 @@ require (
 	golang.org/x/term v0.47.0
 )
 
-require github.com/kr/text v0.2.0 // indirect
+require (
+	github.com/go-json-experiment/json v1.27.2 // indirect
+	github.com/kr/text v0.2.0 // indirect
+)
 
 require (
 	github.com/charmbracelet/ultraviolet v0.0.0-20260811164956-006e29f97886 // indirect

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelgateway/gw/api"
@@ -184,127 +185,180 @@ func badAnswer(what string) *Error {
 		Message: "unable to connect to API: the service's answer " + what + " — retry; if it keeps happening, run: gw doctor"}
 }
 
-// event is one read from the service's stream.
-type event struct {
-	data []byte
-	err  error
-}
-
 // stream answers a streamed request as the service's chunks arrive, with a
-// ping whenever the stream has been idle for the ping interval.
+// ping whenever the stream has been idle for the ping interval. The
+// service's stream is read and translated in this goroutine; what is
+// written is flushed when the stream has nothing more to give without
+// waiting (chat.Stream.BeforeWait), so that events which arrived together
+// leave in one write. The pings come from a timer, serialised with the
+// chunks by a lock.
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request, out Outcome, meta Meta, resp *http.Response) Outcome {
 	if ct := resp.Header.Get("Content-Type"); strings.Contains(ct, "json") {
 		// A service that ignored stream: true; its whole answer becomes
 		// the stream.
 		return h.streamWhole(w, out, meta, resp)
 	}
-	rc := http.NewResponseController(w)
-	sw := NewStreamWriter(w, meta)
-	// The answer's header waits for the service's first event or the first
-	// ping, so that a service failing at once is an HTTP error, which
-	// clients show as such, rather than a stream breaking off.
-	begun := false
-	begin := func() {
-		if begun {
-			return
-		}
-		begun = true
-		hd := w.Header()
-		hd.Set("Content-Type", "text/event-stream; charset=utf-8")
-		hd.Set("Cache-Control", "no-cache")
-		hd.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-		out.Status, out.Stream = http.StatusOK, true
-	}
-	flushed := func(err error) error {
-		if err == nil {
-			err = rc.Flush()
-		}
-		return err
-	}
-	// finish ends the answer with err (nil: a whole answer).
-	finish := func(err error, note string) Outcome {
-		out.Note = joinNote(out.Note, note)
-		if !begun && err != nil {
-			return h.fail(w, out, streamError(err))
-		}
-		begin()
-		_ = flushed(sw.End(err))
-		out.Usage = sw.Usage()
-		return out
-	}
-	gone := func() Outcome {
-		out.Note = joinNote(out.Note, "aborted=client_gone")
-		out.Usage = sw.Usage()
-		if !begun {
-			out.Status = 499
-		}
-		return out
-	}
-
-	events := make(chan event)
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	go func() {
-		s := chat.NewStream(resp.Body)
-		for {
-			data, err := s.Next()
-			select {
-			case events <- event{data, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	s := &streamer{h: h, w: w, rc: http.NewResponseController(w), r: r, resp: resp, meta: meta,
+		sw: NewStreamWriter(w, meta), out: out}
+	// A client that goes away while the service is silent stops the read.
+	defer context.AfterFunc(r.Context(), func() { resp.Body.Close() })()
 	every := h.PingInterval
 	if every <= 0 {
 		every = DefaultPingInterval
 	}
-	idle := time.NewTimer(every)
-	defer idle.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return gone()
-		case <-idle.C:
-			begin()
-			if flushed(sw.Ping()) != nil {
-				return gone()
-			}
+	var idle *time.Timer
+	idle = time.AfterFunc(every, func() {
+		if s.ping() {
 			idle.Reset(every)
-		case ev := <-events:
-			idle.Reset(every)
-			switch {
-			case ev.err == nil:
-			case r.Context().Err() != nil:
-				return gone()
-			case errors.Is(ev.err, io.EOF):
-				return finish(nil, "")
-			default:
-				return finish(ev.err, "aborted=upstream_stream_broken")
-			}
-			var c struct {
-				chat.Chunk
-				Error json.RawMessage `json:"error"`
-			}
-			if err := json.Unmarshal(ev.data, &c); err != nil {
-				return finish(badAnswer("stream sent an event that is not a chat chunk"), "aborted=upstream_error")
-			}
-			if !isNull(c.Error) {
-				return finish(h.serviceError(http.StatusOK, resp.Header, ev.data, meta.Model), "aborted=upstream_error")
-			}
-			begin()
-			if err := flushed(sw.Chunk(&c.Chunk)); err != nil {
-				if errors.Is(err, ErrEnded) {
-					out.Usage = sw.Usage()
-					return out
-				}
-				return gone()
-			}
 		}
+	})
+	defer idle.Stop()
+
+	st := chat.NewStream(resp.Body)
+	st.BeforeWait = func() {
+		s.mu.Lock()
+		s.flush()
+		s.mu.Unlock()
+	}
+	for {
+		data, err := st.Next()
+		s.mu.Lock()
+		done := s.handle(data, err)
+		s.mu.Unlock()
+		if done {
+			return s.out
+		}
+		idle.Reset(every)
+	}
+}
+
+// streamer is the state of one streamed answer. Its methods but ping are
+// called with mu held.
+type streamer struct {
+	h    *Handler
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	r    *http.Request
+	resp *http.Response
+	meta Meta
+	sw   *StreamWriter
+	out  Outcome
+	ev   chat.Event // reused
+
+	mu    sync.Mutex
+	begun bool  // the answer's header is written
+	dirty bool  // events written since the last flush
+	ended bool  // nothing more is written
+	lost  error // a write or flush failed: the client is gone
+}
+
+// begin writes the answer's header, once. It waits for the service's first
+// event or the first ping, so that a service failing at once is an HTTP
+// error, which clients show as such, rather than a stream breaking off.
+func (s *streamer) begin() {
+	if s.begun {
+		return
+	}
+	s.begun = true
+	hd := s.w.Header()
+	hd.Set("Content-Type", "text/event-stream; charset=utf-8")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Accel-Buffering", "no")
+	s.w.WriteHeader(http.StatusOK)
+	s.out.Status, s.out.Stream = http.StatusOK, true
+}
+
+// wrote records that the writer wrote, and whether that failed.
+func (s *streamer) wrote(err error) {
+	s.dirty = true
+	if err != nil && s.lost == nil && !errors.Is(err, ErrEnded) {
+		s.lost = err
+	}
+}
+
+func (s *streamer) flush() {
+	if s.dirty && s.lost == nil {
+		s.dirty = false
+		s.lost = s.rc.Flush()
+	}
+}
+
+// ping writes a ping, from the idle timer; false: no more pings.
+func (s *streamer) ping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended || s.lost != nil {
+		return false
+	}
+	s.begin()
+	s.wrote(s.sw.Ping())
+	s.flush()
+	if s.lost != nil {
+		s.resp.Body.Close() // the client is gone: stop waiting for the service
+		return false
+	}
+	return true
+}
+
+// handle translates one read of the service's stream; true: the answer is
+// over, and s.out says how.
+func (s *streamer) handle(data []byte, err error) bool {
+	switch {
+	case s.lost != nil || s.r.Context().Err() != nil:
+		s.gone()
+		return true
+	case err == nil:
+	case errors.Is(err, io.EOF):
+		s.finish(nil, "")
+		return true
+	default:
+		s.finish(err, "aborted=upstream_stream_broken")
+		return true
+	}
+	if chat.ParseEvent(data, &s.ev) != nil {
+		s.finish(badAnswer("stream sent an event that is not a chat chunk"), "aborted=upstream_error")
+		return true
+	}
+	if s.ev.IsError() {
+		s.finish(s.h.serviceError(http.StatusOK, s.resp.Header, data, s.meta.Model), "aborted=upstream_error")
+		return true
+	}
+	s.begin()
+	err = s.sw.Chunk(&s.ev.Chunk)
+	if errors.Is(err, ErrEnded) {
+		s.ended = true
+		s.out.Usage = s.sw.Usage()
+		return true
+	}
+	s.wrote(err)
+	if s.lost != nil {
+		s.gone()
+		return true
+	}
+	return false
+}
+
+// finish ends the answer with err (nil: a whole answer).
+func (s *streamer) finish(err error, note string) {
+	s.ended = true
+	s.out.Note = joinNote(s.out.Note, note)
+	if !s.begun && err != nil {
+		s.out = s.h.fail(s.w, s.out, streamError(err))
+		return
+	}
+	s.begin()
+	s.wrote(s.sw.End(err))
+	s.flush()
+	s.out.Usage = s.sw.Usage()
+}
+
+// gone ends an answer whose client went away.
+func (s *streamer) gone() {
+	s.ended = true
+	s.out.Note = joinNote(s.out.Note, "aborted=client_gone")
+	s.out.Usage = s.sw.Usage()
+	if !s.begun {
+		s.out.Status = 499
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/modelgateway/gw/api"
@@ -38,6 +39,7 @@ type StreamWriter struct {
 	w    io.Writer
 	meta Meta
 	buf  bytes.Buffer
+	enc  *json.Encoder // writes to buf
 
 	started bool
 	done    bool
@@ -127,7 +129,7 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 		d := ch.Delta
 		if r := d.ReasoningText(); r != "" {
 			s.ensure("thinking")
-			s.delta(thinkingDelta{Type: "thinking_delta", Thinking: r})
+			s.delta(`thinking_delta","thinking":`, r)
 		}
 		text := ""
 		if d.Content != nil {
@@ -138,7 +140,7 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 		}
 		if text != "" {
 			s.ensure("text")
-			s.delta(textDelta{Type: "text_delta", Text: text})
+			s.delta(`text_delta","text":`, text)
 		}
 		for _, tc := range d.ToolCalls {
 			s.collect(tc)
@@ -212,8 +214,20 @@ func (s *StreamWriter) ensure(kind string) {
 	s.next++
 }
 
-func (s *StreamWriter) delta(d any) {
-	s.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: s.next - 1, Delta: d})
+// delta writes a content_block_delta of the open block, as encoding/json
+// would write evBlockDelta with a textDelta or thinkingDelta (what
+// TestDeltaEventsAsEncodingJSON checks), without reflection: it is the
+// event of every piece of an answer. kind is the delta's type and the name
+// of its text field, quoted as they stand between the quotes.
+func (s *StreamWriter) delta(kind, text string) {
+	b := s.buf.AvailableBuffer()
+	b = append(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+	b = strconv.AppendInt(b, int64(s.next-1), 10)
+	b = append(b, `,"delta":{"type":"`...)
+	b = append(b, kind...)
+	b = chat.AppendString(b, text)
+	b = append(b, "}}\n\n"...)
+	s.buf.Write(b)
 }
 
 func (s *StreamWriter) closeBlock() {
@@ -286,9 +300,11 @@ func (s *StreamWriter) event(name string, v any) {
 	s.buf.WriteString("event: ")
 	s.buf.WriteString(name)
 	s.buf.WriteString("\ndata: ")
-	enc := json.NewEncoder(&s.buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // ends the line
+	if s.enc == nil {
+		s.enc = json.NewEncoder(&s.buf)
+		s.enc.SetEscapeHTML(false)
+	}
+	_ = s.enc.Encode(v) // ends the line
 	s.buf.WriteString("\n")
 }
 

@@ -334,3 +334,25 @@ func TestFromResponse(t *testing.T) {
 		t.Errorf("empty answer: %s", b)
 	}
 }
+
+// TestDeltaEventsAsEncodingJSON: the text and thinking deltas, written
+// without reflection, are byte for byte what encoding/json writes for them.
+func TestDeltaEventsAsEncodingJSON(t *testing.T) {
+	for _, text := range []string{"", "plain", "quote \" backslash \\ newline \n tab \t", "<&> émoji 🙂 \u2028 \x01 bad \xff"} {
+		for _, c := range []struct {
+			kind string
+			v    any
+		}{
+			{`text_delta","text":`, textDelta{Type: "text_delta", Text: text}},
+			{`thinking_delta","thinking":`, thinkingDelta{Type: "thinking_delta", Thinking: text}},
+		} {
+			var fast, slow StreamWriter
+			fast.next, slow.next = 3, 3
+			fast.delta(c.kind, text)
+			slow.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: 2, Delta: c.v})
+			if fast.buf.String() != slow.buf.String() {
+				t.Errorf("delta %q:\n got %q\nwant %q", text, fast.buf.String(), slow.buf.String())
+			}
+		}
+	}
+}

@@ -16,30 +16,63 @@ const MaxEventSize = 4 << 20
 var ErrEventTooLarge = errors.New("an event of the service's stream is larger than 4 MiB")
 
 // Stream reads the data lines of a server-sent-event stream of chat chunks.
+// It reads ahead, as much as the network has: the events of one read are
+// returned without waiting, and BeforeWait runs before it waits for more.
 type Stream struct {
-	sc   *bufio.Scanner
+	r    *bufio.Reader
+	data []byte // the current event's data; reused
+	long []byte // a line longer than r's buffer; reused
 	done bool
+
+	// BeforeWait, if set, is called whenever Next is about to wait for
+	// the network: every event already received has been returned. A
+	// translator flushes there, so that the events that arrived together
+	// leave together, and none waits for the network.
+	BeforeWait func()
 }
 
 // NewStream reads r.
 func NewStream(r io.Reader) *Stream {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxEventSize)
-	return &Stream{sc: sc}
+	s := &Stream{}
+	s.r = bufio.NewReaderSize(waiter{r, s}, 32<<10)
+	return s
 }
 
-// Next returns the next event's data: a chunk's JSON. It returns io.EOF after
-// "data: [DONE]", and io.ErrUnexpectedEOF when the stream ends without it.
-// Comment lines, event:/id:/retry: fields and blank lines are skipped; the
-// data of an event split over several data: lines is joined with newlines.
+// waiter calls the stream's BeforeWait before each read of the network.
+type waiter struct {
+	r io.Reader
+	s *Stream
+}
+
+func (w waiter) Read(p []byte) (int, error) {
+	if w.s.BeforeWait != nil {
+		w.s.BeforeWait()
+	}
+	return w.r.Read(p)
+}
+
+// Next returns the next event's data: a chunk's JSON, valid until the next
+// call. It returns io.EOF after "data: [DONE]", and io.ErrUnexpectedEOF
+// when the stream ends without it. Comment lines, event:/id:/retry: fields
+// and blank lines are skipped; the data of an event split over several
+// data: lines is joined with newlines. Lines end with LF or CRLF.
 func (s *Stream) Next() ([]byte, error) {
 	if s.done {
 		return nil, io.EOF
 	}
-	var data []byte
+	s.data = s.data[:0]
 	have := false
-	for s.sc.Scan() {
-		line := s.sc.Bytes()
+	for {
+		line, err := s.line()
+		if err != nil {
+			if errors.Is(err, io.EOF) && have {
+				break // the last event, without its blank line
+			}
+			if errors.Is(err, io.EOF) {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 		if len(line) == 0 {
 			if have {
 				break
@@ -47,33 +80,47 @@ func (s *Stream) Next() ([]byte, error) {
 			continue
 		}
 		field, value, found := bytes.Cut(line, []byte(":"))
-		if !found || len(field) == 0 {
-			continue // a comment (":…") or a line without a field
-		}
-		if string(field) != "data" {
-			continue
+		if !found || len(field) == 0 || string(field) != "data" {
+			continue // a comment (":…"), another field, or a line without one
 		}
 		value = bytes.TrimPrefix(value, []byte(" "))
 		if have {
-			data = append(data, '\n')
+			s.data = append(s.data, '\n')
 		}
-		data = append(data, value...)
-		have = true
-	}
-	if err := s.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
+		if len(s.data)+len(value) > MaxEventSize {
 			return nil, ErrEventTooLarge
 		}
-		return nil, err
+		s.data = append(s.data, value...)
+		have = true
 	}
-	if !have {
-		return nil, io.ErrUnexpectedEOF
-	}
-	if bytes.Equal(bytes.TrimSpace(data), []byte("[DONE]")) {
+	if bytes.Equal(bytes.TrimSpace(s.data), []byte("[DONE]")) {
 		s.done = true
 		return nil, io.EOF
 	}
-	return data, nil
+	return s.data, nil
+}
+
+// line returns the next line without its line ending, valid until the next
+// read. A last line without a line ending is returned with a nil error;
+// io.EOF comes after it.
+func (s *Stream) line() ([]byte, error) {
+	line, err := s.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		s.long = append(s.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = s.r.ReadSlice('\n')
+			s.long = append(s.long, line...)
+			if len(s.long) > MaxEventSize+2 {
+				return nil, ErrEventTooLarge
+			}
+		}
+		line = s.long
+	}
+	if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
+		return nil, err
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r")), nil
 }
 
 // String is for debugging.

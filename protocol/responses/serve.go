@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelgateway/gw/api"
@@ -230,98 +231,112 @@ func (c *capped) Read(p []byte) (int, error) {
 	return n, err
 }
 
-type upEvent struct {
-	data []byte
-	err  error
-}
-
-// streamSSE translates the service's chat stream event by event, flushing
-// each, with a keep-alive comment when the service is silent for a while.
-func (o Options) streamSSE(ctx context.Context, w http.ResponseWriter, meta Meta, model string, body io.Reader, keepAlive time.Duration, res Result) Result {
+// streamSSE translates the service's chat stream as it arrives, with a
+// keep-alive comment when the service is silent for a while. The stream is
+// read and translated in this goroutine; what is written is flushed when
+// the stream has nothing more to give without waiting
+// (chat.Stream.BeforeWait), so that events which arrived together leave in
+// one write. The keep-alives come from a timer, serialised with the chunks
+// by mu.
+func (o Options) streamSSE(ctx context.Context, w http.ResponseWriter, meta Meta, model string, body io.ReadCloser, keepAlive time.Duration, res Result) Result {
 	sseHeaders(w)
 	res.Status = http.StatusOK
 	rc := http.NewResponseController(w)
 	sw := NewStreamWriter(w, meta)
-
-	events := make(chan upEvent)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		st := chat.NewStream(body)
-		for {
-			data, err := st.Next()
-			select {
-			case events <- upEvent{data, err}:
-			case <-done:
-				return
-			}
-			if err != nil {
-				return
+	var (
+		mu    sync.Mutex
+		dirty bool // events written since the last flush
+		ended bool // nothing more is written
+	)
+	flush := func() {
+		if dirty {
+			dirty = false
+			if err := rc.Flush(); err != nil && sw.err == nil {
+				sw.err = err
 			}
 		}
-	}()
-
-	idle := time.NewTimer(keepAlive)
+	}
+	// A client that goes away while the service is silent stops the read.
+	defer context.AfterFunc(ctx, func() { body.Close() })()
+	var idle *time.Timer
+	idle = time.AfterFunc(keepAlive, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended || sw.err != nil {
+			return
+		}
+		dirty = true
+		_ = sw.Ping()
+		flush()
+		if sw.err != nil {
+			body.Close() // the client is gone: stop waiting for the service
+			return
+		}
+		idle.Reset(keepAlive)
+	})
 	defer idle.Stop()
+
+	st := chat.NewStream(body)
+	st.BeforeWait = func() {
+		mu.Lock()
+		flush()
+		mu.Unlock()
+	}
+	var ev chat.Event
 	for {
-		select {
-		case <-ctx.Done():
+		data, err := st.Next()
+		mu.Lock()
+		var end error
+		switch {
+		case ctx.Err() != nil:
 			res.Err = context.Cause(ctx)
-			return res
-		case <-idle.C:
-			if err := sw.Ping(); err != nil {
-				res.Err = err
-				return res
-			}
-			_ = rc.Flush()
-			idle.Reset(keepAlive)
-			continue
-		case ev := <-events:
-			idle.Reset(keepAlive)
-			var end error
-			switch {
-			case errors.Is(ev.err, io.EOF):
-				res.Err = sw.End(nil)
-				_ = rc.Flush()
-				res.Usage = sw.usage
-				return res
-			case ev.err != nil:
-				if ctx.Err() != nil {
-					res.Err = ev.err
-					return res
-				}
-				end = ev.err
-			case bytes.Contains(ev.data, []byte(`"error"`)) && isErrorEvent(ev.data):
-				// An error the service reports inside its stream.
-				ae := o.classify(http.StatusOK, nil, ev.data, model)
-				if ae == nil {
-					ae = &api.Error{Kind: api.KindOther, Cause: "the service reported an error in its stream"}
-				}
-				end = ae
-			default:
-				var c chat.Chunk
-				if err := json.Unmarshal(ev.data, &c); err != nil {
-					end = fmt.Errorf("the service sent an event that is not a chat chunk (%v)", err)
+		case sw.err != nil:
+			res.Err = sw.err // the client went away
+		case errors.Is(err, io.EOF):
+			res.Err = sw.End(nil)
+			dirty = true
+			flush()
+			res.Usage = sw.usage
+		case err != nil:
+			end = err
+		default:
+			perr := chat.ParseEvent(data, &ev)
+			if perr == nil && !(ev.IsError() && len(ev.Choices) == 0) {
+				dirty = true
+				if err := sw.Chunk(&ev.Chunk); err != nil {
+					res.Err = err // the client went away
 					break
 				}
-				if err := sw.Chunk(&c); err != nil {
-					res.Err = err // the client went away
-					return res
-				}
-				_ = rc.Flush()
+				mu.Unlock()
+				idle.Reset(keepAlive)
 				continue
 			}
+			if perr != nil && !isErrorEvent(data) {
+				end = fmt.Errorf("the service sent an event that is not a chat chunk (%v)", perr)
+				break
+			}
+			// An error the service reports inside its stream.
+			ae := o.classify(http.StatusOK, nil, data, model)
+			if ae == nil {
+				ae = &api.Error{Kind: api.KindOther, Cause: "the service reported an error in its stream"}
+			}
+			end = ae
+		}
+		if end != nil {
 			res.Usage = sw.usage
 			_ = sw.End(end)
-			_ = rc.Flush()
+			dirty = true
+			flush()
 			res.Err = end
-			return res
 		}
+		ended = true
+		mu.Unlock()
+		return res
 	}
 }
 
-// isErrorEvent reports whether a stream event is an error object rather
-// than a chunk.
+// isErrorEvent reports whether a stream event that is no chat chunk is an
+// error object.
 func isErrorEvent(data []byte) bool {
 	var probe struct {
 		Error   json.RawMessage `json:"error"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/modelgateway/gw/protocol/chat"
@@ -165,23 +166,75 @@ type inputDone struct {
 	Input       string `json:"input"`
 }
 
-// emit writes one event.
+// emit adds one event to what the next write sends (see send).
 func (s *StreamWriter) emit(typ string, ev headed) {
 	if s.err != nil {
 		return
 	}
 	ev.set(typ, s.seq)
 	s.seq++
-	s.buf.Reset()
 	s.buf.WriteString("event: ")
 	s.buf.WriteString(typ)
 	s.buf.WriteString("\ndata: ")
-	if err := s.enc.Encode(ev); err != nil {
+	if b, ok := appendDelta(s.buf.AvailableBuffer(), ev); ok {
+		s.buf.Write(b)
+	} else if err := s.enc.Encode(ev); err != nil {
 		s.err = err
 		return
 	}
 	s.buf.WriteByte('\n')
-	_, s.err = s.w.Write(s.buf.Bytes())
+}
+
+// send writes the events emitted since the last send, in one write.
+func (s *StreamWriter) send() error {
+	if s.err == nil && s.buf.Len() > 0 {
+		_, s.err = s.w.Write(s.buf.Bytes())
+	}
+	s.buf.Reset()
+	return s.err
+}
+
+// appendDelta appends the deltas of text, reasoning, refusals and tool
+// arguments, with the newline that ends the data line, as encoding/json
+// writes them (TestDeltaEventsAsEncodingJSON) but without reflection: they
+// are the events of every piece of an answer. ok is false for any other
+// event.
+func appendDelta(b []byte, ev headed) (_ []byte, ok bool) {
+	var h *head
+	var item, delta string
+	var output, content int
+	var logprobs, hasContent bool
+	switch e := ev.(type) {
+	case *textDelta:
+		h, item, output, content, delta, hasContent, logprobs = &e.head, e.ItemID, e.OutputIndex, e.ContentIndex, e.Delta, true, true
+		if len(e.Logprobs) != 0 {
+			return b, false
+		}
+	case *contentDelta:
+		h, item, output, content, delta, hasContent = &e.head, e.ItemID, e.OutputIndex, e.ContentIndex, e.Delta, true
+	case *callDelta:
+		h, item, output, delta = &e.head, e.ItemID, e.OutputIndex, e.Delta
+	default:
+		return b, false
+	}
+	b = append(b, `{"type":`...)
+	b = chat.AppendString(b, h.Type)
+	b = append(b, `,"sequence_number":`...)
+	b = strconv.AppendInt(b, int64(h.SequenceNumber), 10)
+	b = append(b, `,"item_id":`...)
+	b = chat.AppendString(b, item)
+	b = append(b, `,"output_index":`...)
+	b = strconv.AppendInt(b, int64(output), 10)
+	if hasContent {
+		b = append(b, `,"content_index":`...)
+		b = strconv.AppendInt(b, int64(content), 10)
+	}
+	b = append(b, `,"delta":`...)
+	b = chat.AppendString(b, delta)
+	if logprobs {
+		b = append(b, `,"logprobs":[]`...)
+	}
+	return append(b, "}\n"...), true
 }
 
 func (s *StreamWriter) start() {
@@ -224,7 +277,7 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 			s.finish = *ch.FinishReason
 		}
 	}
-	return s.err
+	return s.send()
 }
 
 func (s *StreamWriter) newItem(kind, prefix string) *openItem {
@@ -424,7 +477,7 @@ func (s *StreamWriter) End(err error) error {
 		r.Output = s.outputSoFar()
 		r.Usage = usageOf(s.usage)
 		s.emit("response.failed", &responseEvent{Response: r})
-		return s.err
+		return s.send()
 	}
 	s.closeOpen()
 	for _, it := range s.order {
@@ -439,7 +492,7 @@ func (s *StreamWriter) End(err error) error {
 		typ = "response.incomplete"
 	}
 	s.emit(typ, &responseEvent{Response: r})
-	return s.err
+	return s.send()
 }
 
 // outputSoFar lists the finished items in output order.
@@ -459,8 +512,6 @@ func (s *StreamWriter) Ping() error {
 	if s.state == 2 {
 		return ErrEnded
 	}
-	if s.err == nil {
-		_, s.err = io.WriteString(s.w, ": keep-alive\n\n")
-	}
-	return s.err
+	s.buf.WriteString(": keep-alive\n\n")
+	return s.send()
 }

@@ -640,3 +640,33 @@ func orEmpty(args string) string {
 	}
 	return args
 }
+
+// TestDeltaEventsAsEncodingJSON: the delta events, written without
+// reflection, are byte for byte what encoding/json writes for them.
+func TestDeltaEventsAsEncodingJSON(t *testing.T) {
+	for _, text := range []string{"", "plain", "quote \" backslash \\ newline \n tab \t", "<&> émoji 🙂 \u2028 \x01 bad \xff"} {
+		for _, ev := range []headed{
+			&textDelta{ItemID: "msg_" + text, OutputIndex: 2, ContentIndex: 1, Delta: text, Logprobs: []any{}},
+			&contentDelta{ItemID: "rs_1", OutputIndex: 0, ContentIndex: 3, Delta: text},
+			&callDelta{ItemID: "fc_1", OutputIndex: 7, Delta: text},
+		} {
+			ev.set("response.x."+text, 41)
+			got, ok := appendDelta(nil, ev)
+			if !ok {
+				t.Fatalf("%T is not written by appendDelta", ev)
+			}
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(ev); err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != want.String() {
+				t.Errorf("%T %q:\n got %s\nwant %s", ev, text, got, want.String())
+			}
+		}
+	}
+	if _, ok := appendDelta(nil, &argsDone{}); ok {
+		t.Error("appendDelta wrote an event that is not a delta")
+	}
+}

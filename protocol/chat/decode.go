@@ -1,0 +1,31 @@
+package chat
+
+import (
+	"bytes"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
+)
+
+// Event is one event of the service's stream: a chunk, or an error object
+// a service sends mid-stream (Error set, not null).
+type Event struct {
+	Chunk
+	Error jsonv1.RawMessage `json:"error"`
+}
+
+// IsError reports whether the event is the service's error rather than a
+// chunk.
+func (e *Event) IsError() bool {
+	return len(e.Error) > 0 && !bytes.Equal(e.Error, []byte("null"))
+}
+
+// ParseEvent decodes one event's data (Stream.Next) into e, which it resets
+// first. It runs for every event of every translated stream, so it decodes
+// with encoding/json/v2's implementation (the github.com/go-json-experiment
+// module, which becomes the standard library's in Go 1.27) under
+// encoding/json's v1 rules: about three times faster than encoding/json,
+// with the same result.
+func ParseEvent(data []byte, e *Event) error {
+	*e = Event{}
+	return jsonv1.Unmarshal(data, e)
+}
