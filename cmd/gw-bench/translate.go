@@ -23,7 +23,8 @@ import (
 // The -translate benchmark: what gw serve's translation of the Anthropic
 // Messages API and the OpenAI Responses API onto chat completions costs,
 // against chat completions passed through by the same gw serve and against
-// claude-code-router doing the same Messages → chat translation; then the
+// claude-code-router doing the same Messages → chat translation (with a
+// plain ReverseProxy's CPU per request as the floor, cpu.go); then the
 // scheduler setting at several concurrencies for all three protocols
 // (sched.go). docs/benchmarks.md explains it.
 
