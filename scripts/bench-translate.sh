@@ -2,8 +2,8 @@
 # Benchmarks gw serve's translated protocols in one run against the stand-in of the service: the Anthropic
 # Messages API (/v1/messages) and the OpenAI Responses API (/v1/responses) translated onto chat completions,
 # against chat completions passed through by gw serve and against claude-code-router doing the same Messages →
-# chat translation; then gw serve's scheduler setting against a plain httputil.ReverseProxy at several
-# concurrencies. Prints a Markdown report (see docs/benchmarks.md).
+# chat translation, with a plain httputil.ReverseProxy's CPU per request as the floor; then gw serve's scheduler
+# setting against that ReverseProxy at several concurrencies. Prints a Markdown report (see docs/benchmarks.md).
 # Usage: scripts/bench-translate.sh [gw-bench -translate flags, e.g. -rounds 5 -sched-concurrency 1,8,64 -procs 1,2,default]
 # claude-code-router is installed pinned into .cache/ccr (npm) when missing; without npm and node its rows are
 # left out. Linux only for the CPU and RSS columns (read from /proc).

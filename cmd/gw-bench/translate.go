@@ -23,7 +23,8 @@ import (
 // The -translate benchmark: what gw serve's translation of the Anthropic
 // Messages API and the OpenAI Responses API onto chat completions costs,
 // against chat completions passed through by the same gw serve and against
-// claude-code-router doing the same Messages → chat translation; then the
+// claude-code-router doing the same Messages → chat translation (with a
+// plain ReverseProxy's CPU per request as the floor, cpu.go); then the
 // scheduler setting at several concurrencies for all three protocols
 // (sched.go). docs/benchmarks.md explains it.
 
@@ -195,18 +196,26 @@ func translateBench(ctx context.Context, c tconfig, out io.Writer) error {
 	token := ""
 	// routesTo starts, in front of upstream, one gw serve process per
 	// protocol (so that each one's CPU time and memory are its own) and
-	// claude-code-router.
-	routesTo := func(upstream string) ([]route, error) {
+	// claude-code-router; and the plain ReverseProxy of baseline.go (with
+	// Go's defaults), the floor of the CPU per request, returned apart.
+	routesTo := func(upstream string) ([]route, route, error) {
+		rp, _, err := start(ctx, "ReverseProxy", gwEnv, proxyExe, "-baseline", strings.TrimSuffix(upstream, "/v1"))
+		if err != nil {
+			return nil, route{}, err
+		}
+		stops = append(stops, rp.stop)
+		rp.token = standin.DemoKeyFull
+		floor := route{floorName, rp, protoChat}
 		gw := map[proto]*target{}
 		for _, p := range []proto{protoChat, protoMessages, protoResponses} {
 			tg, err := startGw(upstream)
 			if err != nil {
-				return nil, err
+				return nil, route{}, err
 			}
 			stops = append(stops, tg.stop)
 			if token == "" {
 				if token, err = readToken(filepath.Join(tmp, "config", "config.json")); err != nil {
-					return nil, err
+					return nil, route{}, err
 				}
 			}
 			tg.token = token
@@ -221,18 +230,18 @@ func translateBench(ctx context.Context, c tconfig, out io.Writer) error {
 		if c.ccr != "" {
 			ccr, stop, _, err := startCCR(ctx, c.node, c.ccr, tmp, upstream, standin.DemoKeyFull, token)
 			if err != nil {
-				return nil, err
+				return nil, route{}, err
 			}
 			stops = append(stops, stop)
 			routes = append(routes, route{"claude-code-router, Messages → chat", ccr, protoMessages})
 		}
-		return routes, nil
+		return routes, floor, nil
 	}
-	routes, err := routesTo(upstream)
+	routes, floor, err := routesTo(upstream)
 	if err != nil {
 		return err
 	}
-	shortRoutes, err := routesTo(short)
+	shortRoutes, shortFloor, err := routesTo(short)
 	if err != nil {
 		return err
 	}
@@ -241,94 +250,10 @@ func translateBench(ctx context.Context, c tconfig, out io.Writer) error {
 		return err
 	}
 
-	// CPU per request: every request the same answer, unpaced.
-	type cell struct {
-		answer string
-		req    string
-		r      route
-		body   []byte
+	answers := []cpuAnswer{{c.schedEvents, newCPURoutes(shortRoutes, shortFloor)}, {c.events, newCPURoutes(routes, floor)}}
+	if err := cpuSection(ctx, c, out, agentRequests{claude, claudeChat, codex, codexChat}, answers); err != nil {
+		return err
 	}
-	type group struct {
-		answer, req string
-		cells       []*cell
-	}
-	var groups []group
-	for _, a := range []struct {
-		deltas int
-		rs     []route
-	}{{c.schedEvents, shortRoutes}, {c.events, routes}} {
-		ans := fmt.Sprintf("%d deltas", a.deltas)
-		rs := a.rs
-		gs := []group{
-			{ans, "one-line question", []*cell{
-				{r: rs[1], body: smallBody(protoChat, true)}, {r: rs[2], body: smallBody(protoMessages, true)},
-				{r: rs[3], body: smallBody(protoResponses, true)}}},
-			{ans, fmt.Sprintf("Claude Code turn (%d KB; as chat %d KB)", len(claude)>>10, len(claudeChat)>>10), []*cell{
-				{r: rs[1], body: claudeChat}, {r: rs[2], body: claude}}},
-			{ans, fmt.Sprintf("Codex turn (%d KB; as chat %d KB)", len(codex)>>10, len(codexChat)>>10), []*cell{
-				{r: rs[1], body: codexChat}, {r: rs[3], body: codex}}},
-		}
-		if len(rs) > 4 {
-			gs[0].cells = append(gs[0].cells, &cell{r: rs[4], body: smallBody(protoMessages, true)})
-			gs[1].cells = append(gs[1].cells, &cell{r: rs[4], body: claude})
-		}
-		groups = append(groups, gs...)
-	}
-	var cells []*cell
-	for _, g := range groups {
-		for _, ce := range g.cells {
-			ce.answer, ce.req = g.answer, g.req
-			cells = append(cells, ce)
-		}
-	}
-	cpu := map[*cell][]time.Duration{}
-	count := map[*cell]int{}
-	for round := range c.rounds {
-		for _, ce := range rotateAny(cells, round) {
-			pid := ce.r.tg.proc.Process.Pid
-			var c0 time.Duration
-			var cerr error
-			xs, _, err := drive(ctx, ce.r.tg.base, ce.r.tg.token, ce.r.p, ce.body, true, c.cpuConc,
-				c.cpuDuration/time.Duration(c.rounds), func() { c0, cerr = cpuTime(pid) })
-			if err != nil {
-				return fmt.Errorf("CPU, %s, %s, %s: %w", ce.answer, ce.req, ce.r.name, err)
-			}
-			c1, err := cpuTime(pid)
-			if err = errors.Join(cerr, err); err != nil {
-				return fmt.Errorf("CPU time of %s: %w", ce.r.name, err)
-			}
-			cpu[ce] = append(cpu[ce], (c1-c0)/time.Duration(max(len(xs), 1)))
-			count[ce] += len(xs)
-		}
-	}
-	fmt.Fprintf(out, "\n## CPU per request (%d concurrent streams, %s per cell over %d interleaved rounds)\n\n",
-		c.cpuConc, c.cpuDuration, c.rounds)
-	fmt.Fprintln(out, "The proxy process's CPU time (user + system, /proc/PID/stat) over the requests it answered in a cell, ÷ their number; "+
-		"answers streamed of that many content deltas of 32 bytes; medians of the rounds, ratios the median of the per-round ratios [lowest – highest round]. "+
-		"The agents' turns are requests recorded from Claude Code and Codex; \"as chat\" is the request gw's translator makes of each, passed through.")
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, "| answer | request | path | requests | CPU per request | ÷ chat passed through | gw serve ÷ claude-code-router |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
-	for _, g := range groups {
-		pass := g.cells[0]
-		var viaCCR *cell
-		for _, ce := range g.cells {
-			if strings.HasPrefix(ce.r.name, "claude-code-router") {
-				viaCCR = ce
-			}
-		}
-		for _, ce := range g.cells {
-			vsPass, vsCCR := "–", "–"
-			if ce != pass {
-				vsPass = fmtSpread(ratios(cpu[ce], cpu[pass]))
-			}
-			if viaCCR != nil && ce != viaCCR && ce.r.p == protoMessages {
-				vsCCR = fmtSpread(ratios(cpu[ce], cpu[viaCCR]))
-			}
-			fmt.Fprintf(out, "| %s | %s | %s | %d | %s | %s | %s |\n", g.answer, g.req, ce.r.name, count[ce], fmtDur(pct(cpu[ce], 50)), vsPass, vsCCR)
-		}
-	}
-
 	if err := rssSection(ctx, c, out, tmp, upstream, clock, startGw, token); err != nil {
 		return err
 	}

@@ -52,13 +52,31 @@ func TestTranslateBenchmarkReportsEveryPath(t *testing.T) {
 			t.Errorf("no per-event delay row for %q", p)
 		}
 	}
-	for _, p := range paths {
+	for _, p := range append([]string{floorName}, paths...) {
 		// CPU per request: a row with requests answered, for each answer
 		for _, answer := range []string{"3 deltas", "5 deltas"} {
 			if !regexp.MustCompile(`(?m)^\| ` + answer + ` \| one-line question \| ` + regexp.QuoteMeta(p) + ` \| [1-9][0-9]* \| `).MatchString(report) {
 				t.Errorf("no CPU row with requests answered for %q, answers of %s", p, answer)
 			}
 		}
+	}
+	// The floor passes the agents' turns through as chat, like gw serve.
+	for _, req := range []string{"Claude Code turn", "Codex turn"} {
+		if !regexp.MustCompile(`(?m)^\| 5 deltas \| ` + req + ` [^|]*\| ` + regexp.QuoteMeta(floorName) + ` \| [1-9][0-9]* \| `).MatchString(report) {
+			t.Errorf("no CPU row of the floor for the %s", req)
+		}
+	}
+	if withCCR {
+		for _, p := range []string{floorName, "gw serve, Messages → chat"} {
+			if !regexp.MustCompile(`(?m)^\| 5 deltas \| one-line question \| ` + regexp.QuoteMeta(p) + ` \| .* \| [0-9.]+× \[[^]]*\] \|$`).MatchString(report) {
+				t.Errorf("the CPU row of %q has no ratio to claude-code-router", p)
+			}
+		}
+		if !strings.Contains(report, "- 5 deltas, one-line question: a tenth of claude-code-router (") {
+			t.Error("no line saying whether a tenth of claude-code-router is below the floor")
+		}
+	}
+	for _, p := range paths {
 		mem := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(p) + ` \| ([0-9.]+) MB \| ([0-9.]+) MB \|$`).FindStringSubmatch(report)
 		if mem == nil {
 			t.Errorf("no memory row for %q", p)
