@@ -2,8 +2,8 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	json "github.com/go-json-experiment/json/v1"
 	"net/http"
 	"strings"
 

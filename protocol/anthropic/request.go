@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/go-json-experiment/json/v1"
 	"regexp"
 	"strings"
 
@@ -161,7 +161,7 @@ func jsonError(body []byte, err error) *Error {
 	case errors.As(err, &se):
 		return invalid("", "the request body is not valid JSON (at byte %d: %v)", se.Offset, se.Error())
 	case errors.As(err, &te):
-		field := te.Field
+		field := chat.FieldPath("", te.Field)
 		if field == "" {
 			field = "the request body"
 		}
@@ -223,7 +223,7 @@ func blocksOf(raw json.RawMessage, field string) ([]block, *Error) {
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return nil, invalid(field+"."+te.Field, "is a JSON %s where the Messages API expects %s", te.Value, jsonKind(te.Type.String()))
+			return nil, invalid(chat.FieldPath(field, te.Field), "is a JSON %s where the Messages API expects %s", te.Value, jsonKind(te.Type.String()))
 		}
 		return nil, invalid(field, "must be a string or an array of content blocks")
 	}

@@ -188,7 +188,7 @@ func TestParseRequestRejects(t *testing.T) {
 		{"tool without name", `{"model":"m","tools":[{"input_schema":{}}],"messages":[{"role":"user","content":"x"}]}`, `tools[0].name: is missing`},
 		{"schema not an object", `{"model":"m","tools":[{"name":"a","input_schema":"x"}],"messages":[{"role":"user","content":"x"}]}`, `tools[0].input_schema: must be a JSON schema object`},
 		{"content of a wrong type", `{"model":"m","messages":[{"role":"user","content":42}]}`, `messages[0].content: must be a string or an array of content blocks`},
-		{"block field of a wrong type", `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`, `messages[0].content.text: is a JSON number where the Messages API expects a string`},
+		{"block field of a wrong type", `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`, `messages[0].content[0].text: is a JSON number where the Messages API expects a string`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

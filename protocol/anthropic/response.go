@@ -2,9 +2,9 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/go-json-experiment/json/v1"
 	"slices"
 	"strings"
 

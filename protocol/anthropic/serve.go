@@ -3,9 +3,9 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/go-json-experiment/json/v1"
 	"io"
 	"net/http"
 	"strings"

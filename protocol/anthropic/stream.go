@@ -2,8 +2,8 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
+	json "github.com/go-json-experiment/json/v1"
 	"io"
 	"net/http"
 	"strconv"

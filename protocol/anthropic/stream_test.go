@@ -346,12 +346,19 @@ func TestDeltaEventsAsEncodingJSON(t *testing.T) {
 			{`text_delta","text":`, textDelta{Type: "text_delta", Text: text}},
 			{`thinking_delta","thinking":`, thinkingDelta{Type: "thinking_delta", Thinking: text}},
 		} {
-			var fast, slow StreamWriter
-			fast.next, slow.next = 3, 3
+			var fast StreamWriter
+			fast.next = 3
 			fast.delta(c.kind, text)
-			slow.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: 2, Delta: c.v})
-			if fast.buf.String() != slow.buf.String() {
-				t.Errorf("delta %q:\n got %q\nwant %q", text, fast.buf.String(), slow.buf.String())
+			var want bytes.Buffer
+			want.WriteString("event: content_block_delta\ndata: ")
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(evBlockDelta{Type: "content_block_delta", Index: 2, Delta: c.v}); err != nil {
+				t.Fatal(err)
+			}
+			want.WriteString("\n")
+			if fast.buf.String() != want.String() {
+				t.Errorf("delta %q:\n got %q\nwant %q", text, fast.buf.String(), want.String())
 			}
 		}
 	}

@@ -1,6 +1,6 @@
 package anthropic
 
-import "encoding/json"
+import json "github.com/go-json-experiment/json/v1"
 
 // The Messages API's request, as far as gw reads it. Fields gw does not
 // know (cache_control, metadata, context_management, citations, betas yet

@@ -10,7 +10,7 @@
 // few structs keep encoding cheap on the hot path.
 package chat
 
-import "encoding/json"
+import json "github.com/go-json-experiment/json/v1"
 
 // Request is a chat-completions request.
 type Request struct {

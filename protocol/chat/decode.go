@@ -2,6 +2,8 @@ package chat
 
 import (
 	"bytes"
+	"strconv"
+	"strings"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
@@ -28,4 +30,27 @@ func (e *Event) IsError() bool {
 func ParseEvent(data []byte, e *Event) error {
 	*e = Event{}
 	return jsonv1.Unmarshal(data, e)
+}
+
+// FieldPath names the field a JSON decoding error points at (the Field of
+// an UnmarshalTypeError: names and array indices separated by dots,
+// "input.0.content") under parent, the way gw's errors name fields:
+// "input[0].content". Either may be empty.
+func FieldPath(parent, field string) string {
+	var b strings.Builder
+	b.WriteString(parent)
+	for _, seg := range strings.Split(field, ".") {
+		if seg == "" {
+			continue
+		}
+		if _, err := strconv.Atoi(seg); err == nil {
+			b.WriteString("[" + seg + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
 }

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/go-json-experiment/json/v1"
 	"regexp"
 	"strings"
 	"time"
@@ -284,7 +284,7 @@ func decodeJSON(body []byte, v any) *Error {
 		line, col := lineCol(body, int(syn.Offset)-1)
 		return badRequest("", "the request body is not valid JSON (line %d, column %d: %s); send the request as JSON", line, col, syn.Error())
 	case errors.As(err, &typ) && typ.Field != "":
-		return badRequest(typ.Field, "must be %s, not %s", kindOf(typ.Type.Kind().String()), typ.Value)
+		return badRequest(chat.FieldPath("", typ.Field), "must be %s, not %s", kindOf(typ.Type.Kind().String()), typ.Value)
 	case errors.As(err, &typ):
 		return badRequest("", "the request body must be a JSON object, not %s", typ.Value)
 	}
@@ -518,7 +518,7 @@ func (t *translator) input(raw json.RawMessage) *Error {
 		if err := json.Unmarshal(r, &it); err != nil {
 			var typ *json.UnmarshalTypeError
 			if errors.As(err, &typ) && typ.Field != "" {
-				return badRequest(param+"."+typ.Field, "must be %s, not %s", kindOf(typ.Type.Kind().String()), typ.Value)
+				return badRequest(chat.FieldPath(param, typ.Field), "must be %s, not %s", kindOf(typ.Type.Kind().String()), typ.Value)
 			}
 			return badRequest(param, "is not an input item object")
 		}

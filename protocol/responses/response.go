@@ -1,9 +1,9 @@
 package responses
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/go-json-experiment/json/v1"
 	"strings"
 
 	"github.com/modelgateway/gw/protocol/chat"
