@@ -82,3 +82,45 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	w.n += len(p)
 	return w.discardWriter.Write(p)
 }
+
+// BenchmarkTranslatedWhole is BenchmarkTranslatedStream for the one-line
+// question asked without streaming: gw's own work for a small request in
+// each protocol, the upstream answering from memory with the stand-in's
+// chat completion.
+func BenchmarkTranslatedWhole(b *testing.B) {
+	svc := standin.New(standin.Options{})
+	rec := record(b, svc, "POST", "/v1/chat/completions", chatBody(sonnet, false))
+	up := &memTransport{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+	u, _ := url.Parse("http://127.0.0.1:9/v1")
+	gw, err := New(Options{Upstream: u, Transport: up, LocalToken: testToken, Log: io.Discard,
+		Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cases := []struct{ name, path, body string }{
+		{"chat", "/v1/chat/completions", chatBody(sonnet, false)},
+		{"messages", "/v1/messages", `{"model":"` + sonnet + `","max_tokens":4096,"messages":[{"role":"user","content":"hi"}]}`},
+		{"responses", "/v1/responses", `{"model":"` + sonnet + `","store":false,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]}`},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.WithValue(context.Background(), http.LocalAddrContextKey,
+				&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8787})
+			req, _ := http.NewRequestWithContext(ctx, "POST", "http://127.0.0.1:8787"+c.path, nil)
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Content-Type", "application/json")
+			req.ContentLength = int64(len(c.body))
+			w := &countingWriter{discardWriter: discardWriter{h: http.Header{}}}
+			b.ReportAllocs()
+			for b.Loop() {
+				req.Body = io.NopCloser(strings.NewReader(c.body))
+				clear(w.h)
+				w.status, w.n = 0, 0
+				gw.ServeHTTP(w, req)
+				if w.status != http.StatusOK || w.n == 0 {
+					b.Fatalf("status %d, %d bytes answered", w.status, w.n)
+				}
+			}
+		})
+	}
+}

@@ -206,12 +206,16 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, out Outcome, me
 	if every <= 0 {
 		every = DefaultPingInterval
 	}
-	var idle *time.Timer
-	idle = time.AfterFunc(every, func() {
+	// s.idle is set under the lock that ping takes first, so that the
+	// timer's function sees it even when it fires at once.
+	s.mu.Lock()
+	idle := time.AfterFunc(every, func() {
 		if s.ping() {
-			idle.Reset(every)
+			s.idle.Reset(every)
 		}
 	})
+	s.idle = idle
+	s.mu.Unlock()
 	defer idle.Stop()
 
 	st := chat.NewStream(resp.Body)
@@ -246,7 +250,8 @@ type streamer struct {
 	ev   chat.Event // reused
 
 	mu    sync.Mutex
-	begun bool  // the answer's header is written
+	idle  *time.Timer // the pings' timer
+	begun bool        // the answer's header is written
 	dirty bool  // events written since the last flush
 	ended bool  // nothing more is written
 	lost  error // a write or flush failed: the client is gone

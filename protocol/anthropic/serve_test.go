@@ -229,6 +229,45 @@ func TestServePingsIdleStream(t *testing.T) {
 	}
 }
 
+// TestServePingsAmidChunks: pings come from a timer while the chunks are
+// translated in the request's goroutine; whenever they meet, the stream
+// stays well-formed and whole. The service waits for a ping the client has
+// seen at a few points and sends the other chunks at once, so the timer
+// fires both while the stream is idle and while chunks arrive.
+func TestServePingsAmidChunks(t *testing.T) {
+	pings := make(chan struct{}, 1000)
+	svc := startService(t, standin.Options{ContentChunks: 120, ChunkSize: 8, BeforeEvent: func(ctx context.Context, n int) {
+		if n%30 == 1 {
+			select {
+			case <-pings:
+			case <-ctx.Done():
+			case <-time.After(30 * time.Second): // only a guard against hanging
+			}
+		}
+	}})
+	gw := startGateway(t, &Handler{Upstream: upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()), PingInterval: time.Millisecond})
+	res, err := http.Post(gw+"/v1/messages", "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var all strings.Builder
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+		if sc.Text() == "event: ping" {
+			pings <- struct{}{}
+		}
+	}
+	a, err := checkStream(all.String())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, all.String())
+	}
+	if a.pings < 4 || len(a.text()) != 120*8 {
+		t.Errorf("%d pings, %d bytes of text; want at least 4 pings and 960 bytes", a.pings, len(a.text()))
+	}
+}
+
 func TestServeCountTokens(t *testing.T) {
 	gw := startGateway(t, &Handler{Upstream: func(context.Context, *chat.Request) (*http.Response, error) {
 		t.Error("count_tokens asked the service")

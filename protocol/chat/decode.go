@@ -26,7 +26,7 @@ func (e *Event) IsError() bool {
 // with encoding/json/v2's implementation (the github.com/go-json-experiment
 // module, which becomes the standard library's in Go 1.27) under
 // encoding/json's v1 rules: about three times faster than encoding/json,
-// with the same result.
+// with the same result (TestParseEventAsEncodingJSON).
 func ParseEvent(data []byte, e *Event) error {
 	*e = Event{}
 	return jsonv1.Unmarshal(data, e)

@@ -152,9 +152,13 @@ func (o Options) serve(w http.ResponseWriter, r *http.Request, upstream Upstream
 			return fail(status, eb, ae)
 		}
 		var cr chat.Response
-		if ae := o.classify(up.StatusCode, up.Header, b, req.Model); ae != nil {
-			status, eb := FromAPIError(ae)
-			return fail(status, eb, ae)
+		// A service may answer 200 with an error object; only an answer
+		// that names an error is read for one.
+		if bytes.Contains(b, []byte(`"error"`)) {
+			if ae := o.classify(up.StatusCode, up.Header, b, req.Model); ae != nil {
+				status, eb := FromAPIError(ae)
+				return fail(status, eb, ae)
+			}
 		}
 		if err := json.Unmarshal(b, &cr); err != nil || len(cr.Choices) == 0 {
 			ae := &api.Error{Condition: api.ServiceUnreachable, Kind: api.KindBadResponse, Status: up.StatusCode,
@@ -258,7 +262,10 @@ func (o Options) streamSSE(ctx context.Context, w http.ResponseWriter, meta Meta
 	}
 	// A client that goes away while the service is silent stops the read.
 	defer context.AfterFunc(ctx, func() { body.Close() })()
+	// idle is set under the lock its function takes first, so that the
+	// function sees it even when it fires at once.
 	var idle *time.Timer
+	mu.Lock()
 	idle = time.AfterFunc(keepAlive, func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -274,6 +281,7 @@ func (o Options) streamSSE(ctx context.Context, w http.ResponseWriter, meta Meta
 		}
 		idle.Reset(keepAlive)
 	})
+	mu.Unlock()
 	defer idle.Stop()
 
 	st := chat.NewStream(body)

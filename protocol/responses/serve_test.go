@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -366,6 +367,50 @@ func TestServe_Gzip(t *testing.T) {
 
 // TestServe_KeepAlive: while the service is silent, the client gets
 // keep-alive comments, and the answer arrives after them.
+// TestServe_KeepAliveAmidChunks: keep-alives come from a timer while the
+// chunks are translated in the request's goroutine; whenever they meet, the
+// stream stays well-formed and whole. The service waits for a keep-alive
+// the client has seen at a few points and sends the other chunks at once,
+// so the timer fires both while the stream is idle and while chunks arrive.
+func TestServe_KeepAliveAmidChunks(t *testing.T) {
+	alive := make(chan struct{}, 1000)
+	svc := standin.Start(standin.Options{Accounts: []standin.Account{{Key: testKey, BalanceCents: 10_000}},
+		ContentChunks: 120, ChunkSize: 8, BeforeEvent: func(ctx context.Context, n int) {
+			if n%30 == 1 {
+				select {
+				case <-alive:
+				case <-ctx.Done():
+				case <-time.After(30 * time.Second): // only a guard against hanging
+				}
+			}
+		}})
+	t.Cleanup(svc.Close)
+	up := upstreamTo(svc.BaseURL, testKey, svc.Client())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		serve(w, r, up, time.Millisecond)
+	}))
+	defer srv.Close()
+	res, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var all bytes.Buffer
+	sc := bufio.NewScanner(res.Body)
+	n := 0
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+		if sc.Text() == ": keep-alive" {
+			n++
+			alive <- struct{}{}
+		}
+	}
+	tr := checkStream(t, all.Bytes())
+	if got := strings.Join(tr.texts, ""); n < 4 || len(got) != 120*8 || tr.terminal != "response.completed" {
+		t.Errorf("%d keep-alives, %d bytes of text, %s; want at least 4, 960 bytes, response.completed", n, len(got), tr.terminal)
+	}
+}
+
 func TestServe_KeepAlive(t *testing.T) {
 	release := make(chan struct{})
 	up := func(ctx context.Context, _ *chat.Request) (*http.Response, error) {
