@@ -252,9 +252,9 @@ type streamer struct {
 	mu    sync.Mutex
 	idle  *time.Timer // the pings' timer
 	begun bool        // the answer's header is written
-	dirty bool  // events written since the last flush
-	ended bool  // nothing more is written
-	lost  error // a write or flush failed: the client is gone
+	dirty bool        // events written since the last flush
+	ended bool        // nothing more is written
+	lost  error       // a write or flush failed: the client is gone
 }
 
 // begin writes the answer's header, once. It waits for the service's first
