@@ -410,7 +410,7 @@ func chunkOf(r *chat.Response) *chat.Chunk {
 		d.ToolCalls = append(d.ToolCalls, td)
 	}
 	finish := c.FinishReason
-	return &chat.Chunk{ID: r.ID, Model: r.Model, Usage: r.Usage,
+	return &chat.Chunk{ID: r.ID, Usage: r.Usage,
 		Choices: []chat.ChunkChoice{{Delta: d, FinishReason: &finish, StopReason: c.StopReason}}}
 }
 

@@ -161,12 +161,10 @@ type ResponseMsg struct {
 	Reasoning        string     `json:"reasoning,omitempty"`
 }
 
-// Chunk is one event of a streamed chat completion.
+// Chunk is one event of a streamed chat completion: what the translators
+// read of it (its object, creation time and model are not).
 type Chunk struct {
 	ID      string        `json:"id"`
-	Object  string        `json:"object"`
-	Created int64         `json:"created"`
-	Model   string        `json:"model"`
 	Choices []ChunkChoice `json:"choices"`
 	Usage   *Usage        `json:"usage,omitempty"`
 }
