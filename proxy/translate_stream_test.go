@@ -278,3 +278,52 @@ func TestTranslatedStreamsAtShutdown(t *testing.T) {
 		})
 	}
 }
+
+// TestTranslatedStreamsReuseTheServicesConnection: one streamed answer after
+// another, in every protocol, goes over the one connection to the service:
+// a translated stream reads the service's answer to its end, so the
+// connection goes back to the pool instead of being closed (with the real
+// service, each new connection costs a TLS handshake). The service here
+// ends its answer a moment after "data: [DONE]", as a service whose last
+// bytes come in a packet of their own does: gw serve must wait for them.
+func TestTranslatedStreamsReuseTheServicesConnection(t *testing.T) {
+	var mu sync.Mutex
+	conns := map[string]bool{} // the addresses the service saw requests from
+	r := newRig(t, rigOpts{wrapUp: func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			mu.Lock()
+			conns[req.RemoteAddr] = true
+			mu.Unlock()
+			h.ServeHTTP(lateEnd{w}, req)
+		})
+	}})
+	for _, rt := range routes {
+		for i := 0; i < 5; i++ {
+			res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
+			body := readAll(t, res)
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %d %s", rt.path, res.StatusCode, body)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(conns) != 1 {
+		t.Errorf("15 streams in turn used %d connections to the service, want 1: %v", len(conns), conns)
+	}
+}
+
+// lateEnd is a service's answer that pauses after "data: [DONE]" before it
+// ends.
+type lateEnd struct{ http.ResponseWriter }
+
+func (w lateEnd) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	if bytes.Contains(p, []byte("[DONE]")) {
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
+		time.Sleep(20 * time.Millisecond) // not a timing assertion: the end comes in a packet of its own
+	}
+	return n, err
+}
+
+func (w lateEnd) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -230,6 +230,9 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, out Outcome, me
 		done := s.handle(data, err)
 		s.mu.Unlock()
 		if done {
+			if errors.Is(err, io.EOF) {
+				st.Drain(resp.Body)
+			}
 			return s.out
 		}
 		idle.Reset(every)

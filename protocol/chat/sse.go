@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // MaxEventSize bounds one server-sent event of the service's stream; a
@@ -121,6 +122,19 @@ func (s *Stream) line() ([]byte, error) {
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	return bytes.TrimSuffix(line, []byte("\r")), nil
+}
+
+// Drain reads what is left of the service's answer after "data: [DONE]"
+// (Next returned io.EOF), at most 64 KiB and for at most a quarter second,
+// after which it closes body. A body closed before its end closes its
+// connection too, and a new connection to the service for every translated
+// request would cost a TLS handshake each; read to its end, the connection
+// goes back to the transport's pool.
+func (s *Stream) Drain(body io.Closer) {
+	s.BeforeWait = nil
+	t := time.AfterFunc(250*time.Millisecond, func() { body.Close() })
+	defer t.Stop()
+	_, _ = io.CopyN(io.Discard, s.r, 64<<10)
 }
 
 // String is for debugging.

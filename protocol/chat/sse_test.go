@@ -108,3 +108,21 @@ func TestStreamLineEndingsAndLongLines(t *testing.T) {
 		t.Fatalf("after a last event without [DONE]: %v, want unexpected EOF", err)
 	}
 }
+
+// TestDrainGivesUpOnAServiceThatNeverEnds: after [DONE], a service that
+// keeps its answer open is not waited for without end: Drain closes it.
+func TestDrainGivesUpOnAServiceThatNeverEnds(t *testing.T) {
+	pr, pw := io.Pipe()
+	go func() { _, _ = io.WriteString(pw, "data: {}\n\ndata: [DONE]\n\n") }() // and nothing more, ever
+	s := NewStream(pr)
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("after [DONE]: %v", err)
+	}
+	s.Drain(pr)
+	if _, err := pw.Write([]byte("x")); !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("the answer is still open after Drain: %v", err)
+	}
+}

@@ -305,6 +305,7 @@ func (o Options) streamSSE(ctx context.Context, w http.ResponseWriter, meta Meta
 			dirty = true
 			flush()
 			res.Usage = sw.usage
+			defer st.Drain(body) // after the lock is released
 		case err != nil:
 			end = err
 		default:
