@@ -219,6 +219,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, out Outcome, me
 	defer idle.Stop()
 
 	st := chat.NewStream(resp.Body)
+	defer st.Release()
 	st.BeforeWait = func() {
 		s.mu.Lock()
 		s.flush()

@@ -435,7 +435,8 @@ func (s *scanner) choices(cs *[]ChunkChoice) bool {
 		return true
 	}
 	for {
-		var c ChunkChoice
+		*cs = append(*cs, ChunkChoice{})
+		c := &(*cs)[len(*cs)-1]
 		if !s.object(&choiceFields, func(f int) bool {
 			switch f {
 			case fIndex:
@@ -452,7 +453,6 @@ func (s *scanner) choices(cs *[]ChunkChoice) bool {
 		}) {
 			return false
 		}
-		*cs = append(*cs, c)
 		if s.byte(']') {
 			return true
 		}

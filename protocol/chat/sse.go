@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -32,11 +33,31 @@ type Stream struct {
 	BeforeWait func()
 }
 
-// NewStream reads r.
+// NewStream reads r. Release gives its buffer back when the stream is
+// done with.
 func NewStream(r io.Reader) *Stream {
 	s := &Stream{}
-	s.r = bufio.NewReaderSize(waiter{r, s}, 32<<10)
+	if br, ok := readers.Get().(*bufio.Reader); ok {
+		br.Reset(waiter{r, s})
+		s.r = br
+	} else {
+		s.r = bufio.NewReaderSize(waiter{r, s}, 32<<10)
+	}
 	return s
+}
+
+// readers are the read buffers of streams that were released: one stream
+// after another reuses them, rather than each allocating 32 KiB.
+var readers sync.Pool
+
+// Release gives the stream's read buffer back for another stream; the
+// stream is not used after it.
+func (s *Stream) Release() {
+	if s.r != nil {
+		s.r.Reset(nil)
+		readers.Put(s.r)
+		s.r = nil
+	}
 }
 
 // waiter calls the stream's BeforeWait before each read of the network.

@@ -285,6 +285,7 @@ func (o Options) streamSSE(ctx context.Context, w http.ResponseWriter, meta Meta
 	defer idle.Stop()
 
 	st := chat.NewStream(body)
+	defer st.Release()
 	st.BeforeWait = func() {
 		mu.Lock()
 		flush()
