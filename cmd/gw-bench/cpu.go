@@ -180,10 +180,10 @@ func floorVerdict(floor, gw, ccr []time.Duration) string {
 			above++
 		}
 	}
-	where := "above the floor"
+	verdict := "a tenth of claude-code-router is above the floor"
 	if median(fr) > 0.1 {
-		where = "**below the floor**"
+		verdict = "**a tenth of claude-code-router is below the floor**"
 	}
-	return fmt.Sprintf("a tenth of claude-code-router (%s) is %s (%s): floor ÷ claude-code-router %s, above 0.10× in %d of %d rounds; gw serve, Messages → chat %s",
-		fmtDur(pct(ccr, 50)/10), where, fmtDur(pct(floor, 50)), fmtSpread(fr), above, len(fr), fmtSpread(ratios(gw, ccr)))
+	return fmt.Sprintf("floor ÷ claude-code-router %s (medians: the floor %s, a tenth of claude-code-router %s): %s, in %d of %d rounds below it; gw serve, Messages → chat %s",
+		fmtSpread(fr), fmtDur(pct(floor, 50)), fmtDur(pct(ccr, 50)/10), verdict, above, len(fr), fmtSpread(ratios(gw, ccr)))
 }

@@ -57,8 +57,8 @@ func TestCPUTableComparesFloorAndMessagesWithClaudeCodeRouter(t *testing.T) {
 		"| 24 deltas | Claude Code turn (0 KB; as chat 0 KB) | gw serve, Messages → chat | 10 | 250 µs | 1.67× [1.67 – 1.67] | 0.05× [0.05 – 0.05] |",
 		"| 24 deltas | Codex turn (0 KB; as chat 0 KB) | " + floorName + " | 10 | 100 µs | 0.50× [0.50 – 0.50] | – |",
 		"| 24 deltas | Codex turn (0 KB; as chat 0 KB) | gw serve, Responses → chat | 10 | 400 µs | 2.00× [2.00 – 2.00] | – |",
-		"- 24 deltas, one-line question: a tenth of claude-code-router (100 µs) is **below the floor** (120 µs): floor ÷ claude-code-router 0.12× [0.12 – 0.12], above 0.10× in 3 of 3 rounds; gw serve, Messages → chat 0.14× [0.14 – 0.14]",
-		"- 24 deltas, Claude Code turn (0 KB; as chat 0 KB): a tenth of claude-code-router (500 µs) is above the floor (100 µs): floor ÷ claude-code-router 0.02× [0.02 – 0.02], above 0.10× in 0 of 3 rounds; gw serve, Messages → chat 0.05× [0.05 – 0.05]",
+		"- 24 deltas, one-line question: floor ÷ claude-code-router 0.12× [0.12 – 0.12] (medians: the floor 120 µs, a tenth of claude-code-router 100 µs): **a tenth of claude-code-router is below the floor**, in 3 of 3 rounds below it; gw serve, Messages → chat 0.14× [0.14 – 0.14]",
+		"- 24 deltas, Claude Code turn (0 KB; as chat 0 KB): floor ÷ claude-code-router 0.02× [0.02 – 0.02] (medians: the floor 100 µs, a tenth of claude-code-router 500 µs): a tenth of claude-code-router is above the floor, in 0 of 3 rounds below it; gw serve, Messages → chat 0.05× [0.05 – 0.05]",
 	} {
 		if !strings.Contains(report, row+"\n") {
 			t.Errorf("no line %q", row)

@@ -72,7 +72,7 @@ func TestTranslateBenchmarkReportsEveryPath(t *testing.T) {
 				t.Errorf("the CPU row of %q has no ratio to claude-code-router", p)
 			}
 		}
-		if !strings.Contains(report, "- 5 deltas, one-line question: a tenth of claude-code-router (") {
+		if !strings.Contains(report, "- 5 deltas, one-line question: floor ÷ claude-code-router ") {
 			t.Error("no line saying whether a tenth of claude-code-router is below the floor")
 		}
 	}
