@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // Go's scheduler runs on one CPU while gw serve has one request in flight,
@@ -56,4 +57,40 @@ func TestCPUsWidenWhileSeveralRequestsRun(t *testing.T) {
 	finish("/b")
 	finish("/c")
 	check("none left, the last one panicked", 1)
+}
+
+// After a burst of concurrent requests, the second CPU stays while requests
+// keep coming with gaps shorter than the linger (every change of the
+// setting stops the world), and goes once none has been in flight for it.
+func TestCPUsLingerBetweenBursts(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(before) })
+	c := &cpus{max: 2, linger: time.Hour} // the timer never fires here: narrow is called by hand
+	t.Cleanup(func() {
+		if c.timer != nil {
+			c.timer.Stop()
+		}
+	})
+	c.wrap(http.NotFoundHandler())
+	check := func(when string, want int) {
+		t.Helper()
+		if got := runtime.GOMAXPROCS(0); got != want {
+			t.Errorf("%s: Go's scheduler on %d CPUs, want %d", when, got, want)
+		}
+	}
+	c.enter()
+	c.enter()
+	check("two requests", 2)
+	c.leave()
+	c.leave()
+	check("none left, within the linger", 2)
+	c.enter()
+	check("a lone request within the linger", 2)
+	c.leave()
+	c.narrow() // what the timer does once the linger is over
+	check("none in flight for the linger", 1)
+	c.enter()
+	c.narrow() // a timer that fires while a request is in flight changes nothing
+	check("one request after the linger", 1)
+	c.leave()
 }

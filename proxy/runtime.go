@@ -206,7 +206,7 @@ func Run(ctx context.Context, o RunOptions) error {
 
 	var handler http.Handler = h
 	if o.Procs > 1 {
-		handler = (&cpus{max: o.Procs}).wrap(h)
+		handler = (&cpus{max: o.Procs, linger: lingerCPUs}).wrap(h)
 	}
 	err = ServeUntil(sctx, stopNow, ln, handler, o.Grace)
 	close(served)
