@@ -3,10 +3,10 @@ package anthropic
 import (
 	"bytes"
 	"fmt"
-	json "github.com/go-json-experiment/json/v1"
 	"net/http"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"

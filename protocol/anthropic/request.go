@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	json "github.com/go-json-experiment/json/v1"
 	"regexp"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 )

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	json "github.com/go-json-experiment/json/v1"
 	"slices"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 

@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	json "github.com/go-json-experiment/json/v1"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 )

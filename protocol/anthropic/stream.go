@@ -3,12 +3,12 @@ package anthropic
 import (
 	"bytes"
 	"errors"
-	json "github.com/go-json-experiment/json/v1"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 )

@@ -6,11 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	json "github.com/go-json-experiment/json/v1"
 	"regexp"
 	"strings"
 	"time"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 

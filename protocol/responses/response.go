@@ -3,9 +3,9 @@ package responses
 import (
 	"errors"
 	"fmt"
-	json "github.com/go-json-experiment/json/v1"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 

@@ -3,11 +3,11 @@ package responses
 import (
 	"bytes"
 	"errors"
-	json "github.com/go-json-experiment/json/v1"
 	"io"
 	"strconv"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
