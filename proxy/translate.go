@@ -98,7 +98,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p p
 		cancelClient(nil)
 		cancelShut(nil)
 	}()
-	t.shut = shut
+	t.shut, t.ctx = shut, ctx
 	r = r.WithContext(ctx)
 
 	var usage *chat.Usage
@@ -160,6 +160,7 @@ type translation struct {
 	h    *Handler
 	c    *call
 	ua   []string        // the client's User-Agent, passed on as the chat pass-through does
+	ctx  context.Context // the client's request: ends when it goes away
 	shut context.Context // done when gw serve stops before the request is finished
 }
 
@@ -243,7 +244,35 @@ func (t *translation) classify(status int, header http.Header, body []byte, mode
 	if ae != nil && ae.Condition == api.KeyRejected {
 		t.c.note = joinNonEmpty(t.c.note, "rejected="+string(ae.Kind))
 	}
+	if ae != nil && ae.Condition == api.UnknownModel {
+		ae = t.forAccount(ae, model)
+	}
 	return explainKeyRejected(ae, t.c.key, t.c.from)
+}
+
+// forAccount says an unknown model's cause and fix from the account's own
+// list of models when gw serve can get it, as the chat pass-through's
+// suggestion does: the closest id the account may use, or that the id
+// meant is not in its subscription. The catalogue alone could name an id
+// the account lacks, and the agent's next request would fail again.
+func (t *translation) forAccount(ae *api.Error, model string) *api.Error {
+	if t.h.modelIDs == nil || t.ctx == nil {
+		return ae
+	}
+	ids, err := t.h.modelIDs(t.ctx)
+	if err != nil || len(ids) == 0 {
+		return ae
+	}
+	me := api.ModelError(model, ids)
+	if me == nil {
+		return ae // listed, yet refused: the service's own words say more
+	}
+	e := *ae
+	e.Kind, e.Cause, e.Fix = me.Kind, me.Cause, me.Fix
+	if ae.Status != 0 {
+		e.Cause += fmt.Sprintf(" (the service answered %d)", ae.Status)
+	}
+	return &e
 }
 
 // classifyTransport: the shutdown error as it is, any other failure to

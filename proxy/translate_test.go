@@ -499,3 +499,34 @@ func TestTranslatedErrorsNeverCarryTheKey(t *testing.T) {
 		}
 	}
 }
+
+// TestTranslatedUnknownModelFromTheAccountsList: an id the service does not
+// know is explained from the account's own list of models, as on the chat
+// route: an id close to a model the plan lacks is said to be outside the
+// subscription, rather than steering the agent to an id whose request
+// would fail again.
+func TestTranslatedUnknownModelFromTheAccountsList(t *testing.T) {
+	r := newRig(t, rigOpts{key: func(context.Context) (string, error) { return standin.DemoKeyPartial, nil },
+		proxy: func(o *Options) {
+			o.ModelIDs = func(context.Context) ([]string, error) { return standin.PartialPlan(), nil }
+		}})
+	const typo = "vendor-a/model-a-opus-4.7" // closest in the catalogue: opus-4.6, which the plan lacks
+	for _, rt := range routes[1:] {
+		t.Run(rt.proto.String(), func(t *testing.T) {
+			res := r.do(waitCtx(t), "POST", rt.path, rt.body(typo, true), nil)
+			ce := readClientError(t, rt.proto, res)
+			for _, want := range []string{
+				"model not found / invalid model: ",
+				"the closest id is vendor-a/model-a-opus-4.6, which is not in this account's subscription",
+				"upgrade the plan on the dashboard to use vendor-a/model-a-opus-4.6",
+			} {
+				if !strings.Contains(ce.Message, want) {
+					t.Errorf("message %q\nwants %q", ce.Message, want)
+				}
+			}
+			if strings.Contains(ce.Message, "use the exact id: vendor-a/model-a-opus-4.6") {
+				t.Errorf("the agent is sent to a model the account lacks: %q", ce.Message)
+			}
+		})
+	}
+}

@@ -43,6 +43,7 @@ var eventCases = []string{
 	` { "choices" : [ { "delta" : { "content" : "spaced" } } ] } `,
 	`{"choices":[{"index":0,"delta":{"content":"x","extra":{"nested":[true,false,null,1e5]}},"logprobs":{"content":[]}}]}`,
 	`{"choices":null}`, `{}`, `{"a":[1,{"b":null}],"c":{"d":[]}}`, `{"created":-0}`,
+	`{"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "line\nnext \"q\""}, "finish_reason": null}]}`, // Python's json.dumps
 	// and the ways a service might differ: from here on (firstOddEvent),
 	// left to the reflecting decoder
 	`{"Choices":[{"Index":0,"Delta":{"Content":"cased"}}]}`, `{"ID":"upper","id":"lower"}`, `{"id":"a","id":"b"}`,
@@ -53,7 +54,7 @@ var eventCases = []string{
 
 // firstOddEvent is the index of the first of eventCases that fastEvent
 // leaves to the reflecting decoder.
-const firstOddEvent = 20
+const firstOddEvent = 21
 
 // TestParseEventAsEncodingJSON: events decode as encoding/json decodes
 // them.
