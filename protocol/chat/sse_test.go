@@ -8,20 +8,25 @@ import (
 	"testing"
 )
 
-func TestStreamReadsEventsUntilDone(t *testing.T) {
-	in := ": keep-alive\n\nevent: x\ndata: {\"a\":1}\n\ndata:{\"b\":\ndata: 2}\n\ndata: [DONE]\n\ndata: {\"after\":1}\n\n"
-	s := NewStream(strings.NewReader(in))
-	var got []string
+// readAllEvents hands each event of s to got until [DONE].
+func readAllEvents(t *testing.T, s *Stream, got func([]byte)) {
+	t.Helper()
 	for {
 		d, err := s.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, string(d))
+		got(d)
 	}
+}
+
+func TestStreamReadsEventsUntilDone(t *testing.T) {
+	in := ": keep-alive\n\nevent: x\ndata: {\"a\":1}\n\ndata:{\"b\":\ndata: 2}\n\ndata: [DONE]\n\ndata: {\"after\":1}\n\n"
+	var got []string
+	readAllEvents(t, NewStream(strings.NewReader(in)), func(d []byte) { got = append(got, string(d)) })
 	if strings.Join(got, "|") != `{"a":1}|{"b":`+"\n"+`2}` {
 		t.Fatalf("events %q", got)
 	}
@@ -78,16 +83,7 @@ func TestStreamBeforeWaitOncePerRead(t *testing.T) {
 	s := NewStream(net)
 	var log []string
 	s.BeforeWait = func() { log = append(log, fmt.Sprintf("wait(reads=%d)", net.reads)) }
-	for {
-		d, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		log = append(log, string(d))
-	}
+	readAllEvents(t, s, func(d []byte) { log = append(log, string(d)) })
 	want := "wait(reads=0) 1 2 3 wait(reads=1) wait(reads=2) 4 wait(reads=3)"
 	if got := strings.Join(log, " "); got != want {
 		t.Fatalf("events and waits:\n got %s\nwant %s", got, want)
