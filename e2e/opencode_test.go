@@ -208,6 +208,17 @@ func streamedChats(t *testing.T, svc *standin.Running, key string, after int) in
 	return n
 }
 
+// chatRequests counts the chat-completions requests among seen.
+func chatRequests(seen []standin.Seen) int {
+	n := 0
+	for _, s := range seen {
+		if s.Path == "/v1/chat/completions" {
+			n++
+		}
+	}
+	return n
+}
+
 // usageLine matches gw serve's log line for a streamed chat request whose
 // stream reported usage.
 func usageLine(model string) *regexp.Regexp {
