@@ -269,7 +269,10 @@ func (t *translation) forAccount(ae *api.Error, model string) *api.Error {
 	}
 	e := *ae
 	e.Kind, e.Cause, e.Fix = me.Kind, me.Cause, me.Fix
-	if ae.Status != 0 {
+	switch {
+	case ae.Status != 0 && ae.ServiceMessage != "":
+		e.Cause += fmt.Sprintf(" (the service answered %d: %q)", ae.Status, ae.ServiceMessage)
+	case ae.Status != 0:
 		e.Cause += fmt.Sprintf(" (the service answered %d)", ae.Status)
 	}
 	return &e
