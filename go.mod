@@ -9,6 +9,7 @@ require (
 	github.com/adrg/xdg v0.5.3
 	github.com/charmbracelet/colorprofile v0.4.3
 	github.com/charmbracelet/x/ansi v0.11.8
+	github.com/go-json-experiment/json v1.27.2
 	github.com/godbus/dbus/v5 v5.2.2
 	github.com/openai/openai-go/v3 v3.95.0
 	github.com/pelletier/go-toml/v2 v2.4.3
@@ -24,10 +25,7 @@ require (
 	golang.org/x/term v0.47.0
 )
 
-require (
-	github.com/go-json-experiment/json v1.27.2 // indirect
-	github.com/kr/text v0.2.0 // indirect
-)
+require github.com/kr/text v0.2.0 // indirect
 
 require (
 	github.com/charmbracelet/ultraviolet v0.0.0-20260811164956-006e29f97886 // indirect
