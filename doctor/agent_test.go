@@ -255,7 +255,7 @@ func TestRun_AgentConfigDefaultNotDeclared(t *testing.T) {
 	if c.Cause != want {
 		t.Errorf("cause %q\nwant  %q", c.Cause, want)
 	}
-	if fixText(in, c) != "run: gw init agent --models vendor-a/model-a-haiku-4.5 --default vendor-a/model-a-haiku-4.5" {
+	if fixText(in, c) != "run: gw init agent --agent opencode --models vendor-a/model-a-haiku-4.5 --default vendor-a/model-a-haiku-4.5" {
 		t.Errorf("fix %q", fixText(in, c))
 	}
 	if c.Condition != "" {
@@ -300,7 +300,7 @@ func TestRun_AgentConfigSiblingWithoutOurs(t *testing.T) {
 	if !strings.Contains(c.Cause, "no provider in its config reaches the service") || !strings.Contains(c.Cause, `"model" is "gw/vendor-a/model-a-sonnet-4.6"`) {
 		t.Errorf("cause = %q", c.Cause)
 	}
-	if !strings.HasPrefix(fixText(in, c), "run: gw init agent; remove the \"gw\" provider") {
+	if !strings.HasPrefix(fixText(in, c), "run: gw init agent --agent opencode; remove the \"gw\" provider") {
 		t.Errorf("fix = %q", fixText(in, c))
 	}
 }

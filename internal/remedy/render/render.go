@@ -5,6 +5,7 @@
 package render
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/modelgateway/gw/config"
@@ -208,16 +209,16 @@ func (c Context) action(r remedy.Remedy) string {
 
 	// The coding agent's config.
 	case remedy.SetUpAgent:
-		return "to use the service from OpenCode, run: gw init agent"
+		return "to use the service from OpenCode, run: " + initAgent(opencode)
 	case remedy.InitAgent:
-		return "run: gw init agent"
+		return "run: " + initAgent(opencode)
 	case remedy.InitAgentBaseURL:
 		if v == "" {
-			return "run: gw init agent (it rewrites the provider's baseURL and keeps the rest of the file)"
+			return "run: " + initAgent(opencode) + " (it rewrites the provider's baseURL and keeps the rest of the file)"
 		}
 		return "run: " + initAgent(v) + " (it rewrites the address and keeps the rest of the file)"
 	case remedy.InitAgentProxy:
-		return "run: " + initAgent(v) + " --mode proxy (the file then holds only gw serve's local token)"
+		return "run: " + initAgent(cmp.Or(v, opencode)) + " --mode proxy (the file then holds only gw serve's local token)"
 	case remedy.InitAgentFor:
 		if v == "" {
 			return "run: gw init agent --agent NAME for the agent you use"
@@ -227,11 +228,11 @@ func (c Context) action(r remedy.Remedy) string {
 		return "run: " + initAgent(v) + " (it writes gw serve's current local token)"
 	case remedy.InitAgentModels:
 		if v == "" {
-			return "run: gw init agent (it adds the models and sets the default)"
+			return "run: " + initAgent(opencode) + " (it adds the models and sets the default)"
 		}
-		return "run: gw init agent --models " + v + " --default " + r.Also
+		return "run: " + initAgent(opencode) + " --models " + v + " --default " + r.Also
 	case remedy.FixAgentFile:
-		return "fix " + v + " by hand (OpenCode cannot read it either), then run: gw init agent"
+		return "fix " + v + " by hand (OpenCode cannot read it either), then run: " + initAgent(opencode)
 
 	case remedy.Say:
 		return v
@@ -241,6 +242,12 @@ func (c Context) action(r remedy.Remedy) string {
 }
 
 // initAgent is gw init agent for the agent named (OpenCode's config as gw init agent finds it when "").
+// opencode is OpenCode's name for gw init agent --agent: the remedies about
+// the provider in "the agent's config" without a name are OpenCode's (gw
+// init agent without --agent asks which agent on a terminal, and fails
+// without one). In names a config of any agent, so its fix names none.
+const opencode = "opencode"
+
 func initAgent(name string) string {
 	if name == "" {
 		return "gw init agent"

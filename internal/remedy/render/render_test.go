@@ -178,7 +178,7 @@ func TestText_Steps(t *testing.T) {
 		t.Errorf("paste:\n got %q\nwant %q", got, want)
 	}
 	steps := remedy.Steps(remedy.Remedy{Do: remedy.InitAgent}, remedy.Remedy{Do: remedy.Say, Value: "remove \"gw\" from disabled_providers"})
-	if got := Text(steps, Context{}); got != `run: gw init agent; remove "gw" from disabled_providers` {
+	if got := Text(steps, Context{}); got != `run: gw init agent --agent opencode; remove "gw" from disabled_providers` {
 		t.Errorf("steps: %q", got)
 	}
 	in := remedy.Remedy{Do: remedy.UseID, Value: "vendor-a/model-a-sonnet-4.5", In: "/p/opencode.json"}
