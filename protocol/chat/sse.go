@@ -26,10 +26,10 @@ type Stream struct {
 	long []byte // a line longer than r's buffer; reused
 	done bool
 
-	// BeforeWait, if set, is called whenever Next is about to wait for
-	// the network: every event already received has been returned. A
-	// translator flushes there, so that the events that arrived together
-	// leave together, and none waits for the network.
+	// BeforeWait, if set, is called whenever Next is about to read from
+	// the network, which may wait: every whole event received so far has
+	// been returned. A translator flushes there, so that the events that
+	// arrived together leave together, and none waits for the network.
 	BeforeWait func()
 }
 
