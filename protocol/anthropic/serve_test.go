@@ -193,6 +193,18 @@ func TestServeStreamCut(t *testing.T) {
 
 // An idle stream gets pings: the stand-in holds its second event until the
 // client has seen one.
+// streamWithPings asks a gateway in front of svc that pings every interval
+// for a streamed answer.
+func streamWithPings(t *testing.T, svc *standin.Running, every time.Duration) *http.Response {
+	t.Helper()
+	gw := startGateway(t, &Handler{Upstream: upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()), PingInterval: every})
+	res, err := http.Post(gw+"/v1/messages", "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestServePingsIdleStream(t *testing.T) {
 	sawPing := make(chan struct{})
 	svc := startService(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
@@ -204,11 +216,7 @@ func TestServePingsIdleStream(t *testing.T) {
 			}
 		}
 	}})
-	gw := startGateway(t, &Handler{Upstream: upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()), PingInterval: 20 * time.Millisecond})
-	res, err := http.Post(gw+"/v1/messages", "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := streamWithPings(t, svc, 20*time.Millisecond)
 	defer res.Body.Close()
 	var all strings.Builder
 	sc := bufio.NewScanner(res.Body)
@@ -245,11 +253,7 @@ func TestServePingsAmidChunks(t *testing.T) {
 			}
 		}
 	}})
-	gw := startGateway(t, &Handler{Upstream: upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()), PingInterval: time.Millisecond})
-	res, err := http.Post(gw+"/v1/messages", "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := streamWithPings(t, svc, time.Millisecond)
 	defer res.Body.Close()
 	var all strings.Builder
 	sc := bufio.NewScanner(res.Body)
