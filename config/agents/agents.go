@@ -341,6 +341,45 @@ type Agent struct {
 	NoRun string
 }
 
+// OneFile returns a with Files, Merge and Inspect set for an agent whose config is
+// one file: path names it for a scope, merge and inspect read its contents
+// (nil for a missing file).
+func (a Agent) OneFile(path func(Scope, Env) (string, error), merge func([]byte, Declaration) (Result, error),
+	inspect func([]byte) (Inspection, error)) Agent {
+	a.Files = func(s Scope, e Env) ([]string, error) {
+		p, err := path(s, e)
+		return []string{p}, err
+	}
+	a.Merge = func(srcs [][]byte, d Declaration) ([]Result, error) {
+		r, err := merge(srcs[0], d)
+		return []Result{r}, err
+	}
+	a.Inspect = func(srcs [][]byte) (Inspection, error) { return inspect(srcs[0]) }
+	return a
+}
+
+// OpenJSON begins a Merge into a JSON or JSONC config src (nil or empty: a
+// new file): d is checked, what src held before is read with inspect, and
+// src is parsed in dialect, with its top-level object.
+func OpenJSON(src []byte, d Declaration, inspect func([]byte) (Inspection, error), dialect jsonc.Dialect) (Inspection, *jsonc.File, jsonc.ObjRef, error) {
+	if err := d.Validate(); err != nil {
+		return Inspection{}, nil, jsonc.ObjRef{}, err
+	}
+	before, err := inspect(src)
+	if err != nil {
+		return Inspection{}, nil, jsonc.ObjRef{}, err
+	}
+	f, err := jsonc.Parse(src, dialect)
+	if err != nil {
+		return Inspection{}, nil, jsonc.ObjRef{}, err
+	}
+	top, err := f.Top(dialect.Agent)
+	if err != nil {
+		return Inspection{}, nil, jsonc.ObjRef{}, err
+	}
+	return before, f, top, nil
+}
+
 // RefuseDirect is the error of an agent that only works through gw serve.
 func RefuseDirect(display, reason string) error {
 	return fmt.Errorf("%w for %s: %s; use --mode proxy (gw serve translates)", ErrDirectRefused, display, reason)

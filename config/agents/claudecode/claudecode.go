@@ -56,17 +56,8 @@ func Agent() agents.Agent {
 		Install: "npm install -g @anthropic-ai/claude-code", Entry: `gw serve's settings in "env"`,
 		Protocol:      agents.AnthropicMessages,
 		DirectRefusal: directRefusal,
-		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
-			p, err := Path(s, e)
-			return []string{p}, err
-		},
-		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
-			r, err := Merge(srcs[0], d)
-			return []agents.Result{r}, err
-		},
-		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0]) },
-		Run:     Run,
-	}
+		Run:           Run,
+	}.OneFile(Path, Merge, Inspect)
 }
 
 // Path is the settings file for scope: $CLAUDE_CONFIG_DIR/settings.json
@@ -117,18 +108,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	if d.Mode == agents.Direct {
 		return agents.Result{}, agents.RefuseDirect(displayName, directRefusal)
 	}
-	if err := d.Validate(); err != nil {
-		return agents.Result{}, err
-	}
-	before, err := Inspect(src)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	f, err := jsonc.Parse(src, dialect)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	top, err := f.Top(displayName)
+	before, f, top, err := agents.OpenJSON(src, d, Inspect, dialect)
 	if err != nil {
 		return agents.Result{}, err
 	}

@@ -41,17 +41,8 @@ func Agent() agents.Agent {
 		Install: "npm install -g @openai/codex", Entry: `[model_providers.gw]`,
 		Protocol:      agents.Responses,
 		DirectRefusal: directRefusal,
-		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
-			p, err := Path(s, e)
-			return []string{p}, err
-		},
-		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
-			r, err := Merge(srcs[0], d)
-			return []agents.Result{r}, err
-		},
-		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0]) },
-		Run:     Run,
-	}
+		Run:           Run,
+	}.OneFile(Path, Merge, Inspect)
 }
 
 // Path is config.toml for scope.

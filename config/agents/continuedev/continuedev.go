@@ -40,17 +40,8 @@ func Agent() agents.Agent {
 		Name: "continue", Display: displayName, Binary: "cn", Version: testedVersion,
 		Install: "npm install -g @continuedev/cli", Entry: `gw's entries in "models"`,
 		Protocol: agents.ChatCompletions,
-		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
-			p, err := Path(s, e)
-			return []string{p}, err
-		},
-		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
-			r, err := Merge(srcs[0], d)
-			return []agents.Result{r}, err
-		},
-		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0]) },
-		NoRun:   "Continue takes its models only from a config file; run: gw init agent --agent continue",
-	}
+		NoRun:    "Continue takes its models only from a config file; run: gw init agent --agent continue",
+	}.OneFile(Path, Merge, Inspect)
 }
 
 // Path is config.yaml; Continue has no project config for models.

@@ -49,17 +49,8 @@ func Agent() agents.Agent {
 		Name: "crush", Display: displayName, Binary: "crush", Version: testedVersion,
 		Install: "brew install charmbracelet/tap/crush", Entry: `provider "gw"`,
 		Protocol: agents.ChatCompletions,
-		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
-			p, err := Path(s, e)
-			return []string{p}, err
-		},
-		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
-			r, err := Merge(srcs[0], d)
-			return []agents.Result{r}, err
-		},
-		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0]) },
-		NoRun:   "Crush takes its providers and models only from its config files; run: gw init agent --agent crush",
-	}
+		NoRun:    "Crush takes its providers and models only from its config files; run: gw init agent --agent crush",
+	}.OneFile(Path, Merge, Inspect)
 }
 
 // Path is crush.json for scope: the global one, or the project's
@@ -116,18 +107,7 @@ func model(m agents.Model) jsonc.Keyed {
 
 // Merge writes d into crush.json src (nil or empty: a new file).
 func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
-	if err := d.Validate(); err != nil {
-		return agents.Result{}, err
-	}
-	before, err := Inspect(src)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	f, err := jsonc.Parse(src, dialect)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	top, err := f.Top(displayName)
+	before, f, top, err := agents.OpenJSON(src, d, Inspect, dialect)
 	if err != nil {
 		return agents.Result{}, err
 	}

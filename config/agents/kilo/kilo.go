@@ -42,17 +42,8 @@ func Agent() agents.Agent {
 		Name: "kilo", Display: displayName, Binary: "kilo", Version: testedVersion,
 		Install: "npm install -g @kilocode/cli", Entry: `provider "gw"`,
 		Protocol: agents.ChatCompletions,
-		Files: func(s agents.Scope, e agents.Env) ([]string, error) {
-			p, err := Path(s, e)
-			return []string{p}, err
-		},
-		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
-			r, err := Merge(srcs[0], d)
-			return []agents.Result{r}, err
-		},
-		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0]) },
-		Run:     Run,
-	}
+		Run:      Run,
+	}.OneFile(Path, Merge, Inspect)
 }
 
 // Path is Kilo's config file for scope: kilo.jsonc in
