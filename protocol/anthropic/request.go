@@ -27,6 +27,10 @@ type Meta struct {
 	// Dropped names what the request asked for that the service cannot be
 	// given (Anthropic's own server tools, top_k), for the request log.
 	Dropped []string
+	// InputTokens estimates the prompt's tokens (chat.EstimateTokens of
+	// the translated request): message_start carries it, before the
+	// service has counted.
+	InputTokens int
 }
 
 // toolName maps a chat function name back to the client's tool name.
@@ -59,6 +63,12 @@ const billingHeader = "x-anthropic-billing-header:"
 //     conversation has loaded them, as Anthropic's API does.
 //   - thinking / output_config.effort become reasoning_effort, for the
 //     catalogue's reasoning models only (others reject the field).
+//   - cache_control breakpoints stay where they were, as OpenRouter and
+//     LiteLLM take them over chat completions: on the content part the
+//     block became (the system message is then a list of text parts), on
+//     the function tool, on an assistant's tool call. A tool_result's
+//     breakpoint goes on its tool message's text part, or on the last of
+//     its attachments when it has images. metadata.user_id becomes user.
 func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 	var r request
 	if err := json.Unmarshal(body, &r); err != nil {
@@ -86,9 +96,12 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 	if r.TopK != nil {
 		meta.Dropped = append(meta.Dropped, "top_k")
 	}
+	if r.Metadata != nil {
+		out.User = r.Metadata.UserID
+	}
 
-	system, err := t.systemText(r.System, "system")
-	if err != nil {
+	var system systemPrompt
+	if err := t.system(&system, r.System, "system"); err != nil {
 		return nil, meta, err
 	}
 	var convo []chat.Message
@@ -96,11 +109,9 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 		field := fmt.Sprintf("messages[%d]", i)
 		switch m.Role {
 		case "system":
-			s, err := t.systemText(m.Content, field+".content")
-			if err != nil {
+			if err := t.system(&system, m.Content, field+".content"); err != nil {
 				return nil, meta, err
 			}
-			system = joinNonEmpty(system, s, "\n\n")
 		case "user":
 			msgs, err := t.user(m.Content, field+".content")
 			if err != nil {
@@ -121,8 +132,8 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 			return nil, meta, invalid(field+".role", "%q is not a role of the Messages API; use user or assistant", m.Role)
 		}
 	}
-	if system != "" {
-		out.Messages = append(out.Messages, chat.Message{Role: "system", Content: system})
+	if c := system.content(); c != nil {
+		out.Messages = append(out.Messages, chat.Message{Role: "system", Content: c})
 	}
 	out.Messages = append(out.Messages, convo...)
 
@@ -148,6 +159,7 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 			meta.ToolNames = nil
 		}
 	}
+	meta.InputTokens = chat.EstimateTokens(out)
 	return out, meta, nil
 }
 
@@ -191,31 +203,89 @@ type translator struct {
 	loaded map[string]bool   // deferred tools a tool_reference loaded
 }
 
-// systemText reads a system prompt: a string or text blocks. Claude Code's
-// billing block is left out (see billingHeader).
-func (t *translator) systemText(raw json.RawMessage, field string) (string, *Error) {
+// systemPrompt collects the system prompt: the top-level one and the
+// system messages of the conversation, in order.
+type systemPrompt struct {
+	text   string      // all of it, the pieces joined by blank lines
+	parts  []chat.Part // its text blocks, with their cache breakpoints
+	cached bool        // a block has a breakpoint
+}
+
+// content is the system message's content: the text, or the parts when a
+// block has a cache breakpoint (which only a part can carry); nil when
+// there is no system prompt.
+func (p *systemPrompt) content() any {
+	switch {
+	case p.cached && len(p.parts) > 0:
+		return p.parts
+	case p.text != "":
+		return p.text
+	}
+	return nil
+}
+
+// system reads a system prompt, a string or text blocks, into p. Claude
+// Code's billing block is left out (see billingHeader).
+func (t *translator) system(p *systemPrompt, raw json.RawMessage, field string) *Error {
 	if isNull(raw) {
-		return "", nil
+		return nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
+		p.text = joinNonEmpty(p.text, s, "\n\n")
+		if s != "" {
+			p.parts = append(p.parts, chat.Part{Type: "text", Text: s})
+		}
+		return nil
 	}
 	blocks, err := blocksOf(raw, field)
 	if err != nil {
-		return "", err
+		return err
 	}
-	var parts []string
+	var texts []string
 	for i, b := range blocks {
+		bf := fmt.Sprintf("%s[%d]", field, i)
 		if b.Type != "text" {
-			return "", invalid(fmt.Sprintf("%s[%d].type", field, i), "%q: a system prompt holds text blocks only", b.Type)
+			return invalid(bf+".type", "%q: a system prompt holds text blocks only", b.Type)
 		}
 		if strings.HasPrefix(b.Text, billingHeader) {
 			continue
 		}
-		parts = append(parts, b.Text)
+		texts = append(texts, b.Text)
+		cc := t.cache(b.CacheControl, bf)
+		p.cached = p.cached || cc != nil
+		switch {
+		case b.Text != "":
+			p.parts = append(p.parts, chat.Part{Type: "text", Text: b.Text, CacheControl: cc})
+		case cc != nil && len(p.parts) > 0 && p.parts[len(p.parts)-1].CacheControl == nil:
+			// An empty part is refused by some services; its breakpoint
+			// marks the same prefix on the part before.
+			p.parts[len(p.parts)-1].CacheControl = cc
+		}
 	}
-	return strings.Join(parts, "\n\n"), nil
+	p.text = joinNonEmpty(p.text, strings.Join(texts, "\n\n"), "\n\n")
+	return nil
+}
+
+// cache translates a block's or a tool's cache_control: type ephemeral, ttl
+// 5m or 1h or none. Anything else is left out and named in Meta.Dropped: a
+// breakpoint is a hint, and the request is whole without it.
+func (t *translator) cache(c *cacheControl, field string) *chat.CacheControl {
+	if c == nil {
+		return nil
+	}
+	if c.Type != "ephemeral" {
+		t.meta.Dropped = append(t.meta.Dropped, fmt.Sprintf("%s.cache_control (type %q)", field, c.Type))
+		return nil
+	}
+	out := &chat.CacheControl{Type: c.Type}
+	switch c.TTL {
+	case "", "5m", "1h":
+		out.TTL = c.TTL
+	default:
+		t.meta.Dropped = append(t.meta.Dropped, fmt.Sprintf("%s.cache_control.ttl (%q)", field, c.TTL))
+	}
+	return out
 }
 
 func blocksOf(raw json.RawMessage, field string) ([]block, *Error) {
@@ -283,12 +353,12 @@ func (t *translator) user(raw json.RawMessage, field string) ([]chat.Message, *E
 	return out, nil
 }
 
-// content is a user message's content: a string when it is all text (what
-// every chat backend accepts), else the parts.
+// content is a message's content: a string when it is all text without a
+// cache breakpoint (what every chat backend accepts), else the parts.
 func content(parts []chat.Part) any {
 	var texts []string
 	for _, p := range parts {
-		if p.Type != "text" {
+		if p.Type != "text" || p.CacheControl != nil {
 			return parts
 		}
 		texts = append(texts, p.Text)
@@ -296,8 +366,17 @@ func content(parts []chat.Part) any {
 	return strings.Join(texts, "\n")
 }
 
-// part translates a content block of a user turn, or of a tool result.
+// part translates a content block of a user turn, or of a tool result,
+// with its cache breakpoint on the (last) part it became.
 func (t *translator) part(b block, field string) ([]chat.Part, *Error) {
+	ps, err := t.partOf(b, field)
+	if err == nil && len(ps) > 0 {
+		ps[len(ps)-1].CacheControl = t.cache(b.CacheControl, field)
+	}
+	return ps, err
+}
+
+func (t *translator) partOf(b block, field string) ([]chat.Part, *Error) {
 	switch b.Type {
 	case "text":
 		return []chat.Part{{Type: "text", Text: b.Text}}, nil
@@ -376,6 +455,7 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 	}
 	var texts []string
 	var images []chat.Part
+	cc := t.cache(b.CacheControl, field)
 	if !isNull(b.Content) {
 		var s string
 		if json.Unmarshal(b.Content, &s) == nil {
@@ -406,6 +486,9 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 				for _, p := range ps {
 					if p.Type == "text" {
 						texts = append(texts, p.Text)
+						if cc == nil {
+							cc = p.CacheControl // the result's text is one part
+						}
 						continue
 					}
 					images = append(images, p)
@@ -421,7 +504,15 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 	if b.IsError {
 		text = "Error: " + text
 	}
-	return chat.Message{Role: "tool", ToolCallID: b.ToolUseID, Content: text}, images, nil
+	msg := chat.Message{Role: "tool", ToolCallID: b.ToolUseID, Content: text}
+	switch {
+	case b.CacheControl != nil && len(images) > 0:
+		// The result ends with its attachments, in the user message after.
+		images[len(images)-1].CacheControl = cc
+	case cc != nil:
+		msg.Content = []chat.Part{{Type: "text", Text: text, CacheControl: cc}}
+	}
+	return msg, images, nil
 }
 
 func count(n int, word string) string {
@@ -453,12 +544,12 @@ func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message
 		return nil, err
 	}
 	msg := chat.Message{Role: "assistant"}
-	var texts []string
+	var texts []chat.Part
 	for i, b := range blocks {
 		bf := fmt.Sprintf("%s[%d]", field, i)
 		switch b.Type {
 		case "text":
-			texts = append(texts, b.Text)
+			texts = append(texts, chat.Part{Type: "text", Text: b.Text, CacheControl: t.cache(b.CacheControl, bf)})
 		case "tool_use":
 			if b.ID == "" || b.Name == "" {
 				return nil, invalid(bf, "a tool_use block needs an id and a name")
@@ -473,7 +564,8 @@ func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message
 			}
 			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{
 				ID: b.ID, Type: "function",
-				Function: chat.FunctionCall{Name: t.functionName(b.Name), Arguments: args},
+				Function:     chat.FunctionCall{Name: t.functionName(b.Name), Arguments: args},
+				CacheControl: t.cache(b.CacheControl, bf),
 			})
 		case "thinking", "redacted_thinking":
 			// Anthropic's reasoning: not for the service's models.
@@ -487,7 +579,7 @@ func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message
 		return nil, nil
 	}
 	if len(texts) > 0 {
-		msg.Content = strings.Join(texts, "\n")
+		msg.Content = content(texts)
 	}
 	return &msg, nil
 }
@@ -535,6 +627,12 @@ func (t *translator) tools(in []tool) ([]chat.Tool, *Error) {
 	var out []chat.Tool
 	for i, tl := range in {
 		field := fmt.Sprintf("tools[%d]", i)
+		cc := t.cache(tl.CacheControl, field)
+		if cc != nil && len(out) > 0 && (tl.Type != "" && tl.Type != "custom" || tl.DeferLoading && !t.loaded[tl.Name]) {
+			// A tool left out keeps its breakpoint: the tools before it
+			// are the same prefix.
+			out[len(out)-1].CacheControl = cc
+		}
 		if tl.Type != "" && tl.Type != "custom" {
 			t.meta.Dropped = append(t.meta.Dropped, "tool "+tl.Name+" ("+tl.Type+")")
 			continue
@@ -553,7 +651,7 @@ func (t *translator) tools(in []tool) ([]chat.Tool, *Error) {
 		}
 		out = append(out, chat.Tool{Type: "function", Function: chat.Function{
 			Name: t.functionName(tl.Name), Description: tl.Description, Parameters: params,
-		}})
+		}, CacheControl: cc})
 	}
 	return out, nil
 }

@@ -167,11 +167,11 @@ func TestRecordedToolRoundTrip(t *testing.T) {
 	if roles(first) != "system,user" {
 		t.Fatalf("first request's roles %s, want system,user", roles(first))
 	}
-	sys := first.Messages[0].Content.(string)
+	sys := textOf(first.Messages[0].Content)
 	if strings.Contains(sys, billingHeader) || !strings.Contains(sys, "You are a Claude agent") || !strings.Contains(sys, "# Environment") {
 		t.Errorf("system message: billing line dropped, prompt and environment kept? %.300q", sys)
 	}
-	user := first.Messages[1].Content.(string)
+	user := textOf(first.Messages[1].Content)
 	if !strings.Contains(user, "Use the Read tool on `/home/user/project/notes.txt`") || !strings.Contains(user, "<system-reminder>") {
 		t.Errorf("user message lost words: %.300q", user)
 	}
@@ -208,7 +208,7 @@ func TestRecordedToolRoundTrip(t *testing.T) {
 		t.Errorf("tool call %s", mustJSON(t, call))
 	}
 	tool := second.Messages[3]
-	if tool.ToolCallID != "toolu_rec_01" || tool.Content != "1\tThe launch code is PINEAPPLE-42.\n2\t" {
+	if tool.ToolCallID != "toolu_rec_01" || textOf(tool.Content) != "1\tThe launch code is PINEAPPLE-42.\n2\t" {
 		t.Errorf("tool message %s", mustJSON(t, tool))
 	}
 }
@@ -242,7 +242,7 @@ func TestRecordedParallelToolCalls(t *testing.T) {
 		t.Fatalf("calls %s", mustJSON(t, calls))
 	}
 	if req.Messages[3].ToolCallID != "toolu_rec_a" || req.Messages[3].Content != "1\talpha\n2\t" ||
-		req.Messages[4].ToolCallID != "toolu_rec_b" || req.Messages[4].Content != "1\tbeta\n2\t" {
+		req.Messages[4].ToolCallID != "toolu_rec_b" || textOf(req.Messages[4].Content) != "1\tbeta\n2\t" {
 		t.Errorf("tool messages %s", mustJSON(t, req.Messages[3:]))
 	}
 }
@@ -250,7 +250,7 @@ func TestRecordedParallelToolCalls(t *testing.T) {
 func TestRecordedToolErrorMarked(t *testing.T) {
 	req, _ := parse(t, recorded(t, "tool-error")[1])
 	tool := req.Messages[len(req.Messages)-1]
-	if tool.Role != "tool" || tool.Content != "Error: File does not exist. Note: your current working directory is /home/user/project." {
+	if tool.Role != "tool" || textOf(tool.Content) != "Error: File does not exist. Note: your current working directory is /home/user/project." {
 		t.Errorf("tool message %s", mustJSON(t, tool))
 	}
 }
@@ -289,7 +289,7 @@ func TestRecordedToolSearchLoadsDeferredTool(t *testing.T) {
 		t.Errorf("after ToolSearch: WebFetch offered %v, placeholder offered %v", has(req, "WebFetch"), has(req, "DeferredToolPlaceholder"))
 	}
 	tool := req.Messages[len(req.Messages)-1]
-	if tool.Content != "Tool WebFetch is loaded and can be called." {
+	if textOf(tool.Content) != "Tool WebFetch is loaded and can be called." {
 		t.Errorf("tool message %s", mustJSON(t, tool))
 	}
 }

@@ -48,7 +48,7 @@ func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	}
 	reason, seq := stopReason(meta, c.FinishReason, c.StopReason, len(m.ToolCalls) > 0)
 	out.StopReason, out.StopSequence = &reason, seq
-	out.Usage = usageOf(r.Usage)
+	out.Usage = usageOf(r.Usage, meta.InputTokens)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -117,15 +117,20 @@ func stopReason(meta Meta, finish string, matched any, tools bool) (string, *str
 	return "end_turn", nil
 }
 
-// usageOf counts as Anthropic does: input_tokens without the cached part,
-// which is cache_read_input_tokens.
-func usageOf(u *chat.Usage) usageOut {
+// usageOf counts as Anthropic does: input_tokens is the prompt without
+// what was read from the service's cache (cache_read_input_tokens) and
+// written to it (cache_creation_input_tokens, where the service reports
+// it). A service that counted nothing leaves the estimate as input_tokens:
+// a client's context meter then shows the prompt, not an empty context.
+func usageOf(u *chat.Usage, estimate int) usageOut {
 	if u == nil {
-		return usageOut{}
+		return usageOut{InputTokens: estimate}
 	}
-	cached := 0
-	if u.PromptTokensDetails != nil {
-		cached = min(u.PromptTokensDetails.CachedTokens, u.PromptTokens)
+	read, write := u.CacheRead(), u.CacheWrite()
+	return usageOut{
+		InputTokens:              u.PromptTokens - read - write,
+		CacheCreationInputTokens: write,
+		CacheReadInputTokens:     read,
+		OutputTokens:             u.CompletionTokens,
 	}
-	return usageOut{InputTokens: u.PromptTokens - cached, CacheReadInputTokens: cached, OutputTokens: u.CompletionTokens}
 }

@@ -80,8 +80,12 @@ func (s *StreamWriter) Start() error {
 	if s.id == "" {
 		s.id = "msg_gw"
 	}
+	// The service counts the prompt only at the end; until then clients
+	// (Claude Code's context meter, SDKs that read usage here) get the
+	// estimate, which message_delta replaces with the real counts.
 	s.event("message_start", evMessageStart{Type: "message_start", Message: messageOut{
 		ID: s.id, Type: "message", Role: "assistant", Model: s.meta.Model, Content: []blockOut{},
+		Usage: usageOut{InputTokens: s.meta.InputTokens},
 	}})
 	return s.flush()
 }
@@ -264,7 +268,7 @@ func (s *StreamWriter) End(err error) error {
 	s.writeCalls()
 	s.closeBlock()
 	reason, seq := stopReason(s.meta, s.finish, s.matched, s.nUsed > 0)
-	md := evMessageDelta{Type: "message_delta", Usage: usageOf(s.usage)}
+	md := evMessageDelta{Type: "message_delta", Usage: usageOf(s.usage, s.meta.InputTokens)}
 	md.Delta.StopReason, md.Delta.StopSequence = reason, seq
 	s.event("message_delta", md)
 	s.event("message_stop", evType{Type: "message_stop"})

@@ -318,7 +318,7 @@ func TestFromResponse(t *testing.T) {
 		`{"type":"tool_use","id":"call_1","name":"Read","input":{"file_path":"/a"}},` +
 		`{"type":"tool_use","id":"toolu_gw_1","name":"Bash","input":{}},` +
 		`{"type":"tool_use","id":"call_3","name":"Bash","input":{"arguments":"{\"command\":"}}],` +
-		`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":50,"cache_read_input_tokens":0,"output_tokens":9}}` + "\n"
+		`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":50,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":9}}` + "\n"
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}

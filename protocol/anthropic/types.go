@@ -3,8 +3,8 @@ package anthropic
 import json "github.com/go-json-experiment/json/v1"
 
 // The Messages API's request, as far as gw reads it. Fields gw does not
-// know (cache_control, metadata, context_management, citations, betas yet
-// to come) are left to encoding/json, which ignores them.
+// know (context_management, citations, betas yet to come) are left to
+// encoding/json, which ignores them.
 type request struct {
 	Model         string          `json:"model"`
 	Messages      []message       `json:"messages"`
@@ -21,6 +21,15 @@ type request struct {
 	OutputConfig  *struct {
 		Effort string `json:"effort"`
 	} `json:"output_config"`
+	Metadata *struct {
+		UserID string `json:"user_id"`
+	} `json:"metadata"`
+}
+
+// cacheControl is a prompt-cache breakpoint on a block or a tool.
+type cacheControl struct {
+	Type string `json:"type"` // ephemeral
+	TTL  string `json:"ttl"`  // 5m | 1h
 }
 
 type message struct {
@@ -46,6 +55,8 @@ type block struct {
 	IsError   bool            `json:"is_error"`
 	// tool_reference (in a tool_result: a deferred tool is now loaded)
 	ToolName string `json:"tool_name"`
+	// any block
+	CacheControl *cacheControl `json:"cache_control"`
 }
 
 type source struct {
@@ -61,6 +72,7 @@ type tool struct {
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"input_schema"`
 	DeferLoading bool            `json:"defer_loading"`
+	CacheControl *cacheControl   `json:"cache_control"`
 }
 
 type toolChoice struct {
@@ -100,9 +112,10 @@ type blockOut struct {
 }
 
 type usageOut struct {
-	InputTokens          int `json:"input_tokens"`
-	CacheReadInputTokens int `json:"cache_read_input_tokens"`
-	OutputTokens         int `json:"output_tokens"`
+	InputTokens              int `json:"input_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
 }
 
 type errorOut struct {

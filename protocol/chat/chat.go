@@ -29,6 +29,18 @@ type Request struct {
 	ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
 	User                string          `json:"user,omitempty"`
 	ResponseFormat      json.RawMessage `json:"response_format,omitempty"`
+	// PromptCacheKey groups requests that share a prefix, for the
+	// service's prompt cache (OpenAI's field; gateways pass it on).
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
+}
+
+// CacheControl marks a prompt-cache breakpoint on a content part or a tool:
+// the prompt up to and including it may be cached. Anthropic's shape, which
+// gateways selling its models over chat completions (OpenRouter, LiteLLM)
+// accept there.
+type CacheControl struct {
+	Type string `json:"type"`          // ephemeral
+	TTL  string `json:"ttl,omitempty"` // 5m | 1h; empty is the service's default
 }
 
 // StreamOptions asks for the usage chunk at the end of a stream.
@@ -54,6 +66,8 @@ type Part struct {
 	Text     string    `json:"text,omitempty"`
 	ImageURL *ImageURL `json:"image_url,omitempty"`
 	File     *File     `json:"file,omitempty"`
+	// CacheControl is a cache breakpoint after this part.
+	CacheControl *CacheControl `json:"cache_control,omitempty"`
 }
 
 // File is a file part's content (a PDF), inline as a data: URL.
@@ -72,6 +86,8 @@ type ImageURL struct {
 type Tool struct {
 	Type     string   `json:"type"` // function
 	Function Function `json:"function"`
+	// CacheControl is a cache breakpoint after this tool's definition.
+	CacheControl *CacheControl `json:"cache_control,omitempty"`
 }
 
 // Function describes a tool's function.
@@ -103,6 +119,9 @@ type ToolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"` // function
 	Function FunctionCall `json:"function"`
+	// CacheControl is a cache breakpoint after this call, in a request's
+	// history (LiteLLM reads it there).
+	CacheControl *CacheControl `json:"cache_control,omitempty"`
 }
 
 // FunctionCall is a called function's name and JSON arguments.
@@ -111,18 +130,61 @@ type FunctionCall struct {
 	Arguments string `json:"arguments"`
 }
 
-// Usage is the token count of a request.
+// Usage is the token count of a request. PromptTokens includes the cached
+// tokens and those written to the cache.
 type Usage struct {
 	PromptTokens        int                  `json:"prompt_tokens"`
 	CompletionTokens    int                  `json:"completion_tokens"`
 	TotalTokens         int                  `json:"total_tokens"`
 	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
 	CompletionDetails   *CompletionDetails   `json:"completion_tokens_details,omitempty"`
+	// LiteLLM's names for the cache counts, next to prompt_tokens_details.
+	CacheReadInputTokens     *int `json:"cache_read_input_tokens,omitempty"`
+	CacheCreationInputTokens *int `json:"cache_creation_input_tokens,omitempty"`
 }
 
-// PromptTokensDetails counts cached prompt tokens.
+// PromptTokensDetails counts cached prompt tokens: read from the cache, and
+// written to it (OpenRouter's cache_write_tokens, LiteLLM's
+// cache_creation_tokens).
 type PromptTokensDetails struct {
-	CachedTokens int `json:"cached_tokens"`
+	CachedTokens        int `json:"cached_tokens"`
+	CacheWriteTokens    int `json:"cache_write_tokens,omitempty"`
+	CacheCreationTokens int `json:"cache_creation_tokens,omitempty"`
+}
+
+// CacheRead is the number of prompt tokens read from the service's cache,
+// however the service named it; never more than the prompt.
+func (u *Usage) CacheRead() int {
+	if u == nil {
+		return 0
+	}
+	n := 0
+	switch {
+	case u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens > 0:
+		n = u.PromptTokensDetails.CachedTokens
+	case u.CacheReadInputTokens != nil:
+		n = *u.CacheReadInputTokens
+	}
+	return max(0, min(n, u.PromptTokens))
+}
+
+// CacheWrite is the number of prompt tokens written to the service's cache,
+// where the service reports it; never more than the prompt's uncached part.
+func (u *Usage) CacheWrite() int {
+	if u == nil {
+		return 0
+	}
+	n := 0
+	d := u.PromptTokensDetails
+	switch {
+	case d != nil && d.CacheWriteTokens > 0:
+		n = d.CacheWriteTokens
+	case d != nil && d.CacheCreationTokens > 0:
+		n = d.CacheCreationTokens
+	case u.CacheCreationInputTokens != nil:
+		n = *u.CacheCreationInputTokens
+	}
+	return max(0, min(n, u.PromptTokens-u.CacheRead()))
 }
 
 // CompletionDetails counts reasoning tokens.
