@@ -25,6 +25,10 @@ type Meta struct {
 	// the service cannot run and that were therefore not offered to the
 	// model, for the request log.
 	DroppedTools []string
+	// InputTokens estimates the prompt's tokens (chat.EstimateTokens of
+	// the translated request): response.created and response.in_progress
+	// carry it, before the service has counted.
+	InputTokens int
 
 	tools map[string]toolRef // chat function name → the tool the client offered
 	echo  echo
@@ -86,8 +90,8 @@ func unsupported(param, format string, args ...any) *Error {
 }
 
 // request is a Responses API request. Fields the translation does not need
-// (include, prompt_cache_key, client_metadata, service_tier, truncation…)
-// are accepted and ignored.
+// (include, client_metadata, service_tier, truncation…) are accepted and
+// ignored.
 type request struct {
 	Model              string            `json:"model"`
 	Instructions       json.RawMessage   `json:"instructions"`
@@ -105,6 +109,7 @@ type request struct {
 	Metadata           json.RawMessage   `json:"metadata"`
 	User               string            `json:"user"`
 	SafetyIdentifier   string            `json:"safety_identifier"`
+	PromptCacheKey     string            `json:"prompt_cache_key"`
 	PreviousResponseID *string           `json:"previous_response_id"`
 	Conversation       json.RawMessage   `json:"conversation"`
 	Background         *bool             `json:"background"`
@@ -211,6 +216,9 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 	if out.User == "" {
 		out.User = r.SafetyIdentifier
 	}
+	// The service's prompt cache keeps a conversation's prefix under its
+	// key (Codex sends one per session).
+	out.PromptCacheKey = r.PromptCacheKey
 	if r.Stream {
 		out.StreamOptions = &chat.StreamOptions{IncludeUsage: true}
 	}
@@ -265,6 +273,7 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 	if len(r.Tools) > 0 {
 		meta.echo.Tools, _ = json.Marshal(r.Tools)
 	}
+	meta.InputTokens = chat.EstimateTokens(out)
 	return out, meta, nil
 }
 

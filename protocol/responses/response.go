@@ -59,6 +59,9 @@ type outputDetails struct {
 	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
+// usageOf counts as the Responses API does: input_tokens is the whole
+// prompt, of which cached_tokens were read from the service's cache (under
+// whichever name the service reported them).
 func usageOf(u *chat.Usage) *usage {
 	if u == nil {
 		return nil
@@ -67,13 +70,17 @@ func usageOf(u *chat.Usage) *usage {
 	if out.TotalTokens == 0 {
 		out.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
-	if d := u.PromptTokensDetails; d != nil {
-		out.InputTokensDetails.CachedTokens = d.CachedTokens
-	}
+	out.InputTokensDetails.CachedTokens = u.CacheRead()
 	if d := u.CompletionDetails; d != nil {
 		out.OutputTokensDetails.ReasoningTokens = d.ReasoningTokens
 	}
 	return out
+}
+
+// estimatedUsage is the usage of a response still in progress: the
+// prompt's estimate, nothing generated yet.
+func estimatedUsage(inputTokens int) *usage {
+	return &usage{InputTokens: inputTokens, TotalTokens: inputTokens}
 }
 
 // Output items.

@@ -243,6 +243,10 @@ func (s *StreamWriter) start() {
 	}
 	s.state = 1
 	r := s.meta.newResponse("in_progress")
+	// The service counts the prompt only at the end; until then clients
+	// that read usage here get the estimate, which response.completed
+	// replaces with the real counts.
+	r.Usage = estimatedUsage(s.meta.InputTokens)
 	s.emit("response.created", &responseEvent{Response: r})
 	s.emit("response.in_progress", &responseEvent{Response: r})
 }
