@@ -167,3 +167,59 @@ func TestCacheControlMapping(t *testing.T) {
 		t.Errorf("a string cache_control: %v", err)
 	}
 }
+
+// stripCacheControl removes every cache_control from a JSON document.
+func stripCacheControl(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "cache_control")
+		for k, x := range v {
+			v[k] = stripCacheControl(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = stripCacheControl(x)
+		}
+	}
+	return v
+}
+
+// A service that refuses cache_control is sent, on the retry, exactly the
+// chat request Claude Code's request makes without any breakpoint: plain
+// strings where parts only carried breakpoints.
+func TestRecordedWithoutCacheControlIsThePlainRequest(t *testing.T) {
+	for _, scenario := range []string{"tool-round-trip", "image", "parallel-tools", "tool-search"} {
+		for i, body := range recorded(t, scenario) {
+			var doc any
+			if err := json.Unmarshal(body, &doc); err != nil {
+				t.Fatal(err)
+			}
+			plainBody, _ := json.Marshal(stripCacheControl(doc))
+			plain, _ := parse(t, plainBody)
+			cached, _ := parse(t, body)
+			retry := chat.Without(cached, chat.FieldCacheControl)
+			// Both as decoded JSON, re-encoded: the stripped body's schemas
+			// come back with their keys sorted.
+			if got, want := normalJSON(t, retry), normalJSON(t, plain); got != want {
+				n := 0
+				for n < min(len(got), len(want)) && got[n] == want[n] {
+					n++
+				}
+				t.Errorf("%s request %d: without cache_control, unlike the request without breakpoints, from byte %d:\n got %.200q\nwant %.200q",
+					scenario, i+1, n, got[max(0, n-60):], want[max(0, n-60):])
+			}
+			if !chat.Has(cached, chat.FieldCacheControl) {
+				t.Errorf("%s request %d: the request had no breakpoint to begin with", scenario, i+1)
+			}
+		}
+	}
+}
+
+func normalJSON(t *testing.T, v any) string {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal([]byte(mustJSON(t, v)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return mustJSON(t, doc)
+}
