@@ -148,6 +148,7 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"m","system":[{"type":"text","text":"s"}],"messages":[{"role":"system","content":null},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_reference","tool_name":"x"},{"type":"image","source":{"type":"url","url":"u"}}],"is_error":true}]}],"tools":[{"name":"x","defer_loading":true,"input_schema":{}}],"tool_choice":{"type":"tool","name":"x"}}`))
 	f.Add([]byte(`{"model":"vendor-a/model-a-opus-4.5-thinking","thinking":{"type":"enabled","budget_tokens":-1},"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"b/c","input":[1]}]}]}`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"model":"m","system":[{"type":"text","text":"","cache_control":{"type":"ephemeral","ttl":"1h"}}],"tools":[{"type":"web_search_20250305","name":"w","cache_control":{"type":"ephemeral"}},{"name":"x","cache_control":{"type":"x","ttl":"9h"}}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","cache_control":{"type":"ephemeral"},"content":[{"type":"image","source":{"type":"url","url":"u"},"cache_control":{"type":"ephemeral"}}]}]},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"x","input":{},"cache_control":{"type":"ephemeral","ttl":"5m"}}]}],"metadata":{"user_id":"u"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, _, err := ParseRequest(body)
 		if err != nil {
@@ -166,6 +167,14 @@ func FuzzParseRequest(f *testing.F) {
 		}
 		if _, err := json.Marshal(req); err != nil {
 			t.Fatalf("the chat request does not encode: %v", err)
+		}
+		// Breakpoints are carried, never invented; without them the
+		// request has none left.
+		if n, sent := len(breakpoints(req)), bytes.Count(body, []byte(`"cache_control"`)); n > sent {
+			t.Fatalf("%d breakpoints from %d in the body", n, sent)
+		}
+		if plain := chat.Without(req, chat.FieldCacheControl); chat.Has(plain, chat.FieldCacheControl) || len(breakpoints(plain)) != 0 {
+			t.Fatal("breakpoints left after Without")
 		}
 	})
 }

@@ -194,3 +194,28 @@ func TestRefusalsConcurrent(t *testing.T) {
 		t.Errorf("%d refusals remembered, want %d", len(firsts), 3*len(optionalFields))
 	}
 }
+
+// FuzzRefusedField: whatever a service answers, RefusedField names a field
+// the request carries or none, and the request without it no longer
+// carries it, the original unchanged.
+func FuzzRefusedField(f *testing.F) {
+	f.Add(400, []byte(`{"error":{"message":"Unrecognized request argument supplied: user","param":"user"}}`))
+	f.Add(422, []byte(`{"detail":[{"loc":["body","prompt_cache_key"]}]}`))
+	f.Add(400, []byte(`cache_control.ttl`))
+	f.Add(400, []byte(`{"error":{"message":"messages.0.content must be a string"}}`))
+	f.Add(400, []byte(`{"param":["user"],"error":"x"}`))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		req := cachedRequest()
+		before := encode(t, req)
+		field := RefusedField(status, body, req)
+		if field == "" {
+			return
+		}
+		if !Has(req, field) {
+			t.Fatalf("%q refused, which the request does not carry", field)
+		}
+		if out := Without(req, field); Has(out, field) || encode(t, req) != before {
+			t.Fatalf("without %q: %s", field, encode(t, out))
+		}
+	})
+}
