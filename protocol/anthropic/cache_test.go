@@ -223,3 +223,24 @@ func normalJSON(t *testing.T, v any) string {
 	}
 	return mustJSON(t, doc)
 }
+
+// Automatic caching (a top-level cache_control) puts the breakpoint on the
+// conversation's last block, as Anthropic does.
+func TestAutomaticCaching(t *testing.T) {
+	for _, c := range []struct{ name, messages, want string }{
+		{"a user string", `[{"role":"user","content":"hi"}]`, "messages[1].content[0] 1h"},
+		{"a tool result", `[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"x","input":{}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"out"},{"type":"text","text":"and?"}]}]`, "messages[4].content[0] 1h"},
+		{"tool calls last", `[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"x","input":{}}]}]`, "messages[2].tool_calls[0] 1h"},
+	} {
+		req, _ := parse(t, []byte(`{"model":"m","max_tokens":1,"system":"s","cache_control":{"type":"ephemeral","ttl":"1h"},"messages":`+c.messages+`}`))
+		if got := breakpoints(req); !slices.Equal(got, []string{c.want}) {
+			t.Errorf("%s: breakpoints %q, want %q", c.name, got, c.want)
+		}
+	}
+	// An explicit breakpoint on the last block stays as it is.
+	req, _ := parse(t, []byte(`{"model":"m","max_tokens":1,"cache_control":{"type":"ephemeral","ttl":"1h"},"messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]}]}`))
+	if got := breakpoints(req); !slices.Equal(got, []string{"messages[0].content[0]"}) {
+		t.Errorf("breakpoints %q", got)
+	}
+}

@@ -136,6 +136,9 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 		out.Messages = append(out.Messages, chat.Message{Role: "system", Content: c})
 	}
 	out.Messages = append(out.Messages, convo...)
+	if cc := t.cache(r.CacheControl, "request"); cc != nil {
+		lastBreakpoint(out.Messages, cc)
+	}
 
 	tools, err := t.tools(r.Tools)
 	if err != nil {
@@ -265,6 +268,31 @@ func (t *translator) system(p *systemPrompt, raw json.RawMessage, field string) 
 	}
 	p.text = joinNonEmpty(p.text, strings.Join(texts, "\n\n"), "\n\n")
 	return nil
+}
+
+// lastBreakpoint places the breakpoint of automatic caching (a top-level
+// cache_control) where Anthropic does: on the last block of the
+// conversation, here the last part or tool call of the last message.
+func lastBreakpoint(msgs []chat.Message, cc *chat.CacheControl) {
+	if len(msgs) == 0 {
+		return
+	}
+	m := &msgs[len(msgs)-1]
+	switch c := m.Content.(type) {
+	case []chat.Part:
+		if len(c) > 0 && c[len(c)-1].CacheControl == nil {
+			c[len(c)-1].CacheControl = cc
+		}
+		return
+	case string:
+		if len(m.ToolCalls) == 0 && c != "" {
+			m.Content = []chat.Part{{Type: "text", Text: c, CacheControl: cc}}
+			return
+		}
+	}
+	if n := len(m.ToolCalls); n > 0 && m.ToolCalls[n-1].CacheControl == nil {
+		m.ToolCalls[n-1].CacheControl = cc
+	}
 }
 
 // cache translates a block's or a tool's cache_control: type ephemeral, ttl

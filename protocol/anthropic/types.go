@@ -24,6 +24,9 @@ type request struct {
 	Metadata *struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
+	// CacheControl asks for automatic caching: a breakpoint on the last
+	// block.
+	CacheControl *cacheControl `json:"cache_control"`
 }
 
 // cacheControl is a prompt-cache breakpoint on a block or a tool.
