@@ -155,6 +155,13 @@ func TestCacheControlMapping(t *testing.T) {
 		t.Errorf("dropped %q: the malformed breakpoint is not named", meta.Dropped)
 	}
 
+	// A malformed breakpoint on a result leaves its image's own in place.
+	req, _ = parse(t, []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t",
+		"cache_control":{"type":"bogus"},"content":[{"type":"image","source":{"type":"url","url":"https://x/p.png"},"cache_control":{"type":"ephemeral"}}]}]}]}`))
+	if got := breakpoints(req); !slices.Equal(got, []string{"messages[1].content[1]"}) {
+		t.Errorf("breakpoints %q, want the image's", got)
+	}
+
 	// A TTL Anthropic does not know is dropped, the breakpoint kept.
 	req, meta = parse(t, []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral","ttl":"1d"}}]}]}`))
 	if got := breakpoints(req); !slices.Equal(got, []string{"messages[0].content[0]"}) || !slices.ContainsFunc(meta.Dropped, func(s string) bool { return strings.Contains(s, `ttl ("1d")`) }) {

@@ -483,7 +483,8 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 	}
 	var texts []string
 	var images []chat.Part
-	cc := t.cache(b.CacheControl, field)
+	outer := t.cache(b.CacheControl, field)
+	cc := outer
 	if !isNull(b.Content) {
 		var s string
 		if json.Unmarshal(b.Content, &s) == nil {
@@ -534,7 +535,7 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 	}
 	msg := chat.Message{Role: "tool", ToolCallID: b.ToolUseID, Content: text}
 	switch {
-	case b.CacheControl != nil && len(images) > 0:
+	case outer != nil && len(images) > 0:
 		// The result ends with its attachments, in the user message after.
 		images[len(images)-1].CacheControl = cc
 	case cc != nil:
