@@ -168,6 +168,12 @@ func TestCacheControlMapping(t *testing.T) {
 		t.Errorf("breakpoints %q, dropped %q", got, meta.Dropped)
 	}
 
+	// A hostile value is quoted short in the log's note.
+	_, meta = parse(t, []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":{"type":"`+strings.Repeat("a", 100000)+`"}}]}]}`))
+	if len(meta.Dropped) != 1 || len(meta.Dropped[0]) > 100 {
+		t.Errorf("dropped %d notes, the first %d bytes long", len(meta.Dropped), len(meta.Dropped[0]))
+	}
+
 	// Not an object: a 400 naming the field, as for any malformed block.
 	_, _, err := ParseRequest([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":"yes"}]}]}`))
 	if err == nil || !strings.Contains(err.Message, "messages[0].content[0].cache_control") {

@@ -303,7 +303,7 @@ func (t *translator) cache(c *cacheControl, field string) *chat.CacheControl {
 		return nil
 	}
 	if c.Type != "ephemeral" {
-		t.meta.Dropped = append(t.meta.Dropped, fmt.Sprintf("%s.cache_control (type %q)", field, c.Type))
+		t.meta.Dropped = append(t.meta.Dropped, fmt.Sprintf("%s.cache_control (type %q)", field, short(c.Type)))
 		return nil
 	}
 	out := &chat.CacheControl{Type: c.Type}
@@ -311,9 +311,17 @@ func (t *translator) cache(c *cacheControl, field string) *chat.CacheControl {
 	case "", "5m", "1h":
 		out.TTL = c.TTL
 	default:
-		t.meta.Dropped = append(t.meta.Dropped, fmt.Sprintf("%s.cache_control.ttl (%q)", field, c.TTL))
+		t.meta.Dropped = append(t.meta.Dropped, fmt.Sprintf("%s.cache_control.ttl (%q)", field, short(c.TTL)))
 	}
 	return out
+}
+
+// short is a client's value as a log line may quote it: at most 32 bytes.
+func short(s string) string {
+	if len(s) <= 32 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:32], "") + "…"
 }
 
 func blocksOf(raw json.RawMessage, field string) ([]block, *Error) {
