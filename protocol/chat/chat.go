@@ -46,6 +46,11 @@ type Message struct {
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	// ReasoningDetails and ThinkingBlocks give an earlier answer's
+	// reasoning back in the dialect it came in (see ReasoningDetail and
+	// ThinkingBlock); at most one of the three reasoning fields is set.
+	ReasoningDetails []ReasoningDetail `json:"reasoning_details,omitempty"`
+	ThinkingBlocks   []ThinkingBlock   `json:"thinking_blocks,omitempty"`
 }
 
 // Part is one part of a multi-part user message.
@@ -103,6 +108,36 @@ type ToolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"` // function
 	Function FunctionCall `json:"function"`
+	// ExtraContent carries Gemini's thought signature of the call, which
+	// Gemini 3 wants back with the call on the next turn.
+	ExtraContent *ExtraContent `json:"extra_content,omitempty"`
+}
+
+// ExtraContent is the vendor data Gemini's OpenAI-compatible API puts on a
+// tool call: {"google": {"thought_signature": "..."}}.
+type ExtraContent struct {
+	Google *GoogleExtra `json:"google,omitempty"`
+}
+
+// GoogleExtra is Gemini's part of ExtraContent.
+type GoogleExtra struct {
+	ThoughtSignature string `json:"thought_signature,omitempty"`
+}
+
+// ThoughtSignature is the Gemini thought signature e carries, "" for none.
+func (e *ExtraContent) ThoughtSignature() string {
+	if e == nil || e.Google == nil {
+		return ""
+	}
+	return e.Google.ThoughtSignature
+}
+
+// WithThoughtSignature is the ExtraContent carrying sig; nil for "".
+func WithThoughtSignature(sig string) *ExtraContent {
+	if sig == "" {
+		return nil
+	}
+	return &ExtraContent{Google: &GoogleExtra{ThoughtSignature: sig}}
 }
 
 // FunctionCall is a called function's name and JSON arguments.
@@ -153,12 +188,14 @@ type Choice struct {
 // ResponseMsg is the assistant's message in a Response. Reasoning text comes
 // as reasoning_content (most gateways) or reasoning.
 type ResponseMsg struct {
-	Role             string     `json:"role"`
-	Content          *string    `json:"content"`
-	Refusal          *string    `json:"refusal,omitempty"`
-	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
-	ReasoningContent string     `json:"reasoning_content,omitempty"`
-	Reasoning        string     `json:"reasoning,omitempty"`
+	Role             string            `json:"role"`
+	Content          *string           `json:"content"`
+	Refusal          *string           `json:"refusal,omitempty"`
+	ToolCalls        []ToolCall        `json:"tool_calls,omitempty"`
+	ReasoningContent string            `json:"reasoning_content,omitempty"`
+	Reasoning        string            `json:"reasoning,omitempty"`
+	ReasoningDetails []ReasoningDetail `json:"reasoning_details,omitempty"`
+	ThinkingBlocks   []ThinkingBlock   `json:"thinking_blocks,omitempty"`
 }
 
 // Chunk is one event of a streamed chat completion: what the translators
@@ -185,6 +222,11 @@ type Delta struct {
 	ReasoningContent *string         `json:"reasoning_content,omitempty"`
 	Reasoning        *string         `json:"reasoning,omitempty"`
 	ToolCalls        []ToolCallDelta `json:"tool_calls,omitempty"`
+	// A piece of structured reasoning, in OpenRouter's or LiteLLM's
+	// dialect; services that send these send the same text in
+	// reasoning_content or reasoning as well.
+	ReasoningDetails []ReasoningDetail `json:"reasoning_details,omitempty"`
+	ThinkingBlocks   []ThinkingBlock   `json:"thinking_blocks,omitempty"`
 }
 
 // ReasoningText is the delta's reasoning text, under either name.
@@ -209,6 +251,7 @@ type ToolCallDelta struct {
 		Name      string `json:"name,omitempty"`
 		Arguments string `json:"arguments,omitempty"`
 	} `json:"function"`
+	ExtraContent *ExtraContent `json:"extra_content,omitempty"`
 }
 
 // ReasoningText is the message's reasoning text, under either name.
