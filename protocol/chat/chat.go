@@ -261,3 +261,26 @@ func (m ResponseMsg) ReasoningText() string {
 	}
 	return m.Reasoning
 }
+
+// ChunkOf is a whole answer as the one chunk that would stream it, with
+// its reasoning in every dialect and its tool calls' thought signatures:
+// for a translator that streams an answer the service gave whole.
+func ChunkOf(r *Response) *Chunk {
+	if r == nil || len(r.Choices) == 0 {
+		return &Chunk{}
+	}
+	c := r.Choices[0]
+	m := c.Message
+	d := Delta{Content: m.Content, Refusal: m.Refusal, ReasoningDetails: m.ReasoningDetails, ThinkingBlocks: m.ThinkingBlocks}
+	if s := m.ReasoningText(); s != "" {
+		d.ReasoningContent = &s
+	}
+	for i, tc := range m.ToolCalls {
+		td := ToolCallDelta{Index: i, ID: tc.ID, Type: "function", ExtraContent: tc.ExtraContent}
+		td.Function.Name, td.Function.Arguments = tc.Function.Name, tc.Function.Arguments
+		d.ToolCalls = append(d.ToolCalls, td)
+	}
+	finish := c.FinishReason
+	return &Chunk{ID: r.ID, Usage: r.Usage,
+		Choices: []ChunkChoice{{Delta: d, FinishReason: &finish, StopReason: c.StopReason}}}
+}
