@@ -70,7 +70,7 @@ var dialectCases = []dialectCase{{
 		`{"reasoning_content":"","thinking_blocks":[{"type":"thinking","thinking":"","signature":"EuYBCkQYAiJA/sig"}]}`,
 		`{"thinking_blocks":[{"type":"redacted_thinking","data":"EmwKAhgBEgy3va"}]}`,
 		`{"content":"A"}`},
-	whole: `{"role":"assistant","content":"A","reasoning_content":"Hmm ok","thinking_blocks":[{"type":"thinking","thinking":"Hmm ok","signature":"EuYBCkQYAiJA/sig"},{"type":"redacted_thinking","data":"EmwKAhgBEgy3va"}]}`,
+	whole:  `{"role":"assistant","content":"A","reasoning_content":"Hmm ok","thinking_blocks":[{"type":"thinking","thinking":"Hmm ok","signature":"EuYBCkQYAiJA/sig"},{"type":"redacted_thinking","data":"EmwKAhgBEgy3va"}]}`,
 	blocks: []answerBlock{{kind: "thinking", thinking: "Hmm ok", signature: "gwlt1."}, {kind: "redacted_thinking", data: "gwlt1."}, {kind: "text", text: "A"}},
 	back: chat.Message{ThinkingBlocks: []chat.ThinkingBlock{{Type: "thinking", Thinking: "Hmm ok", Signature: "EuYBCkQYAiJA/sig"},
 		{Type: "redacted_thinking", Data: "EmwKAhgBEgy3va"}}},
