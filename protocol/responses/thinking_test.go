@@ -79,7 +79,7 @@ var dialectCases = []dialectCase{{
 		`{"thinking_blocks":[{"type":"redacted_thinking","data":"EmwKAhgBEgy3va"}]}`,
 		`{"content":"A"}`},
 	whole: `{"role":"assistant","content":"A","reasoning_content":"Hmm ok","thinking_blocks":[{"type":"thinking","thinking":"Hmm ok","signature":"EuYBCkQYAiJA/sig"},{"type":"redacted_thinking","data":"EmwKAhgBEgy3va"}]}`,
-	text: "Hmm ok", summary: "Hmm ok", sealed: "gwlt1.",
+	text:  "Hmm ok", summary: "Hmm ok", sealed: "gwlt1.",
 	back: chat.Message{ThinkingBlocks: []chat.ThinkingBlock{{Type: "thinking", Thinking: "Hmm ok", Signature: "EuYBCkQYAiJA/sig"},
 		{Type: "redacted_thinking", Data: "EmwKAhgBEgy3va"}}},
 	plainBack: "Hmm ok",
