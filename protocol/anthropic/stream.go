@@ -262,8 +262,11 @@ func (s *StreamWriter) thinkingBlock(tb chat.ThinkingBlock) {
 // thinking opens a thinking block for reasoning of dialect (and
 // reasoning_details index), unless one is open for it.
 func (s *StreamWriter) thinking(dialect string, index *int) {
-	if s.open == "thinking" && s.think.dialect == dialect && sameIndex(s.think.index, index) {
-		return
+	if s.open == "thinking" {
+		if s.think.dialect == dialect && sameIndex(s.think.index, index) {
+			return
+		}
+		s.closeBlock() // another entry: another block
 	}
 	s.ensure("thinking")
 	s.think = thinkState{dialect: dialect, index: index}

@@ -372,3 +372,31 @@ func TestThinkingBadFromService(t *testing.T) {
 		t.Errorf("blocks %+v, want %+v (an over-long thought signature is dropped, the id kept)", a.blocks, want)
 	}
 }
+
+// TestThinkingEntriesAreBlocks: each reasoning_details entry (by index)
+// and each signed thinking_blocks entry is a block of its own, with its
+// own signature, also when the dialects follow one another.
+func TestThinkingEntriesAreBlocks(t *testing.T) {
+	stream := streamOf(t, []string{
+		`{"reasoning_details":[{"type":"reasoning.text","text":"one","index":0}]}`,
+		`{"reasoning_details":[{"type":"reasoning.text","signature":"S1","index":0},{"type":"reasoning.text","text":"two","index":1}]}`,
+		`{"reasoning_details":[{"type":"reasoning.text","signature":"S2","index":1}]}`,
+		`{"thinking_blocks":[{"type":"thinking","thinking":"three","signature":"S3"}]}`,
+		`{"thinking_blocks":[{"type":"thinking","thinking":"four"}]}`,
+		`{"thinking_blocks":[{"type":"thinking","signature":"S4"}]}`,
+		`{"reasoning_content":"five"}`,
+	}, "stop")
+	a, err := checkStream(stream)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stream)
+	}
+	var got []string
+	for _, b := range a.blocks {
+		var s sealedSig
+		_, _ = chat.Unseal(b.signature, &s)
+		got = append(got, b.thinking+"="+s.Signature)
+	}
+	if want := "one=S1,two=S2,three=S3,four=S4,five="; strings.Join(got, ",") != want {
+		t.Errorf("blocks %s, want %s", strings.Join(got, ","), want)
+	}
+}
