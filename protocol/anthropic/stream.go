@@ -266,6 +266,13 @@ func (s *StreamWriter) thinking(dialect string, index *int) {
 		if s.think.dialect == dialect && sameIndex(s.think.index, index) {
 			return
 		}
+		if s.think.dialect == "" && (dialect == chat.DialectOpenRouter || dialect == chat.DialectLiteLLM) {
+			// Structured reasoning after plain text of the same block (a
+			// service that sent the text alone, then its signature): it
+			// signs the text before it.
+			s.think.dialect, s.think.index = dialect, index
+			return
+		}
 		s.closeBlock() // another entry: another block
 	}
 	s.ensure("thinking")

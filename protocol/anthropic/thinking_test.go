@@ -400,3 +400,21 @@ func TestThinkingEntriesAreBlocks(t *testing.T) {
 		t.Errorf("blocks %s, want %s", strings.Join(got, ","), want)
 	}
 }
+
+// TestThinkingSignatureAfterPlainText: a service that streams the text as
+// plain reasoning and only the signature in a structured piece gets one
+// block, signed, whose text goes back with the signature.
+func TestThinkingSignatureAfterPlainText(t *testing.T) {
+	stream := streamOf(t, []string{`{"reasoning_content":"I plan."}`, `{"thinking_blocks":[{"type":"thinking","thinking":"","signature":"EuYB"}]}`, `{"content":"ok"}`}, "stop")
+	a, err := checkStream(stream)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stream)
+	}
+	req, _, perr := ParseRequest(nextRequest(t, a.blocks))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if got := mustJSON(t, req.Messages[1].ThinkingBlocks); got != `[{"type":"thinking","thinking":"I plan.","signature":"EuYB"}]` {
+		t.Errorf("blocks %+v sent back as %s", a.blocks, got)
+	}
+}

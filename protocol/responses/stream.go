@@ -66,6 +66,7 @@ type openItem struct {
 	summaryStarted bool
 	ownSummary     bool // the service sends a summary of its own
 	rc             chat.ReasoningCollector
+	plain          strings.Builder // plain reasoning text not in rc
 
 	// call
 	chatIndex    int
@@ -308,6 +309,7 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 		default:
 			if r := d.ReasoningText(); r != "" {
 				s.reasoning(r)
+				s.open.plain.WriteString(r)
 			}
 		}
 		if d.Content != nil && *d.Content != "" {
@@ -379,6 +381,11 @@ func (s *StreamWriter) reasoningDetail(d chat.ReasoningDetail) {
 		return
 	}
 	it := s.reasoningItem()
+	if it.rc.Empty() && it.plain.Len() > 0 && d.Type == chat.DetailText {
+		// The text came plain, the signature structured: it signs that text.
+		it.rc.AddDetail(chat.ReasoningDetail{Type: chat.DetailText, Text: it.plain.String(), Index: d.Index, Format: d.Format})
+	}
+	it.plain.Reset()
 	it.rc.AddDetail(d)
 	switch d.Type {
 	case chat.DetailText:
@@ -402,6 +409,10 @@ func (s *StreamWriter) reasoningBlock(b chat.ThinkingBlock) {
 		return
 	}
 	it := s.reasoningItem()
+	if it.rc.Empty() && it.plain.Len() > 0 && b.Type == "thinking" {
+		it.rc.AddBlock(chat.ThinkingBlock{Type: "thinking", Thinking: it.plain.String()}) // as in reasoningDetail
+	}
+	it.plain.Reset()
 	it.rc.AddBlock(b)
 	if b.Thinking != "" {
 		s.reasoning(b.Thinking)

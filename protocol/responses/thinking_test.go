@@ -362,3 +362,26 @@ func TestThinkingReasoningBelongsToItsTurn(t *testing.T) {
 		t.Errorf("the reasoning of a turn without an answer went on: %s", s)
 	}
 }
+
+// TestThinkingSignatureAfterPlainText: a service that streams the text as
+// plain reasoning and only the signature in a structured piece gets the
+// text sealed with the signature.
+func TestThinkingSignatureAfterPlainText(t *testing.T) {
+	stream := runStream(t, thinkingMeta(t, true), chunksOf(t, []string{`{"reasoning_content":"I plan."}`,
+		`{"thinking_blocks":[{"type":"thinking","thinking":"","signature":"EuYB"}]}`, `{"content":"ok"}`}, "stop"), nil)
+	tr := checkStream(t, stream)
+	req, _, perr := ParseRequest(nextInput(t, tr.items, `["reasoning.encrypted_content"]`))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if got := mustJSONString(t, req.Messages[1].ThinkingBlocks); got != `[
+  {
+    "type": "thinking",
+    "thinking": "I plan.",
+    "signature": "EuYB"
+  }
+]
+` {
+		t.Errorf("sent back %s", got)
+	}
+}
