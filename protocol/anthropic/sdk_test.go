@@ -15,7 +15,7 @@ import (
 
 // sdkDir finds @anthropic-ai/sdk in .cache/anthropic-sdk (install:
 // npm install --prefix .cache/anthropic-sdk @anthropic-ai/sdk); without it,
-// or without node, the test is skipped.
+// or without node, the test is skipped (fails when GW_REQUIRE_SDKS=1).
 func sdkDir(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -30,7 +30,11 @@ func sdkDir(t *testing.T) string {
 			return dir
 		}
 	}
-	t.Skip("@anthropic-ai/sdk is not installed; install: npm install --prefix .cache/anthropic-sdk @anthropic-ai/sdk")
+	msg := "@anthropic-ai/sdk is not installed; install: npm install --prefix .cache/anthropic-sdk @anthropic-ai/sdk"
+	if os.Getenv("GW_REQUIRE_SDKS") == "1" {
+		t.Fatal(msg + " (GW_REQUIRE_SDKS=1)")
+	}
+	t.Skip(msg)
 	return ""
 }
 

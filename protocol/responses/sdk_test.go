@@ -15,7 +15,7 @@ import (
 
 // sdkDir finds the openai package in .cache/openai-sdk (install: npm
 // install --prefix .cache/openai-sdk openai); without it, or without node,
-// the test is skipped.
+// the test is skipped (fails when GW_REQUIRE_SDKS=1).
 func sdkDir(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -30,7 +30,11 @@ func sdkDir(t *testing.T) string {
 			return dir
 		}
 	}
-	t.Skip("openai is not installed; install: npm install --prefix .cache/openai-sdk openai")
+	msg := "openai is not installed; install: npm install --prefix .cache/openai-sdk openai"
+	if os.Getenv("GW_REQUIRE_SDKS") == "1" {
+		t.Fatal(msg + " (GW_REQUIRE_SDKS=1)")
+	}
+	t.Skip(msg)
 	return ""
 }
 
