@@ -3,7 +3,8 @@
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
 #   npm: opencode-ai, @anthropic-ai/claude-code, @openai/codex, @qwen-code/qwen-code, @continuedev/cli, cline,
 #        @kilocode/cli-linux-x64   (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
-#        downloads its binary at install, so Crush is checked against its schema only)
+#        downloads its binary at install, so Crush is checked against its schema only);
+#        @anthropic-ai/sdk, openai   (the official SDKs, driven as clients by the protocol tests)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
 #
@@ -20,6 +21,8 @@ QWEN_CODE_VERSION=0.15.10
 CONTINUE_VERSION=1.5.47
 CLINE_VERSION=3.0.65
 KILO_VERSION=7.7.9
+ANTHROPIC_SDK_VERSION=1.14.0
+OPENAI_SDK_VERSION=6.49.0
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
@@ -114,9 +117,20 @@ npm_cli cline cline cline "$CLINE_VERSION"
 # Kilo's own package (@kilocode/cli) fetches this platform package at install; it declares no bin.
 npm_cli kilo kilo @kilocode/cli-linux-x64 "$KILO_VERSION" node_modules/@kilocode/cli-linux-x64/bin
 
+# npm_sdk DIR PACKAGE VERSION: an official SDK the protocol tests drive as a client (no CLI), pinned, in .cache/DIR.
+npm_sdk() {
+	local prefix="$PWD/.cache/$1" have=""
+	have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$prefix/node_modules/$2/package.json" 2>/dev/null || true)
+	if [ "$have" != "$3" ]; then
+		step "install $2@$3 into .cache/$1 (npm)" npm install --silent --no-audit --no-fund --prefix "$prefix" "$2@$3"
+	fi
+}
+npm_sdk anthropic-sdk @anthropic-ai/sdk "$ANTHROPIC_SDK_VERSION"
+npm_sdk openai-sdk openai "$OPENAI_SDK_VERSION"
+
 # Tests that need the real parts fail, rather than skip, when they are missing here.
 export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_CODEX=1 GW_REQUIRE_TMUX=1 \
-	GW_REQUIRE_AGENTS=1
+	GW_REQUIRE_AGENTS=1 GW_REQUIRE_SDKS=1
 
 check_gofmt() {
 	local unformatted

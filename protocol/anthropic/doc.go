@@ -8,6 +8,11 @@
 // for one HTTP request: the proxy routes /v1/messages and
 // /v1/messages/count_tokens to it and supplies the call to the service.
 //
+// Reasoning comes back on the next turn as it came: thinking and
+// redacted_thinking blocks carry the service's signatures sealed with their
+// dialect, and a Gemini thought signature rides in the tool_use id; see
+// thinking.go for the encodings.
+//
 // The types are small ones of gw's own, not anthropic-sdk-go's: they must
 // read whatever Claude Code sends (unknown fields and block types, betas)
 // and write events in exactly Anthropic's field order. The decisions behind

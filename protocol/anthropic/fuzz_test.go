@@ -149,6 +149,9 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"vendor-a/model-a-opus-4.5-thinking","thinking":{"type":"enabled","budget_tokens":-1},"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"b/c","input":[1]}]}]}`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"model":"m","system":[{"type":"text","text":"","cache_control":{"type":"ephemeral","ttl":"1h"}}],"tools":[{"type":"web_search_20250305","name":"w","cache_control":{"type":"ephemeral"}},{"name":"x","cache_control":{"type":"x","ttl":"9h"}}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","cache_control":{"type":"ephemeral"},"content":[{"type":"image","source":{"type":"url","url":"u"},"cache_control":{"type":"ephemeral"}}]}]},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"x","input":{},"cache_control":{"type":"ephemeral","ttl":"5m"}}]}],"metadata":{"user_id":"u"}}`))
+	f.Add([]byte(`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"gwor1.eyJzIjoiRXFvQiJ9"},` +
+		`{"type":"redacted_thinking","data":"gwlt1.eyJkIjoiRW13In0"},{"type":"tool_use","id":"gwts1_ZnVuYwBDc2dC","name":"Read","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"gwts1_ZnVuYwBDc2dC","content":"r"}]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, _, err := ParseRequest(body)
 		if err != nil {
@@ -175,6 +178,63 @@ func FuzzParseRequest(f *testing.F) {
 		}
 		if plain := chat.Without(req, chat.FieldCacheControl); chat.Has(plain, chat.FieldCacheControl) || len(breakpoints(plain)) != 0 {
 			t.Fatal("breakpoints left after Without")
+		}
+	})
+}
+
+// FuzzThinkingPieces cuts signed reasoning of each structured dialect into
+// pieces where the fuzzer says; the stream must keep every rule, carry the
+// whole text in one block per entry and end each with the service's
+// signature, sealed.
+func FuzzThinkingPieces(f *testing.F) {
+	f.Add([]byte{3, 1, 4}, "Let me think.", "EqoB+/==", true)
+	f.Add([]byte{}, "", "s", false)
+	f.Add([]byte{1}, "ünï 🎉", "", true)
+	f.Fuzz(func(t *testing.T, cuts []byte, text, sig string, openRouter bool) {
+		if !utf8.ValidString(text) || !utf8.ValidString(sig) {
+			return
+		}
+		var deltas []string
+		quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+		for i := 0; len(text) > 0; i++ {
+			n := 1
+			if len(cuts) > 0 {
+				n = int(cuts[i%len(cuts)])%5 + 1
+			}
+			n = min(n, len(text))
+			for n < len(text) && !utf8.RuneStart(text[n]) {
+				n++
+			}
+			piece := text[:n]
+			text = text[n:]
+			if openRouter {
+				deltas = append(deltas, `{"reasoning_details":[{"type":"reasoning.text","text":`+quote(piece)+`,"index":0}]}`)
+			} else {
+				deltas = append(deltas, `{"thinking_blocks":[{"type":"thinking","thinking":`+quote(piece)+`}]}`)
+			}
+		}
+		if openRouter {
+			deltas = append(deltas, `{"reasoning_details":[{"type":"reasoning.text","signature":`+quote(sig)+`,"index":0}]}`)
+		} else {
+			deltas = append(deltas, `{"thinking_blocks":[{"type":"thinking","signature":`+quote(sig)+`}]}`)
+		}
+		stream := streamOf(t, deltas, "stop")
+		a, err := checkStream(stream)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stream)
+		}
+		if sig == "" && len(deltas) == 1 {
+			if len(a.blocks) != 0 {
+				t.Fatalf("blocks from nothing: %+v", a.blocks)
+			}
+			return
+		}
+		if len(a.blocks) != 1 {
+			t.Fatalf("%d blocks, want 1: %+v", len(a.blocks), a.blocks)
+		}
+		var s sealedSig
+		if _, err := chat.Unseal(a.blocks[0].signature, &s); (err == nil) != (sig != "") || s.Signature != sig {
+			t.Fatalf("signature %q (%v), want the seal of %q", a.blocks[0].signature, err, sig)
 		}
 	})
 }

@@ -54,8 +54,9 @@ const billingHeader = "x-anthropic-billing-header:"
 //   - The system prompt (top-level, and role "system" messages inside the
 //     conversation) becomes one leading system message: many chat backends
 //     accept a system message only first.
-//   - Thinking blocks of earlier answers are dropped: they belong to
-//     Anthropic's models and chat completions has no place for them.
+//   - Thinking blocks of earlier answers go back to the service in the
+//     dialect they came in, on the same assistant message (thinking.go);
+//     those of a user turn are dropped.
 //   - A tool_result becomes a tool message; images in it follow in a user
 //     message, since tool messages carry only text. An error result's text
 //     starts with "Error: ".
@@ -541,7 +542,8 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 	if b.IsError {
 		text = "Error: " + text
 	}
-	msg := chat.Message{Role: "tool", ToolCallID: b.ToolUseID, Content: text}
+	id, _, _ := chat.SplitToolCallID(b.ToolUseID)
+	msg := chat.Message{Role: "tool", ToolCallID: id, Content: text}
 	switch {
 	case outer != nil && len(images) > 0:
 		// The result ends with its attachments, in the user message after.
@@ -567,7 +569,8 @@ func isAre(n int) string {
 }
 
 // assistant translates an assistant turn: text into content, tool_use into
-// tool calls; thinking is dropped. A turn with nothing left is nil.
+// tool calls, thinking into the reasoning of the dialect it came in. A turn
+// with nothing left is nil.
 func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message, *Error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -591,6 +594,7 @@ func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message
 			if b.ID == "" || b.Name == "" {
 				return nil, invalid(bf, "a tool_use block needs an id and a name")
 			}
+			id, extra := t.toolCallBack(b.ID, bf+".id")
 			args := "{}"
 			if !isNull(b.Input) {
 				var buf bytes.Buffer
@@ -600,19 +604,22 @@ func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message
 				args = buf.String()
 			}
 			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{
-				ID: b.ID, Type: "function",
+				ID: id, Type: "function",
 				Function:     chat.FunctionCall{Name: t.functionName(b.Name), Arguments: args},
 				CacheControl: t.cache(b.CacheControl, bf),
+				ExtraContent: extra,
 			})
 		case "thinking", "redacted_thinking":
-			// Anthropic's reasoning: not for the service's models.
+			t.thinkingBack(b, bf, &msg)
 		case "":
 			return nil, invalid(bf+".type", "is missing")
 		default:
 			return nil, invalid(bf+".type", "%q cannot be part of an assistant turn sent through gw serve; it passes text, tool_use and thinking blocks there", b.Type)
 		}
 	}
+	settleReasoning(&msg)
 	if len(texts) == 0 && len(msg.ToolCalls) == 0 {
+		// Reasoning alone (an answer cut off) is no message a service takes.
 		return nil, nil
 	}
 	if len(texts) > 0 {

@@ -94,12 +94,18 @@ func TestParseRequestTranslates(t *testing.T) {
 		want: []string{`"tools":[{"type":"function","function":{"name":"a","parameters":{"type":"object"}}}]`},
 		not:  []string{"web_search"},
 	}, {
-		name: "thinking of an earlier answer is dropped, also a redacted one",
+		name: "thinking another API signed goes back as plain reasoning without its signature; its redacted thinking is left out",
 		body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"},
-			{"role":"assistant","content":[{"type":"thinking","thinking":"secret plan","signature":"sig"},{"type":"redacted_thinking","data":"xyz"},{"type":"text","text":"ok"}]},
+			{"role":"assistant","content":[{"type":"thinking","thinking":"secret plan","signature":"EqoBsig"},{"type":"redacted_thinking","data":"xyz"},{"type":"text","text":"ok"}]},
 			{"role":"user","content":"y"}]}`,
-		want: []string{`{"role":"assistant","content":"ok"}`},
-		not:  []string{"secret plan", "xyz", "sig"},
+		want: []string{`{"role":"assistant","content":"ok","reasoning_content":"secret plan"}`},
+		not:  []string{"xyz", "EqoBsig"},
+	}, {
+		name: "unsigned thinking of an earlier answer goes back as reasoning_content, on the message with its tool call",
+		body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"},
+			{"role":"assistant","content":[{"type":"thinking","thinking":"plan","signature":""},{"type":"tool_use","id":"c1","name":"Read","input":{}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"r"}]}]}`,
+		want: []string{`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"Read","arguments":"{}"}}],"reasoning_content":"plan"}`},
 	}, {
 		name: "an assistant turn of only thinking leaves nothing",
 		body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":""}]},{"role":"user","content":"y"}]}`,

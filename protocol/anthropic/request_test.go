@@ -213,16 +213,19 @@ func TestRecordedToolRoundTrip(t *testing.T) {
 	}
 }
 
-// Thinking blocks Claude Code sends back are not forwarded; the thinking
-// model gets Claude Code's effort as reasoning_effort.
-func TestRecordedThinkingDropped(t *testing.T) {
+// The unsigned thinking block Claude Code sends back (signature "", as gw
+// gave it) goes back to the service as the reasoning_content of the
+// assistant message with the tool call (DeepSeek's thinking models refuse
+// the call without it); the thinking model gets Claude Code's effort as
+// reasoning_effort.
+func TestRecordedThinkingCarried(t *testing.T) {
 	bodies := recorded(t, "thinking")
-	if !bytes.Contains(bodies[1], []byte(`"type":"thinking"`)) {
-		t.Fatal("the recording has no thinking block to drop")
+	if !bytes.Contains(bodies[1], []byte(`"signature":"","thinking":"The user wants a file read."`)) {
+		t.Fatal("the recording has no unsigned thinking block")
 	}
 	req, _ := parse(t, bodies[1])
-	if s := mustJSON(t, req); strings.Contains(s, "The user wants a file read.") {
-		t.Errorf("the thinking text was forwarded: %.500s", s)
+	if got := req.Messages[2].ReasoningContent; got != "The user wants a file read." {
+		t.Errorf("reasoning_content of the assistant message %q, want the thinking block's text", got)
 	}
 	if roles(req) != "system,user,assistant,tool" || len(req.Messages[2].ToolCalls) != 1 || req.Messages[2].Content != nil {
 		t.Errorf("roles %s, assistant %s", roles(req), mustJSON(t, req.Messages[2]))

@@ -15,8 +15,8 @@ import (
 var ErrNoChoices = errors.New("the service's answer has no choices")
 
 // FromResponse translates a non-streamed chat completion into a Messages
-// API answer: reasoning as a thinking block, then the text, then one
-// tool_use block per tool call.
+// API answer: reasoning as thinking and redacted_thinking blocks
+// (thinking.go), then the text, then one tool_use block per tool call.
 func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	if r == nil || len(r.Choices) == 0 {
 		return nil, ErrNoChoices
@@ -24,10 +24,7 @@ func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	c := r.Choices[0]
 	m := c.Message
 	out := messageOut{ID: messageID(r.ID), Type: "message", Role: "assistant", Model: meta.Model, Content: []blockOut{}}
-	if s := m.ReasoningText(); s != "" {
-		empty := ""
-		out.Content = append(out.Content, blockOut{Type: "thinking", Thinking: &s, Signature: &empty})
-	}
+	out.Content = append(out.Content, reasoningBlocks(m)...)
 	text := ""
 	if m.Content != nil {
 		text = *m.Content
@@ -41,7 +38,7 @@ func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	for i, tc := range m.ToolCalls {
 		out.Content = append(out.Content, blockOut{
 			Type:  "tool_use",
-			ID:    toolUseID(tc.ID, i),
+			ID:    toolUseIDOut(tc.ID, i, tc.ExtraContent),
 			Name:  meta.toolName(tc.Function.Name),
 			Input: toolInput(tc.Function.Arguments),
 		})

@@ -60,6 +60,7 @@ type answer struct {
 
 type answerBlock struct {
 	kind, text, thinking, id, name, input string
+	signature, data                       string // thinking, redacted_thinking
 }
 
 // checkStream applies the Messages API's stream rules and returns the
@@ -109,6 +110,12 @@ func checkStream(stream string) (answer, error) {
 				if cb["thinking"] != "" || cb["signature"] != "" {
 					return a, fmt.Errorf("thinking block %d starts with %v", idx, cb)
 				}
+			case "redacted_thinking":
+				data, _ := cb["data"].(string)
+				if data == "" || len(cb) != 2 {
+					return a, fmt.Errorf("redacted_thinking block %d starts with %v; it has exactly a type and its data", idx, cb)
+				}
+				b.data = data
 			case "tool_use":
 				b.id, b.name = fmt.Sprint(cb["id"]), fmt.Sprint(cb["name"])
 				if b.id == "" || b.name == "" || fmt.Sprint(cb["input"]) != "map[]" {
@@ -126,6 +133,17 @@ func checkStream(stream string) (answer, error) {
 			d, _ := ev.data["delta"].(map[string]any)
 			b := &a.blocks[idx]
 			want := map[string]string{"text": "text_delta", "thinking": "thinking_delta", "tool_use": "input_json_delta"}[b.kind]
+			if b.signature != "" {
+				return a, fmt.Errorf("%v after the signature_delta of block %d; the signature comes last", d["type"], idx)
+			}
+			if b.kind == "thinking" && d["type"] == "signature_delta" {
+				if sig, _ := d["signature"].(string); sig == "" {
+					return a, fmt.Errorf("an empty signature_delta in block %d", idx)
+				}
+				b.signature = d["signature"].(string)
+				deltas++
+				continue
+			}
 			if d["type"] != want {
 				return a, fmt.Errorf("%v in a %s block", d["type"], b.kind)
 			}

@@ -21,9 +21,10 @@ import (
 //	message_delta (stop_reason, usage)
 //	message_stop                                   or, when the stream broke: error
 //
-// Reasoning becomes a thinking block (thinking_delta; no signature: Claude
-// Code does not need one, and only Anthropic could make one) and text a
-// text block (text_delta), both streamed as they come. A tool call becomes
+// Reasoning becomes thinking blocks (thinking_delta, then signature_delta
+// before the block stops when the service signed it) and redacted_thinking
+// blocks, in the dialect the service used (thinking.go), and text a text
+// block (text_delta), both streamed as they come. A tool call becomes
 // a tool_use block once its arguments are complete, however the service
 // split them: at the finish reason, or at the end of the stream. Claude Code
 // must never see a tool_use block stopped with arguments that are not a JSON
@@ -46,8 +47,9 @@ type StreamWriter struct {
 	err     error // the first write error; nothing is written after it
 
 	id    string
-	next  int    // index of the next block
-	open  string // kind of the open block: "", text, thinking
+	next  int        // index of the next block
+	open  string     // kind of the open block: "", text, thinking
+	think thinkState // of the open thinking block
 	calls []*call
 	byIdx map[int]*call // the calls not yet written, by the service's index
 	nUsed int           // tool_use blocks written
@@ -60,7 +62,19 @@ type StreamWriter struct {
 // call is a tool call being collected.
 type call struct {
 	id, name string
+	sig      string // Gemini's thought signature
 	args     strings.Builder
+}
+
+// thinkState is what the open thinking block came from: its dialect (""
+// plain text, chat.DialectOpenRouter, chat.DialectLiteLLM, or "summary"
+// for OpenRouter's unsigned summaries), the reasoning_details index it
+// collects, and the signature to send before it stops.
+type thinkState struct {
+	dialect    string
+	index      *int
+	sig        string
+	format, id string
 }
 
 // NewStreamWriter writes the answer to the request meta describes.
@@ -131,9 +145,20 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 			continue // gw asks for one choice
 		}
 		d := ch.Delta
-		if r := d.ReasoningText(); r != "" {
-			s.ensure("thinking")
-			s.delta(`thinking_delta","thinking":`, r)
+		switch {
+		case len(d.ReasoningDetails) > 0: // OpenRouter's; reasoning repeats their text
+			for _, rd := range d.ReasoningDetails {
+				s.detail(rd)
+			}
+		case len(d.ThinkingBlocks) > 0: // LiteLLM's; reasoning_content repeats their text
+			for _, tb := range d.ThinkingBlocks {
+				s.thinkingBlock(tb)
+			}
+		default:
+			if r := d.ReasoningText(); r != "" {
+				s.thinking("", nil)
+				s.delta(`thinking_delta","thinking":`, r)
+			}
 		}
 		text := ""
 		if d.Content != nil {
@@ -175,7 +200,99 @@ func (s *StreamWriter) collect(tc chat.ToolCallDelta) {
 	if c.name == "" {
 		c.name = tc.Function.Name
 	}
+	if sig := tc.ExtraContent.ThoughtSignature(); sig != "" {
+		c.sig = sig
+	}
 	c.args.WriteString(tc.Function.Arguments)
+}
+
+// detail streams a piece of a reasoning_details entry.
+func (s *StreamWriter) detail(d chat.ReasoningDetail) {
+	switch d.Type {
+	case chat.DetailText:
+		if d.Text == "" && d.Signature == "" {
+			return
+		}
+		s.thinking(chat.DialectOpenRouter, d.Index)
+		if d.Text != "" {
+			s.delta(`thinking_delta","thinking":`, d.Text)
+		}
+		if d.Signature != "" {
+			s.think.sig = d.Signature
+		}
+		if s.think.format == "" {
+			s.think.format = d.Format
+		}
+		if s.think.id == "" {
+			s.think.id = d.ID
+		}
+	case chat.DetailSummary:
+		if d.Summary != "" {
+			s.thinking("summary", d.Index)
+			s.delta(`thinking_delta","thinking":`, d.Summary)
+		}
+	case chat.DetailEncrypted:
+		if b, ok := detailBlock(d); ok {
+			s.wholeBlock(b)
+		}
+	}
+}
+
+// thinkingBlock streams a piece of a thinking_blocks entry: more of the
+// open thinking block until it is signed.
+func (s *StreamWriter) thinkingBlock(tb chat.ThinkingBlock) {
+	switch tb.Type {
+	case "thinking":
+		if tb.Thinking == "" && tb.Signature == "" {
+			return
+		}
+		if s.open == "thinking" && s.think.dialect == chat.DialectLiteLLM && s.think.sig != "" {
+			s.closeBlock() // signed: what follows is another block
+		}
+		s.thinking(chat.DialectLiteLLM, nil)
+		if tb.Thinking != "" {
+			s.delta(`thinking_delta","thinking":`, tb.Thinking)
+		}
+		if tb.Signature != "" {
+			s.think.sig = tb.Signature
+		}
+	case "redacted_thinking":
+		if b, ok := liteLLMBlock(tb); ok {
+			s.wholeBlock(b)
+		}
+	}
+}
+
+// thinking opens a thinking block for reasoning of dialect (and
+// reasoning_details index), unless one is open for it.
+func (s *StreamWriter) thinking(dialect string, index *int) {
+	if s.open == "thinking" {
+		if s.think.dialect == dialect && sameIndex(s.think.index, index) {
+			return
+		}
+		if s.think.dialect == "" && (dialect == chat.DialectOpenRouter || dialect == chat.DialectLiteLLM) {
+			// Structured reasoning after plain text of the same block (a
+			// service that sent the text alone, then its signature): it
+			// signs the text before it.
+			s.think.dialect, s.think.index = dialect, index
+			return
+		}
+		s.closeBlock() // another entry: another block
+	}
+	s.ensure("thinking")
+	s.think = thinkState{dialect: dialect, index: index}
+}
+
+func sameIndex(a, b *int) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// wholeBlock writes a block that comes whole (redacted_thinking).
+func (s *StreamWriter) wholeBlock(b blockOut) {
+	s.closeBlock()
+	s.event("content_block_start", evBlockStart{Type: "content_block_start", Index: s.next, ContentBlock: b})
+	s.event("content_block_stop", evBlockStop{Type: "content_block_stop", Index: s.next})
+	s.next++
 }
 
 // writeCalls writes the collected tool calls as tool_use blocks, in the
@@ -187,7 +304,7 @@ func (s *StreamWriter) writeCalls() {
 	s.closeBlock()
 	for _, c := range s.calls {
 		s.event("content_block_start", evBlockStart{Type: "content_block_start", Index: s.next, ContentBlock: blockOut{
-			Type: "tool_use", ID: toolUseID(c.id, s.nUsed), Name: s.meta.toolName(c.name), Input: json.RawMessage("{}"),
+			Type: "tool_use", ID: chat.ToolCallID(toolUseID(c.id, s.nUsed), c.sig), Name: s.meta.toolName(c.name), Input: json.RawMessage("{}"),
 		}})
 		s.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: s.next,
 			Delta: jsonDelta{Type: "input_json_delta", PartialJSON: string(toolInput(c.args.String()))}})
@@ -205,6 +322,7 @@ func (s *StreamWriter) ensure(kind string) {
 		return
 	}
 	s.closeBlock()
+	s.think = thinkState{}
 	var b blockOut
 	empty := ""
 	switch kind {
@@ -237,6 +355,15 @@ func (s *StreamWriter) delta(kind, text string) {
 func (s *StreamWriter) closeBlock() {
 	if s.open == "" {
 		return
+	}
+	if s.open == "thinking" && s.think.sig != "" {
+		sig := liteLLMSig(s.think.sig)
+		if s.think.dialect == chat.DialectOpenRouter {
+			sig = openRouterSig(chat.ReasoningDetail{Signature: s.think.sig, Format: s.think.format, ID: s.think.id})
+		}
+		s.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: s.next - 1,
+			Delta: signatureDelta{Type: "signature_delta", Signature: sig}})
+		s.think.sig = ""
 	}
 	s.event("content_block_stop", evBlockStop{Type: "content_block_stop", Index: s.next - 1})
 	s.open = ""

@@ -60,6 +60,10 @@ type block struct {
 	ToolName string `json:"tool_name"`
 	// any block
 	CacheControl *cacheControl `json:"cache_control"`
+	// thinking, redacted_thinking
+	Thinking  string `json:"thinking"`
+	Signature string `json:"signature"`
+	Data      string `json:"data"`
 }
 
 type source struct {
@@ -109,6 +113,7 @@ type blockOut struct {
 	Text      *string         `json:"text,omitempty"`
 	Thinking  *string         `json:"thinking,omitempty"`
 	Signature *string         `json:"signature,omitempty"`
+	Data      *string         `json:"data,omitempty"` // redacted_thinking
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
@@ -177,6 +182,11 @@ type textDelta struct {
 type thinkingDelta struct {
 	Type     string `json:"type"`
 	Thinking string `json:"thinking"`
+}
+
+type signatureDelta struct {
+	Type      string `json:"type"` // signature_delta
+	Signature string `json:"signature"`
 }
 
 type jsonDelta struct {

@@ -58,6 +58,11 @@ type Message struct {
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	// ReasoningDetails and ThinkingBlocks give an earlier answer's
+	// reasoning back in the dialect it came in (see ReasoningDetail and
+	// ThinkingBlock); at most one of the three reasoning fields is set.
+	ReasoningDetails []ReasoningDetail `json:"reasoning_details,omitempty"`
+	ThinkingBlocks   []ThinkingBlock   `json:"thinking_blocks,omitempty"`
 }
 
 // Part is one part of a multi-part user message.
@@ -122,6 +127,36 @@ type ToolCall struct {
 	// CacheControl is a cache breakpoint after this call, in a request's
 	// history (LiteLLM reads it there).
 	CacheControl *CacheControl `json:"cache_control,omitempty"`
+	// ExtraContent carries Gemini's thought signature of the call, which
+	// Gemini 3 wants back with the call on the next turn.
+	ExtraContent *ExtraContent `json:"extra_content,omitempty"`
+}
+
+// ExtraContent is the vendor data Gemini's OpenAI-compatible API puts on a
+// tool call: {"google": {"thought_signature": "..."}}.
+type ExtraContent struct {
+	Google *GoogleExtra `json:"google,omitempty"`
+}
+
+// GoogleExtra is Gemini's part of ExtraContent.
+type GoogleExtra struct {
+	ThoughtSignature string `json:"thought_signature,omitempty"`
+}
+
+// ThoughtSignature is the Gemini thought signature e carries, "" for none.
+func (e *ExtraContent) ThoughtSignature() string {
+	if e == nil || e.Google == nil {
+		return ""
+	}
+	return e.Google.ThoughtSignature
+}
+
+// WithThoughtSignature is the ExtraContent carrying sig; nil for "".
+func WithThoughtSignature(sig string) *ExtraContent {
+	if sig == "" {
+		return nil
+	}
+	return &ExtraContent{Google: &GoogleExtra{ThoughtSignature: sig}}
 }
 
 // FunctionCall is a called function's name and JSON arguments.
@@ -215,12 +250,14 @@ type Choice struct {
 // ResponseMsg is the assistant's message in a Response. Reasoning text comes
 // as reasoning_content (most gateways) or reasoning.
 type ResponseMsg struct {
-	Role             string     `json:"role"`
-	Content          *string    `json:"content"`
-	Refusal          *string    `json:"refusal,omitempty"`
-	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
-	ReasoningContent string     `json:"reasoning_content,omitempty"`
-	Reasoning        string     `json:"reasoning,omitempty"`
+	Role             string            `json:"role"`
+	Content          *string           `json:"content"`
+	Refusal          *string           `json:"refusal,omitempty"`
+	ToolCalls        []ToolCall        `json:"tool_calls,omitempty"`
+	ReasoningContent string            `json:"reasoning_content,omitempty"`
+	Reasoning        string            `json:"reasoning,omitempty"`
+	ReasoningDetails []ReasoningDetail `json:"reasoning_details,omitempty"`
+	ThinkingBlocks   []ThinkingBlock   `json:"thinking_blocks,omitempty"`
 }
 
 // Chunk is one event of a streamed chat completion: what the translators
@@ -247,6 +284,11 @@ type Delta struct {
 	ReasoningContent *string         `json:"reasoning_content,omitempty"`
 	Reasoning        *string         `json:"reasoning,omitempty"`
 	ToolCalls        []ToolCallDelta `json:"tool_calls,omitempty"`
+	// A piece of structured reasoning, in OpenRouter's or LiteLLM's
+	// dialect; services that send these send the same text in
+	// reasoning_content or reasoning as well.
+	ReasoningDetails []ReasoningDetail `json:"reasoning_details,omitempty"`
+	ThinkingBlocks   []ThinkingBlock   `json:"thinking_blocks,omitempty"`
 }
 
 // ReasoningText is the delta's reasoning text, under either name.
@@ -271,6 +313,7 @@ type ToolCallDelta struct {
 		Name      string `json:"name,omitempty"`
 		Arguments string `json:"arguments,omitempty"`
 	} `json:"function"`
+	ExtraContent *ExtraContent `json:"extra_content,omitempty"`
 }
 
 // ReasoningText is the message's reasoning text, under either name.
@@ -279,4 +322,27 @@ func (m ResponseMsg) ReasoningText() string {
 		return m.ReasoningContent
 	}
 	return m.Reasoning
+}
+
+// ChunkOf is a whole answer as the one chunk that would stream it, with
+// its reasoning in every dialect and its tool calls' thought signatures:
+// for a translator that streams an answer the service gave whole.
+func ChunkOf(r *Response) *Chunk {
+	if r == nil || len(r.Choices) == 0 {
+		return &Chunk{}
+	}
+	c := r.Choices[0]
+	m := c.Message
+	d := Delta{Content: m.Content, Refusal: m.Refusal, ReasoningDetails: m.ReasoningDetails, ThinkingBlocks: m.ThinkingBlocks}
+	if s := m.ReasoningText(); s != "" {
+		d.ReasoningContent = &s
+	}
+	for i, tc := range m.ToolCalls {
+		td := ToolCallDelta{Index: i, ID: tc.ID, Type: "function", ExtraContent: tc.ExtraContent}
+		td.Function.Name, td.Function.Arguments = tc.Function.Name, tc.Function.Arguments
+		d.ToolCalls = append(d.ToolCalls, td)
+	}
+	finish := c.FinishReason
+	return &Chunk{ID: r.ID, Usage: r.Usage,
+		Choices: []ChunkChoice{{Delta: d, FinishReason: &finish, StopReason: c.StopReason}}}
 }

@@ -44,17 +44,24 @@ var eventCases = []string{
 	`{"choices":[{"index":0,"delta":{"content":"x","extra":{"nested":[true,false,null,1e5]}},"logprobs":{"content":[]}}]}`,
 	`{"choices":null}`, `{}`, `{"a":[1,{"b":null}],"c":{"d":[]}}`, `{"created":-0}`,
 	`{"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "line\nnext \"q\""}, "finish_reason": null}]}`, // Python's json.dumps
+	// the dialects of reasoning (OpenRouter, LiteLLM, Gemini)
+	`{"choices":[{"index":0,"delta":{"reasoning":"th","reasoning_details":[{"type":"reasoning.text","text":"th","signature":null,"id":null,"format":"anthropic-claude-v1","index":0}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"gAAA","format":"openai-responses-v1","index":1},{"type":"reasoning.summary","summary":"s"}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"reasoning_content":"t","thinking_blocks":[{"type":"thinking","thinking":"t","signature":"EqoB"}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"thinking_blocks":[{"type":"redacted_thinking","data":"EmwK"}],"reasoning_details":null,"thinking_blocks_x":1}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"f1","type":"function","function":{"name":"Read","arguments":"{}"},"extra_content":{"google":{"thought_signature":"CsgB"}}}]}}]}`,
 	// and the ways a service might differ: from here on (firstOddEvent),
 	// left to the reflecting decoder
 	`{"Choices":[{"Index":0,"Delta":{"Content":"cased"}}]}`, `{"ID":"upper","id":"lower"}`, `{"id":"a","id":"b"}`,
 	`{"\u0069d":"escaped name"}`, "{\"choices\":[{\"delta\":{\"content\":\"bad \xff utf8\"}}]}",
 	`{"choices":[null]}`, `{"choices":[{"delta":null}]}`, `{"id":"x"} trailing`, `{"id":`, ``, `[]`, `null`,
 	`{"choices":[{"index":"0"}]}`, `{"choices":[{"index":1.5}]}`, `{"id":5}`, `{"choices":{}}`, `{"usage":5}`,
+	`{"choices":[{"delta":{"reasoning_details":{"type":"reasoning.text"}}}]}`, `{"choices":[{"delta":{"thinking_blocks":[{"type":5}]}}]}`,
 }
 
 // firstOddEvent is the index of the first of eventCases that fastEvent
 // leaves to the reflecting decoder.
-const firstOddEvent = 21
+const firstOddEvent = 26
 
 // TestParseEventAsEncodingJSON: events decode as encoding/json decodes
 // them.

@@ -96,9 +96,11 @@ const (
 	fReasoningContent
 	fReasoning
 	fToolCalls
+	fReasoningDetails
+	fThinkingBlocks
 )
 
-var deltaFields = fields{"role", "content", "refusal", "reasoning_content", "reasoning", "tool_calls"}
+var deltaFields = fields{"role", "content", "refusal", "reasoning_content", "reasoning", "tool_calls", "reasoning_details", "thinking_blocks"}
 
 // fields are the names of an object's fields that are read, in order of
 // their numbers.
@@ -482,6 +484,18 @@ func (s *scanner) delta(d *Delta) bool {
 			}
 			raw, ok := s.value(1)
 			return ok && raw[0] == '[' && jsonv1.Unmarshal(raw, &d.ToolCalls) == nil
+		case fReasoningDetails:
+			if s.null() {
+				return true
+			}
+			raw, ok := s.value(1)
+			return ok && raw[0] == '[' && jsonv1.Unmarshal(raw, &d.ReasoningDetails) == nil
+		case fThinkingBlocks:
+			if s.null() {
+				return true
+			}
+			raw, ok := s.value(1)
+			return ok && raw[0] == '[' && jsonv1.Unmarshal(raw, &d.ThinkingBlocks) == nil
 		}
 		return false
 	})

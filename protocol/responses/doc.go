@@ -9,6 +9,11 @@
 // does all of it for one HTTP request, given an Upstream that sends the chat
 // request to the service (gw serve supplies the key and transport).
 //
+// Reasoning comes back on the next turn as it came: a reasoning item carries
+// the service's signed reasoning sealed in encrypted_content (when include
+// asks for it), and a Gemini thought signature rides in the call_id; see
+// thinking.go for the encodings.
+//
 // The package is pure translation: no state is kept between requests, so
 // previous_response_id and other server-side state are refused.
 package responses

@@ -29,9 +29,13 @@ type Meta struct {
 	// the translated request): response.created and response.in_progress
 	// carry it, before the service has counted.
 	InputTokens int
+	// Dropped names what of the input could not be passed on (reasoning
+	// signed by another API, a damaged call_id), for the request log.
+	Dropped []string
 
-	tools map[string]toolRef // chat function name → the tool the client offered
-	echo  echo
+	tools     map[string]toolRef // chat function name → the tool the client offered
+	echo      echo
+	encrypted bool // include asks for reasoning.encrypted_content
 }
 
 // toolRef is a tool as the client declared it.
@@ -114,6 +118,7 @@ type request struct {
 	Conversation       json.RawMessage   `json:"conversation"`
 	Background         *bool             `json:"background"`
 	Prompt             json.RawMessage   `json:"prompt"`
+	Include            []string          `json:"include"`
 }
 
 // item is one input item; which fields are set depends on its type.
@@ -183,9 +188,9 @@ const LocalShellTool = "local_shell"
 
 // ParseRequest translates a Responses API request body into the chat
 // completions request for the service. Everything of the conversation is
-// carried over or refused with a 400 naming the field: reasoning items are the
-// only part left out (they are the model's own notes of an earlier answer,
-// which chat completions cannot take back).
+// carried over or refused with a 400 naming the field; reasoning items go
+// back on the assistant message that follows them, in the dialect they came
+// in (thinking.go).
 func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 	var r request
 	if err := decodeJSON(body, &r); err != nil {
@@ -239,6 +244,7 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 		return nil, meta, err
 	}
 	meta.tools = t.tools
+	meta.encrypted = wantsEncrypted(r.Include)
 
 	if len(r.Instructions) > 0 && string(r.Instructions) != "null" {
 		var s string
@@ -334,6 +340,7 @@ type translator struct {
 	images    []chat.Part         // images of tool outputs, sent after the tool messages
 	imageFrom []string            // the calls they came from
 	calls     map[string]struct{} // call ids seen so far
+	reasoning *chat.Message       // reasoning items read, for the next assistant message
 }
 
 var nameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
@@ -534,6 +541,18 @@ func (t *translator) input(raw json.RawMessage) *Error {
 		if it.Type == "" && it.Role != "" {
 			it.Type = "message" // the short form {"role", "content"}
 		}
+		switch it.Type {
+		case "reasoning":
+			t.reasoningBack(param, r)
+			continue
+		case "function_call", "custom_tool_call", "local_shell_call":
+		case "message":
+			if it.Role != "assistant" {
+				t.reasoning = nil // reasoning belongs to the answer that follows it
+			}
+		default:
+			t.reasoning = nil
+		}
 		if err := t.item(param, it); err != nil {
 			return err
 		}
@@ -605,7 +624,11 @@ func (t *translator) message(param string, it item) *Error {
 	}
 	var s string
 	if json.Unmarshal(it.Content, &s) == nil {
-		t.msgs = append(t.msgs, chat.Message{Role: role, Content: s})
+		msg := chat.Message{Role: role, Content: s}
+		if role == "assistant" {
+			t.takeReasoning(&msg)
+		}
+		t.msgs = append(t.msgs, msg)
 		return nil
 	}
 	var parts []part
@@ -653,6 +676,9 @@ func (t *translator) message(param string, it item) *Error {
 	msg := chat.Message{Role: role, Content: strings.Join(texts, "\n\n")}
 	if hasImage {
 		msg.Content = chatParts
+	}
+	if role == "assistant" {
+		t.takeReasoning(&msg)
 	}
 	t.msgs = append(t.msgs, msg)
 	return nil
@@ -703,13 +729,17 @@ func (t *translator) call(param string, it item, name, args string) *Error {
 	if it.CallID == "" {
 		return badRequest(param+".call_id", "missing; a tool call has the call_id its output refers to")
 	}
-	tc := chat.ToolCall{ID: it.CallID, Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}}
+	id, extra := t.callBack(param, it.CallID)
+	tc := chat.ToolCall{ID: id, Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}, ExtraContent: extra}
 	t.calls[it.CallID] = struct{}{}
 	if n := len(t.msgs); n > 0 && t.msgs[n-1].Role == "assistant" {
 		t.msgs[n-1].ToolCalls = append(t.msgs[n-1].ToolCalls, tc)
+		t.takeReasoning(&t.msgs[n-1])
 		return nil
 	}
-	t.msgs = append(t.msgs, chat.Message{Role: "assistant", ToolCalls: []chat.ToolCall{tc}})
+	msg := chat.Message{Role: "assistant", ToolCalls: []chat.ToolCall{tc}}
+	t.takeReasoning(&msg)
+	t.msgs = append(t.msgs, msg)
 	return nil
 }
 
@@ -726,6 +756,7 @@ func (t *translator) output(param string, it item) *Error {
 	if _, ok := t.calls[id]; !ok {
 		return badRequest(param+".call_id", "no earlier tool call has call_id %q; send the call before its output", id)
 	}
+	id, _, _ = chat.SplitToolCallID(id)
 	if len(it.Output) == 0 || string(it.Output) == "null" {
 		return badRequest(param+".output", "missing")
 	}

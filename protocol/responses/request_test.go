@@ -94,7 +94,8 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // TestParseRequest_CodexConversation checks what a user would miss if it
 // were lost: every message, call and output of Codex's multi-turn session
-// reaches the service, in order, and only the reasoning items stay behind.
+// reaches the service, in order, and the reasoning items' text goes back as
+// the reasoning_content of the assistant message that follows them.
 func TestParseRequest_CodexConversation(t *testing.T) {
 	var raw struct {
 		Input []map[string]any `json:"input"`
@@ -130,8 +131,9 @@ func TestParseRequest_CodexConversation(t *testing.T) {
 			want = append(want, it["output"].(string)) // tool_call_id is checked below
 		case "reasoning":
 			for _, c := range it["content"].([]any) {
-				if text := c.(map[string]any)["text"].(string); bytes.Contains(all, jsonString(text)) {
-					t.Errorf("input[%d]: reasoning text %q was sent to the service", i, text)
+				text := c.(map[string]any)["text"].(string)
+				if !bytes.Contains(all, append(append([]byte(`"reasoning_content":"`), jsonString(text)...), `"`...)) {
+					t.Errorf("input[%d]: reasoning text %q is not the reasoning_content of an assistant message", i, text)
 				}
 			}
 			continue

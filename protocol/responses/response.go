@@ -253,9 +253,8 @@ func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	c := r.Choices[0]
 	resp := meta.newResponse("completed")
 	i := 0
-	if text := c.Message.ReasoningText(); text != "" {
-		resp.Output = append(resp.Output, reasoningItem{Type: "reasoning", ID: meta.itemID("rs", i), Summary: []any{},
-			Content: []reasoningText{{Type: "reasoning_text", Text: text}}})
+	if rs, ok := meta.reasoningOf(meta.itemID("rs", i), "", c.Message.ReasoningText(), answerReasoning(c.Message)); ok {
+		resp.Output = append(resp.Output, rs)
 		i++
 	}
 	var content []any
@@ -270,7 +269,8 @@ func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 		i++
 	}
 	for k, tc := range c.Message.ToolCalls {
-		resp.Output = append(resp.Output, meta.toolCallItem(i, callIDOf(meta, tc.ID, k), tc.Function.Name, tc.Function.Arguments, "completed"))
+		callID := chat.ToolCallID(callIDOf(meta, tc.ID, k), tc.ExtraContent.ThoughtSignature())
+		resp.Output = append(resp.Output, meta.toolCallItem(i, callID, tc.Function.Name, tc.Function.Arguments, "completed"))
 		i++
 	}
 	resp.finish(c.FinishReason)

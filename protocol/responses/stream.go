@@ -22,8 +22,11 @@ var ErrEnded = errors.New("the response stream has ended")
 // response.completed (or response.incomplete when the answer hit its token
 // limit) with the usage, or response.failed.
 //
-// Reasoning the service streams (reasoning_content) becomes a reasoning item
-// with response.reasoning_text.delta events; text a message item; each tool
+// Reasoning the service streams, in any dialect (thinking.go), becomes a
+// reasoning item with response.reasoning_text.delta events for its text and
+// response.reasoning_summary_text.delta events for its summary (the same
+// text when the service sends no summary), its encrypted_content on
+// response.output_item.done; text a message item; each tool
 // call a function_call, custom_tool_call or local_shell_call item, whichever
 // the client's tool is. A failed stream ends with response.failed alone:
 // items still open are not marked done, so that a client never runs a tool
@@ -57,8 +60,17 @@ type openItem struct {
 	partKind string // text | refusal | "" (no part open)
 	text     strings.Builder
 
+	// reasoning: the summary, the parts started, the structured pieces
+	summary        strings.Builder
+	contentStarted bool
+	summaryStarted bool
+	ownSummary     bool // the service sends a summary of its own
+	rc             chat.ReasoningCollector
+	plain          strings.Builder // plain reasoning text not in rc
+
 	// call
 	chatIndex    int
+	sig          string // Gemini's thought signature
 	callID, name string
 	args         strings.Builder
 	ref          toolRef
@@ -126,6 +138,30 @@ type contentDelta struct { // reasoning_text and refusal deltas
 	OutputIndex  int    `json:"output_index"`
 	ContentIndex int    `json:"content_index"`
 	Delta        string `json:"delta"`
+}
+
+type summaryPartEvent struct {
+	head
+	ItemID       string      `json:"item_id"`
+	OutputIndex  int         `json:"output_index"`
+	SummaryIndex int         `json:"summary_index"`
+	Part         summaryText `json:"part"`
+}
+
+type summaryDelta struct {
+	head
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	SummaryIndex int    `json:"summary_index"`
+	Delta        string `json:"delta"`
+}
+
+type summaryDone struct {
+	head
+	ItemID       string `json:"item_id"`
+	OutputIndex  int    `json:"output_index"`
+	SummaryIndex int    `json:"summary_index"`
+	Text         string `json:"text"`
 }
 
 type reasoningDone struct {
@@ -265,8 +301,20 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 			continue // only one answer is asked for
 		}
 		d := ch.Delta
-		if r := d.ReasoningText(); r != "" {
-			s.reasoning(r)
+		switch {
+		case len(d.ReasoningDetails) > 0: // OpenRouter's; reasoning repeats their text
+			for _, rd := range d.ReasoningDetails {
+				s.reasoningDetail(rd)
+			}
+		case len(d.ThinkingBlocks) > 0: // LiteLLM's; reasoning_content repeats their text
+			for _, tb := range d.ThinkingBlocks {
+				s.reasoningBlock(tb)
+			}
+		default:
+			if r := d.ReasoningText(); r != "" {
+				s.reasoning(r)
+				s.open.plain.WriteString(r)
+			}
 		}
 		if d.Content != nil && *d.Content != "" {
 			s.content("text", *d.Content)
@@ -290,17 +338,89 @@ func (s *StreamWriter) newItem(kind, prefix string) *openItem {
 	return it
 }
 
-func (s *StreamWriter) reasoning(delta string) {
+// reasoningItem is the open reasoning item, opened if need be.
+func (s *StreamWriter) reasoningItem() *openItem {
 	if s.open == nil || s.open.kind != "reasoning" {
 		s.closeOpen()
 		it := s.newItem("reasoning", "rs")
 		s.open = it
 		s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index,
 			Item: reasoningItem{Type: "reasoning", ID: it.id, Status: "in_progress", Summary: []any{}, Content: []reasoningText{}}})
+	}
+	return s.open
+}
+
+// reasoning streams a piece of reasoning text, and the same as summary
+// while the service has sent no summary of its own.
+func (s *StreamWriter) reasoning(delta string) {
+	it := s.reasoningItem()
+	if !it.contentStarted {
+		it.contentStarted = true
 		s.emit("response.content_part.added", &partEvent{ItemID: it.id, OutputIndex: it.index, Part: reasoningText{Type: "reasoning_text"}})
 	}
-	s.open.text.WriteString(delta)
-	s.emit("response.reasoning_text.delta", &contentDelta{ItemID: s.open.id, OutputIndex: s.open.index, Delta: delta})
+	it.text.WriteString(delta)
+	s.emit("response.reasoning_text.delta", &contentDelta{ItemID: it.id, OutputIndex: it.index, Delta: delta})
+	if !it.ownSummary {
+		s.summaryPiece(it, delta)
+	}
+}
+
+func (s *StreamWriter) summaryPiece(it *openItem, delta string) {
+	if !it.summaryStarted {
+		it.summaryStarted = true
+		s.emit("response.reasoning_summary_part.added", &summaryPartEvent{ItemID: it.id, OutputIndex: it.index, Part: summaryText{Type: "summary_text"}})
+	}
+	it.summary.WriteString(delta)
+	s.emit("response.reasoning_summary_text.delta", &summaryDelta{ItemID: it.id, OutputIndex: it.index, Delta: delta})
+}
+
+// reasoningDetail streams a piece of OpenRouter's reasoning_details.
+func (s *StreamWriter) reasoningDetail(d chat.ReasoningDetail) {
+	switch d.Type {
+	case chat.DetailText, chat.DetailSummary, chat.DetailEncrypted:
+	default:
+		return
+	}
+	if d.Text == "" && d.Summary == "" && d.Data == "" && d.Signature == "" {
+		return
+	}
+	it := s.reasoningItem()
+	if it.rc.Empty() && it.plain.Len() > 0 && d.Type == chat.DetailText {
+		// The text came plain, the signature structured: it signs that text.
+		it.rc.AddDetail(chat.ReasoningDetail{Type: chat.DetailText, Text: it.plain.String(), Index: d.Index, Format: d.Format})
+	}
+	it.plain.Reset()
+	it.rc.AddDetail(d)
+	switch d.Type {
+	case chat.DetailText:
+		if d.Text != "" {
+			s.reasoning(d.Text)
+		}
+	case chat.DetailSummary:
+		if d.Summary != "" {
+			it.ownSummary = true
+			s.summaryPiece(it, d.Summary)
+		}
+	}
+}
+
+// reasoningBlock streams a piece of LiteLLM's thinking_blocks.
+func (s *StreamWriter) reasoningBlock(b chat.ThinkingBlock) {
+	switch {
+	case b.Type == "thinking" && (b.Thinking != "" || b.Signature != ""):
+	case b.Type == "redacted_thinking" && b.Data != "":
+	default:
+		return
+	}
+	it := s.reasoningItem()
+	if it.rc.Empty() && it.plain.Len() > 0 && b.Type == "thinking" {
+		it.rc.AddBlock(chat.ThinkingBlock{Type: "thinking", Thinking: it.plain.String()}) // as in reasoningDetail
+	}
+	it.plain.Reset()
+	it.rc.AddBlock(b)
+	if b.Thinking != "" {
+		s.reasoning(b.Thinking)
+	}
 }
 
 func (s *StreamWriter) content(kind, delta string) {
@@ -362,11 +482,25 @@ func (s *StreamWriter) closeOpen() {
 		s.closePart(it)
 		done = messageItem{Type: "message", ID: it.id, Status: "completed", Role: "assistant", Content: it.parts}
 	case "reasoning":
-		text := it.text.String()
-		part := reasoningText{Type: "reasoning_text", Text: text}
-		s.emit("response.reasoning_text.done", &reasoningDone{ItemID: it.id, OutputIndex: it.index, Text: text})
-		s.emit("response.content_part.done", &partEvent{ItemID: it.id, OutputIndex: it.index, Part: part})
-		done = reasoningItem{Type: "reasoning", ID: it.id, Status: "completed", Summary: []any{}, Content: []reasoningText{part}}
+		rs := reasoningItem{Type: "reasoning", ID: it.id, Status: "completed", Summary: []any{}, Content: []reasoningText{}}
+		if it.summaryStarted {
+			text := it.summary.String()
+			s.emit("response.reasoning_summary_text.done", &summaryDone{ItemID: it.id, OutputIndex: it.index, Text: text})
+			s.emit("response.reasoning_summary_part.done", &summaryPartEvent{ItemID: it.id, OutputIndex: it.index, Part: summaryText{Type: "summary_text", Text: text}})
+			rs.Summary = append(rs.Summary, summaryText{Type: "summary_text", Text: text})
+		}
+		if it.contentStarted {
+			text := it.text.String()
+			part := reasoningText{Type: "reasoning_text", Text: text}
+			s.emit("response.reasoning_text.done", &reasoningDone{ItemID: it.id, OutputIndex: it.index, Text: text})
+			s.emit("response.content_part.done", &partEvent{ItemID: it.id, OutputIndex: it.index, Part: part})
+			rs.Content = append(rs.Content, part)
+		}
+		if s.meta.encrypted && it.rc.Signed() {
+			sealed := sealReasoning(&it.rc)
+			rs.EncryptedContent = &sealed
+		}
+		done = rs
 	}
 	s.final[it.index] = done
 	s.emit("response.output_item.done", &itemEvent{OutputIndex: it.index, Item: done})
@@ -385,6 +519,9 @@ func (s *StreamWriter) toolDelta(tc chat.ToolCallDelta) {
 	}
 	if it.name == "" && tc.Function.Name != "" {
 		it.name = tc.Function.Name
+	}
+	if sig := tc.ExtraContent.ThoughtSignature(); sig != "" && !it.added {
+		it.sig = sig
 	}
 	piece := tc.Function.Arguments
 	it.args.WriteString(piece)
@@ -414,7 +551,7 @@ func (s *StreamWriter) addCall(it *openItem) {
 	}
 	it.index = s.next
 	s.next++
-	it.callID = callIDOf(s.meta, it.callID, it.chatIndex)
+	it.callID = chat.ToolCallID(callIDOf(s.meta, it.callID, it.chatIndex), it.sig)
 	switch ref.kind {
 	case "custom":
 		it.id = s.meta.itemID("ctc", it.index)
@@ -439,7 +576,7 @@ func (s *StreamWriter) closeCall(it *openItem) {
 	if it.index < 0 { // local_shell: started only now
 		it.index = s.next
 		s.next++
-		it.callID = callIDOf(s.meta, it.callID, it.chatIndex)
+		it.callID = chat.ToolCallID(callIDOf(s.meta, it.callID, it.chatIndex), it.sig)
 	}
 	final := s.meta.toolCallItem(it.index, it.callID, it.name, args, "completed")
 	switch f := final.(type) {

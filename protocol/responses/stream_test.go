@@ -135,6 +135,7 @@ type transcript struct {
 	items    []map[string]any // done items in output order
 	texts    []string         // per message part, from deltas
 	reasons  []string
+	summary  []string          // reasoning summaries, from deltas
 	args     map[string]string // function call item id → arguments from deltas
 }
 
@@ -159,6 +160,10 @@ func checkStream(t testing.TB, b []byte) transcript {
 		partOpen int // content index of the open part, -1 none
 		parts    int
 		text     strings.Builder
+		// reasoning summary parts
+		summaryOpen int // -1 none
+		summaries   int
+		summary     strings.Builder
 	}
 	items := map[int]*itemState{}
 	tr := transcript{args: map[string]string{}}
@@ -206,7 +211,7 @@ func checkStream(t testing.TB, b []byte) transcript {
 			}
 			nextIndex++
 			item := ev.data["item"].(map[string]any)
-			items[idx] = &itemState{id: item["id"].(string), typ: item["type"].(string), partOpen: -1}
+			items[idx] = &itemState{id: item["id"].(string), typ: item["type"].(string), partOpen: -1, summaryOpen: -1}
 			if item["status"] != "in_progress" {
 				fail(i, "an added item with status %v", item["status"])
 			}
@@ -241,6 +246,36 @@ func checkStream(t testing.TB, b []byte) transcript {
 			}
 			it.partOpen = -1
 			it.parts++
+		case "response.reasoning_summary_part.added":
+			needOpen()
+			if it.typ != "reasoning" || it.summaryOpen >= 0 || num(ev.data["summary_index"]) != it.summaries {
+				fail(i, "summary_index %v in a %s item with summary %d open, %d done", ev.data["summary_index"], it.typ, it.summaryOpen, it.summaries)
+			}
+			if p, _ := ev.data["part"].(map[string]any); p["type"] != "summary_text" || p["text"] != "" {
+				fail(i, "part %v", ev.data["part"])
+			}
+			it.summaryOpen = it.summaries
+			it.summary.Reset()
+		case "response.reasoning_summary_text.delta":
+			needOpen()
+			if it.summaryOpen < 0 || num(ev.data["summary_index"]) != it.summaryOpen {
+				fail(i, "a summary delta for %v with summary %d open", ev.data["summary_index"], it.summaryOpen)
+			}
+			it.summary.WriteString(ev.data["delta"].(string))
+		case "response.reasoning_summary_text.done":
+			needOpen()
+			if it.summaryOpen < 0 || num(ev.data["summary_index"]) != it.summaryOpen || ev.data["text"] != it.summary.String() {
+				fail(i, "summary text %q differs from its deltas %q", ev.data["text"], it.summary.String())
+			}
+			tr.summary = append(tr.summary, it.summary.String())
+		case "response.reasoning_summary_part.done":
+			needOpen()
+			p, _ := ev.data["part"].(map[string]any)
+			if it.summaryOpen < 0 || num(ev.data["summary_index"]) != it.summaryOpen || p["type"] != "summary_text" || p["text"] != it.summary.String() {
+				fail(i, "summary part done %v with summary %d open (%q)", ev.data, it.summaryOpen, it.summary.String())
+			}
+			it.summaryOpen = -1
+			it.summaries++
 		case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta":
 			needOpen()
 			it.text.WriteString(ev.data["delta"].(string))
@@ -257,15 +292,18 @@ func checkStream(t testing.TB, b []byte) transcript {
 			}
 		case "response.output_item.done":
 			needOpen()
-			if it.partOpen >= 0 {
-				fail(i, "item done with a content part open")
+			if it.partOpen >= 0 || it.summaryOpen >= 0 {
+				fail(i, "item done with a content or summary part open")
 			}
 			item := ev.data["item"].(map[string]any)
 			if item["id"] != it.id || item["type"] != it.typ || item["status"] != "completed" {
 				fail(i, "done item %v does not match the added one (%s %s)", item, it.id, it.typ)
 			}
-			if it.typ == "message" && len(item["content"].([]any)) != it.parts {
-				fail(i, "message with %d content parts, %d streamed", len(item["content"].([]any)), it.parts)
+			if (it.typ == "message" || it.typ == "reasoning") && len(item["content"].([]any)) != it.parts {
+				fail(i, "%s with %d content parts, %d streamed", it.typ, len(item["content"].([]any)), it.parts)
+			}
+			if it.typ == "reasoning" && len(item["summary"].([]any)) != it.summaries {
+				fail(i, "reasoning with %d summary parts, %d streamed", len(item["summary"].([]any)), it.summaries)
 			}
 			if it.typ == "function_call" && item["arguments"] != tr.args[it.id] {
 				fail(i, "done arguments %q, streamed %q", item["arguments"], tr.args[it.id])
@@ -351,35 +389,47 @@ data: {"type":"response.content_part.added","sequence_number":3,"item_id":"rs_te
 event: response.reasoning_text.delta
 data: {"type":"response.reasoning_text.delta","sequence_number":4,"item_id":"rs_test_0","output_index":0,"content_index":0,"delta":"Hm."}
 
+event: response.reasoning_summary_part.added
+data: {"type":"response.reasoning_summary_part.added","sequence_number":5,"item_id":"rs_test_0","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""}}
+
+event: response.reasoning_summary_text.delta
+data: {"type":"response.reasoning_summary_text.delta","sequence_number":6,"item_id":"rs_test_0","output_index":0,"summary_index":0,"delta":"Hm."}
+
+event: response.reasoning_summary_text.done
+data: {"type":"response.reasoning_summary_text.done","sequence_number":7,"item_id":"rs_test_0","output_index":0,"summary_index":0,"text":"Hm."}
+
+event: response.reasoning_summary_part.done
+data: {"type":"response.reasoning_summary_part.done","sequence_number":8,"item_id":"rs_test_0","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":"Hm."}}
+
 event: response.reasoning_text.done
-data: {"type":"response.reasoning_text.done","sequence_number":5,"item_id":"rs_test_0","output_index":0,"content_index":0,"text":"Hm."}
+data: {"type":"response.reasoning_text.done","sequence_number":9,"item_id":"rs_test_0","output_index":0,"content_index":0,"text":"Hm."}
 
 event: response.content_part.done
-data: {"type":"response.content_part.done","sequence_number":6,"item_id":"rs_test_0","output_index":0,"content_index":0,"part":{"type":"reasoning_text","text":"Hm."}}
+data: {"type":"response.content_part.done","sequence_number":10,"item_id":"rs_test_0","output_index":0,"content_index":0,"part":{"type":"reasoning_text","text":"Hm."}}
 
 event: response.output_item.done
-data: {"type":"response.output_item.done","sequence_number":7,"output_index":0,"item":{"type":"reasoning","id":"rs_test_0","status":"completed","summary":[],"content":[{"type":"reasoning_text","text":"Hm."}],"encrypted_content":null}}
+data: {"type":"response.output_item.done","sequence_number":11,"output_index":0,"item":{"type":"reasoning","id":"rs_test_0","status":"completed","summary":[{"type":"summary_text","text":"Hm."}],"content":[{"type":"reasoning_text","text":"Hm."}],"encrypted_content":null}}
 
 event: response.output_item.added
-data: {"type":"response.output_item.added","sequence_number":8,"output_index":1,"item":{"type":"message","id":"msg_test_1","status":"in_progress","role":"assistant","content":[]}}
+data: {"type":"response.output_item.added","sequence_number":12,"output_index":1,"item":{"type":"message","id":"msg_test_1","status":"in_progress","role":"assistant","content":[]}}
 
 event: response.content_part.added
-data: {"type":"response.content_part.added","sequence_number":9,"item_id":"msg_test_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}
+data: {"type":"response.content_part.added","sequence_number":13,"item_id":"msg_test_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}
 
 event: response.output_text.delta
-data: {"type":"response.output_text.delta","sequence_number":10,"item_id":"msg_test_1","output_index":1,"content_index":0,"delta":"Hi","logprobs":[]}
+data: {"type":"response.output_text.delta","sequence_number":14,"item_id":"msg_test_1","output_index":1,"content_index":0,"delta":"Hi","logprobs":[]}
 
 event: response.output_text.done
-data: {"type":"response.output_text.done","sequence_number":11,"item_id":"msg_test_1","output_index":1,"content_index":0,"text":"Hi","logprobs":[]}
+data: {"type":"response.output_text.done","sequence_number":15,"item_id":"msg_test_1","output_index":1,"content_index":0,"text":"Hi","logprobs":[]}
 
 event: response.content_part.done
-data: {"type":"response.content_part.done","sequence_number":12,"item_id":"msg_test_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"Hi","annotations":[]}}
+data: {"type":"response.content_part.done","sequence_number":16,"item_id":"msg_test_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"Hi","annotations":[]}}
 
 event: response.output_item.done
-data: {"type":"response.output_item.done","sequence_number":13,"output_index":1,"item":{"type":"message","id":"msg_test_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}}
+data: {"type":"response.output_item.done","sequence_number":17,"output_index":1,"item":{"type":"message","id":"msg_test_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}}
 
 event: response.completed
-data: {"type":"response.completed","sequence_number":14,"response":{"id":"resp_test","object":"response","created_at":1700000000,"status":"completed","error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"vendor-a/model-a-sonnet-4.5","output":[{"type":"reasoning","id":"rs_test_0","status":"completed","summary":[],"content":[{"type":"reasoning_text","text":"Hm."}],"encrypted_content":null},{"type":"message","id":"msg_test_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}],"parallel_tool_calls":false,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},"store":false,"temperature":null,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":null,"usage":{"input_tokens":1,"input_tokens_details":{"cached_tokens":1},"output_tokens":1,"output_tokens_details":{"reasoning_tokens":1},"total_tokens":2},"metadata":{}}}
+data: {"type":"response.completed","sequence_number":18,"response":{"id":"resp_test","object":"response","created_at":1700000000,"status":"completed","error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"vendor-a/model-a-sonnet-4.5","output":[{"type":"reasoning","id":"rs_test_0","status":"completed","summary":[{"type":"summary_text","text":"Hm."}],"content":[{"type":"reasoning_text","text":"Hm."}],"encrypted_content":null},{"type":"message","id":"msg_test_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}],"parallel_tool_calls":false,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},"store":false,"temperature":null,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":null,"usage":{"input_tokens":1,"input_tokens_details":{"cached_tokens":1},"output_tokens":1,"output_tokens_details":{"reasoning_tokens":1},"total_tokens":2},"metadata":{}}}
 
 `
 	if string(b) != want {

@@ -1,0 +1,202 @@
+package responses
+
+import (
+	"slices"
+	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
+	"github.com/modelgateway/gw/protocol/chat"
+)
+
+// Thinking across turns. The service's reasoning, in whichever dialect it
+// sends it (see protocol/chat), becomes one reasoning item per answer:
+//
+//   - content: the reasoning text as reasoning_text, as the service wrote it;
+//   - summary: a summary_text part, the service's summary when it sends one
+//     (OpenRouter's reasoning.summary), else the same text, so that clients
+//     that show summaries only (Codex by default, the Vercel AI SDK) show it;
+//   - encrypted_content, when the request's include asks for
+//     reasoning.encrypted_content and the service signed or encrypted its
+//     reasoning: the whole structured reasoning sealed with its dialect
+//     (chat.Seal: "gwor1." and OpenRouter's reasoning_details, or "gwlt1."
+//     and LiteLLM's thinking_blocks, as JSON in base64url). Nothing is
+//     invented: reasoning the service did not sign has none.
+//
+// On the next turn a reasoning item in input goes back on the assistant
+// message that follows it: its encrypted_content as the reasoning_details or
+// thinking_blocks it was sealed from, or else its text as
+// reasoning_content. Gemini's thought signature on a tool call travels in
+// the call_id (chat.ToolCallID) and goes back as the call's extra_content;
+// when a stream sends it after the call's name, the call_id is already out
+// and the signature is dropped.
+
+// encryptedInclude is the include entry that asks for encrypted_content.
+const encryptedInclude = "reasoning.encrypted_content"
+
+// wantsEncrypted reports whether the request's include asks for the
+// reasoning's encrypted_content.
+func wantsEncrypted(include []string) bool {
+	return slices.Contains(include, encryptedInclude)
+}
+
+// summaryText is a summary part of a reasoning item.
+type summaryText struct {
+	Type string `json:"type"` // summary_text
+	Text string `json:"text"`
+}
+
+// reasoningOf is the reasoning item of an answer's whole reasoning (text is
+// its plain text, c its structured pieces); false when there is none.
+func (m Meta) reasoningOf(id, status, text string, c *chat.ReasoningCollector) (reasoningItem, bool) {
+	raw, summary := text, ""
+	if !c.Empty() {
+		raw, summary = structuredText(c)
+	}
+	it := reasoningItem{Type: "reasoning", ID: id, Status: status, Summary: []any{}, Content: []reasoningText{}}
+	if raw != "" {
+		it.Content = append(it.Content, reasoningText{Type: "reasoning_text", Text: raw})
+	}
+	if summary == "" {
+		summary = raw
+	}
+	if summary != "" {
+		it.Summary = append(it.Summary, summaryText{Type: "summary_text", Text: summary})
+	}
+	if m.encrypted && c.Signed() {
+		s := sealReasoning(c)
+		it.EncryptedContent = &s
+	}
+	if raw == "" && summary == "" && it.EncryptedContent == nil {
+		return it, false
+	}
+	return it, true
+}
+
+// structuredText is the readable text of structured reasoning, and its
+// summary.
+func structuredText(c *chat.ReasoningCollector) (text, summary string) {
+	var t, s strings.Builder
+	for _, d := range c.Details {
+		switch d.Type {
+		case chat.DetailText:
+			t.WriteString(d.Text)
+		case chat.DetailSummary:
+			s.WriteString(d.Summary)
+		}
+	}
+	for _, b := range c.Blocks {
+		if b.Type == "thinking" {
+			t.WriteString(b.Thinking)
+		}
+	}
+	return t.String(), s.String()
+}
+
+func sealReasoning(c *chat.ReasoningCollector) string {
+	if len(c.Details) > 0 {
+		return chat.Seal(chat.DialectOpenRouter, c.Details)
+	}
+	return chat.Seal(chat.DialectLiteLLM, c.Blocks)
+}
+
+// answerReasoning collects a whole answer's structured reasoning.
+func answerReasoning(m chat.ResponseMsg) *chat.ReasoningCollector {
+	var c chat.ReasoningCollector
+	switch {
+	case len(m.ReasoningDetails) > 0:
+		for _, d := range m.ReasoningDetails {
+			c.AddDetail(d)
+		}
+	case len(m.ThinkingBlocks) > 0:
+		for _, b := range m.ThinkingBlocks {
+			c.AddBlock(b)
+		}
+	}
+	return &c
+}
+
+// reasoningBack reads a reasoning item of the input into the reasoning of
+// the assistant message that follows it.
+func (t *translator) reasoningBack(param string, raw json.RawMessage) {
+	var it struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		Summary []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"summary"`
+		EncryptedContent *string `json:"encrypted_content"`
+	}
+	if json.Unmarshal(raw, &it) != nil {
+		t.meta.Dropped = append(t.meta.Dropped, param+" (a reasoning item gw serve cannot read)")
+		return
+	}
+	r := &chat.Message{}
+	if it.EncryptedContent != nil && *it.EncryptedContent != "" {
+		var details []chat.ReasoningDetail
+		var blocks []chat.ThinkingBlock
+		switch {
+		case !chat.IsSealed(*it.EncryptedContent):
+			t.meta.Dropped = append(t.meta.Dropped, param+".encrypted_content (not from gw serve)")
+		case strings.HasPrefix(*it.EncryptedContent, "gw"+chat.DialectOpenRouter):
+			if _, err := chat.Unseal(*it.EncryptedContent, &details); err != nil || len(details) == 0 {
+				t.meta.Dropped = append(t.meta.Dropped, param+".encrypted_content (damaged)")
+			}
+			r.ReasoningDetails = details
+		default:
+			if _, err := chat.Unseal(*it.EncryptedContent, &blocks); err != nil || len(blocks) == 0 {
+				t.meta.Dropped = append(t.meta.Dropped, param+".encrypted_content (damaged)")
+			}
+			r.ThinkingBlocks = blocks
+		}
+	}
+	if !r.HasReasoning() {
+		var texts []string
+		for _, c := range it.Content {
+			if c.Text != "" {
+				texts = append(texts, c.Text)
+			}
+		}
+		if len(texts) == 0 {
+			for _, s := range it.Summary {
+				if s.Text != "" {
+					texts = append(texts, s.Text)
+				}
+			}
+		}
+		r.ReasoningContent = strings.Join(texts, "\n\n")
+	}
+	if !r.HasReasoning() {
+		return
+	}
+	if t.reasoning == nil {
+		t.reasoning = r
+		return
+	}
+	t.reasoning.AddReasoning(r)
+}
+
+// takeReasoning attaches the reasoning read so far to msg, the assistant
+// message it belongs to.
+func (t *translator) takeReasoning(msg *chat.Message) {
+	if t.reasoning == nil {
+		return
+	}
+	msg.AddReasoning(t.reasoning)
+	t.reasoning = nil
+	if len(msg.ReasoningDetails) > 0 || len(msg.ThinkingBlocks) > 0 {
+		msg.ReasoningContent = "" // the plain copy of what the structured reasoning holds
+	}
+}
+
+// callBack splits a client's call_id into the service's id and the
+// thought signature it carries.
+func (t *translator) callBack(param, callID string) (string, *chat.ExtraContent) {
+	id, sig, err := chat.SplitToolCallID(callID)
+	if err != nil {
+		t.meta.Dropped = append(t.meta.Dropped, param+".call_id (damaged thought signature)")
+	}
+	return id, chat.WithThoughtSignature(sig)
+}
