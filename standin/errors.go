@@ -1,6 +1,7 @@
 package standin
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -200,12 +201,16 @@ func openAIParts(e apiError, m string) (msg, typ string, code any) {
 	}
 }
 
+// mustJSON encodes v without escaping <, > and &, as the Python and
+// JavaScript gateways write JSON.
 func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only maps of strings and numbers are marshalled here
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only maps and structs of strings and numbers are marshalled here
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // badGatewayHTML is what a front proxy (nginx) shows when the gateway behind it is down.
