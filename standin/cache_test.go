@@ -232,8 +232,8 @@ func TestCache_BadCacheControlRefused(t *testing.T) {
 		return `{"type":"text","text":"x","cache_control":` + cc + `}`
 	}
 	for body, want := range map[string]string{
-		`{"model":"vendor-a/model-a-haiku-4.5","messages":[{"role":"user","content":[` + part(`{"type":"ephemeral","ttl":"10m"}`) + `]}]}`: `messages[0].content[0].cache_control.ttl: \"10m\" is not allowed`,
-		`{"model":"vendor-a/model-a-haiku-4.5","messages":[{"role":"user","content":[` + part(`{"type":"persistent"}`) + `]}]}`:           `messages[0].content[0].cache_control.type`,
+		`{"model":"vendor-a/model-a-haiku-4.5","messages":[{"role":"user","content":[` + part(`{"type":"ephemeral","ttl":"10m"}`) + `]}]}`:                                           `messages[0].content[0].cache_control.ttl: \"10m\" is not allowed`,
+		`{"model":"vendor-a/model-a-haiku-4.5","messages":[{"role":"user","content":[` + part(`{"type":"persistent"}`) + `]}]}`:                                                      `messages[0].content[0].cache_control.type`,
 		`{"model":"vendor-a/model-a-haiku-4.5","messages":[{"role":"user","content":[` + strings.Repeat(part(`{"type":"ephemeral"}`)+",", 4) + part(`{"type":"ephemeral"}`) + `]}]}`: "a maximum of 4 blocks with cache_control may be provided; found 5",
 	} {
 		status, _, got := post(t, rs, DemoKeyFull, nil, body)

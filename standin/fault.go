@@ -33,7 +33,7 @@ type Fault struct {
 	// RetryAfter is sent with 429, 503 and 529 as Retry-After (whole
 	// seconds, rounded up) and retry-after-ms; 0 means 1s.
 	RetryAfter time.Duration
-	Path   string        // only requests whose path ends in Path (e.g. "/models", "/chat/completions"); "" = all
+	Path       string // only requests whose path ends in Path (e.g. "/models", "/chat/completions"); "" = all
 }
 
 func (f Fault) applies(path string) bool {

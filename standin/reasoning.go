@@ -36,6 +36,12 @@ type reasoningMode struct {
 	redacted bool
 }
 
+// CheckReasoning tells whether s is a reasoning dialect Options accept.
+func CheckReasoning(s string) error {
+	_, err := parseReasoning(s)
+	return err
+}
+
 // parseReasoning reads "dialect[+redacted]".
 func parseReasoning(s string) (reasoningMode, error) {
 	d, extra, _ := strings.Cut(strings.TrimSpace(s), "+")

@@ -177,6 +177,8 @@ func TestRun_BadFlags(t *testing.T) {
 		{[]string{"--balance-status", "500"}, "--balance-status 500: use 401, 402, 403 or 429"},
 		{[]string{"--model-status", "422"}, "--model-status 422: use 400 or 404"},
 		{[]string{"--fault", "explode"}, `--fault: fault "explode": unknown fault "explode"`},
+		{[]string{"--reasoning", "deepseek"}, `--reasoning: reasoning dialect "deepseek": use one of none, reasoning_content, reasoning, openrouter, litellm, gemini`},
+		{[]string{"--context-tokens", "-1"}, "--context-tokens must be ≥ 0"},
 		{[]string{"--tls"}, "--tls needs --cert-out FILE"},
 		{[]string{"--cert-out", "x.pem"}, "--cert-out is only used with --tls"},
 		{[]string{"--accounts", filepath.Join(dir, "missing.json")}, "--accounts: open"},
