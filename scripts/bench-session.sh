@@ -18,10 +18,10 @@ if [ -n "${GW_BENCH_SESSION_TURNS:-}" ]; then
 	echo
 fi
 printf '%s\n' "$out" | awk '
-	/^BenchmarkSessionCost\// {
+	/^BenchmarkSessionCost\/.*ns\/op/ {
 		name = $1; sub(/^BenchmarkSessionCost\//, "", name); sub(/-[0-9]+$/, "", name)
 		for (i = 3; i < NF; i += 2) v[name, $(i+1)] = $i
-		names[++n] = name
+		if (!seen[name]++) names[++n] = name
 	}
 	END {
 		if (n == 0) { print "bench-session: no results" > "/dev/stderr"; exit 1 }
