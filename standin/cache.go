@@ -89,17 +89,18 @@ func NewPromptCache(now func() time.Time) *PromptCache {
 // Use bills a prompt of account for model: cacheKey is its
 // prompt_cache_key ("" when none). It records what the prompt writes.
 func (c *PromptCache) Use(account, model, cacheKey string, segs []Segment) CacheUse {
-	bounds, cum := prefixes(model, segs)
 	u := CacheUse{}
-	if len(cum) > 0 {
-		u.Prompt = cum[len(cum)-1]
-	}
 	last := -1
 	for i, s := range segs {
+		u.Prompt += s.Tokens
 		if s.Breakpoint != "" {
 			last = i
 		}
 	}
+	if last < 0 && cacheKey == "" {
+		return u // nothing to cache: spare hashing the prompt
+	}
+	bounds, cum := prefixes(model, segs)
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()

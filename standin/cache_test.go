@@ -262,3 +262,38 @@ func TestPromptCache_Bounded(t *testing.T) {
 		t.Errorf("the oldest prefix: read %d, want it evicted", u.Read)
 	}
 }
+
+// Sessions of many accounts at once: each reads what it wrote, none reads
+// another's, and the bound holds.
+func TestPromptCache_Concurrent(t *testing.T) {
+	c := NewPromptCache(nil)
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 64 {
+		wg.Go(func() {
+			acct := fmt.Sprint("acct", g%8)
+			session := fmt.Sprint("session", g)
+			segs := []Segment{{Key: session, Tokens: MinCacheTokens, Breakpoint: "5m"}}
+			for turn := range 20 {
+				segs = append(segs, Segment{Key: fmt.Sprint(turn), Tokens: 10})
+				segs[len(segs)-1].Breakpoint = "5m"
+				u := c.Use(acct, "m", "", segs)
+				if want := MinCacheTokens + 10*turn; turn > 0 && u.Read != want {
+					errs <- fmt.Sprintf("%s %s turn %d: read %d, want %d", acct, session, turn, u.Read, want)
+					return
+				}
+				segs[len(segs)-1].Breakpoint = ""
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	for a := range 8 {
+		if n := c.Len(fmt.Sprint("acct", a)); n > cacheEntries {
+			t.Errorf("acct%d keeps %d entries, more than %d", a, n, cacheEntries)
+		}
+	}
+}
