@@ -400,9 +400,14 @@ func (q *request) chat(acct Account) {
 		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest, detail: err.Error()})
 		return
 	}
-	mode, err := q.s.reasoningFor(req.Model, q.r.Header.Get(ReasoningHeader))
+	hdr := q.r.Header.Get(ReasoningHeader)
+	mode, err := q.s.reasoningFor(req.Model, hdr)
 	if err != nil {
-		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest, detail: ReasoningHeader + ": " + err.Error()})
+		source := "the stand-in's reasoning option"
+		if hdr != "" {
+			source = ReasoningHeader
+		}
+		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest, detail: source + ": " + err.Error()})
 		return
 	}
 	received, err := checkReasoning(req, mode)
