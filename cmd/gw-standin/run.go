@@ -193,6 +193,12 @@ func describe(w io.Writer, c config, o standin.Options) {
 		fmt.Fprintf(w, "%d accounts from %s\n", len(o.Accounts), c.accounts)
 	}
 	fmt.Fprintf(w, "dialect %s, fault %s", c.dialect, o.Fault)
+	if c.reasoning != "" {
+		fmt.Fprintf(w, ", reasoning %s", c.reasoning)
+	}
+	if c.contextTokens > 0 {
+		fmt.Fprintf(w, ", context window %d tokens", c.contextTokens)
+	}
 	if c.tls {
 		fmt.Fprintf(w, ", certificate in %s", c.certOut)
 	}

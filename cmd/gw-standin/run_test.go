@@ -267,3 +267,30 @@ func TestMain_StopsOnSIGTERM(t *testing.T) {
 		t.Errorf("the stalled stream finished after the stop: %q", rest)
 	}
 }
+
+func TestRun_ReasoningAndContextFlags(t *testing.T) {
+	base, _, stderr, _ := serve(t, "--reasoning", "openrouter+redacted", "--context-tokens", "40")
+	c := &http.Client{Transport: &http.Transport{}}
+	defer c.CloseIdleConnections()
+	chat := func(content string) (int, string) {
+		body := `{"model":"vendor-a/model-a-opus-4.5-thinking","messages":[{"role":"user","content":"` + content + `"}]}`
+		req, _ := http.NewRequest("POST", base+"/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+standin.DemoKeyFull)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if status, body := chat("hi"); status != 200 || !strings.Contains(body, `"type":"reasoning.encrypted"`) || !strings.Contains(body, `"signature":"`) {
+		t.Errorf("--reasoning openrouter+redacted: %d %s", status, body)
+	}
+	if status, body := chat(strings.Repeat("long ", 40)); status != 400 || !strings.Contains(body, "context_length_exceeded") {
+		t.Errorf("--context-tokens 40, a prompt of 53 tokens: %d %s", status, body)
+	}
+	if !strings.Contains(stderr.String(), "reasoning openrouter+redacted, context window 40 tokens") {
+		t.Errorf("stderr does not show the settings:\n%s", stderr)
+	}
+}
