@@ -243,3 +243,65 @@ func TestReasoning_SignaturesSentBackAreChecked(t *testing.T) {
 		t.Errorf("received %+v", got)
 	}
 }
+
+// A client that keeps a streamed answer's reasoning and sends it back in
+// the dialect it came in gets the next turn answered, and the stand-in
+// records that the second request carried what the first answer signed.
+func TestReasoning_StreamedRoundTrip(t *testing.T) {
+	rs := start(t, Options{ReasoningByModel: map[string]string{
+		"vendor-a/model-a-sonnet-4.5": ReasoningOpenRouter + "+redacted",
+		"vendor-a/model-a-haiku-4.5":  ReasoningLiteLLM + "+redacted",
+	}})
+	for model, field := range map[string]string{"vendor-a/model-a-sonnet-4.5": "reasoning_details", "vendor-a/model-a-haiku-4.5": "thinking_blocks"} {
+		_, _, raw := post(t, rs, DemoKeyFull, nil, `{"model":"`+model+`","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+		a := answerOf(t, true, raw)
+		// Merge the streamed pieces as clients do: one signed text block, one encrypted.
+		var back []map[string]any
+		if field == "reasoning_details" {
+			var sig, data string
+			for _, d := range a.Details {
+				if s, ok := d["signature"].(string); ok {
+					sig = s
+				}
+				if s, ok := d["data"].(string); ok {
+					data = s
+				}
+			}
+			back = []map[string]any{
+				{"type": "reasoning.text", "text": a.Reasoning, "signature": sig, "format": "anthropic-claude-v1", "index": 0},
+				{"type": "reasoning.encrypted", "data": data, "format": "anthropic-claude-v1", "index": 1},
+			}
+		} else {
+			var sig, data string
+			for _, b := range a.Blocks {
+				if s, ok := b["signature"].(string); ok {
+					sig = s
+				}
+				if s, ok := b["data"].(string); ok {
+					data = s
+				}
+			}
+			back = []map[string]any{
+				{"type": "thinking", "thinking": a.ReasoningContent, "signature": sig},
+				{"type": "redacted_thinking", "data": data},
+			}
+		}
+		body := mustMarshal(t, map[string]any{"model": model, "messages": []any{
+			map[string]any{"role": "user", "content": "hi"},
+			map[string]any{"role": "assistant", "content": "Hello.", field: back},
+			map[string]any{"role": "user", "content": "again"},
+		}})
+		if status, _, got := post(t, rs, DemoKeyFull, nil, body); status != 200 {
+			t.Fatalf("%s: the second turn: %d %s", field, status, got)
+		}
+		seen := rs.Seen()
+		first, second := seen[len(seen)-2], seen[len(seen)-1]
+		var received []string
+		for _, r := range second.Received {
+			received = append(received, r.Value)
+		}
+		if len(first.Sent) != 2 || strings.Join(received, " ") != strings.Join(first.Sent, " ") {
+			t.Errorf("%s: the first answer sent %q, the second request carried %+v", field, first.Sent, second.Received)
+		}
+	}
+}
