@@ -35,7 +35,7 @@ const (
 	cacheEntries = 512 // per account
 	lookback     = 20  // boundaries before a breakpoint checked for a hit
 	keyStep      = 128 // prompt_cache_key hits come in steps of this many tokens
-	maxKeyBounds = 4096
+	maxKeyBounds = 1024 // prefixes remembered per prompt_cache_key: 32 KiB
 )
 
 // Segment is one piece of a prompt, in the order the model reads it: a
