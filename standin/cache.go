@@ -32,9 +32,9 @@ import (
 const MinCacheTokens = 1024
 
 const (
-	cacheEntries = 512 // per account
-	lookback     = 20  // boundaries before a breakpoint checked for a hit
-	keyStep      = 128 // prompt_cache_key hits come in steps of this many tokens
+	cacheEntries = 512  // per account
+	lookback     = 20   // boundaries before a breakpoint checked for a hit
+	keyStep      = 128  // prompt_cache_key hits come in steps of this many tokens
 	maxKeyBounds = 1024 // prefixes remembered per prompt_cache_key: 32 KiB
 )
 
