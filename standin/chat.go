@@ -1,6 +1,7 @@
 package standin
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -17,19 +18,37 @@ type chatRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	Tools []struct {
-		Type     string `json:"type"`
-		Function struct {
-			Name       string          `json:"name"`
-			Parameters json.RawMessage `json:"parameters"`
-		} `json:"function"`
-	} `json:"tools"`
+	Tools          []chatTool `json:"tools"`
+	PromptCacheKey string     `json:"prompt_cache_key"`
+	User           string     `json:"user"`
+}
+
+type chatTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+	CacheControl *cacheControl `json:"cache_control"`
 }
 
 type chatMessage struct {
 	Role             string          `json:"role"`
 	Content          json.RawMessage `json:"content"` // a string, an array of parts, or null
 	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	ToolCalls        []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+		ExtraContent *extraContent `json:"extra_content"`
+	} `json:"tool_calls"`
+	ToolCallID   string        `json:"tool_call_id"`
+	CacheControl *cacheControl `json:"cache_control"`
+	ExtraContent *extraContent `json:"extra_content"`
+	requestReasoning
 }
 
 // text returns the message's text, joining the text parts of an array.
@@ -55,7 +74,12 @@ func (m chatMessage) text() string {
 // answer is what the stand-in "model" says to one request.
 type answer struct {
 	model     string
-	reasoning []string // reasoning deltas (models whose id ends in -thinking)
+	mode      reasoningMode
+	reasoning []string // reasoning deltas (none in the gemini dialect)
+	// signature signs the reasoning (openrouter, litellm) or the first tool
+	// call, else the message (gemini); redacted is an encrypted block.
+	signature string
+	redacted  string
 	content   []string // the content deltas
 	tools     []toolCall
 	usage     usage
@@ -67,9 +91,32 @@ type toolCall struct {
 }
 
 type usage struct {
-	Prompt     int `json:"prompt_tokens"`
-	Completion int `json:"completion_tokens"`
-	Total      int `json:"total_tokens"`
+	Prompt     int            `json:"prompt_tokens"`
+	Completion int            `json:"completion_tokens"`
+	Total      int            `json:"total_tokens"`
+	Details    *promptDetails `json:"prompt_tokens_details,omitempty"`
+	// LiteLLM's names for the cache counts, beside prompt_tokens_details.
+	CacheCreation *int `json:"cache_creation_input_tokens,omitempty"`
+	CacheRead     *int `json:"cache_read_input_tokens,omitempty"`
+}
+
+// promptDetails is OpenAI's breakdown of prompt_tokens; cache_write_tokens
+// is OpenRouter's count of tokens written to the cache.
+type promptDetails struct {
+	CachedTokens     int  `json:"cached_tokens"`
+	CacheWriteTokens *int `json:"cache_write_tokens,omitempty"`
+}
+
+// cacheUsage puts the cache counts into usage as the dialect's gateway
+// reports them: prompt_tokens counts every prompt token, cached or not.
+func cacheUsage(u *usage, use CacheUse, breakpoints bool, dialect string) {
+	u.Details = &promptDetails{CachedTokens: use.Read}
+	switch {
+	case dialect == DialectLiteLLM:
+		u.CacheRead, u.CacheCreation = &use.Read, &use.Write
+	case breakpoints:
+		u.Details.CacheWriteTokens = &use.Write
+	}
 }
 
 func (a answer) finishReason() string {
@@ -107,8 +154,8 @@ const maxQuote = 200
 // `/tmp/p/a.txt` and `/tmp/p/b.txt`" makes two calls. After a tool result,
 // the answer quotes the start of the result, so a test can see the agent
 // passed it back. A model whose id ends in -thinking streams reasoning first.
-func (s *Server) compose(req chatRequest, id int) answer {
-	a := answer{model: req.Model}
+func (s *Server) compose(req chatRequest, id int, mode reasoningMode, prompt int) answer {
+	a := answer{model: req.Model, mode: mode}
 	last := req.Messages[len(req.Messages)-1]
 	text := Greeting(req.Model)
 	if last.Role == "tool" {
@@ -143,8 +190,22 @@ func (s *Server) compose(req chatRequest, id int) answer {
 		}
 		text = "Calling " + t.Function.Name + ". " + text
 	}
-	if strings.HasSuffix(req.Model, "-thinking") {
+	switch mode.dialect {
+	case ReasoningNone:
+	case ReasoningGemini:
+		if len(a.tools) > 0 {
+			a.signature = thoughtSignature(a.tools[0].id)
+		} else {
+			a.signature = thoughtSignature(fmt.Sprintf("message_standin%06d", id))
+		}
+	default:
 		a.reasoning = splitWords("The user wrote " + tokensWord(tokens(last.text())) + "; I answer plainly.")
+		if mode.dialect == ReasoningOpenRouter || mode.dialect == ReasoningLiteLLM {
+			a.signature = reasoningSignature(strings.Join(a.reasoning, ""))
+			if mode.redacted {
+				a.redacted = redactedData(fmt.Sprintf("standin%06d", id))
+			}
+		}
 	}
 
 	if n := s.opts.ContentChunks; n > 0 {
@@ -156,16 +217,24 @@ func (s *Server) compose(req chatRequest, id int) answer {
 		a.content = splitWords(text)
 	}
 
-	prompt := 0
-	for _, m := range req.Messages {
-		prompt += tokens(m.text()) + 3
-	}
 	completion := tokens(strings.Join(a.content, "")) + tokens(strings.Join(a.reasoning, ""))
 	for _, t := range a.tools {
 		completion += tokens(strings.Join(t.args, "")) + tokens(t.name)
 	}
 	a.usage = usage{Prompt: prompt, Completion: completion, Total: prompt + completion}
 	return a
+}
+
+// signatures lists the signatures and encrypted blocks of the answer.
+func (a answer) signatures() []string {
+	var out []string
+	if a.signature != "" {
+		out = append(out, a.signature)
+	}
+	if a.redacted != "" {
+		out = append(out, a.redacted)
+	}
+	return out
 }
 
 // containsWord: name is in text with no letter, digit or underscore on either side.
@@ -326,6 +395,43 @@ func (q *request) chat(acct Account) {
 	if !q.checkModel(acct, req.Model) {
 		return
 	}
+	segs, bps, err := segments(req)
+	if err != nil {
+		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest, detail: err.Error()})
+		return
+	}
+	hdr := q.r.Header.Get(ReasoningHeader)
+	mode, err := q.s.reasoningFor(req.Model, hdr)
+	if err != nil {
+		source := "the stand-in's reasoning option"
+		if hdr != "" {
+			source = ReasoningHeader
+		}
+		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest, detail: source + ": " + err.Error()})
+		return
+	}
+	received, err := checkReasoning(req, mode)
+	q.s.update(q.idx, func(sn *Seen) {
+		sn.Breakpoints, sn.PromptCacheKey, sn.User = bps, req.PromptCacheKey, req.User
+		sn.Reasoning, sn.Received = mode.dialect, received
+	})
+	if err != nil {
+		q.fail(apiError{kind: errBadRequest, status: http.StatusBadRequest, detail: err.Error()})
+		return
+	}
+	prompt := promptTokens(segs)
+	limit := q.s.opts.ContextTokens
+	overflow := q.flt.Kind == FaultOverflow && q.flt.applies(q.r.URL.Path)
+	tooLong := apiError{kind: errContextLength, status: http.StatusBadRequest, tokens: prompt, limit: limit}
+	if overflow && limit <= 0 || overflow && prompt <= limit {
+		// The fault makes any prompt too long for a window of Claude's size.
+		tooLong.limit = cmp.Or(limit, defaultWindow)
+		tooLong.tokens = max(prompt, tooLong.limit+1)
+	}
+	if limit > 0 && prompt > limit || overflow && (!req.Stream || q.flt.After == 0) {
+		q.fail(tooLong)
+		return
+	}
 	if c := q.s.opts.CostCents; c > 0 {
 		q.s.mu.Lock()
 		for i := range q.s.accounts {
@@ -336,7 +442,13 @@ func (q *request) chat(acct Account) {
 		q.s.mu.Unlock()
 	}
 
-	a := q.s.compose(req, q.id)
+	a := q.s.compose(req, q.id, mode, prompt)
+	use := q.s.cache.Use(acct.Key, req.Model, req.PromptCacheKey, segs)
+	cacheUsage(&a.usage, use, len(bps) > 0, q.s.opts.Dialect)
+	q.s.update(q.idx, func(sn *Seen) {
+		sn.PromptTokens, sn.CachedTokens, sn.CacheWriteTokens = use.Prompt, use.Read, use.Write
+		sn.Sent = a.signatures()
+	})
 	created := time.Now().Unix()
 	chatID := fmt.Sprintf("chatcmpl-standin%08d", q.id)
 	reset := q.flt.Kind == FaultReset && q.flt.applies(q.r.URL.Path)
@@ -349,21 +461,28 @@ func (q *request) chat(acct Account) {
 		return
 	}
 	include := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	q.stream(chatEvents(chatID, created, a, include), reset)
+	events := chatEvents(chatID, created, a, include)
+	if overflow {
+		tooLong.reqID = fmt.Sprintf("standin%08d", q.id)
+		events = append(events[:min(q.flt.After, len(events)-1):min(q.flt.After, len(events)-1)], errorEvent(q.s.opts.Dialect, tooLong))
+	}
+	q.stream(events, reset)
 }
 
 func completion(id string, created int64, a answer) map[string]any {
 	msg := map[string]any{"role": "assistant", "content": strings.Join(a.content, ""), "refusal": nil}
-	if len(a.reasoning) > 0 {
-		msg["reasoning_content"] = strings.Join(a.reasoning, "")
-	}
+	a.wholeReasoning(msg)
 	if len(a.tools) > 0 {
 		var calls []any
-		for _, t := range a.tools {
-			calls = append(calls, map[string]any{
+		for i, t := range a.tools {
+			call := map[string]any{
 				"id": t.id, "type": "function",
 				"function": map[string]any{"name": t.name, "arguments": strings.Join(t.args, "")},
-			})
+			}
+			if i == 0 && a.mode.dialect == ReasoningGemini {
+				call["extra_content"] = googleExtra(a.signature)
+			}
+			calls = append(calls, call)
 		}
 		msg["tool_calls"] = calls
 	}
@@ -397,11 +516,15 @@ type chunkChoice struct {
 }
 
 type delta struct {
-	Role             string          `json:"role,omitempty"`
-	Content          *string         `json:"content,omitempty"`
-	ReasoningContent *string         `json:"reasoning_content,omitempty"`
-	Refusal          *string         `json:"refusal,omitempty"`
-	ToolCalls        []toolCallDelta `json:"tool_calls,omitempty"`
+	Role             string            `json:"role,omitempty"`
+	Content          *string           `json:"content,omitempty"`
+	ReasoningContent *string           `json:"reasoning_content,omitempty"`
+	Reasoning        *string           `json:"reasoning,omitempty"`
+	ReasoningDetails []reasoningDetail `json:"reasoning_details,omitempty"`
+	ThinkingBlocks   []thinkingBlock   `json:"thinking_blocks,omitempty"`
+	Refusal          *string           `json:"refusal,omitempty"`
+	ToolCalls        []toolCallDelta   `json:"tool_calls,omitempty"`
+	ExtraContent     *extraContent     `json:"extra_content,omitempty"`
 }
 
 type toolCallDelta struct {
@@ -412,6 +535,7 @@ type toolCallDelta struct {
 		Name      string `json:"name,omitempty"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
+	ExtraContent *extraContent `json:"extra_content,omitempty"`
 }
 
 // chatEvents returns the data of every SSE event.
@@ -425,15 +549,22 @@ func chatEvents(id string, created int64, a answer, includeUsage bool) [][]byte 
 	}
 	empty := ""
 	events := [][]byte{chunk(delta{Role: "assistant", Content: &empty}, nil)}
-	for _, r := range a.reasoning {
-		events = append(events, chunk(delta{ReasoningContent: &r}, nil))
+	for _, d := range a.reasoningDeltas() {
+		events = append(events, chunk(d, nil))
 	}
-	for _, c := range a.content {
-		events = append(events, chunk(delta{Content: &c}, nil))
+	for i, c := range a.content {
+		d := delta{Content: &c}
+		if i == 0 && len(a.tools) == 0 && a.mode.dialect == ReasoningGemini {
+			d.ExtraContent = googleExtra(a.signature)
+		}
+		events = append(events, chunk(d, nil))
 	}
 	for i, t := range a.tools {
 		first := toolCallDelta{Index: i, ID: t.id, Type: "function"}
 		first.Function.Name = t.name
+		if i == 0 && a.mode.dialect == ReasoningGemini {
+			first.ExtraContent = googleExtra(a.signature)
+		}
 		events = append(events, chunk(delta{ToolCalls: []toolCallDelta{first}}, nil))
 		for _, piece := range t.args {
 			d := toolCallDelta{Index: i}
@@ -451,6 +582,20 @@ func chatEvents(id string, created int64, a answer, includeUsage bool) [][]byte 
 		}))
 	}
 	return append(events, []byte("[DONE]"))
+}
+
+// defaultWindow is the context window the overflow fault reports when
+// Options.ContextTokens sets none.
+const defaultWindow = 200_000
+
+// errorEvent is the data of an SSE event that reports e mid-stream: the
+// dialect's error body (OpenAI's for the flat and text dialects).
+func errorEvent(dialect string, e apiError) []byte {
+	if dialect == DialectFlat || dialect == DialectText {
+		dialect = DialectOpenAI
+	}
+	_, body := renderError(dialect, e)
+	return body
 }
 
 // stream writes the events, each flushed as written, applying the fault.

@@ -54,15 +54,50 @@
 // offers tools and its last message is a user message containing the word
 // "tool"; coding agents offer tools on every request and would otherwise loop.
 //
+// # Prompt caching
+//
+// The stand-in caches prompt prefixes per account (see PromptCache) as the
+// gateways that sell Anthropic and OpenAI models over chat completions do:
+// Anthropic-style cache_control breakpoints on content parts, messages and
+// function tools ({"type":"ephemeral","ttl":"5m"|"1h"}, at most 4), read
+// tools first; or, without breakpoints, OpenAI-style prefix matching under a
+// prompt_cache_key. prompt_tokens counts every prompt token; the cache
+// shows in usage as prompt_tokens_details.cached_tokens (read) and
+// cache_write_tokens (written, when breakpoints were sent) as OpenRouter
+// reports them, or cache_read_input_tokens and cache_creation_input_tokens
+// at the top of usage in the litellm dialect. Tokens are the stand-in's
+// estimate: 4 bytes a token, 3 more per message, 256 per image or file.
+// A malformed cache_control or a fifth breakpoint is refused (400).
+//
+// # Reasoning
+//
+// Models reason in one of the dialects of ReasoningDialects, chosen by the
+// request's X-Standin-Reasoning header, Options.ReasoningByModel or
+// Options.Reasoning; by default ids ending in -thinking stream
+// reasoning_content and vendor-b's Gemini-class models sign their first
+// tool call with extra_content.google.thought_signature. The openrouter
+// dialect sends reasoning and reasoning_details (reasoning.text with a
+// signature, reasoning.encrypted with data), litellm reasoning_content and
+// thinking_blocks (thinking with a signature, redacted_thinking with data);
+// "+redacted" adds the encrypted block. Reasoning sent back is checked: a
+// signature must sign its text, encrypted data must be the stand-in's, and
+// in the gemini dialect a function call of the current turn (after the last
+// user message) without its thought_signature is refused with Gemini's 400.
+//
 // # Faults
 //
 // Options.Fault (or SetFault while serving) makes the service misbehave: slow
-// headers, slow streams, a TCP reset after N events, a 5xx answer, or no
-// answer at all. See Fault and ParseFault.
+// headers, slow streams, a TCP reset after N events, a 5xx answer, a 429,
+// 503 or 529 with Retry-After and retry-after-ms, a context-length error in
+// the dialect (at once, or as an SSE event mid-stream), or no answer at all.
+// See Fault and ParseFault. Options.ContextTokens refuses longer prompts with
+// the same context-length error, naming their size.
 //
 // # Tests
 //
 // Seen and WaitFor report what arrived (the key presented, the model, whether
-// the client cancelled), for the last 1000 requests; Options.BeforeEvent
-// gates each SSE event.
+// the client cancelled, the cache breakpoints and prompt_cache_key, the
+// reasoning signatures sent back and those the answer carried, the tokens
+// billed and cached), for the last 1000 requests; Options.BeforeEvent gates
+// each SSE event.
 package standin

@@ -1,6 +1,7 @@
 package standin
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -36,6 +37,9 @@ const (
 	errInvalidURL
 	errMethod
 	errServer
+	errContextLength // the prompt exceeds the context window
+	errRateLimit     // 429
+	errOverloaded    // 529 (and 503 with the overloaded wording)
 )
 
 // apiError is one refusal, before it is put into a dialect.
@@ -47,6 +51,8 @@ type apiError struct {
 	detail string // what is wrong (bad request, invalid URL, method)
 	plan   []string
 	reqID  string
+	tokens int // context length: the prompt's tokens
+	limit  int // context length: the window
 }
 
 // shortModel keeps a pasted essay from being echoed back whole.
@@ -81,6 +87,10 @@ func renderError(d string, e apiError) (ctype string, body []byte) {
 			errInvalidURL:   "Not Found",
 			errMethod:       e.detail,
 			errServer:       "Internal Server Error",
+			errContextLength: fmt.Sprintf("This endpoint's maximum context length is %d tokens. However, you requested about %d tokens (%d of text input). "+
+				"Please reduce the length of either one, or use the \"middle-out\" transform to compress your prompt automatically.", e.limit, e.tokens, e.tokens),
+			errRateLimit:  "Rate limit exceeded: free-models-per-min. ",
+			errOverloaded: "Overloaded",
 		}[e.kind]
 		return jsonType, mustJSON(map[string]any{"error": map[string]any{"code": e.status, "message": msg}})
 
@@ -102,6 +112,12 @@ func renderError(d string, e apiError) (ctype string, body []byte) {
 			msg, typ, param = e.detail, "invalid_request_error", e.param
 		case errInvalidURL, errMethod:
 			msg, typ = e.detail, "invalid_request_error"
+		case errContextLength:
+			msg, typ = fmt.Sprintf("litellm.ContextWindowExceededError: litellm.BadRequestError: AnthropicException - prompt is too long: %d tokens > %d maximum", e.tokens, e.limit), "invalid_request_error"
+		case errRateLimit:
+			msg, typ = "litellm.RateLimitError: RateLimitError: AnthropicException - Number of request tokens has exceeded your per-minute rate limit", "throttling_error"
+		case errOverloaded:
+			msg, typ = "litellm.InternalServerError: AnthropicException - Overloaded", "overloaded_error"
 		default:
 			msg, typ = "Internal Server Error", "internal_server_error"
 		}
@@ -125,6 +141,12 @@ func renderError(d string, e apiError) (ctype string, body []byte) {
 			msg, code = e.detail, "invalid_request"
 		case errInvalidURL, errMethod:
 			msg, code = e.detail, "invalid_request"
+		case errContextLength:
+			msg, code = fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", e.limit, e.tokens), "context_length_exceeded"
+		case errRateLimit:
+			msg, code = "The upstream of the current group is saturated, please try again later", "rate_limit_exceeded"
+		case errOverloaded:
+			msg, code = "upstream overloaded", "model_overloaded"
 		default:
 			msg, code = "Internal Server Error", "internal_error"
 		}
@@ -144,6 +166,9 @@ func renderError(d string, e apiError) (ctype string, body []byte) {
 		var param any
 		if e.param != "" {
 			param = e.param
+		}
+		if e.kind == errContextLength {
+			param = "messages"
 		}
 		return jsonType, mustJSON(map[string]any{"error": map[string]any{
 			"message": msg, "type": typ, "param": param, "code": code}})
@@ -165,17 +190,27 @@ func openAIParts(e apiError, m string) (msg, typ string, code any) {
 		return "The model `" + m + "` is not available on your plan.", "invalid_request_error", "model_not_found"
 	case errBadRequest, errInvalidURL, errMethod:
 		return e.detail, "invalid_request_error", nil
+	case errContextLength:
+		return fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", e.limit, e.tokens), "invalid_request_error", "context_length_exceeded"
+	case errRateLimit:
+		return "Rate limit reached for requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 1s.", "requests", "rate_limit_exceeded"
+	case errOverloaded:
+		return "The engine is currently overloaded, please try again later.", "server_error", "overloaded"
 	default:
 		return "The server had an error while processing your request. Sorry about that!", "server_error", nil
 	}
 }
 
+// mustJSON encodes v without escaping <, > and &, as the Python and
+// JavaScript gateways write JSON.
 func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only maps of strings and numbers are marshalled here
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only maps and structs of strings and numbers are marshalled here
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // badGatewayHTML is what a front proxy (nginx) shows when the gateway behind it is down.

@@ -60,6 +60,10 @@ func TestParseFault(t *testing.T) {
 		"502":                       {Kind: FaultServerError, Status: 502},
 		"5xx@/models":               {Kind: FaultServerError, Status: 500, Path: "/models"},
 		"hang":                      {Kind: FaultHang},
+		"429:1500ms":                {Kind: FaultServerError, Status: 429, RetryAfter: 1500 * time.Millisecond},
+		"529":                       {Kind: FaultServerError, Status: 529},
+		"overflow":                  {Kind: FaultOverflow},
+		"overflow:3":                {Kind: FaultOverflow, After: 3},
 	} {
 		got, err := ParseFault(in)
 		if err != nil || got != want {
@@ -69,7 +73,7 @@ func TestParseFault(t *testing.T) {
 			t.Errorf("ParseFault(%q.String() = %q) = %+v", in, got.String(), again)
 		}
 	}
-	for _, in := range []string{"slow", "reset:-1", "slow-stream:fast", "hang:1", "404", "500@models", "none:1"} {
+	for _, in := range []string{"slow", "reset:-1", "slow-stream:fast", "hang:1", "404", "500@models", "none:1", "500:1s", "429:soon", "overflow:x"} {
 		if _, err := ParseFault(in); err == nil || !strings.Contains(err.Error(), "use none, slow-headers") && !strings.Contains(err.Error(), "path suffix") {
 			t.Errorf("ParseFault(%q): error %v, want one that lists the valid faults", in, err)
 		}
@@ -302,5 +306,61 @@ func TestClose_NoGoroutineLeft(t *testing.T) {
 		rs.Close()
 		<-done
 		tr.CloseIdleConnections()
+	}
+}
+
+func TestFault_RetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		dialect string
+		fault   Fault
+		retry   string
+		ms      string
+		body    string
+	}{
+		{DialectOpenAI, Fault{Kind: FaultServerError, Status: 429}, "1", "1000", `"code":"rate_limit_exceeded"`},
+		{DialectOpenRouter, Fault{Kind: FaultServerError, Status: 429, RetryAfter: 1500 * time.Millisecond}, "2", "1500", `{"error":{"code":429,"message":"Rate limit exceeded`},
+		{DialectLiteLLM, Fault{Kind: FaultServerError, Status: 529}, "1", "1000", `"type":"overloaded_error"`},
+		{DialectOpenAI, Fault{Kind: FaultServerError, Status: 503, RetryAfter: 3 * time.Second}, "3", "3000", `"type":"server_error"`},
+		{DialectOpenAI, Fault{Kind: FaultServerError, Status: 500}, "", "", `"type":"server_error"`},
+	} {
+		rs := start(t, Options{Dialect: tc.dialect, Fault: tc.fault})
+		status, hdr, body := post(t, rs, DemoKeyFull, nil, chatBody("vendor-a/model-a-haiku-4.5", true))
+		if status != tc.fault.Status || hdr.Get("Retry-After") != tc.retry || hdr.Get("Retry-After-Ms") != tc.ms || !strings.Contains(body, tc.body) {
+			t.Errorf("%s %s: %d Retry-After %q retry-after-ms %q %s; want %d %q %q %s", tc.dialect, tc.fault, status,
+				hdr.Get("Retry-After"), hdr.Get("Retry-After-Ms"), body, tc.fault.Status, tc.retry, tc.ms, tc.body)
+		}
+	}
+}
+
+func TestFault_ContextOverflow(t *testing.T) {
+	for dialect, want := range map[string]string{
+		DialectOpenAI:     `"code":"context_length_exceeded"`,
+		DialectOpenRouter: `maximum context length is 200000 tokens`,
+		DialectLiteLLM:    `prompt is too long: 200001 tokens > 200000 maximum`,
+		DialectNewAPI:     `"code":"context_length_exceeded"`,
+	} {
+		rs := start(t, Options{Dialect: dialect, Fault: Fault{Kind: FaultOverflow}})
+		status, _, body := post(t, rs, DemoKeyFull, nil, chatBody("vendor-a/model-a-haiku-4.5", true))
+		if status != 400 || !strings.Contains(body, want) {
+			t.Errorf("%s: %d %s, want 400 with %s", dialect, status, body, want)
+		}
+	}
+
+	// A window set in Options: a prompt beyond it is refused with its real size.
+	rs := start(t, Options{ContextTokens: 1000})
+	if status, _, body := post(t, rs, DemoKeyFull, nil, chatBody("vendor-a/model-a-haiku-4.5", false)); status != 200 {
+		t.Errorf("a short prompt: %d %s", status, body)
+	}
+	long := `{"model":"vendor-a/model-a-haiku-4.5","messages":[{"role":"user","content":"` + strings.Repeat("word", 1200) + `"}]}`
+	if status, _, body := post(t, rs, DemoKeyFull, nil, long); status != 400 || !strings.Contains(body, "maximum context length is 1000 tokens. However, your messages resulted in 1203 tokens") {
+		t.Errorf("a prompt of 1203 tokens in a window of 1000: %d %s", status, body)
+	}
+
+	// Mid-stream: the events before, then the error as an event, no [DONE].
+	rs = start(t, Options{Dialect: DialectOpenRouter, Fault: Fault{Kind: FaultOverflow, After: 2}})
+	status, _, body := post(t, rs, DemoKeyFull, nil, chatBody("vendor-a/model-a-haiku-4.5", true))
+	events := sse(t, strings.NewReader(body))
+	if status != 200 || len(events) != 3 || !strings.HasPrefix(events[2], `{"error":{"code":400,"message":"This endpoint's maximum context length`) {
+		t.Errorf("overflow after 2 events: %d %q", status, events)
 	}
 }

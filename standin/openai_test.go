@@ -138,3 +138,33 @@ func TestOpenAIGo_Errors(t *testing.T) {
 		}
 	}
 }
+
+// The official client reads the cache counts where OpenAI puts them: a
+// second request under the same prompt_cache_key reports its shared
+// prefix as cached tokens, in steps of 128.
+func TestOpenAIGo_CachedTokensUnderPromptCacheKey(t *testing.T) {
+	rs := start(t, Options{})
+	c := client(rs, DemoKeyFull)
+	system := openai.SystemMessage(strings.Repeat("You are a careful assistant. ", 200))
+	ask := func(msgs ...openai.ChatCompletionMessageParamUnion) *openai.ChatCompletion {
+		t.Helper()
+		resp, err := c.Chat.Completions.New(t.Context(), openai.ChatCompletionNewParams{
+			Model:          "vendor-a/model-a-sonnet-4.6",
+			Messages:       append([]openai.ChatCompletionMessageParamUnion{system}, msgs...),
+			PromptCacheKey: openai.String("conversation-1"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	first := ask(openai.UserMessage("Say hello"))
+	second := ask(openai.UserMessage("Say hello"), openai.AssistantMessage(first.Choices[0].Message.Content), openai.UserMessage("Again"))
+	if got := first.Usage.PromptTokensDetails.CachedTokens; got != 0 {
+		t.Errorf("first request: %d cached tokens", got)
+	}
+	got, prompt := second.Usage.PromptTokensDetails.CachedTokens, second.Usage.PromptTokens
+	if want := first.Usage.PromptTokens / 128 * 128; got != want || prompt <= got {
+		t.Errorf("second request: %d of %d prompt tokens cached, want %d (the first prompt, in steps of 128)", got, prompt, want)
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +43,19 @@ type Options struct {
 	// one delta per word of the answer.
 	ContentChunks int
 	ChunkSize     int
+	// Reasoning is the reasoning dialect (one of ReasoningDialects, with an
+	// optional "+redacted") of the models that reason by default: ids ending
+	// in -thinking and vendor-b's Gemini-class models. "" keeps each its
+	// default: reasoning_content, and gemini (thought signatures).
+	Reasoning string
+	// ReasoningByModel sets the dialect of single models, any model; a
+	// request's X-Standin-Reasoning header overrides both.
+	ReasoningByModel map[string]string
+	// ContextTokens > 0 is the context window: a prompt of more tokens is
+	// refused with the dialect's context-length error.
+	ContextTokens int
+	// Now is the clock of the prompt cache; nil means time.Now.
+	Now func() time.Time
 	// BeforeEvent, if set, is called before SSE event n (0 = the role chunk,
 	// the last is "data: [DONE]") is written. A test can block in it to prove
 	// a client saw event n-1 first; it must return once ctx is done.
@@ -61,12 +76,27 @@ type Seen struct {
 	Cancelled bool
 	// Done: the handler has returned, so the fields above are final.
 	Done bool
+
+	// What a chat request carried of caching and reasoning, and what the
+	// stand-in billed and signed; set once the request was read.
+	Breakpoints    []Breakpoint // cache_control markers, in prompt order
+	PromptCacheKey string
+	User           string
+	Reasoning      string     // the reasoning dialect of the answer
+	Received       []Received // signatures and encrypted reasoning sent back in assistant messages
+	Sent           []string   // signatures and encrypted reasoning in the answer
+	PromptTokens   int        // all prompt tokens billed
+	// CachedTokens were read from the prompt cache, CacheWriteTokens
+	// written to it (breakpoints only).
+	CachedTokens     int
+	CacheWriteTokens int
 }
 
 // Server is the stand-in of the hosted Model Gateway Service. It is an
 // http.Handler; serve it with Start, StartTLS or an http.Server.
 type Server struct {
-	opts Options // read-only after New, except through mu below
+	opts  Options // read-only after New, except through mu below
+	cache *PromptCache
 
 	mu       sync.Mutex
 	accounts []Account
@@ -102,8 +132,10 @@ func New(o Options) *Server {
 		o.ChunkSize = 16
 	}
 	o.Accounts = nil
+	o.ReasoningByModel = maps.Clone(o.ReasoningByModel)
 	return &Server{
 		opts:     o,
+		cache:    NewPromptCache(o.Now),
 		accounts: copied,
 		fault:    o.Fault,
 		changed:  make(chan struct{}),
@@ -263,7 +295,7 @@ func (q *request) serve(key string) {
 			q.sleep(-1)
 			return
 		case FaultServerError:
-			q.serverError(f.status())
+			q.serverError(f)
 			return
 		}
 	}
@@ -323,7 +355,13 @@ func (q *request) fail(e apiError) {
 	q.w.complete = true
 }
 
-func (q *request) serverError(status int) {
+func (q *request) serverError(f Fault) {
+	status := f.status()
+	if f.retries() {
+		d := f.retryAfter()
+		q.w.Header().Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
+		q.w.Header().Set("Retry-After-Ms", strconv.FormatInt(d.Milliseconds(), 10))
+	}
 	switch status {
 	case http.StatusBadGateway:
 		q.w.Header().Set("Content-Type", "text/html")
@@ -331,8 +369,12 @@ func (q *request) serverError(status int) {
 		_, _ = io.WriteString(q.w, badGatewayHTML)
 		q.w.complete = true
 		return
-	case http.StatusServiceUnavailable:
-		q.w.Header().Set("Retry-After", "1")
+	case http.StatusTooManyRequests:
+		q.fail(apiError{kind: errRateLimit, status: status})
+		return
+	case 529:
+		q.fail(apiError{kind: errOverloaded, status: status})
+		return
 	}
 	q.fail(apiError{kind: errServer, status: status})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -345,9 +346,10 @@ func TestSeen_RecordsKeyAndModel(t *testing.T) {
 	}
 	want := []Seen{
 		{Method: "GET", Path: "/v1/models", Query: "x=1", Key: DemoKeyFull, Status: 200, Done: true},
-		{Method: "POST", Path: "/v1/chat/completions", Key: DemoKeyPartial, Model: "vendor-a/model-a-haiku-4.5", Stream: true, Status: 200, Events: 9, Done: true}, // role, 6 words, finish, [DONE],
+		{Method: "POST", Path: "/v1/chat/completions", Key: DemoKeyPartial, Model: "vendor-a/model-a-haiku-4.5", Stream: true, Status: 200, Events: 9, Done: true, // role, 6 words, finish, [DONE],
+			Reasoning: ReasoningNone, PromptTokens: 6}, // "Say hello": 3 tokens, and 3 for the message
 	}
-	if !slices.Equal(seen, want) {
+	if !reflect.DeepEqual(seen, want) {
 		t.Errorf("seen\n%+v\nwant\n%+v", seen, want)
 	}
 }
@@ -414,7 +416,7 @@ func TestSeen_DroppedRequestDoesNotOverwriteANewerOne(t *testing.T) {
 	}
 	for i, s := range seen {
 		want := Seen{Method: "GET", Path: "/v1/models", Query: fmt.Sprintf("n=%d", i), Key: DemoKeyFull, Status: 200, Done: true}
-		if s != want {
+		if !reflect.DeepEqual(s, want) {
 			t.Fatalf("seen[%d] = %+v, want %+v", i, s, want)
 		}
 	}

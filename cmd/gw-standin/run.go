@@ -34,7 +34,9 @@ const (
 
 type config struct {
 	addr, dialect, fault, accounts, certOut string
+	reasoning                               string
 	balanceStatus, modelStatus              int
+	contextTokens                           int
 	tls, hideBalance, modelsIgnoreBalance   bool
 	costCents                               int64
 	chunks, chunkSize                       int
@@ -50,7 +52,9 @@ func parse(args []string, stderr io.Writer) (config, standin.Options, error) {
 	}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "address to listen on; port 0 picks a free port")
 	fs.StringVar(&c.dialect, "dialect", standin.DialectOpenAI, "shape of error bodies: "+strings.Join(standin.Dialects(), ", "))
-	fs.StringVar(&c.fault, "fault", "none", "misbehaviour: none, slow-headers[:2s], slow-stream[:200ms], reset[:N], 500, 502, 503, hang; add @/models or @/chat/completions to limit it")
+	fs.StringVar(&c.fault, "fault", "none", "misbehaviour: none, slow-headers[:2s], slow-stream[:200ms], reset[:N], 429[:1s], 500, 502, 503[:1s], 529[:1s], overflow[:N], hang; add @/models or @/chat/completions to limit it")
+	fs.StringVar(&c.reasoning, "reasoning", "", "reasoning dialect of the models that reason (-thinking, vendor-b): "+strings.Join(standin.ReasoningDialects(), ", ")+", optionally +redacted; default: reasoning_content, and gemini for vendor-b")
+	fs.IntVar(&c.contextTokens, "context-tokens", 0, "context window: longer prompts get the dialect's context-length error (0: no limit)")
 	fs.IntVar(&c.balanceStatus, "balance-status", 402, "HTTP status for an exhausted balance: 401, 402, 403 or 429")
 	fs.IntVar(&c.modelStatus, "model-status", 404, "HTTP status for an unknown model or one outside the plan: 400 or 404")
 	fs.BoolVar(&c.hideBalance, "hide-balance-cause", false, "answer an exhausted balance exactly like a wrong key")
@@ -77,6 +81,8 @@ func parse(args []string, stderr io.Writer) (config, standin.Options, error) {
 		CostCents:           c.costCents,
 		ContentChunks:       c.chunks,
 		ChunkSize:           c.chunkSize,
+		Reasoning:           c.reasoning,
+		ContextTokens:       c.contextTokens,
 	}
 	var err error
 	switch {
@@ -86,12 +92,17 @@ func parse(args []string, stderr io.Writer) (config, standin.Options, error) {
 		return c, o, fmt.Errorf("--balance-status %d: use 401, 402, 403 or 429", c.balanceStatus)
 	case c.modelStatus != 400 && c.modelStatus != 404:
 		return c, o, fmt.Errorf("--model-status %d: use 400 or 404", c.modelStatus)
-	case c.costCents < 0 || c.chunks < 0 || c.chunkSize < 1:
-		return c, o, errors.New("--cost-cents and --chunks must be ≥ 0, --chunk-size ≥ 1")
+	case c.costCents < 0 || c.chunks < 0 || c.chunkSize < 1 || c.contextTokens < 0:
+		return c, o, errors.New("--cost-cents, --chunks and --context-tokens must be ≥ 0, --chunk-size ≥ 1")
 	case c.tls && c.certOut == "":
 		return c, o, errors.New("--tls needs --cert-out FILE: clients must be given the self-signed certificate to trust")
 	case !c.tls && c.certOut != "":
 		return c, o, errors.New("--cert-out is only used with --tls")
+	}
+	if c.reasoning != "" {
+		if err := standin.CheckReasoning(c.reasoning); err != nil {
+			return c, o, fmt.Errorf("--reasoning: %w", err)
+		}
 	}
 	if o.Fault, err = standin.ParseFault(c.fault); err != nil {
 		return c, o, fmt.Errorf("--fault: %w", err)
@@ -182,6 +193,12 @@ func describe(w io.Writer, c config, o standin.Options) {
 		fmt.Fprintf(w, "%d accounts from %s\n", len(o.Accounts), c.accounts)
 	}
 	fmt.Fprintf(w, "dialect %s, fault %s", c.dialect, o.Fault)
+	if c.reasoning != "" {
+		fmt.Fprintf(w, ", reasoning %s", c.reasoning)
+	}
+	if c.contextTokens > 0 {
+		fmt.Fprintf(w, ", context window %d tokens", c.contextTokens)
+	}
 	if c.tls {
 		fmt.Fprintf(w, ", certificate in %s", c.certOut)
 	}

@@ -177,6 +177,8 @@ func TestRun_BadFlags(t *testing.T) {
 		{[]string{"--balance-status", "500"}, "--balance-status 500: use 401, 402, 403 or 429"},
 		{[]string{"--model-status", "422"}, "--model-status 422: use 400 or 404"},
 		{[]string{"--fault", "explode"}, `--fault: fault "explode": unknown fault "explode"`},
+		{[]string{"--reasoning", "deepseek"}, `--reasoning: reasoning dialect "deepseek": use one of none, reasoning_content, reasoning, openrouter, litellm, gemini`},
+		{[]string{"--context-tokens", "-1"}, "--context-tokens must be ≥ 0"},
 		{[]string{"--tls"}, "--tls needs --cert-out FILE"},
 		{[]string{"--cert-out", "x.pem"}, "--cert-out is only used with --tls"},
 		{[]string{"--accounts", filepath.Join(dir, "missing.json")}, "--accounts: open"},
@@ -263,5 +265,32 @@ func TestMain_StopsOnSIGTERM(t *testing.T) {
 	}
 	if bytes.Contains(rest, []byte("[DONE]")) {
 		t.Errorf("the stalled stream finished after the stop: %q", rest)
+	}
+}
+
+func TestRun_ReasoningAndContextFlags(t *testing.T) {
+	base, _, stderr, _ := serve(t, "--reasoning", "openrouter+redacted", "--context-tokens", "40")
+	c := &http.Client{Transport: &http.Transport{}}
+	defer c.CloseIdleConnections()
+	chat := func(content string) (int, string) {
+		body := `{"model":"vendor-a/model-a-opus-4.5-thinking","messages":[{"role":"user","content":"` + content + `"}]}`
+		req, _ := http.NewRequest("POST", base+"/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+standin.DemoKeyFull)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if status, body := chat("hi"); status != 200 || !strings.Contains(body, `"type":"reasoning.encrypted"`) || !strings.Contains(body, `"signature":"`) {
+		t.Errorf("--reasoning openrouter+redacted: %d %s", status, body)
+	}
+	if status, body := chat(strings.Repeat("long ", 40)); status != 400 || !strings.Contains(body, "context_length_exceeded") {
+		t.Errorf("--context-tokens 40, a prompt of 53 tokens: %d %s", status, body)
+	}
+	if !strings.Contains(stderr.String(), "reasoning openrouter+redacted, context window 40 tokens") {
+		t.Errorf("stderr does not show the settings:\n%s", stderr)
 	}
 }
