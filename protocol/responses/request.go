@@ -11,6 +11,7 @@ import (
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
+	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -251,6 +252,9 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 
 	if err := reasoning(r.Reasoning, out); err != nil {
 		return nil, meta, err
+	}
+	if e, ok := api.LookupModel(r.Model); !ok || !e.Reasoning {
+		out.ReasoningEffort = "" // other models refuse the field, as on the Messages route
 	}
 	if err := textFormat(r.Text, out); err != nil {
 		return nil, meta, err

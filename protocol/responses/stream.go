@@ -59,6 +59,7 @@ type openItem struct {
 
 	// call
 	chatIndex    int
+	chatID       string // the id the service gave the call, "" until it does
 	callID, name string
 	args         strings.Builder
 	ref          toolRef
@@ -370,6 +371,9 @@ func (s *StreamWriter) closeOpen() {
 
 func (s *StreamWriter) toolDelta(tc chat.ToolCallDelta) {
 	it := s.calls[tc.Index]
+	if it != nil && tc.ID != "" && it.chatID != "" && tc.ID != it.chatID {
+		it = nil // a new call under a reused index (some gateways number every call 0)
+	}
 	if it == nil {
 		s.closeOpen()
 		it = &openItem{kind: "call", chatIndex: tc.Index, index: -1}
@@ -378,6 +382,9 @@ func (s *StreamWriter) toolDelta(tc chat.ToolCallDelta) {
 	}
 	if it.callID == "" && tc.ID != "" {
 		it.callID = tc.ID
+	}
+	if it.chatID == "" {
+		it.chatID = tc.ID
 	}
 	if it.name == "" && tc.Function.Name != "" {
 		it.name = tc.Function.Name
