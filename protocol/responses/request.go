@@ -51,6 +51,7 @@ type echo struct {
 	Text              json.RawMessage
 	Metadata          json.RawMessage
 	Store             bool
+	Previous          string // previous_response_id, resolved by Store.Parse
 }
 
 // Error is a request gw serve refuses, in the Responses API's error shape.

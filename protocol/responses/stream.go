@@ -44,6 +44,7 @@ type StreamWriter struct {
 	final  map[int]any       // output index → finished item
 	finish string
 	usage  *chat.Usage
+	done   *responseObject // the response of the terminal event, for Response
 }
 
 // openItem is an output item being streamed.
@@ -483,6 +484,7 @@ func (s *StreamWriter) End(err error) error {
 		r.Error = &responseError{Code: code, Message: msg}
 		r.Output = s.outputSoFar()
 		r.Usage = usageOf(s.usage)
+		s.done = r
 		s.emit("response.failed", &responseEvent{Response: r})
 		return s.send()
 	}
@@ -494,6 +496,7 @@ func (s *StreamWriter) End(err error) error {
 	r.finish(s.finish)
 	r.Output = s.outputSoFar()
 	r.Usage = usageOf(s.usage)
+	s.done = r
 	typ := "response.completed"
 	if r.Status == "incomplete" {
 		typ = "response.incomplete"
