@@ -35,7 +35,7 @@ var notOverflow = regexp.MustCompile(`string too long\. expected a string with m
 // when that is what the service counted), limit the context window.
 var (
 	bothCounts = []*regexp.Regexp{
-		regexp.MustCompile(`prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)`),                                        // Anthropic
+		regexp.MustCompile(`prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)`),                                         // Anthropic
 		regexp.MustCompile(`input token count\D{0,5}(\d+)\D{0,5}exceeds the maximum number of tokens allowed\D{0,5}(\d+)`), // Gemini
 		regexp.MustCompile(`\((\d+) tokens\) exceeds the available context size \((\d+) tokens\)`),                         // llama.cpp
 	}
