@@ -102,9 +102,7 @@ func (st *Store) Parse(body []byte) (*chat.Request, Meta, Turn, *Error) {
 	if perr != nil {
 		return nil, meta, turn, perr
 	}
-	if st != nil {
-		meta.echo.Store = turn.Store
-	}
+	meta.echo.Store = turn.Store // false without a Store: nothing can be retrieved
 	meta.echo.Previous = turn.Previous
 	return req, meta, turn, nil
 }

@@ -371,7 +371,7 @@ func TestStore_HostileInput(t *testing.T) {
 // either carries its whole conversation or is refused naming the response
 // that was forgotten.
 func TestStore_Concurrent(t *testing.T) {
-	const sessions, turns, maxCount, maxBytes = 64, 12, 96, 96 << 10
+	const sessions, turns, maxCount, maxBytes = 64, 8, 48, 64 << 10
 	st := NewStore(maxCount, maxBytes)
 	var wg sync.WaitGroup
 	var refused, continued atomic.Int64
@@ -389,7 +389,7 @@ func TestStore_Concurrent(t *testing.T) {
 				}
 				req, meta, tn, perr := st.Parse([]byte(body))
 				if perr != nil {
-					if !strings.Contains(perr.Message, "was not found: gw serve keeps the last 96 responses") || !strings.Contains(perr.Message, prev) {
+					if !strings.Contains(perr.Message, "was not found: gw serve keeps the last 48 responses") || !strings.Contains(perr.Message, prev) {
 						errs <- "refusal: " + perr.Message
 					}
 					refused.Add(1)
