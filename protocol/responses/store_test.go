@@ -437,3 +437,40 @@ func TestStore_Concurrent(t *testing.T) {
 		t.Errorf("at the end: %d responses, %d bytes", c, b)
 	}
 }
+
+// FuzzStoreParse: whatever a client sends, Parse answers or refuses with a
+// 400 and never panics; a body naming no earlier response or item reaches
+// ParseRequest as it is.
+func FuzzStoreParse(f *testing.F) {
+	st := NewStore(8, 64<<10)
+	_, r := turnWhole(f, st, `{"model":"m","input":"hi"}`, "Hello", nil)
+	id := respID(f, r)
+	for _, s := range []string{
+		`{"model":"m","previous_response_id":"` + id + `","input":"more"}`,
+		`{"model":"m","input":[{"type":"item_reference","id":"` + outputID(f, r, "message") + `"},{"role":"user","content":"x"}]}`,
+		`{"model":"m","previous_response_id":null,"input":[{"type":"item_reference","id":5}]}`,
+		`{"model":"m","store":"yes","input":"x"}`,
+		`{"model":"m","input":[{"type":"item_reference"}],"previous_response_id":"` + id + `"}`,
+		`{"previous_response_id":["a"]}`, `null`, `{}`, `{"input":"item_reference"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, meta, turn, perr := st.Parse(body)
+		if perr != nil {
+			if perr.Status != 400 || perr.Message == "" {
+				t.Fatalf("refusal %d %q", perr.Status, perr.Message)
+			}
+			return
+		}
+		if req == nil || meta.ResponseID == "" {
+			t.Fatalf("accepted without a request: %+v", meta)
+		}
+		st.Record(turn, nil)
+		if !bytes.Contains(body, []byte("previous_response_id")) && !bytes.Contains(body, []byte("item_reference")) {
+			if b, _, _ := st.Expand(body); !bytes.Equal(b, body) {
+				t.Fatalf("a body without references was rewritten:\n%s\n%s", body, b)
+			}
+		}
+	})
+}
