@@ -260,6 +260,15 @@ func classify(httpStatus int, header http.Header, body []byte, model, key, canon
 	if (httpStatus < 300 || httpStatus == 0) && se.numeric >= 400 {
 		status = se.numeric
 	}
+	// An error inside a stream (or a 200) without a status: its code says what it is.
+	if status < 300 && se.hasErr {
+		switch {
+		case hasAnyCode(se.codes, codeRate):
+			status = http.StatusTooManyRequests
+		case anyOverloaded(se.codes):
+			status = 529
+		}
+	}
 	// quotedMessage follows a cause: ': "the service's words"', or nothing when it gave none.
 	quotedMessage := ""
 	if msg != "" {
@@ -302,6 +311,15 @@ func classify(httpStatus int, header http.Header, body []byte, model, key, canon
 		return e
 	}
 
+	// A context overflow, whatever status it came with (400, 413, 422, 500 or inside a stream).
+	switch status {
+	case 401, 402, 403, 404, 407, 429:
+	default:
+		if tokens, limit, ok := contextOverflow(se); ok && !about.balance {
+			return overflow(e, tokens, limit, model, quotedMessage)
+		}
+	}
+
 	switch {
 	case status == 407:
 		e.Condition, e.Kind = ServiceUnreachable, KindProxy
@@ -326,7 +344,7 @@ func classify(httpStatus int, header http.Header, body []byte, model, key, canon
 			return modelErr(e, model, quotedMessage)
 		}
 		e.Kind = KindServerError
-		e.Cause = fmt.Sprintf("the service failed with %d %s%s", status, http.StatusText(status), quotedMessage)
+		e.Cause = fmt.Sprintf("the service failed with %d %s%s", status, statusText(status), quotedMessage)
 		if msg == "" {
 			e.Cause += " and gave no reason"
 		}

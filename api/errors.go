@@ -61,6 +61,9 @@ const (
 	KindRateLimited Kind = "rate_limited"
 	KindCanceled    Kind = "canceled"
 	KindOther       Kind = "other"
+	// KindContextOverflow: the conversation is longer than the model's
+	// context window (Error.Tokens and Error.Limit say by how much, when known).
+	KindContextOverflow Kind = "context_overflow"
 )
 
 // Error is every failure this package reports. Its text never contains the
@@ -74,6 +77,11 @@ type Error struct {
 	Cause          string        // plain words: what exactly went wrong
 	Fix            remedy.Remedy // the one thing to do, as data: render.Text says it for where the reader is
 	Err            error         // underlying error (transport)
+
+	// A context overflow's counts, 0 when unknown: the tokens the request
+	// needed (the service's count; a caller may set its own estimate when the
+	// service gave none) and the model's context window.
+	Tokens, Limit int
 }
 
 // Error returns "<condition message>: <cause>", or only the cause when the

@@ -181,6 +181,9 @@ func TestTranslatedStreamFaults(t *testing.T) {
 				if rt.proto == protoResponses && status == 500 {
 					want = 502 // Codex shows a 500 as "high demand", not the message
 				}
+				if rt.proto == protoMessages && status == 503 {
+					want = 529 // Anthropic's overloaded_error
+				}
 				if ce.Status != want || !strings.Contains(ce.Message, fmt.Sprintf("the service failed with %d", status)) {
 					t.Errorf("got %+v, want %d saying the service failed", ce, want)
 				}

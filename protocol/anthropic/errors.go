@@ -111,6 +111,12 @@ func ErrorBody(status int, errType, message string) []byte {
 func FromAPIError(e *api.Error) *Error {
 	status := e.Status
 	switch {
+	case e.Kind == api.KindContextOverflow:
+		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: PromptTooLong(e)}
+	case e.Kind == api.KindRateLimited:
+		status = http.StatusTooManyRequests // also when it came inside a stream
+	case e.Overloaded():
+		status = 529 // overloaded_error, which the client retries after a pause
 	case e.Condition == api.UnknownModel && (status == http.StatusNotFound || status < 400):
 		status = http.StatusBadRequest
 	case e.Condition == api.KeyRejected && status < 400:
@@ -127,6 +133,25 @@ func FromAPIError(e *api.Error) *Error {
 		msg += " — " + fix
 	}
 	return &Error{Status: status, Type: TypeForStatus(status), Message: msg, Final: e.Condition != ""}
+}
+
+// PromptTooLong is the message of a context overflow in Anthropic's words,
+// which Claude Code compacts its conversation on and reads the counts of:
+// "prompt is too long: N tokens > M maximum" exactly when both counts are
+// known; else the same beginning, the window when known, and the service's
+// words.
+func PromptTooLong(e *api.Error) string {
+	if e.Tokens > 0 && e.Limit > 0 {
+		return fmt.Sprintf("prompt is too long: %d tokens > %d maximum", e.Tokens, e.Limit)
+	}
+	msg := "prompt is too long: the conversation exceeds the model's context window"
+	if e.Limit > 0 {
+		msg += fmt.Sprintf(" of %d tokens", e.Limit)
+	}
+	if e.ServiceMessage != "" {
+		msg += fmt.Sprintf(" (the service said: %q)", e.ServiceMessage)
+	}
+	return msg
 }
 
 // IsClaudeModel reports whether id is one of Claude Code's own model ids

@@ -159,13 +159,14 @@ func TestServeErrors(t *testing.T) {
 }
 
 // A failure before the first byte of the stream is an HTTP error; a server
-// error is left to the client's retries.
+// error is left to the client's retries (a 503 as Anthropic's 529
+// overloaded_error, which Claude Code waits on and retries).
 func TestServeServiceFailsBeforeStream(t *testing.T) {
 	svc := startService(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultServerError, Status: 503}})
 	gw := gatewayTo(t, svc, standin.DemoKeyFull)
 	res, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	e := errorOf(t, raw)
-	if res.StatusCode != 503 || e.Type != TypeAPI || !strings.Contains(e.Message, "503") || res.Header.Get("X-Should-Retry") != "" {
+	if res.StatusCode != 529 || e.Type != TypeOverloaded || !strings.Contains(e.Message, "503") || res.Header.Get("X-Should-Retry") != "" {
 		t.Errorf("%d %s %q (x-should-retry %q)", res.StatusCode, e.Type, e.Message, res.Header.Get("X-Should-Retry"))
 	}
 

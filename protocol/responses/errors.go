@@ -2,6 +2,7 @@ package responses
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -77,11 +78,31 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // (render.Serve): "API key invalid or unauthorized: the service refused the
 // key … — create a new key on the dashboard and run: gw auth login …".
 func Message(e *api.Error) string {
+	if e.Kind == api.KindContextOverflow {
+		return ContextExceeded(e)
+	}
 	msg := e.Error()
 	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
 		msg += " — " + fix
 	}
 	return msg
+}
+
+// ContextExceeded is the message of a context overflow, in OpenAI's words
+// with the counts when known.
+func ContextExceeded(e *api.Error) string {
+	msg := "Your input exceeds the context window of this model"
+	switch {
+	case e.Tokens > 0 && e.Limit > 0:
+		msg += fmt.Sprintf(" (%d tokens > %d maximum)", e.Tokens, e.Limit)
+	case e.Limit > 0:
+		msg += fmt.Sprintf(" of %d tokens", e.Limit)
+	}
+	msg += ". Please adjust your input and try again"
+	if e.ServiceMessage != "" && !(e.Tokens > 0 && e.Limit > 0) {
+		msg += fmt.Sprintf(" (the service said: %q)", e.ServiceMessage)
+	}
+	return msg + "."
 }
 
 // FromAPIError is the status and body a Responses client gets for a
@@ -106,6 +127,12 @@ func classOf(e *api.Error) (status int, typ, code, param string) {
 			return http.StatusGatewayTimeout, "server_error", "upstream_timeout", ""
 		}
 		return http.StatusBadGateway, "server_error", "upstream_unreachable", ""
+	}
+	switch {
+	case e.Kind == api.KindContextOverflow:
+		return http.StatusBadRequest, "invalid_request_error", "context_length_exceeded", "input"
+	case e.Overloaded() && (e.Status == 529 || e.Status < 500):
+		return http.StatusServiceUnavailable, "server_error", "server_is_overloaded", ""
 	}
 	switch e.Kind {
 	case api.KindRateLimited:

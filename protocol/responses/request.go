@@ -11,6 +11,7 @@ import (
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
+	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -58,6 +59,7 @@ type echo struct {
 	Text              json.RawMessage
 	Metadata          json.RawMessage
 	Store             bool
+	Previous          string // previous_response_id, resolved by Store.Parse
 }
 
 // Error is a request gw serve refuses, in the Responses API's error shape.
@@ -265,6 +267,9 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 
 	if err := reasoning(r.Reasoning, out); err != nil {
 		return nil, meta, err
+	}
+	if e, ok := api.LookupModel(r.Model); !ok || !e.Reasoning {
+		out.ReasoningEffort = "" // other models refuse the field, as on the Messages route
 	}
 	if err := textFormat(r.Text, out); err != nil {
 		return nil, meta, err

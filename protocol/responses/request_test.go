@@ -275,7 +275,7 @@ func TestParseRequest_Translations(t *testing.T) {
 		`{"role":"tool","content":"see\n\n(the output's 1 image come in the next message)","tool_call_id":"c2"}`,
 		`{"role":"user","content":[{"type":"text","text":"The output of tool call c2 includes these images:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]}`,
 		`{"role":"assistant","content":"ok\n\nno"}`,
-		`"max_tokens":100`, `"temperature":0.5`, `"reasoning_effort":"high"`,
+		`"max_tokens":100`, `"temperature":0.5`,
 		`"tool_choice":{"type":"function","function":{"name":"f"}}`,
 		`"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"object"},"strict":true}}`,
 	} {

@@ -161,6 +161,9 @@ func (m Meta) newResponse(status string) *responseObject {
 		Text: orJSON(m.echo.Text, `{"format":{"type":"text"}}`), ToolChoice: orJSON(m.echo.ToolChoice, `"auto"`),
 		Tools: orJSON(m.echo.Tools, `[]`), TopP: m.echo.TopP, Metadata: orJSON(m.echo.Metadata, `{}`),
 	}
+	if m.echo.Previous != "" {
+		r.PreviousResponseID = &m.echo.Previous
+	}
 	return r
 }
 

@@ -47,6 +47,7 @@ type StreamWriter struct {
 	final  map[int]any       // output index → finished item
 	finish string
 	usage  *chat.Usage
+	done   *responseObject // the response of the terminal event, for Response
 }
 
 // openItem is an output item being streamed.
@@ -71,6 +72,7 @@ type openItem struct {
 	// call
 	chatIndex    int
 	sig          string // Gemini's thought signature
+	chatID       string // the id the service gave the call, "" until it does
 	callID, name string
 	args         strings.Builder
 	ref          toolRef
@@ -508,6 +510,9 @@ func (s *StreamWriter) closeOpen() {
 
 func (s *StreamWriter) toolDelta(tc chat.ToolCallDelta) {
 	it := s.calls[tc.Index]
+	if it != nil && tc.ID != "" && it.chatID != "" && tc.ID != it.chatID {
+		it = nil // a new call under a reused index (some gateways number every call 0)
+	}
 	if it == nil {
 		s.closeOpen()
 		it = &openItem{kind: "call", chatIndex: tc.Index, index: -1}
@@ -516,6 +521,9 @@ func (s *StreamWriter) toolDelta(tc chat.ToolCallDelta) {
 	}
 	if it.callID == "" && tc.ID != "" {
 		it.callID = tc.ID
+	}
+	if it.chatID == "" {
+		it.chatID = tc.ID
 	}
 	if it.name == "" && tc.Function.Name != "" {
 		it.name = tc.Function.Name
@@ -617,6 +625,7 @@ func (s *StreamWriter) End(err error) error {
 		r.Error = &responseError{Code: code, Message: msg}
 		r.Output = s.outputSoFar()
 		r.Usage = usageOf(s.usage)
+		s.done = r
 		s.emit("response.failed", &responseEvent{Response: r})
 		return s.send()
 	}
@@ -628,6 +637,7 @@ func (s *StreamWriter) End(err error) error {
 	r.finish(s.finish)
 	r.Output = s.outputSoFar()
 	r.Usage = usageOf(s.usage)
+	s.done = r
 	typ := "response.completed"
 	if r.Status == "incomplete" {
 		typ = "response.incomplete"

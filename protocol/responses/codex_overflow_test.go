@@ -1,0 +1,54 @@
+package responses
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelgateway/gw/protocol/chat"
+)
+
+// overflowUpstream stands in for a service that refuses every request as
+// longer than the model's context window (the stand-in has no such fault
+// yet), whole (a 400) or inside its stream, with body.
+func overflowUpstream(body string, inStream bool, calls *atomic.Int32) Upstream {
+	return func(ctx context.Context, req *chat.Request) (*http.Response, error) {
+		calls.Add(1)
+		if inStream && req.Stream {
+			sse := "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\ndata: " + body + "\n\n"
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(sse))}, nil
+		}
+		return &http.Response{StatusCode: 400, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
+	}
+}
+
+// TestCodex_ContextOverflow: the real Codex CLI takes a context overflow of
+// the service, whole or mid-stream, in the dialects of gateways that do not
+// send OpenAI's code (LiteLLM, OpenRouter), for what it is (its "context window"
+// error, not retried), not for a failure to reconnect to.
+func TestCodex_ContextOverflow(t *testing.T) {
+	codex := findCodex(t)
+	for _, c := range []struct {
+		dialect  string
+		inStream bool
+	}{
+		{"litellm", false}, {"litellm", true}, {"openrouter", false}, {"openrouter", true},
+	} {
+		name := c.dialect + map[bool]string{false: "/Whole", true: "/InStream"}[c.inStream]
+		t.Run(name, func(t *testing.T) {
+			var calls atomic.Int32
+			h := newHarnessUpstream(t, nil, overflowUpstream(overflowDialects[c.dialect], c.inStream, &calls))
+			out, ok := runCodex(t, codex, h.srv.URL+"/v1", "vendor-a/model-a-sonnet-4.5", "say hello")
+			t.Logf("codex (ok %v, %d requests):\n%s", ok, calls.Load(), out)
+			if ok || strings.Contains(out, "Reconnecting") || calls.Load() != 1 {
+				t.Errorf("codex retried or succeeded (ok %v, %d requests)", ok, calls.Load())
+			}
+			if !strings.Contains(out, "ran out of room in the model's context window") {
+				t.Errorf("codex does not say the context window is full")
+			}
+		})
+	}
+}
