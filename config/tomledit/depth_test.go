@@ -13,7 +13,9 @@ import (
 // brackets inside strings of every kind and in comments do not count, and table headers do not add up.
 func TestParse_DeeplyNestedIsAParseError(t *testing.T) {
 	max := config.MaxDepth
-	nested := func(open, close string, n int) string { return strings.Repeat(open, n) + "1" + strings.Repeat(close, n) }
+	nested := func(open, close string, n int) string {
+		return strings.Repeat(open, n) + "1" + strings.Repeat(close, n)
+	}
 	quoted := `s1 = "[[[[\"[[[["` + "\n" + `s2 = '[[[['` + "\n" + `s3 = """` + "\n" + `[[[[\"""` + "\n" + `"""` + "\n" +
 		"s4 = '''\n{{{{'''\n# [[[[\n[t]\n[[u]]\n"
 	for _, c := range []struct {
