@@ -20,6 +20,7 @@ import (
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/internal/fsutil"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -284,6 +285,15 @@ func configFiles(f *cmdutil.Factory, a agents.Agent, project bool) ([]string, er
 			return nil, cmdutil.FlagErrorf("--project: %v", err)
 		}
 		return nil, err
+	}
+	// A project's links were chosen by whoever wrote the project: none may take a write outside it (the
+	// user's own links, in the global scope, are followed).
+	if project {
+		for _, path := range files {
+			if err := fsutil.CheckInside(wd, path); err != nil {
+				return nil, fmt.Errorf("%w\n(nothing was changed)", err)
+			}
+		}
 	}
 	return files, nil
 }
