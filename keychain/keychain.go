@@ -82,9 +82,8 @@ func Resolve(getenv func(string) string, os Store, file Store, account string) (
 		case c.src == SourceKeychain:
 			osErr = err
 		default:
-			if osErr != nil {
-				return Resolved{}, errors.Join(osErr, err)
-			}
+			// The user chose the file (--insecure-storage): what is wrong with it, and its fix (chmod 600
+			// for a file others can read), is the answer; the keychain's failure is not theirs to fix then.
 			return Resolved{}, err
 		}
 	}
