@@ -93,6 +93,7 @@ func scriptParams(dir string) testscript.Params {
 			"scrub":          cmdScrub,
 			"json":           cmdJSON,
 			"nested":         cmdNested,
+			"agentpid":       cmdAgentPID,
 		},
 	}
 }
