@@ -96,6 +96,11 @@ func readObject(path string, dst any) (map[string]json.RawMessage, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
+	if off := JSONDepth(data, MaxDepth); off >= 0 {
+		pe := &ParseError{Path: path, Err: errTooDeep}
+		pe.Line, pe.Column = LineCol(data, off)
+		return nil, pe
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, parseError(path, data, err)
@@ -141,7 +146,13 @@ func LineCol(data []byte, offset int) (line, col int) {
 	return line, col
 }
 
+// errTooDeep is a config file nested deeper than MaxDepth.
+var errTooDeep = errors.New(TooDeepMsg)
+
 func describeJSONError(err error) string {
+	if errors.Is(err, errTooDeep) {
+		return TooDeepMsg
+	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if te.Field != "" {

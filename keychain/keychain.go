@@ -55,7 +55,8 @@ type Resolved struct {
 // file store is only passed when the user opted into insecure storage).
 // An OS keychain failure other than not-found does not stop the search: it is
 // returned as Resolved.Warning when the file has the key, and as the error
-// when nothing has one. When no source has a key the error wraps ErrNotFound.
+// when nothing has one. A file that cannot be used (others can read it, it is damaged) is the error on
+// its own, with its fix. When no source has a key the error wraps ErrNotFound.
 func Resolve(getenv func(string) string, os Store, file Store, account string) (Resolved, error) {
 	if v := getenv(EnvVar); v != "" {
 		key, err := Sanitize(v)
@@ -82,9 +83,8 @@ func Resolve(getenv func(string) string, os Store, file Store, account string) (
 		case c.src == SourceKeychain:
 			osErr = err
 		default:
-			if osErr != nil {
-				return Resolved{}, errors.Join(osErr, err)
-			}
+			// The user chose the file (--insecure-storage): what is wrong with it, and its fix (chmod 600
+			// for a file others can read), is the answer; the keychain's failure is not theirs to fix then.
 			return Resolved{}, err
 		}
 	}

@@ -283,3 +283,59 @@ func TestHostileClientHeadersJustUnderTheLimitPass(t *testing.T) {
 		t.Errorf("status %d: %s", res.StatusCode, body)
 	}
 }
+
+// A client's routing headers (X-Original-URL, X-Rewrite-URL, X-Forwarded-*, Forwarded, …, in any case and
+// spelled with "_") never reach the service, on any route: a front end there could route by them to
+// another path or host than the one gw serve chose. Other headers still pass.
+func TestHostileClientRoutingHeadersAreNotForwarded(t *testing.T) {
+	var mu sync.Mutex
+	var seen []http.Header
+	r := newRig(t, rigOpts{wrapUp: func(up http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			mu.Lock()
+			seen = append(seen, req.Header.Clone())
+			mu.Unlock()
+			up.ServeHTTP(w, req)
+		})
+	}})
+	routing := http.Header{
+		"X-Original-Url": {"/v1/admin"}, "X-Rewrite-Url": {"/v1/admin"}, "X-Original-Host": {"internal"},
+		"X-Forwarded-Host": {"internal"}, "X-Forwarded-Prefix": {"/admin"}, "X-Forwarded-Server": {"internal"},
+		"Forwarded": {"host=internal"}, "X-Http-Method-Override": {"DELETE"}, "X-Real-Ip": {"10.0.0.1"},
+		"x_original_url": {"/v1/admin"},
+	}
+	hdr := http.Header{"X-Client-Note": {"kept"}}
+	for k, v := range routing {
+		hdr[k] = v
+	}
+	for _, path := range []string{"/v1/chat/completions", "/v1/models", "/v1/messages"} {
+		method, body := "POST", chatBody(sonnet, false)
+		switch path {
+		case "/v1/models":
+			method, body = "GET", ""
+		case "/v1/messages":
+			body = `{"model": "` + sonnet + `", "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}`
+		}
+		res := r.do(waitCtx(t), method, path, body, hdr)
+		if b := readAll(t, res); res.StatusCode != 200 {
+			t.Fatalf("%s: status %d: %s", path, res.StatusCode, b)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 3 {
+		t.Fatalf("the service saw %d requests, want 3", len(seen))
+	}
+	for i, h := range seen {
+		for k, v := range h {
+			for r := range routing {
+				if strings.EqualFold(strings.ReplaceAll(k, "_", "-"), strings.ReplaceAll(r, "_", "-")) {
+					t.Errorf("request %d: the service got %s: %v", i, k, v)
+				}
+			}
+		}
+		if i < 2 && h.Get("X-Client-Note") != "kept" { // the translated route sends headers of its own
+			t.Errorf("request %d: another header was dropped too: %v", i, h)
+		}
+	}
+}

@@ -301,6 +301,7 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	out.Header.Del("Cookie")
 	out.Header.Del("Proxy-Authorization")
 	out.Header.Del("X-Api-Key")
+	dropRoutingHeaders(out.Header)
 	// Without an Accept-Encoding the transport asks for gzip on its own and
 	// the upstream may compress, and so hold back, SSE events. And gw serve
 	// must be able to read an error body to scrub the key from it: gzip,
@@ -312,6 +313,31 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	default:
 		out.Header["Accept-Encoding"] = h.gzip
 	}
+}
+
+// dropRoutingHeaders removes from h the request headers by which a front end in the service's own
+// infrastructure may take a request to another path, host or method than the URL gw serve sends it to,
+// or believe it came from another client (X-Original-URL, X-Rewrite-URL, X-Forwarded-*, …). Only gw serve
+// decides where a request goes; a client's say is dropped. (ReverseProxy itself drops only Forwarded and
+// X-Forwarded-For, -Host and -Proto.) Names are matched as such servers read them: in any case, with "_"
+// for "-".
+func dropRoutingHeaders(h http.Header) {
+	for k := range h {
+		if isRoutingHeader(strings.ToLower(strings.ReplaceAll(k, "_", "-"))) {
+			delete(h, k)
+		}
+	}
+}
+
+func isRoutingHeader(name string) bool {
+	switch name {
+	case "forwarded", "via",
+		"x-original-url", "x-original-uri", "x-rewrite-url", "x-original-host", "x-original-method",
+		"x-host", "x-http-host-override", "x-http-method-override", "x-http-method", "x-method-override",
+		"x-real-ip", "x-client-ip", "x-cluster-client-ip", "true-client-ip", "x-envoy-original-path":
+		return true
+	}
+	return strings.HasPrefix(name, "x-forwarded-")
 }
 
 // acceptsGzip reports whether an Accept-Encoding value allows gzip.

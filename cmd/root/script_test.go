@@ -92,6 +92,8 @@ func scriptParams(dir string) testscript.Params {
 			"hostile":        cmdHostile,
 			"scrub":          cmdScrub,
 			"json":           cmdJSON,
+			"nested":         cmdNested,
+			"agentpid":       cmdAgentPID,
 		},
 	}
 }

@@ -25,6 +25,7 @@ var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, sys
 // (kill, a closed terminal's SIGHUP) are passed on. Once the agent has ended gw takes the terminal back
 // and restores its modes, should the agent have left it raw. Without a terminal the agent stays in gw's
 // process group (so that whatever ends the group ends both) and signals sent to gw alone are passed on.
+// Should gw die without passing anything on (SIGKILL), the agent gets SIGTERM on Linux (endWithGw).
 func runChild(cmd *exec.Cmd) (int, error) {
 	tty := -1
 	if f, ok := cmd.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -35,9 +36,14 @@ func runChild(cmd *exec.Cmd) (int, error) {
 		}
 	}
 	var state *term.State
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// Held until the agent has ended: the parent-death signal is tied to the thread that starts it.
+	defer endWithGw(cmd.SysProcAttr)()
 	if tty >= 0 {
 		state, _ = term.GetState(tty)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Foreground: true, Ctty: tty}
+		cmd.SysProcAttr.Foreground, cmd.SysProcAttr.Ctty = true, tty
 		// Taking the terminal back from the background is refused with SIGTTOU unless it is ignored.
 		signal.Ignore(syscall.SIGTTOU)
 		defer signal.Reset(syscall.SIGTTOU)

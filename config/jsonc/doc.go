@@ -126,7 +126,14 @@ func (f *File) Pack() []byte {
 // comments, becomes a new object after those comments (fresh). A line
 // comment at the very end without a newline is accepted (addedNL: a newline
 // was added to parse it).
+//
+// An array or object nested deeper than config.MaxDepth is a *ParseError at the bracket that passes it,
+// found before hujson, whose parser recurses once per level, sees the file.
 func ParseValue(body []byte, nl string) (root hujson.Value, fresh, addedNL bool, err error) {
+	if off := config.JSONDepth(body, config.MaxDepth); off >= 0 {
+		l, c := config.LineCol(body, off)
+		return root, false, false, &ParseError{Line: l, Column: c, Msg: config.TooDeepMsg}
+	}
 	if hujson.Extra(body).IsValid() {
 		v, _ := hujson.Parse([]byte("{}"))
 		if len(bytes.TrimSpace(body)) > 0 {

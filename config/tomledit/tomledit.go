@@ -19,6 +19,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/modelgateway/gw/config"
 )
 
 // ParseError is a document that is not valid TOML.
@@ -75,6 +77,9 @@ type edit struct {
 func Parse(src []byte) (*Doc, error) {
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		return nil, &ParseError{Line: 1, Column: 1, Msg: "the file starts with a byte-order mark, which TOML does not allow; save it as UTF-8 without one"}
+	}
+	if off := depth(src, config.MaxDepth); off >= 0 {
+		return nil, &ParseError{Line: bytes.Count(src[:off], []byte("\n")) + 1, Column: off - lineStart(src, off) + 1, Msg: config.TooDeepMsg}
 	}
 	if err := validate(src); err != nil {
 		return nil, err
@@ -156,6 +161,46 @@ func lineEnd(src []byte, off int) int {
 		return len(src)
 	}
 	return off + i + 1
+}
+
+// depth scans src for arrays and inline tables nested deeper than max, without parsing it (go-toml
+// recurses once per level, up to its own bound of 10000): it knows strings of the four kinds and
+// comments, and counts every bracket and brace outside them, so a [table] header counts one level while
+// it lasts. It returns the offset of the bracket that passes max, or -1.
+func depth(src []byte, max int) int {
+	n := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			if three := []byte{c, c, c}; bytes.HasPrefix(src[i:], three) { // multi-line, to the next three quotes
+				for i += 3; i < len(src) && !bytes.HasPrefix(src[i:], three); i++ {
+					if c == '"' && src[i] == '\\' {
+						i++
+					}
+				}
+				i += 2
+				continue
+			}
+			for i++; i < len(src) && src[i] != c && src[i] != '\n'; i++ {
+				if c == '"' && src[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			if n++; n > max {
+				return i
+			}
+		case ']', '}':
+			if n > 0 {
+				n--
+			}
+		}
+	}
+	return -1
 }
 
 // validate decodes src with go-toml, which applies all of TOML's rules.

@@ -20,6 +20,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/modelgateway/gw/config"
 )
 
 const bom = "\uFEFF"
@@ -82,6 +84,9 @@ func Parse(src []byte, agent string) (*Doc, error) {
 	if err := yaml.Unmarshal(d.src, &doc); err != nil {
 		return nil, parseError(err)
 	}
+	if n := tooDeep(&doc, 0); n != nil {
+		return nil, &ParseError{Line: n.Line, Column: n.Column, Msg: config.TooDeepMsg}
+	}
 	// Decoding into values also applies the rules a Node tree does not
 	// check (a key defined twice in a mapping).
 	var v any
@@ -116,7 +121,34 @@ func Parse(src []byte, agent string) (*Doc, error) {
 	return d, nil
 }
 
+// tooDeep is the first sequence or mapping nested deeper than config.MaxDepth below n (at depth d), or
+// nil. The decoder refuses past 10000 levels on its own; gw's bound is the same for every format. Aliases
+// are not followed: each node is visited once.
+func tooDeep(n *yaml.Node, d int) *yaml.Node {
+	if n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode {
+		if d++; d > config.MaxDepth {
+			return n
+		}
+	}
+	for _, c := range n.Content {
+		if t := tooDeep(c, d); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// yamlTooDeep is the decoder's own refusal of a deeper document.
+var yamlTooDeep = regexp.MustCompile(`^(yaml: )?(line \d+: )?exceeded max depth of \d+$`)
+
 func parseError(err error) error {
+	if msg := err.Error(); yamlTooDeep.MatchString(msg) {
+		l := 1
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			l, _ = strconv.Atoi(m[1])
+		}
+		return &ParseError{Line: l, Column: 1, Msg: config.TooDeepMsg}
+	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		if m := regexp.MustCompile(`^line (\d+): (.*)$`).FindStringSubmatch(te.Errors[0]); m != nil {

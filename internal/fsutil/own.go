@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // OpenAppend opens path for appending (a log of gw's), creating it with mode perm (and missing
@@ -14,7 +15,8 @@ import (
 // regular file at path is refused with a *NotRegularError (OpAppend) and nothing is written. A log
 // symlinked to the user's ~/.bashrc would otherwise have every line appended there. The open itself is
 // O_NOFOLLOW, and what was opened is checked again with fstat, so a link planted after the first look
-// is refused too. Run as root, a new file gets the owner and group of its directory.
+// is refused too. Run as root, a new file gets the owner and group of its directory. An existing file
+// with more permissions than perm gets perm.
 func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
 	dir := filepath.Dir(path)
 	if _, err := MkdirAll(dir, 0o700); err != nil {
@@ -50,6 +52,14 @@ func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
 	if created {
 		if owner := newFileOwner(dir); owner != nil {
 			_ = chownLike(f, owner)
+		}
+	}
+	// An existing file more open than perm (a log left 0644 by an older gw, or chmod-ed by hand) is
+	// narrowed to perm now, on the opened descriptor, before anything more is written to it.
+	if extra := fi.Mode().Perm() &^ perm; extra != 0 && runtime.GOOS != "windows" {
+		if err := f.Chmod(fi.Mode().Perm() &^ extra); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cannot make %s private (its mode is %04o): %w; run: chmod %o %s", path, fi.Mode().Perm(), OSReason(err), perm, ShellQuote(path))
 		}
 	}
 	return f, nil

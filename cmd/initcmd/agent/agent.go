@@ -20,6 +20,7 @@ import (
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/internal/fsutil"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -211,6 +212,12 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	// picker or asks to confirm takes it only to write, and Write refuses if a file changed meanwhile (the
 	// user approved a diff of what they saw).
 	lock := &configLock{paths: files}
+	if opts.Project {
+		// Checked again when the lock is taken: a run that asks first may write long after configFiles.
+		if lock.inside, err = f.WorkDir(); err != nil {
+			return err
+		}
+	}
 	defer lock.release()
 	asks := len(opts.Models) == 0 || (ios.CanPrompt() && !opts.Yes)
 	if !opts.DryRun && !asks {
@@ -285,13 +292,24 @@ func configFiles(f *cmdutil.Factory, a agents.Agent, project bool) ([]string, er
 		}
 		return nil, err
 	}
+	// A project's links were chosen by whoever wrote the project: none may take a write outside it (the
+	// user's own links, in the global scope, are followed).
+	if project {
+		for _, path := range files {
+			if err := fsutil.CheckInside(wd, path); err != nil {
+				return nil, fmt.Errorf("%w\n(nothing was changed)", err)
+			}
+		}
+	}
 	return files, nil
 }
 
 // configLock is opencode.Lock on each of the agent's config files, held from the first take to release.
+// With inside set (--project), no file may be reached through a symlink leaving that directory.
 type configLock struct {
-	paths []string
-	held  []func()
+	paths  []string
+	inside string
+	held   []func()
 }
 
 func (l *configLock) take() error {
@@ -299,6 +317,12 @@ func (l *configLock) take() error {
 		return nil
 	}
 	for _, p := range l.paths {
+		if l.inside != "" {
+			if err := fsutil.CheckInside(l.inside, p); err != nil {
+				l.release()
+				return fmt.Errorf("%w\n(nothing was changed)", err)
+			}
+		}
 		release, err := opencode.Lock(p)
 		if err != nil {
 			l.release()
