@@ -183,6 +183,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	for _, w := range overrides(a, configured, d) {
 		fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
 	}
+	for _, n := range spec.Notes {
+		fmt.Fprintln(f.IOStreams.ErrOut, "note: "+n)
+	}
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ

@@ -387,6 +387,11 @@ func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
 			fmt.Fprintln(out, line)
 		}
 	}
+	for _, f := range p.files {
+		for _, n := range f.result.Notes {
+			fmt.Fprintln(out, n)
+		}
+	}
 	switch opts.Mode {
 	case ModeProxy:
 		if p.gw.port != 0 {
