@@ -184,6 +184,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.auth, c.scrub, c.key, c.from = kr.auth, kr.scrub, kr.key, kr.from
 	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
+	if anthropicModels(r) {
+		h.serveAnthropicModels(w, out, c)
+		return
+	}
 	if p != protoChat {
 		h.translate(w, out, c, p)
 		return

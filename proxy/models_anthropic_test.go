@@ -1,0 +1,101 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/standin"
+)
+
+// anthropicList is Anthropic's model list as its client libraries decode it.
+type anthropicList struct {
+	Data []struct {
+		Type        string `json:"type"`
+		ID          string `json:"id"`
+		DisplayName string `json:"display_name"`
+		CreatedAt   string `json:"created_at"`
+	} `json:"data"`
+	HasMore bool    `json:"has_more"`
+	FirstID *string `json:"first_id"`
+	LastID  *string `json:"last_id"`
+}
+
+func listAnthropic(t *testing.T, r *rig, query string) (int, anthropicList, string) {
+	t.Helper()
+	res := r.do(context.Background(), "GET", "/v1/models"+query, "", http.Header{"Anthropic-Version": {"2023-06-01"}})
+	body := readAll(t, res)
+	var l anthropicList
+	if res.StatusCode == http.StatusOK {
+		if err := json.Unmarshal([]byte(body), &l); err != nil {
+			t.Fatalf("not Anthropic's list: %v\n%s", err, body)
+		}
+	}
+	return res.StatusCode, l, body
+}
+
+// With anthropic-version, GET /v1/models answers in Anthropic's shape, from the account's list, with the
+// catalogue's names; pages follow after_id and before_id.
+func TestModelsAnthropicShape(t *testing.T) {
+	r := newRig(t, rigOpts{key: func(context.Context) (string, error) { return standin.DemoKeyPartial, nil }})
+	status, l, body := listAnthropic(t, r, "")
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	plan := standin.PartialPlan()
+	if len(l.Data) != len(plan) || l.HasMore || l.FirstID == nil || *l.FirstID != plan[0] || l.LastID == nil || *l.LastID != plan[len(plan)-1] {
+		t.Fatalf("list %s", body)
+	}
+	for i, m := range l.Data {
+		if m.Type != "model" || m.ID != plan[i] || m.DisplayName == "" || m.DisplayName == m.ID {
+			t.Errorf("entry %d: %+v", i, m)
+		}
+		if _, err := time.Parse(time.RFC3339, m.CreatedAt); err != nil {
+			t.Errorf("created_at %q: %v", m.CreatedAt, err)
+		}
+	}
+	if l.Data[0].DisplayName != "Model A Sonnet 4.5" {
+		t.Errorf("display name %q", l.Data[0].DisplayName)
+	}
+
+	_, l, body = listAnthropic(t, r, "?limit=1")
+	if len(l.Data) != 1 || !l.HasMore || *l.LastID != plan[0] {
+		t.Errorf("limit=1: %s", body)
+	}
+	_, l, body = listAnthropic(t, r, "?limit=1&after_id="+plan[0])
+	if len(l.Data) != 1 || l.Data[0].ID != plan[1] || !l.HasMore {
+		t.Errorf("after_id: %s", body)
+	}
+	_, l, body = listAnthropic(t, r, "?before_id="+plan[2]+"&limit=1")
+	if len(l.Data) != 1 || l.Data[0].ID != plan[1] || !l.HasMore {
+		t.Errorf("before_id: %s", body)
+	}
+	_, l, body = listAnthropic(t, r, "?after_id=nope")
+	if len(l.Data) != 0 || l.HasMore || l.FirstID != nil || !strings.Contains(body, `"data":[]`) {
+		t.Errorf("unknown after_id: %s", body)
+	}
+	status, _, body = listAnthropic(t, r, "?limit=0")
+	if status != http.StatusBadRequest || !strings.Contains(body, `"type":"error"`) || !strings.Contains(body, "limit must be") {
+		t.Errorf("limit=0: %d %s", status, body)
+	}
+
+	// Without the header: the service's own answer, passed through.
+	res := r.do(context.Background(), "GET", "/v1/models", "", nil)
+	body = readAll(t, res)
+	if res.StatusCode != http.StatusOK || strings.Contains(body, `"display_name"`) || !strings.Contains(body, `"object"`) {
+		t.Errorf("OpenAI shape: %d %s", res.StatusCode, body)
+	}
+}
+
+// A key the service refuses: Anthropic's error shape with the service's status, and no key in it.
+func TestModelsAnthropicRefusedKey(t *testing.T) {
+	const bad = "sk-gw-not-a-real-key-0123456789"
+	r := newRig(t, rigOpts{key: func(context.Context) (string, error) { return bad, nil }})
+	status, _, body := listAnthropic(t, r, "")
+	if status != http.StatusUnauthorized || !strings.Contains(body, `"type":"error"`) || !strings.Contains(body, "authentication_error") || strings.Contains(body, bad) {
+		t.Errorf("%d %s", status, body)
+	}
+}
