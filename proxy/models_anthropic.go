@@ -53,20 +53,8 @@ func (h *Handler) serveAnthropicModels(w http.ResponseWriter, r *http.Request, c
 		e.status = writeErrorAs(w, protoMessages, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
-	client := api.NewClient(h.upstream.String(), c.key, api.NewHTTPClient(h.transport, 0))
-	listed, err := client.Models(r.Context())
-	if err != nil {
-		status := http.StatusBadGateway
-		var ae *api.Error
-		if errors.As(err, &ae) && ae.Status >= 400 {
-			status = ae.Status
-		}
-		// api's errors do not hold the key; checked all the same, as everything relayed.
-		msg := err.Error()
-		if c.scrub.contains(msg) {
-			msg = "the service refused to list the models (" + strconv.Itoa(status) + ")"
-		}
-		e.status = writeErrorAs(w, protoMessages, status, "upstream_error", msg)
+	listed, ok := h.listModels(w, r, c)
+	if !ok {
 		return
 	}
 	all := make([]anthropicModel, len(listed))
@@ -83,11 +71,7 @@ func (h *Handler) serveAnthropicModels(w http.ResponseWriter, r *http.Request, c
 		e.status = writeErrorAs(w, protoMessages, http.StatusInternalServerError, "internal", err.Error())
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
-	e.status = http.StatusOK
+	writeJSON(w, c, b)
 }
 
 // displayName: the catalogue's name for the id, else the service's, else the id.
@@ -140,4 +124,36 @@ func pageOf(all []anthropicModel, afterID, beforeID string, limit int) ([]anthro
 		return all[:limit], true
 	}
 	return all, false
+}
+
+// listModels lists the account's models with the key of c; when the service
+// refuses, it answers the client with the service's status in the shape of
+// c's protocol, and ok is false.
+func (h *Handler) listModels(w http.ResponseWriter, r *http.Request, c *call) (listed []api.Model, ok bool) {
+	client := api.NewClient(h.upstream.String(), c.key, api.NewHTTPClient(h.transport, 0))
+	listed, err := client.Models(r.Context())
+	if err == nil {
+		return listed, true
+	}
+	status := http.StatusBadGateway
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.Status >= 400 {
+		status = ae.Status
+	}
+	// api's errors do not hold the key; checked all the same, as everything relayed.
+	msg := err.Error()
+	if c.scrub.contains(msg) {
+		msg = "the service refused to list the models (" + strconv.Itoa(status) + ")"
+	}
+	c.entry.status = writeErrorAs(w, c.entry.proto, status, "upstream_error", msg)
+	return nil, false
+}
+
+// writeJSON answers 200 with b.
+func writeJSON(w http.ResponseWriter, c *call, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+	c.entry.status = http.StatusOK
 }

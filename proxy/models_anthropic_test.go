@@ -99,3 +99,48 @@ func TestModelsAnthropicRefusedKey(t *testing.T) {
 		t.Errorf("%d %s", status, body)
 	}
 }
+
+// Codex's catalog: the account's models, each with its context window and the apply_patch tool; Codex's
+// client_version query is ignored; a refused key is the Responses API's error.
+func TestCodexCatalog(t *testing.T) {
+	r := newRig(t, rigOpts{key: func(context.Context) (string, error) { return standin.DemoKeyPartial, nil }})
+	res := r.do(context.Background(), "GET", "/v1/codex/models?client_version=0.169.0", "", nil)
+	body := readAll(t, res)
+	var c struct {
+		Models []struct {
+			Slug               string   `json:"slug"`
+			ContextWindow      int      `json:"context_window"`
+			ApplyPatchToolType string   `json:"apply_patch_tool_type"`
+			InputModalities    []string `json:"input_modalities"`
+		} `json:"models"`
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+	if err := json.Unmarshal([]byte(body), &c); err != nil {
+		t.Fatal(err)
+	}
+	plan := standin.PartialPlan()
+	if len(c.Models) != len(plan) {
+		t.Fatalf("catalog %s", body)
+	}
+	for i, m := range c.Models {
+		if m.Slug != plan[i] || m.ContextWindow <= 0 || m.ApplyPatchToolType != "function" || len(m.InputModalities) == 0 {
+			t.Errorf("entry %d: %+v", i, m)
+		}
+	}
+	if c.Models[0].ContextWindow != 200_000 { // Sonnet 4.5, from gw's catalogue
+		t.Errorf("context window %d", c.Models[0].ContextWindow)
+	}
+	if !strings.Contains(r.log.String(), "/v1/codex/models") {
+		t.Errorf("no log line:\n%s", r.log.String())
+	}
+
+	const bad = "sk-gw-not-a-real-key-0123456789"
+	r = newRig(t, rigOpts{key: func(context.Context) (string, error) { return bad, nil }})
+	res = r.do(context.Background(), "GET", "/v1/codex/models", "", nil)
+	body = readAll(t, res)
+	if res.StatusCode < 400 || !strings.Contains(body, `"error"`) || strings.Contains(body, bad) {
+		t.Errorf("refused key: %d %s", res.StatusCode, body)
+	}
+}

@@ -184,8 +184,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.auth, c.scrub, c.key, c.from = kr.auth, kr.scrub, kr.key, kr.from
 	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
-	if anthropicModels(r) {
+	switch {
+	case anthropicModels(r):
 		h.serveAnthropicModels(w, out, c)
+		return
+	case codexCatalog(r):
+		h.serveCodexCatalog(w, out, c)
 		return
 	}
 	if p != protoChat {
