@@ -125,7 +125,7 @@ func TestCodexCatalog(t *testing.T) {
 		t.Fatalf("catalog %s", body)
 	}
 	for i, m := range c.Models {
-		if m.Slug != plan[i] || m.ContextWindow <= 0 || m.ApplyPatchToolType != "function" || len(m.InputModalities) == 0 {
+		if m.Slug != plan[i] || m.ContextWindow <= 0 || m.ApplyPatchToolType != "freeform" || len(m.InputModalities) == 0 {
 			t.Errorf("entry %d: %+v", i, m)
 		}
 	}

@@ -67,14 +67,16 @@ type truncation struct {
 
 // Catalog is Codex's model catalog of models: each id with its context
 // window, images where the model takes them, reasoning efforts where it
-// reasons, and the apply_patch tool as a function (the form chat
-// completions carry without translation).
+// reasons, and the apply_patch tool ("freeform", the only kind Codex
+// 0.169.0 knows: a custom tool with a grammar, which gw serve offers the
+// service as a function taking the patch as its one string argument, with
+// the grammar in its description).
 func Catalog(models []agents.Model) ([]byte, error) {
 	entries := make([]catalogEntry, 0, len(models))
 	for i, m := range models {
 		e := catalogEntry{
 			Slug: m.ID, DisplayName: m.Name, Description: m.Name + " through gw", ContextWindow: m.Context,
-			BaseInstructions: instructions, ApplyPatchToolType: "function", ShellType: "shell_command",
+			BaseInstructions: instructions, ApplyPatchToolType: "freeform", ShellType: "shell_command",
 			Visibility: "list", SupportedInAPI: true, Priority: i + 1, InputModalities: []string{"text"},
 			SupportedReasoningLevels:  []reasoningLevel{},
 			TruncationPolicy:          truncation{Mode: "tokens", Limit: 10_000},

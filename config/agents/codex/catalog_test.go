@@ -40,7 +40,7 @@ func TestCatalog(t *testing.T) {
 				t.Errorf("%s: no %s", m.ID, f)
 			}
 		}
-		if e["slug"] != m.ID || e["context_window"] != float64(m.Context) || e["apply_patch_tool_type"] != "function" ||
+		if e["slug"] != m.ID || e["context_window"] != float64(m.Context) || e["apply_patch_tool_type"] != "freeform" ||
 			e["prefer_websockets"] != false || e["visibility"] != "list" {
 			t.Errorf("%s: %v", m.ID, e)
 		}
