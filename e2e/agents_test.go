@@ -293,8 +293,7 @@ func agentThroughRun(t *testing.T, gw string, c agentCLI, dir string) {
 }
 
 // fullStrength checks what an agent gets beyond its basic tools, with run running it with args. Claude
-// Code: its "haiku" tier, the model of its background tasks,
-// is the Haiku-class model (the stories declare model, a Sonnet, as the default, and otherModel, a Haiku);
+// Code: its "haiku" tier, the model of its background tasks, is the Haiku-class model (the stories declare model, a Sonnet, as the default, and otherModel, a Haiku);
 // with `claude -p` nothing runs in the background, so the tier is asked for by its name. Codex: it offers
 // its apply_patch tool, which the stand-in's model calls when asked to (with a patch Codex refuses: the
 // refusal passed back shows the tool was Codex's apply_patch, not the shell tool offered first).

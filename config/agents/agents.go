@@ -250,17 +250,9 @@ func (e Env) XDGConfig() (string, error) {
 type RunSpec struct {
 	Env  []string // KEY=VALUE
 	Args []string
-	// Files are files the agent reads for this run only (Codex's model
-	// catalog), by base name; gw run writes them into a private directory
-	// it removes when the agent ends, and puts that directory's path where
-	// Env or Args hold RunDir.
-	Files map[string][]byte
 	// Notes say how the agent uses what it is given (as Result.Notes).
 	Notes []string
 }
-
-// RunDir stands for gw run's private directory in RunSpec's Env and Args.
-const RunDir = "{gw-run-dir}"
 
 // KeyKind says what an agent's key setting holds, without its text.
 type KeyKind string
