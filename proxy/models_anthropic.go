@@ -47,7 +47,6 @@ type anthropicModelList struct {
 
 func (h *Handler) serveAnthropicModels(w http.ResponseWriter, r *http.Request, c *call) {
 	e := &c.entry
-	e.proto = protoMessages
 	limit, err := pageLimit(r.URL.Query().Get("limit"))
 	if err != nil {
 		e.status = writeErrorAs(w, protoMessages, http.StatusBadRequest, "invalid_request", err.Error())

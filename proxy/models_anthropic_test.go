@@ -144,3 +144,13 @@ func TestCodexCatalog(t *testing.T) {
 		t.Errorf("refused key: %d %s", res.StatusCode, body)
 	}
 }
+
+// A client refused before the key is read (a wrong local token) gets the error in its own protocol's shape.
+func TestModelListsRefusedInTheirShape(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	res := r.do(context.Background(), "GET", "/v1/models", "", http.Header{"Anthropic-Version": {"2023-06-01"}, "Authorization": {"Bearer gw-local-wrong"}})
+	body := readAll(t, res)
+	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `"type":"error"`) {
+		t.Errorf("anthropic: %d %s", res.StatusCode, body)
+	}
+}

@@ -20,7 +20,6 @@ func codexCatalog(r *http.Request) bool {
 
 func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *call) {
 	e := &c.entry
-	e.proto = protoResponses
 	listed, ok := h.listModels(w, r, c)
 	if !ok {
 		return

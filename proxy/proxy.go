@@ -142,6 +142,13 @@ func New(o Options) (*Handler, error) {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := protoOf(r.URL.Path)
+	// The model lists gw serve answers itself speak their client's protocol, errors included.
+	switch {
+	case anthropicModels(r):
+		p = protoMessages
+	case codexCatalog(r):
+		p = protoResponses
+	}
 	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: p}}
 	e := &c.entry
 	defer func() {
