@@ -108,7 +108,7 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 	}
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&opts.Model, "model", "", "the model the agent starts with (default: the one its config names, else the subscription's first)")
-	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --model: the agent's small (fast) model")
+	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --model: the agent's small (fast) model (Claude Code: its background tasks' model; default: its Haiku tier)")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
 	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
 	_ = cmd.RegisterFlagCompletionFunc("small-model", cmdutil.CompleteModelID)
