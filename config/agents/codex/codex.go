@@ -162,6 +162,13 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	} else if in.Configured {
 		in.Notes = append(in.Notes, fmt.Sprintf("model_provider is %q, so Codex does not use gw's provider; set it to %q", provider, agents.ProviderID))
 	}
+	// A provider written before gw served Codex's catalog.
+	if u, _ := doc.Get(append(table, "model_catalog_url")...); in.Configured && u != CatalogURL(in.BaseURL) {
+		in.Notes = append(in.Notes, fmt.Sprintf("[model_providers.gw] has no model_catalog_url = %q (gw serve's catalog of your models), so Codex knows no limits of gw's models and offers no apply_patch tool; run gw init agent --agent codex", CatalogURL(in.BaseURL)))
+	}
+	if ws, _ := doc.Get(append(table, "supports_websockets")...); in.Configured && ws != "false" {
+		in.Notes = append(in.Notes, `[model_providers.gw] lacks supports_websockets = false, so Codex may try a websocket gw serve does not have and show "Reconnecting…"`)
+	}
 	if w, _ := doc.Get(append(table, "wire_api")...); in.Configured && w != wireAPI {
 		in.Notes = append(in.Notes, fmt.Sprintf(`[model_providers.gw] has wire_api = %q; gw serve speaks "responses" to Codex`, w))
 	}

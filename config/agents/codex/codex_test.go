@@ -131,3 +131,25 @@ func TestNoProjectScope(t *testing.T) {
 		t.Error(p)
 	}
 }
+
+// A provider written before gw served Codex's catalog is a finding doctor reports, with the fix; once
+// merged, it is not.
+func TestInspectNotesAnOldProvider(t *testing.T) {
+	old := []byte("model = 'vendor-a/model-a-opus-4.6'\nmodel_provider = 'gw'\n\n[model_providers.gw]\nbase_url = 'http://127.0.0.1:8787/v1'\nwire_api = 'responses'\nexperimental_bearer_token = '" + agentstest.Token + "'\n")
+	in, err := Inspect(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(in.Notes, "\n")
+	if !strings.Contains(notes, `model_catalog_url = "http://127.0.0.1:8787/v1/codex/models"`) || !strings.Contains(notes, "apply_patch") ||
+		!strings.Contains(notes, "gw init agent --agent codex") || !strings.Contains(notes, "supports_websockets = false") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	res, err := Merge(old, agentstest.Decl())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := Inspect(res.Data); len(in.Notes) != 0 {
+		t.Errorf("after the merge: %q", in.Notes)
+	}
+}
