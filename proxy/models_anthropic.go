@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelgateway/gw/api"
@@ -14,7 +15,8 @@ import (
 // Anthropic's client libraries (and Claude Code) list models with GET
 // /v1/models and an anthropic-version header, and read the answer in
 // Anthropic's shape: {data: [{type: "model", id, display_name, created_at}],
-// has_more, first_id, last_id}, paged by limit, after_id and before_id.
+// has_more, first_id, last_id}, paged by limit, after_id and before_id; GET
+// /v1/models/{id} is one such model.
 // gw serve answers such a request itself from the account's list, with the
 // catalogue's display names; without the header the request passes through
 // to the service as before.
@@ -25,9 +27,11 @@ const (
 	anthropicModelsPageMax = 1000
 )
 
-// anthropicModels: r lists models the Anthropic way.
+// anthropicModels: r lists models the Anthropic way, or asks for one
+// (GET /v1/models/{id}; the service's ids hold a slash).
 func anthropicModels(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.URL.Path == "/v1/models" && r.Header.Get("anthropic-version") != ""
+	return r.Method == http.MethodGet && r.Header.Get("anthropic-version") != "" &&
+		(r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/") && len(r.URL.Path) > len("/v1/models/"))
 }
 
 // anthropicModel is one entry of Anthropic's model list.
@@ -47,6 +51,10 @@ type anthropicModelList struct {
 
 func (h *Handler) serveAnthropicModels(w http.ResponseWriter, r *http.Request, c *call) {
 	e := &c.entry
+	if id, one := strings.CutPrefix(r.URL.Path, "/v1/models/"); one {
+		h.serveAnthropicModel(w, r, c, id)
+		return
+	}
 	limit, err := pageLimit(r.URL.Query().Get("limit"))
 	if err != nil {
 		e.status = writeErrorAs(w, protoMessages, http.StatusBadRequest, "invalid_request", err.Error())
@@ -58,7 +66,7 @@ func (h *Handler) serveAnthropicModels(w http.ResponseWriter, r *http.Request, c
 	}
 	all := make([]anthropicModel, len(listed))
 	for i, m := range listed {
-		all[i] = anthropicModel{Type: "model", ID: m.ID, DisplayName: displayName(m), CreatedAt: time.Unix(m.Created, 0).UTC().Format(time.RFC3339)}
+		all[i] = toAnthropic(m)
 	}
 	page, more := pageOf(all, r.URL.Query().Get("after_id"), r.URL.Query().Get("before_id"), limit)
 	list := anthropicModelList{Data: page, HasMore: more}
@@ -71,6 +79,43 @@ func (h *Handler) serveAnthropicModels(w http.ResponseWriter, r *http.Request, c
 		return
 	}
 	writeJSON(w, c, b)
+}
+
+// serveAnthropicModel answers GET /v1/models/{id}: the model when the
+// account lists it, else Anthropic's not_found_error.
+func (h *Handler) serveAnthropicModel(w http.ResponseWriter, r *http.Request, c *call, id string) {
+	listed, ok := h.listModels(w, r, c)
+	if !ok {
+		return
+	}
+	for _, m := range listed {
+		if m.ID == id {
+			b, err := json.Marshal(toAnthropic(m))
+			if err != nil {
+				c.entry.status = writeErrorAs(w, protoMessages, http.StatusInternalServerError, "internal", err.Error())
+				return
+			}
+			writeJSON(w, c, b)
+			return
+		}
+	}
+	msg := "model: " + strconv.Quote(id) + " is not among the account's models (gw models lists them)"
+	if closest := api.ClosestID(id, modelIDs(listed)); closest != "" {
+		msg += "; did you mean " + closest + "?"
+	}
+	c.entry.status = writeErrorAs(w, protoMessages, http.StatusNotFound, "not_found", msg)
+}
+
+func modelIDs(listed []api.Model) []string {
+	ids := make([]string, len(listed))
+	for i, m := range listed {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+func toAnthropic(m api.Model) anthropicModel {
+	return anthropicModel{Type: "model", ID: m.ID, DisplayName: displayName(m), CreatedAt: time.Unix(m.Created, 0).UTC().Format(time.RFC3339)}
 }
 
 // displayName: the catalogue's name for the id, else the service's, else the id.

@@ -132,9 +132,7 @@ func TestCodexCatalog(t *testing.T) {
 	if c.Models[0].ContextWindow != 200_000 { // Sonnet 4.5, from gw's catalogue
 		t.Errorf("context window %d", c.Models[0].ContextWindow)
 	}
-	if !strings.Contains(r.log.String(), "/v1/codex/models") {
-		t.Errorf("no log line:\n%s", r.log.String())
-	}
+	waitForLog(t, r.log, "GET /v1/codex/models")
 
 	const bad = "sk-gw-not-a-real-key-0123456789"
 	r = newRig(t, rigOpts{key: func(context.Context) (string, error) { return bad, nil }})
@@ -152,5 +150,23 @@ func TestModelListsRefusedInTheirShape(t *testing.T) {
 	body := readAll(t, res)
 	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `"type":"error"`) {
 		t.Errorf("anthropic: %d %s", res.StatusCode, body)
+	}
+}
+
+// GET /v1/models/{id} with anthropic-version: the model in Anthropic's shape; an id the account does not
+// list is Anthropic's not_found_error, naming the closest id.
+func TestModelAnthropicShape(t *testing.T) {
+	r := newRig(t, rigOpts{key: func(context.Context) (string, error) { return standin.DemoKeyPartial, nil }})
+	hdr := http.Header{"Anthropic-Version": {"2023-06-01"}}
+	res := r.do(context.Background(), "GET", "/v1/models/vendor-a/model-a-haiku-4.5", "", hdr)
+	body := readAll(t, res)
+	var m struct{ Type, ID, Display_name string }
+	if err := json.Unmarshal([]byte(body), &m); err != nil || res.StatusCode != http.StatusOK || m.Type != "model" || m.ID != "vendor-a/model-a-haiku-4.5" || m.Display_name != "Model A Haiku 4.5" {
+		t.Errorf("%d %s (%v)", res.StatusCode, body, err)
+	}
+	res = r.do(context.Background(), "GET", "/v1/models/vendor-a/model-a-haiku-4.6", "", hdr)
+	body = readAll(t, res)
+	if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "not_found_error") || !strings.Contains(body, "did you mean vendor-a/model-a-haiku-4.5") {
+		t.Errorf("%d %s", res.StatusCode, body)
 	}
 }
