@@ -151,6 +151,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.write(e, time.Now())
 	}()
 
+	if r.URL.Path == HelloPath {
+		h.hello(w, r, e)
+		return
+	}
 	if ref := h.filter.check(r); ref != nil {
 		e.status, e.note = ref.status, refusalNote(r, ref.code)
 		// A client that is refused gets nothing more from this connection:
