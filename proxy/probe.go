@@ -81,9 +81,11 @@ func Probe(ctx context.Context, addr, token string) error {
 		return fmt.Errorf("%w on %s: %v; start it with: gw serve", ErrNotRunning, addr, err)
 	}
 	defer res.Body.Close()
-	held := ""
-	if who := portHolder(port); who != "" {
-		held = " (held by " + who + ")"
+	held := func() string { // looked up only for a failure: it reads every process's descriptors
+		if who := portHolder(port); who != "" {
+			return " (held by " + who + ")"
+		}
+		return ""
 	}
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 4<<10))
 	var hello helloAnswer
@@ -91,17 +93,17 @@ func Probe(ctx context.Context, addr, token string) error {
 	if hello.Proof == "" {
 		var eb errorBody
 		if json.Unmarshal(raw, &eb) != nil || eb.Error.Type != "gw_error" {
-			return fmt.Errorf("%w on %s (HTTP %d)%s; gw sent it nothing; stop it or run gw serve --port on a free port", ErrNotGwServe, addr, res.StatusCode, held)
+			return fmt.Errorf("%w on %s (HTTP %d)%s; gw sent it nothing; stop it or run gw serve --port on a free port", ErrNotGwServe, addr, res.StatusCode, held())
 		}
 		// gw serve's error shape without a proof: a gw serve from before
 		// the proof, or something copying its errors.
 		return fmt.Errorf("%w on %s: it answers as gw serve but cannot prove it holds this install's local token%s; gw sent it nothing; restart gw serve",
-			ErrTokenRejected, addr, held)
+			ErrTokenRejected, addr, held())
 	}
 	got, err := hex.DecodeString(hello.Proof)
 	if err != nil || reached == "" || !hmac.Equal(got, helloProof(token, nonce, reached)) {
 		return fmt.Errorf("%w on %s: it was started with another local token, or is another program posing as gw serve%s; gw sent it nothing; restart gw serve",
-			ErrTokenRejected, addr, held)
+			ErrTokenRejected, addr, held())
 	}
 	return nil
 }
