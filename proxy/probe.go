@@ -93,17 +93,18 @@ func Probe(ctx context.Context, addr, token string) error {
 	if hello.Proof == "" {
 		var eb errorBody
 		if json.Unmarshal(raw, &eb) != nil || eb.Error.Type != "gw_error" {
-			return fmt.Errorf("%w on %s (HTTP %d)%s; gw sent it nothing; stop it or run gw serve --port on a free port", ErrNotGwServe, addr, res.StatusCode, held())
+			return remedy.With(fmt.Errorf("%w on %s (HTTP %d)%s; gw sent it nothing; stop it or run gw serve --port on a free port", ErrNotGwServe, addr, res.StatusCode, held()),
+				remedy.Remedy{Do: remedy.FreePort, Value: addr})
 		}
 		// gw serve's error shape without a proof: a gw serve from before
 		// the proof, or something copying its errors.
-		return fmt.Errorf("%w on %s: it answers as gw serve but cannot prove it holds this install's local token%s; gw sent it nothing; restart gw serve",
-			ErrTokenRejected, addr, held())
+		return remedy.With(fmt.Errorf("%w on %s: it answers as gw serve but cannot prove it holds this install's local token%s; gw sent it nothing; restart gw serve",
+			ErrTokenRejected, addr, held()), remedy.Remedy{Do: remedy.RestartServe})
 	}
 	got, err := hex.DecodeString(hello.Proof)
 	if err != nil || reached == "" || !hmac.Equal(got, helloProof(token, nonce, reached)) {
-		return fmt.Errorf("%w on %s: it was started with another local token, or is another program posing as gw serve%s; gw sent it nothing; restart gw serve",
-			ErrTokenRejected, addr, held())
+		return remedy.With(fmt.Errorf("%w on %s: it was started with another local token, or is another program posing as gw serve%s; gw sent it nothing; restart gw serve",
+			ErrTokenRejected, addr, held()), remedy.Remedy{Do: remedy.RestartServe})
 	}
 	return nil
 }
