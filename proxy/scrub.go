@@ -78,10 +78,10 @@ func spellings[T string | []byte](b T, j, depth int, out []spelled) []spelled {
 			out = append(out, spelled{c, n})
 		}
 	}
-	if depth == 0 {
-		return out
+	if depth == 0 || b[j] != '%' && b[j] != '\\' && b[j] != '&' {
+		return out // only these begin a percent sign
 	}
-	var pa, ha, la [8]spelled
+	var pa, ha, la [4]spelled
 	for _, p := range spellings(b, j, depth-1, pa[:0]) {
 		if p.c != '%' {
 			continue
@@ -226,7 +226,7 @@ func match[T string | []byte](s *scrubber, b T, i int) (end int, partial bool) {
 	// each reading of the first k characters of the key ends.
 	var bufs [2][8]int
 	cur := append(bufs[0][:0], i)
-	var sp [32]spelled
+	var sp [16]spelled
 	for k := 0; k < len(s.key); k++ {
 		want := lower(s.key[k])
 		next := bufs[(k+1)%2][:0]
@@ -297,11 +297,36 @@ func find[T string | []byte](s *scrubber, b T, from int) (at, end int) {
 		if !introduces(b[i]) && len(s.key) > 1 && i+1 < len(b) && lower(b[i+1]) != lower(s.key[1]) && !introduces(b[i+1]) {
 			continue // the key's first character as itself, and then not the second
 		}
+		if introduces(b[i]) && !mayBegin(s, b, i) {
+			continue
+		}
 		if e, _ := match(s, b, i); e >= 0 {
 			return i, e
 		}
 	}
 	return -1, -1
+}
+
+// mayBegin reports, cheaply, whether the escape, reference or percent sign
+// at b[i] may begin a spelling of the key's first character: what it
+// spells without percent-decoding is that character, or a percent sign.
+func mayBegin[T string | []byte](s *scrubber, b T, i int) bool {
+	want := lower(s.key[0])
+	var sp [4]spelled
+	for _, c := range spellings(b, i, 0, sp[:0]) {
+		if lower(c.c) == want {
+			return true
+		}
+		if c.c == '%' { // and a hex digit after it
+			var hx [4]spelled
+			for _, h := range spellings(b, i+c.n, 0, hx[:0]) {
+				if _, ok := unhex(h.c); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // scrub returns b with every spelling of the key replaced by its masked
