@@ -108,6 +108,16 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 		c = unreachable(c)
 		c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but nothing answers there", users[0], in.ProxyAddr)
 		c.Fix = remedy.Remedy{Do: remedy.StartServe}
+	case errors.Is(err, proxy.ErrStranger):
+		// Another user's process: it was sent nothing, and an agent that uses the port talks to it.
+		c.Status = Fail
+		if len(users) == 0 {
+			c.Status = Warn
+		}
+		c.Fix = remedy.Remedy{Do: remedy.FreePort, Value: in.ProxyAddr}
+	case errors.Is(err, proxy.ErrNotLoopback):
+		c.Status = Fail
+		c.Fix = remedy.Remedy{Do: remedy.RestartServe}
 	case errors.Is(err, proxy.ErrTokenRejected):
 		c.Status = Fail
 		if len(users) == 0 {

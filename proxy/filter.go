@@ -42,16 +42,7 @@ func newFilter(localToken string, extraHosts []string) *filter {
 }
 
 func (f *filter) check(r *http.Request) *refusal {
-	if o := r.Header.Values("Origin"); len(o) > 0 {
-		return &refusal{http.StatusForbidden, CodeOriginRefused, fmt.Sprintf(
-			"%s: request refused: it carries an Origin header (%s), so it comes from a web page; "+
-				"gw serve only accepts local tools, and a page must not spend your balance", api.KeyRejected.Message(), quoteShort(o[0]))}
-	}
-	if strings.EqualFold(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site")), "cross-site") {
-		return &refusal{http.StatusForbidden, CodeCrossSiteRefused,
-			api.KeyRejected.Message() + ": request refused: Sec-Fetch-Site is cross-site, so a web page sent it; gw serve only accepts local tools"}
-	}
-	if ref := f.checkHost(r); ref != nil {
+	if ref := f.checkSender(r); ref != nil {
 		return ref
 	}
 	if ref := f.checkToken(r); ref != nil {
@@ -68,6 +59,21 @@ func (f *filter) check(r *http.Request) *refusal {
 			quoteShort(r.URL.EscapedPath()), why)}
 	}
 	return nil
+}
+
+// checkSender refuses what a web page sent, and a Host that is not this
+// listener's: the rules before the token.
+func (f *filter) checkSender(r *http.Request) *refusal {
+	if o := r.Header.Values("Origin"); len(o) > 0 {
+		return &refusal{http.StatusForbidden, CodeOriginRefused, fmt.Sprintf(
+			"%s: request refused: it carries an Origin header (%s), so it comes from a web page; "+
+				"gw serve only accepts local tools, and a page must not spend your balance", api.KeyRejected.Message(), quoteShort(o[0]))}
+	}
+	if strings.EqualFold(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site")), "cross-site") {
+		return &refusal{http.StatusForbidden, CodeCrossSiteRefused,
+			api.KeyRejected.Message() + ": request refused: Sec-Fetch-Site is cross-site, so a web page sent it; gw serve only accepts local tools"}
+	}
+	return f.checkHost(r)
 }
 
 func (f *filter) checkHost(r *http.Request) *refusal {

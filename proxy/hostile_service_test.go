@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/modelgateway/gw/keychain"
 )
@@ -163,6 +162,7 @@ func TestHostileServiceHeadersAndTrailersLoseTheKey(t *testing.T) {
 func TestHostileServiceBigErrorBodyLosesTheKeyEverywhere(t *testing.T) {
 	// The key at the start, across the read limit, across write
 	// boundaries, and at the very end.
+	const maxErrorBody = 64 << 10 // what gw serve once read of an error body at a time
 	var b bytes.Buffer
 	b.WriteString(oddKey)
 	for b.Len() < 3*maxErrorBody {
@@ -277,7 +277,7 @@ func TestHostileServiceStreamsStayByteForByte(t *testing.T) {
 	}
 }
 
-func TestScrubReaderFindsKeysCutByReads(t *testing.T) {
+func TestScrubFindsEveryForm(t *testing.T) {
 	s := newScrubber(oddKey)
 	var in strings.Builder
 	for i := range 50 {
@@ -285,18 +285,9 @@ func TestScrubReaderFindsKeysCutByReads(t *testing.T) {
 		in.WriteString(keyForms(oddKey)[i%5])
 	}
 	in.WriteString(oddKey[:5]) // a start of the key that is not one
-	for name, rd := range map[string]io.Reader{
-		"one byte at a time": iotest.OneByteReader(strings.NewReader(in.String())),
-		"half reads":         iotest.HalfReader(strings.NewReader(in.String())),
-		"whole":              strings.NewReader(in.String()),
-	} {
-		out, err := io.ReadAll(newScrubReader(rd, s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		noKey(t, name, string(out), oddKey)
-		if !strings.HasSuffix(string(out), oddKey[:5]) || strings.Count(string(out), keychain.Mask(oddKey)) != 50 {
-			t.Errorf("%s: %q", name, out)
-		}
+	out := string(s.scrub([]byte(in.String())))
+	noKey(t, "the text", out, oddKey)
+	if !strings.HasSuffix(out, oddKey[:5]) || strings.Count(out, keychain.Mask(oddKey)) != 50 {
+		t.Errorf("%q", out)
 	}
 }

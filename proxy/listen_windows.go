@@ -4,6 +4,7 @@ package proxy
 
 import (
 	"errors"
+	"net/netip"
 	"syscall"
 )
 
@@ -15,3 +16,7 @@ func isAddrInUse(err error) bool {
 }
 
 func portHolder(port int) string { return "" }
+
+// foreignHolder: Windows offers no cheap way to find a socket's owner; the
+// proof of Probe stands alone there.
+func foreignHolder(ip netip.Addr, port int) string { return "" }

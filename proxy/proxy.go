@@ -18,7 +18,6 @@ package proxy
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,11 +72,6 @@ type Handler struct {
 // ErrShuttingDown is the cause given to requests cut off because gw serve
 // stopped before they finished.
 var ErrShuttingDown = errors.New("gw serve is shutting down")
-
-// maxErrorBody bounds how much of an upstream error body is read at once,
-// to scrub the key from it and add a model suggestion; the rest of a bigger
-// body is scrubbed as it streams through.
-const maxErrorBody = 64 << 10
 
 // callCtx is the context key of the *call of a request.
 type callCtx struct{}
@@ -164,6 +158,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.write(e, time.Now())
 	}()
 
+	if r.URL.Path == HelloPath {
+		h.hello(w, r, e)
+		return
+	}
 	if ref := h.filter.check(r); ref != nil {
 		e.status, e.note = ref.status, refusalNote(r, ref.code)
 		// A client that is refused gets nothing more from this connection:
@@ -404,50 +402,39 @@ func hasPrefixFold(s, prefix string) bool {
 
 // relayError prepares a non-2xx answer for the client: the key scrubbed
 // from its body (a 2xx body is relayed byte for byte) and, for an unknown
-// model, the closest listed id added to its message. A gzip body is
-// decoded to be read, and relayed decoded. A body in a compression gw serve
-// cannot read is not relayed: it could hold the key.
+// model, the closest listed id added to its message. The body is read
+// decoded, through every Content-Encoding the service names, and relayed
+// decoded; it is read whole, up to maxDecodedError once decoded. A body in
+// an encoding gw serve cannot decode, or a bigger one (a gzip bomb), is not
+// relayed: gw serve's own error takes its place.
 func (h *Handler) relayError(res *http.Response, c *call) {
 	if res.Request.Method == http.MethodHead || res.StatusCode == http.StatusNotModified || res.StatusCode < 200 {
 		return // no body
 	}
 	orig := res.Body
-	var body io.Reader = orig
-	decoded := false
-	switch ce := strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))); ce {
-	case "", "identity":
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(orig)
-		if err != nil {
-			withholdBody(res, ce)
-			return
-		}
-		body, decoded = zr, true
-	default:
-		withholdBody(res, ce)
+	body, codings, decoded, ok := decoder(res.Header, orig)
+	if !ok {
+		withholdBody(res, fmt.Sprintf("with a body in %s encoding, which gw serve cannot check for the API key", quoteShort(codings)))
 		return
 	}
-	read, err := io.ReadAll(io.LimitReader(body, maxErrorBody+1))
-	if err != nil || len(read) > maxErrorBody {
-		// Too big to hold (or cut off): scrubbed as it streams, so its
-		// length is not known in advance.
-		rest := io.MultiReader(bytes.NewReader(read), body)
-		if err != nil {
-			rest = io.MultiReader(bytes.NewReader(read), errReader{err})
+	read, err := io.ReadAll(io.LimitReader(body, maxDecodedError+1))
+	if len(read) > maxDecodedError {
+		size := fmt.Sprintf("over %d MiB", maxDecodedError>>20)
+		if decoded {
+			size += " once decoded"
 		}
-		if c.scrub != nil {
-			rest = newScrubReader(rest, c.scrub)
-		}
-		res.Body = readCloser{rest, orig}
-		if c.scrub != nil || decoded {
-			unknownLength(res)
-		}
+		withholdBody(res, "with an error body "+size+", far more than an error message needs")
 		return
 	}
-	out := read
-	if c.scrub != nil {
-		out, _ = c.scrub.scrub(nil, read, true)
+	if err != nil {
+		// Cut off: what came is relayed, then the client's connection is
+		// cut as the service's was. Its end may be the start of the key.
+		out := c.scrub.scrubCut(read)
+		res.Body = readCloser{io.MultiReader(bytes.NewReader(out), errReader{err}), orig}
+		unknownLength(res)
+		return
 	}
+	out := c.scrub.scrub(read)
 	out = h.explainError(res, c, out)
 	if decoded || !bytes.Equal(out, read) {
 		res.ContentLength = int64(len(out))
@@ -468,11 +455,11 @@ func unknownLength(res *http.Response) {
 	res.Header.Del("Content-Encoding")
 }
 
-// withholdBody replaces an error body gw serve cannot read with its own
-// error, keeping the service's status.
-func withholdBody(res *http.Response, encoding string) {
-	msg := fmt.Sprintf("the service answered %d %s with a body in %q encoding, which gw serve cannot check for the API key, so it was not passed on",
-		res.StatusCode, http.StatusText(res.StatusCode), encoding)
+// withholdBody replaces an error body gw serve does not relay with its own
+// error, keeping the service's status; why says what the body was.
+func withholdBody(res *http.Response, why string) {
+	msg := fmt.Sprintf("the service answered %d %s %s, so it was not passed on",
+		res.StatusCode, http.StatusText(res.StatusCode), why)
 	b, _ := json.Marshal(errorBody{Error: errorDetail{Message: msg, Type: "gw_error", Code: CodeBodyWithheld}})
 	b = append(b, '\n')
 	_ = res.Body.Close()

@@ -123,11 +123,10 @@ func TestProbeIsLoggedAsAProbe(t *testing.T) {
 		t.Fatal("a probe with another token was accepted")
 	}
 	logs := r.log.String()
-	if !strings.Contains(logs, " GET / status=404 ") || !strings.Contains(logs, " probe\n") || strings.Contains(logs, "refused=not_found") {
-		t.Errorf("the probe was not logged as one:\n%s", logs)
-	}
-	if !strings.Contains(logs, " probe refused=local_token_invalid\n") {
-		t.Errorf("a probe with the wrong token was not logged as refused:\n%s", logs)
+	// The probe sends no token: gw serve proves itself, and cannot tell a
+	// probe that will not believe it.
+	if strings.Count(logs, " GET "+HelloPath+" status=200 ") != 2 || strings.Count(logs, " probe\n") != 2 || strings.Contains(logs, "refused=") {
+		t.Errorf("the probes were not logged as such:\n%s", logs)
 	}
 	// A stranger's request to / is still a refusal.
 	req, _ := http.NewRequest("GET", "http://"+addr+"/", nil)

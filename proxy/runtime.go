@@ -173,7 +173,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	// Where gw doctor finds this gw serve when it is not on the configured
 	// port (noted before the address is printed, so whoever reads the
 	// address finds the note); removed when it stops.
-	if o.StateDir != "" {
+	if h, _, _ := net.SplitHostPort(bound); o.StateDir != "" && config.IsLoopbackHost(h) {
 		if remove, err := writeState(o.StateDir, State{Addr: bound, PID: os.Getpid()}); err != nil {
 			fmt.Fprintf(errOut, "warning: gw doctor will not find this gw serve: %v\n", err)
 		} else {

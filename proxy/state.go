@@ -3,8 +3,11 @@ package proxy
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+
+	"github.com/modelgateway/gw/config"
 
 	"github.com/modelgateway/gw/internal/fsutil"
 )
@@ -37,6 +40,11 @@ func ReadState(stateDir string) (State, error) {
 	if err := json.Unmarshal(b, &s); err != nil || s.Addr == "" {
 		return State{}, fmt.Errorf("%s does not say where gw serve listens", path)
 	}
+	// gw serve notes a loopback address, where only a process of this
+	// machine listens; any other could take the local token elsewhere.
+	if host, port, err := net.SplitHostPort(s.Addr); err != nil || port == "" || !config.IsLoopbackHost(host) {
+		return State{}, fmt.Errorf("%s names %q, not a loopback address: gw does not send the local token there", path, clip(s.Addr))
+	}
 	return s, nil
 }
 
@@ -58,4 +66,12 @@ func writeState(stateDir string, s State) (remove func(), err error) {
 			_ = os.Remove(path)
 		}
 	}, nil
+}
+
+// clip bounds text from a file for a message.
+func clip(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
 }

@@ -236,10 +236,7 @@ func (b *upstreamBody) Close() error {
 // is taken out of the service's words first (the translators put them in
 // the message the agent shows), and a refused key is explained.
 func (t *translation) classify(status int, header http.Header, body []byte, model string) *api.Error {
-	if s := t.c.scrub; s != nil {
-		body, _ = s.scrub(nil, body, true)
-		s.header(header)
-	}
+	body = t.c.scrub.errorBody(header, body)
 	ae := api.ClassifyResponse(status, header, body, model)
 	if ae != nil && ae.Condition == api.KeyRejected {
 		t.c.note = joinNonEmpty(t.c.note, "rejected="+string(ae.Kind))

@@ -32,7 +32,7 @@ import (
 var updateScripts = flag.Bool("update", false, "rewrite the expected output in testdata/script from the actual output")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"gw": gwTestMain})
+	testscript.Main(m, map[string]func(){"gw": gwTestMain, "gw-squatter": squatterMain})
 }
 
 // gwTestMain is gw as the scripts run it: the real command tree with one substitution, the OS keychain
@@ -94,6 +94,7 @@ func scriptParams(dir string) testscript.Params {
 			"json":           cmdJSON,
 			"nested":         cmdNested,
 			"agentpid":       cmdAgentPID,
+			"squat":          cmdSquat,
 		},
 	}
 }
@@ -102,6 +103,9 @@ func scriptParams(dir string) testscript.Params {
 // test command demands the real parts (GW_REQUIRE_REAL_KEYCHAIN=1), a missing tool fails the script
 // instead of skipping it.
 func scriptCondition(cond string) (bool, error) {
+	if cond == "root" { // the script may act as other users
+		return os.Getuid() == 0, nil
+	}
 	if cond != "realkeychain" {
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}

@@ -325,6 +325,16 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 		if probed = proxy.Probe(ctx, addr, cfg.LocalToken); probed == nil {
 			return &server{addr: addr, token: cfg.LocalToken, stop: func() {}}, nil
 		}
+		if !errors.Is(probed, proxy.ErrNotRunning) {
+			// Something that is not this install's gw serve holds the port: it got nothing, and the agent is
+			// pointed elsewhere (an agent whose own config names the port would still go there).
+			fix, ok := remedy.Of(probed)
+			if !ok {
+				fix = remedy.Remedy{Do: remedy.FreePort, Value: addr}
+			}
+			fmt.Fprintf(f.IOStreams.ErrOut, "warning: %v; gw run serves the agent on a free port instead\nfix: %s\n",
+				probed, render.Text(fix, render.Context{Where: render.Command}))
+		}
 	}
 	base, _, err := f.BaseURL(flagBaseURL)
 	if err != nil {

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package root
+
+import "os/exec"
+
+// asUser: no other user here; the scripts that need one are skipped ([root] is Unix's).
+func asUser(cmd *exec.Cmd, uid int) {}

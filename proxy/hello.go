@@ -1,0 +1,94 @@
+package proxy
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/netip"
+)
+
+// HelloPath is where gw serve proves that it is this install's gw serve
+// before a client of gw (gw run, gw doctor, a second gw serve) sends it the
+// local token or points an agent at it. The client sends a random nonce;
+// gw serve answers with a MAC of the nonce and of the address the client
+// reached it on, keyed by the local token. Only a process that knows the
+// token can answer, and the answer gives the token away to nobody: a
+// stranger listening first on gw serve's port (another user's process)
+// cannot answer, nor pass the question on to a gw serve listening
+// elsewhere, since the address is in the MAC. It needs no token, so it
+// passes only the browser and Host checks.
+const HelloPath = "/gw/hello"
+
+// CodeBadHello: a hello without a nonce gw serve can answer.
+const CodeBadHello = "bad_hello"
+
+// helloLabel binds a proof to its use: gw serve proving itself to a client.
+const helloLabel = "gw serve hello v1: gw serve proves it holds the local token\x00"
+
+// Bounds of the nonce, in bytes.
+const (
+	minNonce = 16
+	maxNonce = 64
+)
+
+type helloAnswer struct {
+	Service string `json:"service"` // "gw serve"
+	Proof   string `json:"proof"`   // hex HMAC-SHA256
+}
+
+// helloProof is HMAC-SHA256(token, label || nonce || 0 || addr), addr being
+// the address the client connected to as host:port.
+func helloProof(token string, nonce []byte, addr string) []byte {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte(helloLabel))
+	m.Write(nonce)
+	m.Write([]byte{0})
+	m.Write([]byte(addr))
+	return m.Sum(nil)
+}
+
+// canonAddr writes an address the same way on both ends: an IPv4 address
+// mapped into IPv6 as IPv4. "" when a is not an IP address with a port.
+func canonAddr(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return ""
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()
+}
+
+// hello answers a client of gw asking gw serve to prove itself.
+func (h *Handler) hello(w http.ResponseWriter, r *http.Request, e *entry) {
+	e.note = "hello"
+	if r.Header.Get(ProbeHeader) != "" {
+		e.note = "probe" // gw's own, as gw doctor and gw run send it
+	}
+	if ref := h.filter.checkSender(r); ref != nil {
+		w.Header().Set("Connection", "close")
+		e.note = "refused=" + ref.code
+		e.status = writeErrorAs(w, protoChat, ref.status, ref.code, ref.message)
+		return
+	}
+	nonce, err := hex.DecodeString(r.URL.Query().Get("nonce"))
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	addr := canonAddr(local)
+	if r.Method != http.MethodGet || err != nil || len(nonce) < minNonce || len(nonce) > maxNonce || addr == "" {
+		e.status = http.StatusBadRequest
+		writeError(w, e.status, CodeBadHello, "gw serve's hello takes GET "+HelloPath+"?nonce=<32 to 128 hex digits>")
+		return
+	}
+	b, _ := json.Marshal(helloAnswer{Service: "gw serve", Proof: hex.EncodeToString(helloProof(h.filter.localToken, nonce, addr))})
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	e.status = http.StatusOK
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(b, '\n'))
+}
