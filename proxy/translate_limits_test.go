@@ -130,7 +130,9 @@ func TestTranslatedStreamIdleTimeout(t *testing.T) {
 	for _, rt := range routes[1:] {
 		t.Run(rt.proto.String(), func(t *testing.T) {
 			r := newRig(t, rigOpts{standin: standin.Options{BeforeEvent: stallAt(3)},
-				proxy: func(o *Options) { o.Relay = relay.Options{PingInterval: 5 * time.Millisecond, IdleTimeout: 100 * time.Millisecond} }})
+				proxy: func(o *Options) {
+					o.Relay = relay.Options{PingInterval: 5 * time.Millisecond, IdleTimeout: 100 * time.Millisecond}
+				}})
 			res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
 			raw := readAll(t, res)
 			end, err := readStream(rt.proto, strings.NewReader(raw))
@@ -286,4 +288,3 @@ func TestTranslatedRetryWithoutRefusedField(t *testing.T) {
 		t.Errorf("log line %q", line)
 	}
 }
-
