@@ -39,7 +39,7 @@ func (Protocol) Local(req *translate.Request, _ translate.Env) (translate.Answer
 // come from env.
 func (Protocol) Translate(req *translate.Request, env translate.Env) (translate.Exchange, *translate.Answer) {
 	creq, meta, perr := ParseRequest(req.Body)
-	meta.ResponseID = "resp_" + env.ID(48)
+	meta.ResponseID = "resp_" + env.ID(24)
 	meta.Created = env.Now().Unix()
 	ex := &exchange{req: creq, meta: meta}
 	if perr != nil {

@@ -794,7 +794,9 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *req
 	}
 	var buf bytes.Buffer
 	if r.ContentLength > 0 && r.ContentLength <= limit {
-		buf.Grow(int(r.ContentLength))
+		// Room for the body and the read that finds its end: ReadFrom
+		// grows a full buffer to twice its size before that read.
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
 	}
 	if _, err := buf.ReadFrom(in); err != nil {
 		var tooBig *http.MaxBytesError
