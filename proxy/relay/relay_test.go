@@ -111,3 +111,30 @@ func TestStreamBytesBounded(t *testing.T) {
 		t.Errorf("outcome %+v\n%s", out, rec.Body)
 	}
 }
+
+// TestToolCallBoundIsPerCall: parallel tool calls that a service numbers
+// with the same index (told apart by id) are each held to the tool call
+// limit, not to one limit together; one call past it is cut.
+func TestToolCallBoundIsPerCall(t *testing.T) {
+	call := func(id, args string) string {
+		return "data: " + `{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"` + id + `","type":"function","function":{"name":"Read","arguments":"` + args + `"}}]}}]}` + "\n\n"
+	}
+	big := strings.Repeat("x", 600<<10) // 600 KiB each, under a 1 MiB limit
+	run := func(stream string) (relay.Outcome, string) {
+		o := &relay.Options{Limits: relay.Limits{ToolCall: 1 << 20}, Upstream: func(context.Context, *translate.Call) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(stream))}, nil
+		}}
+		rec := httptest.NewRecorder()
+		out := relay.Serve(rec, httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)), anthropic.Protocol{}, o)
+		return out, rec.Body.String()
+	}
+	end := "data: " + `{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"
+	out, body := run(call("call_1", big) + call("call_2", big) + end)
+	if strings.Contains(out.Note, "too_large") || strings.Count(body, `"type":"tool_use"`) != 2 || !strings.Contains(body, "message_stop") {
+		t.Errorf("two calls under the limit: outcome %+v, %d tool_use blocks", out, strings.Count(body, `"type":"tool_use"`))
+	}
+	out, body = run(call("call_1", big) + call("", big) + end)
+	if !strings.Contains(out.Note, "aborted=too_large limit=tool_call_arguments") || !strings.Contains(body, "event: error") || strings.Contains(body, `"type":"tool_use"`) {
+		t.Errorf("one call past the limit: outcome %+v\n%.300s", out, body)
+	}
+}
