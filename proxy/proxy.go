@@ -35,6 +35,7 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/proxy/relay"
 )
 
 // Options configure the handler. Upstream, Transport, Key and LocalToken are
@@ -53,6 +54,11 @@ type Options struct {
 	// ModelIDs lists the ids an unknown model is compared with for "did you
 	// mean"; nil or an error: the built-in catalogue.
 	ModelIDs func(ctx context.Context) ([]string, error)
+	// Relay tunes the loop of the translated routes (/v1/messages,
+	// /v1/responses): its ping interval, idle time-out, limits and the
+	// retry of a request whose field the service refused. Its Upstream,
+	// Classify, ClassifyTransport and Stopping are gw serve's own.
+	Relay relay.Options
 }
 
 // Handler is gw serve's http.Handler.
@@ -67,6 +73,7 @@ type Handler struct {
 	modelIDs  func(ctx context.Context) ([]string, error)
 	identity  []string // the Accept-Encoding value "identity", shared by every request
 	gzip      []string // and "gzip"
+	relay     relay.Options
 }
 
 // ErrShuttingDown is the cause given to requests cut off because gw serve
@@ -118,6 +125,7 @@ func New(o Options) (*Handler, error) {
 		modelIDs:  o.ModelIDs,
 		identity:  []string{"identity"},
 		gzip:      []string{"gzip"},
+		relay:     o.Relay,
 	}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite:   h.rewrite,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/proxy/relay"
 )
 
 // RunOptions are what gw serve runs with, once its flags and gw's config
@@ -42,6 +43,10 @@ type RunOptions struct {
 	// points agents; a gw serve on another port says so at start. 0: none.
 	ConfiguredPort int
 	Grace          time.Duration
+	// UpstreamIdleTimeout ends a translated stream whose service has sent
+	// nothing for that long with the protocol's error event; 0 is
+	// relay.DefaultIdleTimeout.
+	UpstreamIdleTimeout time.Duration
 	// Procs, when more than 1, runs Go's scheduler on one CPU while at most
 	// one request is in flight and on Procs CPUs while more are; 0 leaves
 	// the scheduler alone.
@@ -125,6 +130,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		LocalToken:  o.LocalToken,
 		AcceptHosts: acceptHosts,
 		Log:         reqLog,
+		Relay:       relay.Options{IdleTimeout: o.UpstreamIdleTimeout},
 	}
 	if o.ListModels != nil {
 		opts.ModelIDs = newModelList(o.ListModels).modelIDs(keys)

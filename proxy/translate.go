@@ -12,15 +12,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/protocol/anthropic"
-	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/responses"
+	"github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/proxy/relay"
 )
 
 // proto is the protocol a request speaks, by its path.
@@ -54,35 +54,49 @@ func protoOf(path string) proto {
 	return protoChat
 }
 
-// writeErrorAs writes one of gw serve's own errors in the shape of the
-// client's protocol and returns the status written: Anthropic's error for
-// the Messages API (final: Claude Code must not retry what no retry
-// fixes), OpenAI's for the Responses API (400 for a refused key, which
-// Codex then does not retry five times), gw's own OpenAI-shaped one
-// elsewhere.
-func writeErrorAs(w http.ResponseWriter, p proto, status int, code, message string) int {
+// protocolOf is the translator of a translated protocol; nil for chat.
+func protocolOf(p proto) translate.Protocol {
 	switch p {
 	case protoMessages:
-		anthropic.WriteError(w, &anthropic.Error{Status: status, Type: anthropic.TypeForStatus(status), Message: message, Final: true})
+		return anthropic.Protocol{}
 	case protoResponses:
-		responses.WriteError(w, status, code, message)
-		return responses.ClientStatus(status)
-	default:
-		writeError(w, status, code, message)
+		return responses.Protocol{}
 	}
-	return status
+	return nil
 }
 
-// translate serves a request of a translated protocol.
+// writeErrorAs writes one of gw serve's own errors in the shape of the
+// client's protocol (its translator's Refusal: for the Messages API final,
+// since Claude Code must not retry what no retry fixes; for the Responses
+// API 400 for a refused key, which Codex then does not retry five times),
+// gw's own OpenAI-shaped one elsewhere; it returns the status written.
+func writeErrorAs(w http.ResponseWriter, p proto, status int, code, message string) int {
+	tp := protocolOf(p)
+	if tp == nil {
+		writeError(w, status, code, message)
+		return status
+	}
+	a := tp.Refusal(status, code, message)
+	hd := w.Header()
+	for k, v := range a.Header {
+		hd[k] = v
+	}
+	w.WriteHeader(a.Status)
+	_, _ = w.Write(a.Body)
+	return a.Status
+}
+
+// translate serves a request of a translated protocol through the loop
+// every translator shares (proxy/relay).
 func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p proto) {
 	e := &c.entry
 	t := &translation{h: h, c: c, ua: r.Header["User-Agent"]}
 	// The translator sees the client's context: it ends when the client
-	// goes away, and the translator then stops, cancelling its upstream
-	// request. gw serve shutting down is not the client going away: it
-	// makes the upstream request fail with gw's reason instead, which the
-	// translator answers in its protocol (an error, or the stream's error
-	// event), so the agent is told why its answer stopped.
+	// goes away, and the loop then stops, cancelling its upstream request.
+	// gw serve shutting down is not the client going away: it makes the
+	// upstream request fail with gw's reason instead, which the translator
+	// answers in its protocol (an error, or the stream's error event), so
+	// the agent is told why its answer stopped.
 	base := r.Context()
 	ctx, cancelClient := context.WithCancelCause(context.WithoutCancel(base))
 	shut, cancelShut := context.WithCancelCause(context.Background())
@@ -101,47 +115,15 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p p
 	t.shut, t.ctx = shut, ctx
 	r = r.WithContext(ctx)
 
-	var usage *chat.Usage
-	switch p {
-	case protoMessages:
-		ah := anthropic.Handler{Upstream: t.upstream, Classify: t.classify, ClassifyTransport: t.classifyTransport}
-		out := ah.Serve(w, r)
-		e.modelID, e.status, e.stream, usage = out.Model, out.Status, out.Stream, out.Usage
-		note := out.Note
-		if shut.Err() != nil { // the upstream failed because gw serve stopped
-			note = strings.Replace(note, "aborted=upstream_stream_broken", "aborted=shutting_down", 1)
-		}
-		e.note = joinNonEmpty(e.note, note)
-	case protoResponses:
-		res := responses.ServeWith(w, r, t.upstream, responses.Options{Classify: t.classify})
-		e.modelID, e.status, usage = res.Model, res.Status, res.Usage
-		e.stream = res.Stream && res.Status == http.StatusOK
-		switch {
-		case res.Status == 0:
-			e.status, e.note = 499, joinNonEmpty(e.note, "aborted=client_gone")
-		case res.Err != nil && res.Status == http.StatusOK:
-			e.note = joinNonEmpty(e.note, streamEndNote(ctx, res.Err))
-		}
-	}
-	if usage != nil {
-		e.usage = Usage{PromptTokens: int64(usage.PromptTokens), CompletionTokens: int64(usage.CompletionTokens)}
+	o := h.relay // a copy: the request's own hooks
+	o.Upstream, o.Classify, o.ClassifyTransport, o.Stopping = t.upstream, t.classify, t.classifyTransport, shut
+	out := relay.Serve(w, r, protocolOf(p), &o)
+	e.modelID, e.status, e.stream = out.Model, out.Status, out.Stream
+	e.note = joinNonEmpty(e.note, out.Note)
+	if out.Usage != nil {
+		e.usage = Usage{PromptTokens: int64(out.Usage.PromptTokens), CompletionTokens: int64(out.Usage.CompletionTokens)}
 		e.hasUsage = true
 	}
-}
-
-// streamEndNote says for the log why a translated stream that had begun
-// ended with an error.
-func streamEndNote(client context.Context, err error) string {
-	var ae *api.Error
-	switch {
-	case client.Err() != nil:
-		return "aborted=client_gone"
-	case errors.Is(err, ErrShuttingDown):
-		return "aborted=shutting_down"
-	case errors.As(err, &ae) && ae.Condition != api.ServiceUnreachable:
-		return "aborted=upstream_error"
-	}
-	return "aborted=upstream_stream_broken"
 }
 
 func joinNonEmpty(a, b string) string {
@@ -179,14 +161,14 @@ const stoppedMidAnswer = "gw serve stopped before the service's answer was compl
 // upstream sends the translated chat request to the service: POST
 // <upstream>/chat/completions with the real key, over gw serve's
 // transport, uncompressed (an SSE stream must not wait in a gzip buffer).
-func (t *translation) upstream(ctx context.Context, req *chat.Request) (*http.Response, error) {
+func (t *translation) upstream(ctx context.Context, call *translate.Call) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	unhook := context.AfterFunc(t.shut, func() { cancel(ErrShuttingDown) })
 	release := func() {
 		unhook()
 		cancel(nil)
 	}
-	hr, err := responses.NewChatRequest(ctx, t.h.chatURL, req)
+	hr, err := relay.NewChatRequest(ctx, t.h.chatURL, call)
 	if err != nil {
 		release()
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/proxy"
+	"github.com/modelgateway/gw/proxy/relay"
 )
 
 // ServeOptions holds the flags and dependencies of `gw serve`.
@@ -30,6 +31,7 @@ type ServeOptions struct {
 	BaseURL       string
 	Grace         time.Duration
 	HeaderTimeout time.Duration
+	IdleTimeout   time.Duration
 	KeyRefresh    time.Duration
 	Procs         int // see proxy.RunOptions.Procs; set by gw serve's run, not in tests
 
@@ -65,8 +67,8 @@ while several do; set GOMAXPROCS to choose yourself.`,
 			if opts.PortSet && (opts.Port < 0 || opts.Port > 65535) {
 				return cmdutil.FlagErrorf("--port %d: a port is 0–65535 (0 chooses a free one)", opts.Port)
 			}
-			if opts.Grace < 0 || opts.HeaderTimeout < 0 {
-				return cmdutil.FlagErrorf("--grace and --upstream-header-timeout cannot be negative")
+			if opts.Grace < 0 || opts.HeaderTimeout < 0 || opts.IdleTimeout < 0 {
+				return cmdutil.FlagErrorf("--grace, --upstream-header-timeout and --upstream-idle-timeout cannot be negative")
 			}
 			if opts.Listen != "" {
 				host, port, err := splitListen(opts.Listen)
@@ -95,6 +97,8 @@ while several do; set GOMAXPROCS to choose yourself.`,
 	cmd.Flags().DurationVar(&opts.Grace, "grace", proxy.DefaultGrace, "how long running requests may finish after ctrl-c or SIGTERM")
 	cmd.Flags().DurationVar(&opts.HeaderTimeout, "upstream-header-timeout", api.DefaultResponseHeaderTimeout,
 		"how long to wait for the service to start answering (slow reasoning models need minutes)")
+	cmd.Flags().DurationVar(&opts.IdleTimeout, "upstream-idle-timeout", relay.DefaultIdleTimeout,
+		"how long a translated stream (/v1/messages, /v1/responses) may wait for the service's next event before it ends with an error")
 	return cmd
 }
 
@@ -169,11 +173,12 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			}
 			return ids, err
 		},
-		Host:           opts.Listen,
-		Port:           port,
-		ConfiguredPort: cfg.ServePort(),
-		Grace:          opts.Grace,
-		Procs:          opts.Procs,
-		Signals:        opts.Signals,
+		Host:                opts.Listen,
+		Port:                port,
+		ConfiguredPort:      cfg.ServePort(),
+		Grace:               opts.Grace,
+		UpstreamIdleTimeout: opts.IdleTimeout,
+		Procs:               opts.Procs,
+		Signals:             opts.Signals,
 	})
 }

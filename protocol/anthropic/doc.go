@@ -4,9 +4,9 @@
 // ParseRequest translates a Messages request into one chat request (and the
 // Meta its answer needs); FromResponse and StreamWriter translate the answer
 // back, whole or as server-sent events; errors come in Anthropic's shape
-// with the spec's message first (FromAPIError). Handler puts them together
-// for one HTTP request: the proxy routes /v1/messages and
-// /v1/messages/count_tokens to it and supplies the call to the service.
+// with the spec's message first (FromAPIError). Protocol puts them together
+// as a translator (protocol/translate): gw serve routes /v1/messages and
+// /v1/messages/count_tokens to its one loop (proxy/relay), which drives it.
 //
 // Reasoning comes back on the next turn as it came: thinking and
 // redacted_thinking blocks carry the service's signatures sealed with their

@@ -7,14 +7,42 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/modelgateway/gw/protocol/chat"
+	tr "github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/standin"
 )
 
-// The test harness stands in for gw serve's proxy until it routes the
-// Messages API itself: a Handler whose Upstream posts the chat request to
-// the stand-in of the service with the real key, as the proxy will.
+// The test harness stands in for gw serve's proxy: a Handler runs the
+// Messages translator in gw serve's loop (proxy/relay), and its Upstream
+// posts the chat request to the stand-in of the service with the real key,
+// as the proxy does.
+
+// Upstream sends a chat request to the service.
+type Upstream func(ctx context.Context, req *chat.Request) (*http.Response, error)
+
+// Handler serves the Messages API through gw serve's loop.
+type Handler struct {
+	Upstream     Upstream
+	PingInterval time.Duration
+	MaxBody      int64
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.Serve(w, r) }
+
+// Serve answers one request.
+func (h *Handler) Serve(w http.ResponseWriter, r *http.Request) relay.Outcome {
+	o := &relay.Options{PingInterval: h.PingInterval, Limits: relay.Limits{Request: h.MaxBody}}
+	if h.Upstream != nil {
+		o.Upstream = func(ctx context.Context, c *tr.Call) (*http.Response, error) { return h.Upstream(ctx, c.Chat) }
+	}
+	return relay.Serve(w, r, Protocol{}, o)
+}
+
+// Outcome is what the loop returns for the log.
+type Outcome = relay.Outcome
 
 // startService serves the stand-in with its demo accounts.
 func startService(t *testing.T, o standin.Options) *standin.Running {

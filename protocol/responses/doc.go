@@ -5,9 +5,9 @@
 // ParseRequest turns the request into a chat request and a Meta; FromResponse
 // and StreamWriter turn the chat answer, whole or streamed, into the
 // response object or the Responses API's events; FromAPIError and ErrorBody
-// give failures OpenAI's error shape with the spec's message first. Serve
-// does all of it for one HTTP request, given an Upstream that sends the chat
-// request to the service (gw serve supplies the key and transport).
+// give failures OpenAI's error shape with the spec's message first. Protocol
+// puts them together as a translator (protocol/translate), which gw serve's
+// one loop (proxy/relay) drives for POST /v1/responses.
 //
 // Reasoning comes back on the next turn as it came: a reasoning item carries
 // the service's signed reasoning sealed in encrypted_content (when include

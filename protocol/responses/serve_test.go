@@ -18,10 +18,31 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
+	"github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/standin"
 )
 
 const testKey = "sk-responses-test-key"
+
+// Result is what gw serve's loop returns for the log.
+type Result = relay.Outcome
+
+// Upstream sends a chat request to the service.
+type Upstream func(ctx context.Context, req *chat.Request) (*http.Response, error)
+
+// Serve answers one request of the Responses API through gw serve's loop
+// (proxy/relay), as gw serve does.
+func Serve(w http.ResponseWriter, r *http.Request, up Upstream) Result {
+	return serve(w, r, up, 0)
+}
+
+// serve is Serve with keep-alives every keepAlive (0: the loop's default).
+func serve(w http.ResponseWriter, r *http.Request, up Upstream, keepAlive time.Duration) Result {
+	o := &relay.Options{PingInterval: keepAlive,
+		Upstream: func(ctx context.Context, c *translate.Call) (*http.Response, error) { return up(ctx, c.Chat) }}
+	return relay.Serve(w, r, Protocol{}, o)
+}
 
 // harness is a tiny gw serve for the Responses route only: Serve in front of
 // the stand-in of the service, with the key added upstream.
@@ -34,7 +55,7 @@ type harness struct {
 // upstreamTo sends chat requests to base with key.
 func upstreamTo(base, key string, hc *http.Client) Upstream {
 	return func(ctx context.Context, req *chat.Request) (*http.Response, error) {
-		hr, err := NewChatRequest(ctx, base+"/chat/completions", req)
+		hr, err := relay.NewChatRequest(ctx, base+"/chat/completions", &translate.Call{Chat: req})
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +130,7 @@ func TestServe_StreamThroughStandin(t *testing.T) {
 		t.Errorf("usage %v", u)
 	}
 	r := <-h.results
-	if r.Status != 200 || r.Err != nil || r.Model != model || !r.Stream || r.Usage == nil || r.Usage.CompletionTokens == 0 {
+	if r.Status != 200 || strings.Contains(r.Note, "aborted=") || r.Model != model || !r.Stream || r.Usage == nil || r.Usage.CompletionTokens == 0 {
 		t.Errorf("result %+v", r)
 	}
 	seen := h.svc.Seen()
@@ -261,8 +282,8 @@ func TestServe_UpstreamFailures(t *testing.T) {
 	if res.StatusCode != 200 || tr.terminal != "response.failed" {
 		t.Fatalf("reset: %d %s", res.StatusCode, b)
 	}
-	if r := <-h.results; r.Err == nil {
-		t.Errorf("the result of a cut stream has no error: %+v", r)
+	if r := <-h.results; r.Note != "aborted=upstream_stream_broken" {
+		t.Errorf("the result of a cut stream does not say it broke: %+v", r)
 	}
 }
 
@@ -359,7 +380,7 @@ func TestServe_Gzip(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(string(b), standin.Greeting("vendor-a/model-a-sonnet-4.5")) {
 		t.Errorf("%d %s", res.StatusCode, b)
 	}
-	res, b = send(bytes.Repeat([]byte(" "), MaxRequestBody+10))
+	res, b = send(bytes.Repeat([]byte(" "), int(relay.DefaultLimits.Request)+10))
 	if res.StatusCode != 413 {
 		t.Errorf("a body expanding past the limit: %d %s", res.StatusCode, b)
 	}

@@ -1,0 +1,164 @@
+package anthropic
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/protocol/chat"
+	tr "github.com/modelgateway/gw/protocol/translate"
+)
+
+// Protocol is the Messages API (POST …/messages and
+// …/messages/count_tokens) as a translator onto the service's chat
+// completions; gw serve's loop (proxy/relay) drives it.
+type Protocol struct{}
+
+var _ tr.Protocol = Protocol{}
+
+// Name is the protocol's name in the request log.
+func (Protocol) Name() string { return "messages" }
+
+// Local answers count_tokens, which the service has no endpoint for, and
+// refuses a wrong path or method.
+func (Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
+	path := strings.TrimSuffix(req.Path, "/")
+	count := strings.HasSuffix(path, "/messages/count_tokens")
+	if !count && !strings.HasSuffix(path, "/messages") {
+		return errorAnswer(&Error{Status: http.StatusNotFound, Type: TypeNotFound, Final: true,
+			Message: "gw serve speaks the Messages API at /v1/messages and /v1/messages/count_tokens only, not " + req.Path}), true
+	}
+	if req.Method != http.MethodPost {
+		a := errorAnswer(&Error{Status: http.StatusMethodNotAllowed, Type: TypeInvalidRequest, Final: true,
+			Message: req.Method + " " + req.Path + " is not allowed; send POST"})
+		a.Header.Set("Allow", http.MethodPost)
+		return a, true
+	}
+	if !count {
+		return tr.Answer{}, false
+	}
+	creq, meta, perr := ParseRequest(req.Body)
+	if perr != nil {
+		perr.Final = true
+		a := errorAnswer(perr)
+		a.Model = meta.Model
+		return a, true
+	}
+	a := countTokens(creq)
+	a.Model = meta.Model
+	return a, true
+}
+
+// Translate reads a Messages request.
+func (Protocol) Translate(req *tr.Request, _ tr.Env) (tr.Exchange, *tr.Answer) {
+	creq, meta, perr := ParseRequest(req.Body)
+	ex := &exchange{req: creq, meta: meta}
+	if perr != nil {
+		perr.Final = true
+		a := errorAnswer(perr)
+		return ex, &a
+	}
+	return ex, nil
+}
+
+// Refusal is one of gw serve's own errors: final, since no retry fixes it.
+func (Protocol) Refusal(status int, _, message string) tr.Answer {
+	return errorAnswer(&Error{Status: status, Type: TypeForStatus(status), Message: message, Final: true})
+}
+
+// errorAnswer is e as the answer WriteError writes.
+func errorAnswer(e *Error) tr.Answer {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if e.Final {
+		h.Set("X-Should-Retry", "false")
+	}
+	return tr.Answer{Status: e.Status, Header: h, Body: e.Body()}
+}
+
+// exchange is one Messages request.
+type exchange struct {
+	req  *chat.Request
+	meta Meta
+}
+
+func (x *exchange) Info() tr.Info {
+	i := tr.Info{Model: x.meta.Model, Stream: x.meta.Stream}
+	if len(x.meta.Dropped) > 0 {
+		i.Notes = []string{"dropped=" + strings.Join(x.meta.Dropped, ",")}
+	}
+	return i
+}
+
+func (x *exchange) Call() *tr.Call { return &tr.Call{Chat: x.req} }
+
+func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
+	data, err := FromResponse(x.meta, r)
+	if err != nil {
+		return tr.Answer{}, err
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	return tr.Answer{Status: http.StatusOK, Header: h, Body: data}, nil
+}
+
+// Error is a failure of the service, with the fix for Claude Code's own
+// model ids.
+func (x *exchange) Error(e *api.Error) tr.Answer {
+	return errorAnswer(FromAPIError(ForClaudeCode(e, x.meta.Model)))
+}
+
+func (x *exchange) Stream(w io.Writer) tr.Stream {
+	return &stream{sw: NewStreamWriter(w, x.meta), model: x.meta.Model}
+}
+
+func (x *exchange) Finished(*chat.Usage, []byte) {}
+
+// stream is a StreamWriter as a tr.Stream.
+type stream struct {
+	sw    *StreamWriter
+	model string
+}
+
+func (s *stream) Chunk(c *chat.Chunk) error { return ended(s.sw.Chunk(c)) }
+func (s *stream) Ping() error               { return ended(s.sw.Ping()) }
+func (s *stream) Usage() *chat.Usage        { return s.sw.Usage() }
+
+func (s *stream) End(err error) error {
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		err = ForClaudeCode(ae, s.model)
+	}
+	return ended(s.sw.End(err))
+}
+
+func ended(err error) error {
+	if errors.Is(err, ErrEnded) {
+		return tr.ErrEnded
+	}
+	return err
+}
+
+// countTokens answers count_tokens without asking the service, which has no
+// such endpoint: an estimate of one token per 4 bytes of the chat request
+// the Messages request translates to (what the service would be sent). It
+// is an estimate, not the model's tokenizer.
+func countTokens(req *chat.Request) tr.Answer {
+	req.Stream, req.StreamOptions = false, nil
+	b, _ := json.Marshal(req)
+	n := (len(b) + 3) / 4
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "{\"input_tokens\":%d}\n", n)
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	return tr.Answer{Status: http.StatusOK, Header: h, Body: buf.Bytes()}
+}

@@ -1,0 +1,155 @@
+// Package translate is the one shape of every client protocol gw serve
+// translates onto the service's chat completions (the Messages API in
+// protocol/anthropic, the Responses API in protocol/responses; another
+// protocol is one more implementation of Protocol). A translator is pure:
+// it reads and writes bytes and Go values and does no I/O of its own, reads
+// no clock and makes no random ids (Env gives them). The loop that drives
+// it — reading the client's request, calling the service, pings, flushes,
+// limits, the client hanging up — is gw serve's (package proxy/relay), the
+// same for every protocol.
+package translate
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	json "github.com/go-json-experiment/json/v1"
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/protocol/chat"
+)
+
+// Request is a client's request as the loop read it.
+type Request struct {
+	Method string
+	Path   string      // the URL's path as the client sent it: /v1/messages/count_tokens
+	Query  string      // the raw query, without "?"
+	Header http.Header // the client's headers; read only
+	Body   []byte      // decoded (gzip) and bounded by the loop; read only
+}
+
+// Env is what a translator must not make itself: the time, and fresh ids.
+type Env struct {
+	Now func() time.Time
+	// ID is a fresh random id of n hex digits.
+	ID func(n int) string
+}
+
+// Answer is a whole HTTP answer: a local one, an error, or a whole (not
+// streamed) translated answer.
+type Answer struct {
+	Status int
+	Header http.Header // all of them: Content-Type too
+	Body   []byte
+	// Model is the model the request named, for the request log of an
+	// answer Local gave; "" when none.
+	Model string
+}
+
+// Protocol is one client API translated onto chat completions. One value
+// serves every request of its routes, concurrently.
+type Protocol interface {
+	// Name is the protocol's name in the request log: "messages".
+	Name() string
+	// Local answers a request the service is not asked for: one the
+	// protocol answers itself (Messages count_tokens, a stored response),
+	// or refuses before translating (a wrong method or path). handled false:
+	// the request goes on to Translate.
+	Local(req *Request, env Env) (answer Answer, handled bool)
+	// Translate reads the client's request. A request it refuses comes
+	// back as refused, with the Exchange when the request named its model
+	// (for the log) and nil otherwise.
+	Translate(req *Request, env Env) (ex Exchange, refused *Answer)
+	// Refusal is one of gw serve's own errors in the protocol's shape
+	// (a refused local token, no key stored, a request body too large):
+	// code is gw's code for it ("request_too_large"), message the words.
+	Refusal(status int, code, message string) Answer
+}
+
+// Exchange is one request being translated: what is sent to the service,
+// and how each answer of the service is said to the client.
+type Exchange interface {
+	// Info is what the request log says of the request.
+	Info() Info
+	// Call is the chat request for the service. The loop may send a
+	// modified copy once more (a service that refused a field).
+	Call() *Call
+	// Whole is the client's answer to the service's whole chat completion
+	// (a request that did not ask for a stream); an error: the completion
+	// cannot be translated (it has no choice).
+	Whole(r *chat.Response) (Answer, error)
+	// Stream begins the streamed answer, written to w (the loop's; it
+	// flushes).
+	Stream(w io.Writer) Stream
+	// Error is a failure of the service (or of reaching it) before the
+	// answer began, as the client's error answer. The loop adds the
+	// service's Retry-After and retry-after-ms headers.
+	Error(e *api.Error) Answer
+	// Finished is called once the client has the whole answer (not after a
+	// failure): usage is the service's count, whole the answer's body when
+	// it was not streamed. A protocol that keeps answers (the Responses
+	// API's store) keeps it here.
+	Finished(usage *chat.Usage, whole []byte)
+}
+
+// Info is what the request log says of a translated request.
+type Info struct {
+	Model  string // as the client sent it
+	Stream bool   // the client asked for a stream
+	// Notes are log-ready words of what else happened: "dropped=top_k".
+	Notes []string
+}
+
+// Call is the chat-completions request sent to the service.
+type Call struct {
+	Chat *chat.Request
+	// Extra are top-level fields sent as they are besides Chat's own (a
+	// field the client sent that chat.Request has no place for); a field
+	// Chat sets wins.
+	Extra map[string]json.RawMessage
+}
+
+// Stream writes one streamed answer. It is not safe for concurrent use: the
+// loop serialises its pings with the chunks.
+type Stream interface {
+	// Chunk translates one chunk of the service's stream. An error means
+	// the loop stops: writing failed (the client is gone), or ErrEnded.
+	Chunk(c *chat.Chunk) error
+	// End ends the answer with its one terminal event: err nil, the
+	// service's stream ended normally ([DONE]); otherwise the stream broke
+	// off or failed (an *api.Error, io.ErrUnexpectedEOF, a transport
+	// error), and the client is told so in the protocol's error event.
+	// Calls after the first do nothing.
+	End(err error) error
+	// Ping writes traffic that keeps an idle stream open; clients ignore it.
+	Ping() error
+	// Usage is the usage the service reported so far, nil when none.
+	Usage() *chat.Usage
+}
+
+// ErrEnded is returned by a Stream used after its answer ended.
+var ErrEnded = errors.New("the answer has ended")
+
+// OneChunk is a whole chat completion as one chunk of a stream: what a
+// stream is given when the service answered a streamed request whole.
+// nil when r has no choice.
+func OneChunk(r *chat.Response) *chat.Chunk {
+	if len(r.Choices) == 0 {
+		return nil
+	}
+	c := r.Choices[0]
+	m := c.Message
+	d := chat.Delta{Content: m.Content, Refusal: m.Refusal}
+	if s := m.ReasoningText(); s != "" {
+		d.ReasoningContent = &s
+	}
+	for i, tc := range m.ToolCalls {
+		td := chat.ToolCallDelta{Index: i, ID: tc.ID, Type: "function"}
+		td.Function.Name, td.Function.Arguments = tc.Function.Name, tc.Function.Arguments
+		d.ToolCalls = append(d.ToolCalls, td)
+	}
+	finish := c.FinishReason
+	return &chat.Chunk{ID: r.ID, Usage: r.Usage,
+		Choices: []chat.ChunkChoice{{Delta: d, FinishReason: &finish, StopReason: c.StopReason}}}
+}
