@@ -35,6 +35,8 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/protocol/chat"
+	"github.com/modelgateway/gw/protocol/responses"
 	"github.com/modelgateway/gw/proxy/relay"
 )
 
@@ -74,6 +76,8 @@ type Handler struct {
 	identity  []string // the Accept-Encoding value "identity", shared by every request
 	gzip      []string // and "gzip"
 	relay     relay.Options
+	store     *responses.Store // the Responses API's kept answers
+	refusals  chat.Refusals    // optional fields the service refused, by model
 }
 
 // ErrShuttingDown is the cause given to requests cut off because gw serve
@@ -126,6 +130,7 @@ func New(o Options) (*Handler, error) {
 		identity:  []string{"identity"},
 		gzip:      []string{"gzip"},
 		relay:     o.Relay,
+		store:     responses.NewStore(0, 0),
 	}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite:   h.rewrite,

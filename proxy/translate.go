@@ -12,12 +12,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/protocol/anthropic"
+	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/responses"
 	"github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/proxy/relay"
@@ -42,13 +44,17 @@ func (p proto) String() string {
 	return "chat"
 }
 
-// protoOf is the protocol of a request path. Only the exact paths are
-// translated; everything else under /v1 goes to the service as it is.
+// protoOf is the protocol of a request path. Only the exact paths (and a
+// kept response's, /v1/responses/{id}…) are translated; everything else
+// under /v1 goes to the service as it is.
 func protoOf(path string) proto {
 	switch path {
 	case "/v1/messages", "/v1/messages/count_tokens":
 		return protoMessages
 	case "/v1/responses":
+		return protoResponses
+	}
+	if strings.HasPrefix(path, "/v1/responses/") {
 		return protoResponses
 	}
 	return protoChat
@@ -117,7 +123,12 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p p
 
 	o := h.relay // a copy: the request's own hooks
 	o.Upstream, o.Classify, o.ClassifyTransport, o.Stopping = t.upstream, t.classify, t.classifyTransport, shut
-	out := relay.Serve(w, r, protocolOf(p), &o)
+	o.Retry = t.retry
+	tp := protocolOf(p)
+	if p == protoResponses {
+		tp = responses.Protocol{Store: h.store}
+	}
+	out := relay.Serve(w, r, tp, &o)
 	e.modelID, e.status, e.stream = out.Model, out.Status, out.Stream
 	e.note = joinNonEmpty(e.note, out.Note)
 	if out.Usage != nil {
@@ -139,8 +150,9 @@ func joinNonEmpty(a, b string) string {
 // translation is what a translator is given for one request: the call to
 // the service with the key, and the readers of the service's errors.
 type translation struct {
-	h    *Handler
-	c    *call
+	h       *Handler
+	c       *call
+	retried string // the optional field the request is being sent again without (retry)
 	ua   []string        // the client's User-Agent, passed on as the chat pass-through does
 	ctx  context.Context // the client's request: ends when it goes away
 	shut context.Context // done when gw serve stops before the request is finished
@@ -162,6 +174,9 @@ const stoppedMidAnswer = "gw serve stopped before the service's answer was compl
 // <upstream>/chat/completions with the real key, over gw serve's
 // transport, uncompressed (an SSE stream must not wait in a gzip buffer).
 func (t *translation) upstream(ctx context.Context, call *translate.Call) (*http.Response, error) {
+	if send, left := t.h.refusals.Apply(call.Chat); len(left) > 0 {
+		call = &translate.Call{Chat: send, Extra: call.Extra}
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	unhook := context.AfterFunc(t.shut, func() { cancel(ErrShuttingDown) })
 	release := func() {
@@ -187,8 +202,26 @@ func (t *translation) upstream(ctx context.Context, call *translate.Call) (*http
 		}
 		return nil, err
 	}
+	if t.retried != "" && res.StatusCode >= 200 && res.StatusCode <= 299 &&
+		t.h.refusals.Remember(call.Chat.Model, t.retried) {
+		t.c.note = joinNonEmpty(t.c.note, "refused_from_now_on="+t.retried)
+	}
 	res.Body = &upstreamBody{ReadCloser: res.Body, ctx: ctx, release: release}
 	return res, nil
+}
+
+// retry is asked once about the service's error answer: a 400 that refuses
+// one of the optional fields gw adds (cache_control, prompt_cache_key,
+// user: chat.RefusedField) is sent again without it, and once that succeeds
+// gw serve leaves the field out for that model until it stops — a service
+// that does not cache never fails an agent's request for it.
+func (t *translation) retry(call *translate.Call, status int, header http.Header, body []byte) (*translate.Call, string) {
+	f := chat.RefusedField(status, t.c.scrub.errorBody(header.Clone(), body), call.Chat)
+	if f == "" {
+		return nil, ""
+	}
+	t.retried = f
+	return &translate.Call{Chat: chat.Without(call.Chat, f), Extra: call.Extra}, "retried_without=" + f
 }
 
 // upstreamBody is the service's answer as a translator reads it: a read

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/standin"
 )
@@ -239,9 +238,10 @@ func TestTranslatedGzipRequests(t *testing.T) {
 	}
 }
 
-// TestTranslatedRetryWithoutRefusedField: the loop's retry hook, given an
-// error answer of the service, sends the modified request once, and the
-// client gets the second answer; the log says what was retried.
+// TestTranslatedRetryWithoutRefusedField: a service that refuses an
+// optional field gw adds (here user, with OpenAI's words) is sent the
+// request once more without it, the client gets the second answer, the log
+// says what was retried, and gw serve leaves the field out from then on.
 func TestTranslatedRetryWithoutRefusedField(t *testing.T) {
 	var mu sync.Mutex
 	var bodies []string
@@ -264,16 +264,6 @@ func TestTranslatedRetryWithoutRefusedField(t *testing.T) {
 				h.ServeHTTP(w, req)
 			})
 		},
-		proxy: func(o *Options) {
-			o.Relay.Retry = func(call *translate.Call, status int, _ http.Header, body []byte) (*translate.Call, string) {
-				if status != 400 || !bytes.Contains(body, []byte("argument supplied: user")) || call.Chat.User == "" {
-					return nil, ""
-				}
-				c := *call.Chat
-				c.User = ""
-				return &translate.Call{Chat: &c, Extra: call.Extra}, "retried=without_user"
-			}
-		},
 	})
 	res := r.do(waitCtx(t), "POST", "/v1/responses", `{"model":"`+sonnet+`","input":"hi","user":"someone"}`, nil)
 	if body := readAll(t, res); res.StatusCode != 200 || !strings.Contains(body, standin.Greeting(sonnet)) {
@@ -284,7 +274,17 @@ func TestTranslatedRetryWithoutRefusedField(t *testing.T) {
 	if len(bodies) != 2 || !strings.Contains(bodies[0], `"user":"someone"`) || strings.Contains(bodies[1], `"user":`) {
 		t.Errorf("the service got %q", bodies)
 	}
-	if line := logLine(t, r, "/v1/responses"); !strings.Contains(line, "retried=without_user") {
+	if line := logLine(t, r, "/v1/responses"); !strings.Contains(line, "retried_without=user") || !strings.Contains(line, "refused_from_now_on=user") {
 		t.Errorf("log line %q", line)
+	}
+	mu.Unlock()
+	// Remembered: the next request leaves the field out at once, one call.
+	res = r.do(waitCtx(t), "POST", "/v1/responses", `{"model":"`+sonnet+`","input":"again","user":"someone"}`, nil)
+	if body := readAll(t, res); res.StatusCode != 200 {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+	mu.Lock()
+	if len(bodies) != 3 || strings.Contains(bodies[2], `"user":`) {
+		t.Errorf("after the refusal the service got %q", bodies[2:])
 	}
 }

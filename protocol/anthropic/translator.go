@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 	tr "github.com/modelgateway/gw/protocol/translate"
@@ -42,14 +41,14 @@ func (Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
 	if !count {
 		return tr.Answer{}, false
 	}
-	creq, meta, perr := ParseRequest(req.Body)
+	_, meta, perr := ParseRequest(req.Body)
 	if perr != nil {
 		perr.Final = true
 		a := errorAnswer(perr)
 		a.Model = meta.Model
 		return a, true
 	}
-	a := countTokens(creq)
+	a := countTokens(meta)
 	a.Model = meta.Model
 	return a, true
 }
@@ -113,7 +112,20 @@ func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
 // Error is a failure of the service, with the fix for Claude Code's own
 // model ids.
 func (x *exchange) Error(e *api.Error) tr.Answer {
-	return errorAnswer(FromAPIError(ForClaudeCode(e, x.meta.Model)))
+	return errorAnswer(FromAPIError(ForClaudeCode(withPromptSize(e, x.meta.InputTokens), x.meta.Model)))
+}
+
+// withPromptSize gives a context overflow whose words did not say the
+// prompt's size the request's own estimate, when that is over the limit:
+// Claude Code reads both numbers to decide how much to compact. e is not
+// modified.
+func withPromptSize(e *api.Error, estimate int) *api.Error {
+	if e == nil || e.Kind != api.KindContextOverflow || e.Tokens != 0 || e.Limit == 0 || estimate <= e.Limit {
+		return e
+	}
+	x := *e
+	x.Tokens = estimate
+	return &x
 }
 
 func (x *exchange) Stream(w io.Writer) tr.Stream {
@@ -135,7 +147,7 @@ func (s *stream) Usage() *chat.Usage        { return s.sw.Usage() }
 func (s *stream) End(err error) error {
 	var ae *api.Error
 	if errors.As(err, &ae) {
-		err = ForClaudeCode(ae, s.model)
+		err = ForClaudeCode(withPromptSize(ae, s.sw.meta.InputTokens), s.model)
 	}
 	return ended(s.sw.End(err))
 }
@@ -148,15 +160,12 @@ func ended(err error) error {
 }
 
 // countTokens answers count_tokens without asking the service, which has no
-// such endpoint: an estimate of one token per 4 bytes of the chat request
-// the Messages request translates to (what the service would be sent). It
-// is an estimate, not the model's tokenizer.
-func countTokens(req *chat.Request) tr.Answer {
-	req.Stream, req.StreamOptions = false, nil
-	b, _ := json.Marshal(req)
-	n := (len(b) + 3) / 4
+// such endpoint: the estimate message_start carries too (chat.EstimateTokens
+// of the chat request the Messages request translates to: what the service
+// would be sent). It is an estimate, not the model's tokenizer.
+func countTokens(meta Meta) tr.Answer {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "{\"input_tokens\":%d}\n", n)
+	fmt.Fprintf(&buf, "{\"input_tokens\":%d}\n", meta.InputTokens)
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")

@@ -328,7 +328,8 @@ func TestServe_BadRequests(t *testing.T) {
 		t.Errorf("%d %s", res.StatusCode, b)
 	}
 	res, b = h.post(t, `{"model":"m","previous_response_id":"resp_1","input":"more"}`)
-	if msg, code := errorOf(t, b); res.StatusCode != 400 || code != "unsupported_parameter" || !strings.HasPrefix(msg, "previous_response_id: ") {
+	// Without a Store nothing is kept: the id is not found, and the words say so.
+	if msg, code := errorOf(t, b); res.StatusCode != 400 || code != "previous_response_not_found" || !strings.HasPrefix(msg, "previous_response_id: ") || !strings.Contains(msg, "keeps no responses") {
 		t.Errorf("%d %s", res.StatusCode, b)
 	}
 	g, err := http.Get(h.srv.URL + "/v1/responses")

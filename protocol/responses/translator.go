@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -17,16 +18,29 @@ import (
 // Errors reach the client in the Responses API's shape: bad input as a 400
 // naming the field, the service's failures with the spec's message first
 // (see FromAPIError), a failure after the stream began as response.failed.
-type Protocol struct{}
+//
+// With a Store, answers are kept as the API keeps them (store: true, the
+// default): GET and DELETE /v1/responses/{id} (and its input_items) are
+// answered from it, and previous_response_id and item_reference are resolved
+// against it; without one (nil), nothing is kept and both are refused.
+type Protocol struct {
+	Store *Store
+}
 
 var _ translate.Protocol = Protocol{}
 
 // Name is the protocol's name in the request log.
 func (Protocol) Name() string { return "responses" }
 
-// Local refuses every method but POST. (A stored response, GET
-// /v1/responses/{id}, is answered here once responses are kept.)
-func (Protocol) Local(req *translate.Request, _ translate.Env) (translate.Answer, bool) {
+// Local answers a kept response (GET or DELETE /v1/responses/{id}, its
+// input_items) and refuses every method but POST on /v1/responses.
+func (p Protocol) Local(req *translate.Request, _ translate.Env) (translate.Answer, bool) {
+	if status, body, ok := p.Store.Answer(req.Method, &url.URL{Path: req.Path, RawQuery: req.Query}); ok {
+		return jsonAnswer(status, body), true
+	}
+	if strings.HasPrefix(req.Path, "/v1/responses/") && req.Path != "/v1/responses/" {
+		return jsonAnswer(http.StatusNotFound, errorJSON("gw serve speaks the Responses API at /v1/responses and /v1/responses/{id} only, not "+req.Path, "invalid_request_error", "", "not_found")), true
+	}
 	if req.Method != http.MethodPost {
 		a := jsonAnswer(http.StatusMethodNotAllowed, errorJSON("/v1/responses takes POST, not "+req.Method, "invalid_request_error", "", "method_not_allowed"))
 		a.Header.Set("Allow", http.MethodPost)
@@ -37,11 +51,11 @@ func (Protocol) Local(req *translate.Request, _ translate.Env) (translate.Answer
 
 // Translate reads a Responses request. The response's id and creation time
 // come from env.
-func (Protocol) Translate(req *translate.Request, env translate.Env) (translate.Exchange, *translate.Answer) {
-	creq, meta, perr := ParseRequest(req.Body)
+func (p Protocol) Translate(req *translate.Request, env translate.Env) (translate.Exchange, *translate.Answer) {
+	creq, meta, turn, perr := p.Store.Parse(req.Body)
 	meta.ResponseID = "resp_" + env.ID(24)
 	meta.Created = env.Now().Unix()
-	ex := &exchange{req: creq, meta: meta}
+	ex := &exchange{req: creq, meta: meta, store: p.Store, turn: turn}
 	if perr != nil {
 		a := jsonAnswer(perr.Status, perr.Body())
 		return ex, &a
@@ -66,14 +80,17 @@ func jsonAnswer(status int, body []byte) translate.Answer {
 
 // exchange is one Responses request.
 type exchange struct {
-	req  *chat.Request
-	meta Meta
+	req   *chat.Request
+	meta  Meta
+	store *Store
+	turn  Turn
+	sw    *StreamWriter // the streamed answer, once begun
 }
 
 func (x *exchange) Info() translate.Info {
 	i := translate.Info{Model: x.meta.Model, Stream: x.meta.Stream}
-	if len(x.meta.DroppedTools) > 0 {
-		i.Notes = []string{"dropped=" + strings.Join(x.meta.DroppedTools, ",")}
+	if dropped := append(append([]string(nil), x.meta.DroppedTools...), x.meta.Dropped...); len(dropped) > 0 {
+		i.Notes = []string{"dropped=" + strings.Join(dropped, ",")}
 	}
 	return i
 }
@@ -94,10 +111,18 @@ func (x *exchange) Error(e *api.Error) translate.Answer {
 }
 
 func (x *exchange) Stream(w io.Writer) translate.Stream {
-	return &stream{sw: NewStreamWriter(w, x.meta)}
+	x.sw = NewStreamWriter(w, x.meta)
+	return &stream{sw: x.sw}
 }
 
-func (x *exchange) Finished(*chat.Usage, []byte) {}
+// Finished keeps the answer in the Store: the response object the client
+// got, whole or as the stream's last event.
+func (x *exchange) Finished(_ *chat.Usage, whole []byte) {
+	if whole == nil && x.sw != nil {
+		whole = x.sw.Response()
+	}
+	x.store.Record(x.turn, whole)
+}
 
 // stream is a StreamWriter as a translate.Stream.
 type stream struct{ sw *StreamWriter }

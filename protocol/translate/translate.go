@@ -132,24 +132,12 @@ type Stream interface {
 var ErrEnded = errors.New("the answer has ended")
 
 // OneChunk is a whole chat completion as one chunk of a stream: what a
-// stream is given when the service answered a streamed request whole.
+// stream is given when the service answered a streamed request whole (its
+// reasoning in every dialect and its tool calls' thought signatures kept).
 // nil when r has no choice.
 func OneChunk(r *chat.Response) *chat.Chunk {
 	if len(r.Choices) == 0 {
 		return nil
 	}
-	c := r.Choices[0]
-	m := c.Message
-	d := chat.Delta{Content: m.Content, Refusal: m.Refusal}
-	if s := m.ReasoningText(); s != "" {
-		d.ReasoningContent = &s
-	}
-	for i, tc := range m.ToolCalls {
-		td := chat.ToolCallDelta{Index: i, ID: tc.ID, Type: "function"}
-		td.Function.Name, td.Function.Arguments = tc.Function.Name, tc.Function.Arguments
-		d.ToolCalls = append(d.ToolCalls, td)
-	}
-	finish := c.FinishReason
-	return &chat.Chunk{ID: r.ID, Usage: r.Usage,
-		Choices: []chat.ChunkChoice{{Delta: d, FinishReason: &finish, StopReason: c.StopReason}}}
+	return chat.ChunkOf(r)
 }
