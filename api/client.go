@@ -92,6 +92,7 @@ type Model struct {
 	Name          string // from the service, if it gives one
 	ContextLength int    // from the service, 0 if not given
 	OwnedBy       string
+	Created       int64 // Unix seconds, from the service; 0 if not given
 }
 
 // UserAgent is the User-Agent header the client sends.
@@ -268,6 +269,7 @@ func parseModels(body []byte) ([]Model, error) {
 			}
 			m.Name = firstStr(v, "display_name", "name")
 			m.OwnedBy = str(v["owned_by"])
+			m.Created = int64(firstInt(v, "created"))
 			m.ContextLength = firstInt(v, "context_length", "context_window", "max_context_length", "max_model_len", "input_token_limit")
 			if m.ContextLength == 0 {
 				if tp, ok := v["top_provider"].(map[string]any); ok {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,6 +240,17 @@ func agentThroughInit(t *testing.T, gw string, c agentCLI, dir string) {
 	if !regexp.MustCompile(`POST ` + regexp.QuoteMeta(path) + `\S* .*status=200`).MatchString(serve.stderr.String()) {
 		t.Errorf("gw serve's log has no line for %s's requests:\n%s", c.bin, serve.stderr)
 	}
+	fullStrength(t, c, svc, func(args ...string) (string, bool) {
+		return m.runMayFail(t, nil, filepath.Join(dir, c.bin), args...)
+	})
+	if c.name == "codex" {
+		// Codex fetched gw serve's catalog of the models, and never tried a websocket (a GET of the
+		// responses route, which would show "Reconnecting…").
+		if !regexp.MustCompile(`GET /v1/codex/models\S* .*status=200`).MatchString(serve.stderr.String()) ||
+			regexp.MustCompile(`GET /v1/responses`).MatchString(serve.stderr.String()) {
+			t.Errorf("gw serve's log:\n%s", serve.stderr)
+		}
+	}
 	noFileHolds(t, m.home, key)
 	serve.stop(t)
 }
@@ -269,12 +281,45 @@ func agentThroughRun(t *testing.T, gw string, c agentCLI, dir string) {
 	if n := chats(t, svc, key, seen); n < 2 {
 		t.Errorf("the stand-in saw %d chat requests with the key, want the tool call and the answer", n)
 	}
+	fullStrength(t, c, svc, func(args ...string) (string, bool) {
+		return m.runMayFail(t, nil, gw, append([]string{"run", "--model", model, c.name, "--"}, args...)...)
+	})
 	for f, now := range configFiles(t, m, c.name) {
 		if now != before[f] {
 			t.Errorf("gw run wrote %s:\n%s", f, now)
 		}
 	}
 	noFileHolds(t, m.home, key)
+}
+
+// fullStrength checks what an agent gets beyond its basic tools, with run running it with args. Claude
+// Code: its "haiku" tier, the model of its background tasks, is the Haiku-class model (the stories declare model, a Sonnet, as the default, and otherModel, a Haiku);
+// with `claude -p` nothing runs in the background, so the tier is asked for by its name. Codex: it offers
+// its apply_patch tool, which the stand-in's model calls when asked to (with a patch Codex refuses: the
+// refusal passed back shows the tool was Codex's apply_patch, not the shell tool offered first).
+func fullStrength(t *testing.T, c agentCLI, svc *standin.Running, run func(args ...string) (string, bool)) {
+	t.Helper()
+	switch c.name {
+	case "claude-code":
+		from := len(svc.Seen())
+		if out, ok := run(append(c.task("say hello"), "--model", "haiku")...); !ok {
+			t.Errorf("claude --model haiku failed:\n%s", out)
+		}
+		var models []string
+		for _, s := range svc.Seen()[from:] {
+			if s.Path == "/v1/chat/completions" {
+				models = append(models, s.Model)
+			}
+		}
+		if len(models) == 0 || slices.ContainsFunc(models, func(m string) bool { return m != otherModel }) {
+			t.Errorf("Claude Code's haiku tier asked the stand-in for %q, want %s", models, otherModel)
+		}
+	case "codex":
+		out, _ := run(c.task("Use the apply_patch tool: `no patch here`")...)
+		if !regexp.MustCompile(`Tool result received: «[^»]*(?i:patch)`).MatchString(out) {
+			t.Errorf("codex did not run apply_patch:\n%s", out)
+		}
+	}
 }
 
 // chats counts the chat requests the stand-in saw after the first `after`, failing the test for any

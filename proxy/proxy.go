@@ -142,6 +142,13 @@ func New(o Options) (*Handler, error) {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := protoOf(r.URL.Path)
+	// The model lists gw serve answers itself speak their client's protocol, errors included.
+	switch {
+	case anthropicModels(r):
+		p = protoMessages
+	case codexCatalog(r):
+		p = protoResponses
+	}
 	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: p}}
 	e := &c.entry
 	defer func() {
@@ -184,6 +191,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.auth, c.scrub, c.key, c.from = kr.auth, kr.scrub, kr.key, kr.from
 	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
+	switch {
+	case anthropicModels(r):
+		h.serveAnthropicModels(w, out, c)
+		return
+	case codexCatalog(r):
+		h.serveCodexCatalog(w, out, c)
+		return
+	}
 	if p != protoChat {
 		h.translate(w, out, c, p)
 		return

@@ -108,7 +108,7 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 	}
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&opts.Model, "model", "", "the model the agent starts with (default: the one its config names, else the subscription's first)")
-	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --model: the agent's small (fast) model")
+	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --model: the agent's small (fast) model (Claude Code: its background tasks' model; default: its Haiku tier)")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
 	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
 	_ = cmd.RegisterFlagCompletionFunc("small-model", cmdutil.CompleteModelID)
@@ -182,6 +182,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	for _, w := range overrides(a, configured, d) {
 		fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
+	}
+	for _, n := range spec.Notes {
+		fmt.Fprintln(f.IOStreams.ErrOut, "note: "+n)
 	}
 	environ := opts.Environ
 	if environ == nil {

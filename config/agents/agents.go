@@ -189,6 +189,9 @@ type Result struct {
 	Updated []string // model ids whose settings were corrected
 	// Warnings are things the user should know that were not changed.
 	Warnings []string
+	// Notes say how the agent uses what was written, where gw chose for the
+	// user (Claude Code's model tiers).
+	Notes []string
 }
 
 // ParseError is a config that does not parse (line and column); the file
@@ -247,6 +250,8 @@ func (e Env) XDGConfig() (string, error) {
 type RunSpec struct {
 	Env  []string // KEY=VALUE
 	Args []string
+	// Notes say how the agent uses what it is given (as Result.Notes).
+	Notes []string
 }
 
 // KeyKind says what an agent's key setting holds, without its text.

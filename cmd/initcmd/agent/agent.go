@@ -117,8 +117,8 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 	cmd.Flags().BoolVar(&opts.Project, "project", false, "write the project's config in the current directory instead of the global one")
 	cmd.Flags().StringVar(&opts.Mode, "mode", ModeProxy, "proxy (through gw serve) or direct (to the service, key from GW_API_KEY)")
 	cmd.Flags().StringSliceVar(&opts.Models, "models", nil, "model ids to add, comma-separated, or \"all\" (default: choose in a picker)")
-	cmd.Flags().StringVar(&opts.Default, "default", "", "the agent's default model (and small model), one of --models")
-	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --default: the agent's small (fast) model instead")
+	cmd.Flags().StringVar(&opts.Default, "default", "", "the agent's default model (and small model; Claude Code's runs on its Haiku tier), one of --models")
+	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --default: the agent's small (fast) model instead (Claude Code: its background tasks' model)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the change as a unified diff and write nothing")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "write without asking for confirmation")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
@@ -385,6 +385,11 @@ func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
 				line += fmt.Sprintf(" (small model: %s)", p.after.Small)
 			}
 			fmt.Fprintln(out, line)
+		}
+	}
+	for _, f := range p.files {
+		for _, n := range f.result.Notes {
+			fmt.Fprintln(out, n)
 		}
 	}
 	switch opts.Mode {

@@ -93,8 +93,11 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 			}
 			out := scrub(e, e.Out.String())
 			n := "8 models"
-			if a.Name == "claude-code" || a.Name == "codex" {
-				n = "1 model" // the default and small model, here the same
+			switch a.Name {
+			case "claude-code":
+				n = "3 models" // the default model and one of each tier: Opus, Sonnet, Haiku
+			case "codex":
+				n = "1 model" // the default model
 			}
 			if !strings.HasPrefix(out, "Created "+strings.ReplaceAll(files[0], e.Dir, "$DIR")+": "+a.Entry+" with "+n+"\n") ||
 				!regexp.MustCompile(`\nNext: run gw serve \(`+regexp.QuoteMeta(a.Display)+` reaches the service through http://127\.0\.0\.1:8787(/v1)?\)\n$`).MatchString(out) {
@@ -131,20 +134,27 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 				t.Errorf("second run:\n%s", out)
 			}
 
-			// The subscription shrinks to three models: --models all refreshes, the five others go (Claude
-			// Code and Codex name only the default and small models, which stay).
+			// The subscription shrinks to three models: --models all refreshes, the five others go (Codex
+			// names only the default model, which stays; Claude Code's Opus tier goes).
 			e.Vars["GW_API_KEY"] = standin.DemoKeyPartial
 			before := readAll(t, files)
 			if err := run(t, e, AgentOptions{Agent: a.Name, Models: []string{"all"}}); err != nil {
 				t.Fatal(err)
 			}
 			out = scrub(e, e.Out.String())
-			if a.Name == "claude-code" || a.Name == "codex" {
+			switch {
+			case a.Name == "codex":
 				if !strings.Contains(out, "already up to date") {
 					t.Errorf("refresh:\n%s", out)
 				}
-			} else if !regexp.MustCompile(`^Updated \$DIR/\S+: `+regexp.QuoteMeta(a.Entry)+` with 3 models\n`).MatchString(out) ||
-				!regexp.MustCompile(`(?m)^  removed: .*vendor-a/model-a-opus-4.6.* \(no longer in your subscription or not chosen\)$`).MatchString(out) {
+			case a.Name == "claude-code":
+				// Opus goes; its tier borrows Sonnet's model, and the output says so.
+				if !regexp.MustCompile(`(?m)^  removed: vendor-a/model-a-opus-4.6 \(no longer in your subscription or not chosen\)$`).MatchString(out) ||
+					!strings.Contains(out, "Opus vendor-a/model-a-sonnet-4.5 (no Opus-class model; Sonnet's)") {
+					t.Errorf("refresh:\n%s", out)
+				}
+			case !regexp.MustCompile(`^Updated \$DIR/\S+: `+regexp.QuoteMeta(a.Entry)+` with 3 models\n`).MatchString(out) ||
+				!regexp.MustCompile(`(?m)^  removed: .*vendor-a/model-a-opus-4.6.* \(no longer in your subscription or not chosen\)$`).MatchString(out):
 				t.Errorf("refresh:\n%s", out)
 			}
 			in = inspectFiles(t, a, files)

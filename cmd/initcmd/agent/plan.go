@@ -349,7 +349,8 @@ func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, avail
 			return nil, "", "", err
 		}
 	}
-	if def != "" && small == "" {
+	// Claude Code's small model is its Haiku tier unless one is chosen.
+	if def != "" && small == "" && a.Name != "claude-code" {
 		small = def
 	}
 	return chosen, def, small, nil

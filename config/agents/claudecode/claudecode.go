@@ -31,6 +31,7 @@ const (
 	EnvOpus        = "ANTHROPIC_DEFAULT_OPUS_MODEL"
 	EnvSonnet      = "ANTHROPIC_DEFAULT_SONNET_MODEL"
 	EnvHaiku       = "ANTHROPIC_DEFAULT_HAIKU_MODEL"
+	EnvSmallFast   = "ANTHROPIC_SMALL_FAST_MODEL"      // background tasks; the Haiku slot's model when unset
 	EnvCompact     = "CLAUDE_CODE_AUTO_COMPACT_WINDOW" // the context window of a model Claude Code does not know
 	EnvMaxOutput   = "CLAUDE_CODE_MAX_OUTPUT_TOKENS"
 	EnvAPIKey      = "ANTHROPIC_API_KEY" // not ours: a key written into the file
@@ -84,23 +85,32 @@ func Path(s agents.Scope, e agents.Env) (string, error) {
 	return "", fmt.Errorf("unknown scope %q", s)
 }
 
-// vars are the env block's values gw writes, in order.
-func vars(d agents.Declaration) []jsonc.Field {
-	def, small := d.DefaultModel(), d.SmallModel()
-	out := min(def.Output, small.Output) // Claude Code sends it to both
-	return []jsonc.Field{
+// vars are the env block's values gw writes, in order: the default model,
+// each of Claude Code's Opus, Sonnet and Haiku slots with the declared model
+// of its class (see Slots), and the model of its background tasks when one
+// was chosen (all: also when none was, for gw run, whose --settings must win
+// over one a settings file names).
+func vars(d agents.Declaration, all bool) []jsonc.Field {
+	def, slots := d.DefaultModel(), Slots(d)
+	small := smallFast(d, slots)
+	// Claude Code sends the one output limit to every model it uses.
+	out := min(def.Output, small.Output)
+	fields := []jsonc.Field{
 		{Key: EnvBaseURL, Val: d.Origin()},
 		{Key: EnvAuthToken, Val: d.Token},
 		{Key: EnvModel, Val: def.ID},
-		{Key: EnvOpus, Val: def.ID},
-		{Key: EnvOpus + nameSuffix, Val: def.Name},
-		{Key: EnvSonnet, Val: def.ID},
-		{Key: EnvSonnet + nameSuffix, Val: def.Name},
-		{Key: EnvHaiku, Val: small.ID},
-		{Key: EnvHaiku + nameSuffix, Val: small.Name},
-		{Key: EnvCompact, Val: strconv.Itoa(def.Context)},
-		{Key: EnvMaxOutput, Val: strconv.Itoa(out)},
 	}
+	for _, s := range slots {
+		out = min(out, s.Model.Output)
+		fields = append(fields, jsonc.Field{Key: s.Env, Val: s.Model.ID}, jsonc.Field{Key: s.Env + nameSuffix, Val: s.Model.Name})
+	}
+	if d.Small != "" || all {
+		fields = append(fields, jsonc.Field{Key: EnvSmallFast, Val: small.ID})
+	}
+	return append(fields,
+		jsonc.Field{Key: EnvCompact, Val: strconv.Itoa(def.Context)},
+		jsonc.Field{Key: EnvMaxOutput, Val: strconv.Itoa(out)},
+	)
 }
 
 // Merge writes d into the settings src (nil or empty: a new file).
@@ -113,8 +123,13 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		return agents.Result{}, err
 	}
 	// A key in ANTHROPIC_API_KEY would be sent instead of the local token:
-	// it goes (the backup keeps the old file).
-	env := jsonc.Want{Container: true, Fields: vars(d), Drop: []string{EnvAPIKey}}
+	// it goes (the backup keeps the old file). Without a chosen small model
+	// the background tasks follow the Haiku slot.
+	drop := []string{EnvAPIKey}
+	if d.Small == "" {
+		drop = append(drop, EnvSmallFast)
+	}
+	env := jsonc.Want{Container: true, Fields: vars(d, false), Drop: drop}
 	if _, err := f.Apply(top, jsonc.Want{Fields: []jsonc.Field{{Key: "env", Val: env}}}); err != nil {
 		return agents.Result{}, err
 	}
@@ -136,6 +151,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("removed %s from \"env\": it held an API key in plain text, which Claude Code would have sent instead of gw serve's token", EnvAPIKey))
 	}
 	res.Warnings = append(res.Warnings, warnings(res.Data)...)
+	res.Notes = TierNotes(d)
 	return res, nil
 }
 
@@ -171,8 +187,8 @@ func Inspect(src []byte) (agents.Inspection, error) {
 		in.Notes = append(in.Notes, EnvAPIKey+" holds an API key written into the file")
 	}
 	in.Default = jsonc.Str(jsonc.Member(env, EnvModel))
-	in.Small = jsonc.Str(jsonc.Member(env, EnvHaiku))
-	for _, k := range []string{EnvModel, EnvOpus, EnvSonnet, EnvHaiku} {
+	in.Small = jsonc.Str(jsonc.Member(env, EnvSmallFast))
+	for _, k := range []string{EnvModel, EnvOpus, EnvSonnet, EnvHaiku, EnvSmallFast} {
 		if id := jsonc.Str(jsonc.Member(env, k)); id != "" && !slices.Contains(in.Models, id) {
 			in.Models = append(in.Models, id)
 		}
@@ -191,9 +207,16 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 	if err := d.Validate(); err != nil {
 		return agents.RunSpec{}, err
 	}
+	// gw run says the tiers only when one borrows another's model.
 	var spec agents.RunSpec
+	for _, sl := range Slots(d) {
+		if sl.From != "" {
+			spec.Notes = TierNotes(d)
+			break
+		}
+	}
 	settings := map[string]string{}
-	for _, f := range vars(d) {
+	for _, f := range vars(d, true) {
 		v := f.Val.(string)
 		spec.Env = append(spec.Env, f.Key+"="+v)
 		if f.Key != EnvAuthToken {

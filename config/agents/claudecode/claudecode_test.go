@@ -67,7 +67,7 @@ func TestRunTokenOnlyInEnv(t *testing.T) {
 			t.Fatalf("token in an argument: %q", a)
 		}
 	}
-	want := []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:8787", "ANTHROPIC_AUTH_TOKEN=" + d.Token, "ANTHROPIC_MODEL=" + d.Default, "ANTHROPIC_DEFAULT_HAIKU_MODEL=" + d.Small}
+	want := []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:8787", "ANTHROPIC_AUTH_TOKEN=" + d.Token, "ANTHROPIC_MODEL=" + d.Default, "ANTHROPIC_SMALL_FAST_MODEL=" + d.Small}
 	for _, w := range want {
 		if !strings.Contains(strings.Join(spec.Env, "\n"), w) {
 			t.Errorf("env lacks %s: %q", w, spec.Env)

@@ -1,7 +1,9 @@
 // Package codex writes gw into Codex's config.toml: a [model_providers.gw]
 // table (base_url of gw serve, wire_api = "responses", the local token as
-// experimental_bearer_token) and the root keys that select it (model,
-// model_provider, model_context_window). Codex speaks the OpenAI responses
+// experimental_bearer_token, supports_websockets = false, and
+// model_catalog_url: gw serve's catalog of the account's models, see
+// Catalog) and the root keys that select it (model, model_provider,
+// model_context_window). Codex speaks the OpenAI responses
 // API, which gw serve translates to the service's chat completions, so it
 // works through gw serve only.
 //
@@ -97,6 +99,8 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		{Key: "base_url", Val: d.BaseURL},
 		{Key: "wire_api", Val: wireAPI},
 		{Key: "experimental_bearer_token", Val: d.Token},
+		{Key: "supports_websockets", Val: false},
+		{Key: "model_catalog_url", Val: CatalogURL(d.BaseURL)},
 	}, []string{"env_key"}); err != nil {
 		return agents.Result{}, convert(err)
 	}
@@ -158,6 +162,13 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	} else if in.Configured {
 		in.Notes = append(in.Notes, fmt.Sprintf("model_provider is %q, so Codex does not use gw's provider; set it to %q", provider, agents.ProviderID))
 	}
+	// A provider written before gw served Codex's catalog.
+	if u, _ := doc.Get(append(table, "model_catalog_url")...); in.Configured && u != CatalogURL(in.BaseURL) {
+		in.Notes = append(in.Notes, fmt.Sprintf("[model_providers.gw] has no model_catalog_url = %q (gw serve's catalog of your models), so Codex knows no limits of gw's models and offers no apply_patch tool; run gw init agent --agent codex", CatalogURL(in.BaseURL)))
+	}
+	if ws, _ := doc.Get(append(table, "supports_websockets")...); in.Configured && ws != "false" {
+		in.Notes = append(in.Notes, `[model_providers.gw] lacks supports_websockets = false, so Codex may try a websocket gw serve does not have and show "Reconnecting…"`)
+	}
 	if w, _ := doc.Get(append(table, "wire_api")...); in.Configured && w != wireAPI {
 		in.Notes = append(in.Notes, fmt.Sprintf(`[model_providers.gw] has wire_api = %q; gw serve speaks "responses" to Codex`, w))
 	}
@@ -183,6 +194,8 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 		{"model_providers.gw.base_url", q(d.BaseURL)},
 		{"model_providers.gw.wire_api", q(wireAPI)},
 		{"model_providers.gw.env_key", q(agents.TokenEnv)},
+		{"model_providers.gw.supports_websockets", "false"},
+		{"model_providers.gw.model_catalog_url", q(CatalogURL(d.BaseURL))},
 		{"model_provider", q(agents.ProviderID)},
 		{"model", q(m.ID)},
 		{"model_context_window", strconv.Itoa(m.Context)},

@@ -24,6 +24,8 @@ type codexConfig struct {
 		WireAPI                 string `toml:"wire_api"`
 		ExperimentalBearerToken string `toml:"experimental_bearer_token"`
 		EnvKey                  string `toml:"env_key"`
+		SupportsWebsockets      *bool  `toml:"supports_websockets"`
+		ModelCatalogURL         string `toml:"model_catalog_url"`
 	} `toml:"model_providers"`
 }
 
@@ -36,14 +38,15 @@ func TestMergeCorpus(t *testing.T) {
 		d := agentstest.Decl()
 		gw := c.ModelProviders["gw"]
 		if c.Model != d.Default || c.ModelProvider != "gw" || c.ModelContextWindow != 200000 ||
-			gw.BaseURL != d.BaseURL || gw.WireAPI != "responses" || gw.ExperimentalBearerToken != d.Token || gw.EnvKey != "" {
+			gw.BaseURL != d.BaseURL || gw.WireAPI != "responses" || gw.ExperimentalBearerToken != d.Token || gw.EnvKey != "" ||
+			gw.SupportsWebsockets == nil || *gw.SupportsWebsockets || gw.ModelCatalogURL != "http://127.0.0.1:8787/v1/codex/models" {
 			t.Errorf("%+v", c)
 		}
 		kept(t, src, res.Data)
 	})
 }
 
-var ownedKey = regexp.MustCompile(`^["']?(model|model_provider|model_context_window|name|base_url|wire_api|experimental_bearer_token|env_key)["']?\s*=`)
+var ownedKey = regexp.MustCompile(`^["']?(model|model_provider|model_context_window|name|base_url|wire_api|experimental_bearer_token|env_key|supports_websockets|model_catalog_url)["']?\s*=`)
 
 // kept: every line of the source that is not one of gw's keys is in the
 // output, in order (comments, blank lines, other tables).
@@ -67,7 +70,7 @@ func kept(t *testing.T, src, out []byte) {
 
 // A value gw would write anyway keeps its spelling (quotes, underscores).
 func TestUnchangedValuesKeepSpelling(t *testing.T) {
-	src := []byte("model = 'vendor-a/model-a-opus-4.6'\nmodel_provider = 'gw'\nmodel_context_window = 200_000\n\n[model_providers.gw]\nname = 'x'\nbase_url = 'http://127.0.0.1:8787/v1'\nwire_api = 'responses'\nexperimental_bearer_token = '" + agentstest.Token + "'\n")
+	src := []byte("model = 'vendor-a/model-a-opus-4.6'\nmodel_provider = 'gw'\nmodel_context_window = 200_000\n\n[model_providers.gw]\nname = 'x'\nbase_url = 'http://127.0.0.1:8787/v1'\nwire_api = 'responses'\nexperimental_bearer_token = '" + agentstest.Token + "'\nsupports_websockets = false\nmodel_catalog_url = 'http://127.0.0.1:8787/v1/codex/models'\n")
 	res, err := Merge(src, agentstest.Decl())
 	if err != nil || res.Changed {
 		t.Fatalf("changed: %v %v\n%s", res.Changed, err, res.Data)
@@ -104,7 +107,8 @@ func TestRunTokenOnlyInEnv(t *testing.T) {
 		t.Errorf("env %q", spec.Env)
 	}
 	joined := strings.Join(spec.Args, " ")
-	for _, want := range []string{`-c model_providers.gw.base_url="http://127.0.0.1:8787/v1"`, `-c model_providers.gw.wire_api="responses"`, `-c model_providers.gw.env_key="GW_LOCAL_TOKEN"`, `-c model_provider="gw"`} {
+	for _, want := range []string{`-c model_providers.gw.base_url="http://127.0.0.1:8787/v1"`, `-c model_providers.gw.wire_api="responses"`, `-c model_providers.gw.env_key="GW_LOCAL_TOKEN"`, `-c model_provider="gw"`,
+		`-c model_providers.gw.supports_websockets=false`, `-c model_providers.gw.model_catalog_url="http://127.0.0.1:8787/v1/codex/models"`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("args lack %s: %s", want, joined)
 		}
@@ -125,5 +129,27 @@ func TestNoProjectScope(t *testing.T) {
 	p, _ := Path(agents.Global, agents.Env{Getenv: func(k string) string { return map[string]string{"HOME": "/h"}[k] }})
 	if p != "/h/.codex/config.toml" {
 		t.Error(p)
+	}
+}
+
+// A provider written before gw served Codex's catalog is a finding doctor reports, with the fix; once
+// merged, it is not.
+func TestInspectNotesAnOldProvider(t *testing.T) {
+	old := []byte("model = 'vendor-a/model-a-opus-4.6'\nmodel_provider = 'gw'\n\n[model_providers.gw]\nbase_url = 'http://127.0.0.1:8787/v1'\nwire_api = 'responses'\nexperimental_bearer_token = '" + agentstest.Token + "'\n")
+	in, err := Inspect(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(in.Notes, "\n")
+	if !strings.Contains(notes, `model_catalog_url = "http://127.0.0.1:8787/v1/codex/models"`) || !strings.Contains(notes, "apply_patch") ||
+		!strings.Contains(notes, "gw init agent --agent codex") || !strings.Contains(notes, "supports_websockets = false") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	res, err := Merge(old, agentstest.Decl())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := Inspect(res.Data); len(in.Notes) != 0 {
+		t.Errorf("after the merge: %q", in.Notes)
 	}
 }

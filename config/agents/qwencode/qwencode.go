@@ -88,16 +88,30 @@ func ours(o *hujson.Object) bool {
 	return k == agents.TokenEnv || k == agents.DefaultKeyEnv
 }
 
+// generation is an entry's generationConfig. Qwen Code 0.15.10 sends an
+// image to a model only when its generationConfig.modalities says image:
+// true (capabilities.vision alone shows it as a vision model, but the image
+// is replaced by a note saying the model cannot take it); it guesses
+// modalities from the id for models it knows, and knows none of the
+// service's. PDFs are left to Qwen Code's text extraction.
+func generation(m agents.Model) []jsonc.Field {
+	f := []jsonc.Field{
+		{Key: "contextWindowSize", Val: m.Context},
+		{Key: "samplingParams", Val: jsonc.Want{Container: true, Inline: true, Fields: []jsonc.Field{{Key: "max_tokens", Val: m.Output}}}},
+	}
+	if m.Attachment {
+		f = append(f, jsonc.Field{Key: "modalities", Val: jsonc.Want{Container: true, Inline: true, Fields: []jsonc.Field{{Key: "image", Val: true}}}})
+	}
+	return f
+}
+
 func entry(d agents.Declaration, m agents.Model) jsonc.Keyed {
 	w := jsonc.Want{Container: true, Fields: []jsonc.Field{
 		{Key: "id", Val: m.ID},
 		{Key: "name", Val: m.Name, OnlyIfMissing: true},
 		{Key: "baseUrl", Val: d.BaseURL},
 		{Key: "envKey", Val: envKey(d)},
-		{Key: "generationConfig", Val: jsonc.Want{Container: true, Fields: []jsonc.Field{
-			{Key: "contextWindowSize", Val: m.Context},
-			{Key: "samplingParams", Val: jsonc.Want{Container: true, Inline: true, Fields: []jsonc.Field{{Key: "max_tokens", Val: m.Output}}}},
-		}}},
+		{Key: "generationConfig", Val: jsonc.Want{Container: true, Fields: generation(m)}},
 	}}
 	if m.Attachment {
 		w.Fields = append(w.Fields, jsonc.Field{Key: "capabilities", Val: jsonc.Want{Container: true, Inline: true, Fields: []jsonc.Field{{Key: "vision", Val: true}}}})

@@ -1,7 +1,9 @@
 package qwencode
 
 import (
+	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -97,5 +99,40 @@ func TestDuplicateOwnEntryRefused(t *testing.T) {
 	var ce *agents.ConflictError
 	if !errors.As(err, &ce) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A model that takes images gets generationConfig.modalities.image, without which Qwen Code replaces an
+// image with a note; one that does not gets no modalities.
+func TestModalities(t *testing.T) {
+	d := agentstest.Decl()
+	d.Models[1].Attachment = false
+	res, err := Merge(nil, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		ModelProviders map[string][]struct {
+			ID               string
+			GenerationConfig struct {
+				Modalities map[string]bool `json:"modalities"`
+			} `json:"generationConfig"`
+		} `json:"modelProviders"`
+	}
+	if err := json.Unmarshal(res.Data, &s); err != nil {
+		t.Fatal(err)
+	}
+	entries := s.ModelProviders["openai"]
+	if len(entries) != len(d.Models) {
+		t.Fatalf("entries %+v", entries)
+	}
+	for i, e := range entries {
+		want := map[string]bool(nil)
+		if d.Models[i].Attachment {
+			want = map[string]bool{"image": true}
+		}
+		if !maps.Equal(e.GenerationConfig.Modalities, want) || (want == nil) != (e.GenerationConfig.Modalities == nil) {
+			t.Errorf("%s: modalities %v, want %v", e.ID, e.GenerationConfig.Modalities, want)
+		}
 	}
 }

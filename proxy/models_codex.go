@@ -1,0 +1,39 @@
+package proxy
+
+import (
+	"net/http"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/codex"
+)
+
+// Codex fetches its model catalog from the model_catalog_url of gw's
+// provider (…/v1/codex/models?client_version=…), which gw init agent and gw
+// run point at gw serve: gw serve answers it itself, from the account's
+// list and gw's catalogue (codex.Catalog), so that Codex knows each model's
+// context window and offers its apply_patch tool.
+
+func codexCatalog(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.URL.Path == "/v1"+codex.CatalogPath
+}
+
+func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *call) {
+	e := &c.entry
+	listed, ok := h.listModels(w, r, c)
+	if !ok {
+		return
+	}
+	joined := api.JoinCatalog(listed)
+	var models []agents.Model
+	for _, id := range api.SubscribedIDs(joined) {
+		m, _ := agents.ModelFor(id, joined)
+		models = append(models, m)
+	}
+	b, err := codex.Catalog(models)
+	if err != nil {
+		e.status = writeErrorAs(w, protoResponses, http.StatusInternalServerError, "internal", err.Error())
+		return
+	}
+	writeJSON(w, c, b)
+}
