@@ -34,11 +34,14 @@ type sessionAgent struct {
 	// steps are the numbered steps of the prompt for the file at notes (absolute; the project is the
 	// agent's working directory): read it, edit it with the agent's own edit tool, run a command on it.
 	steps func(notes string) []string
-	// args is the command line (after the command) that runs prompt to its end.
-	args func(prompt string) []string
+	// args is the command line (after the command) that runs prompt to its end; again the one that runs
+	// prompt as the next turn of the same conversation (nil: no second turn).
+	args, again func(prompt string) []string
 	// result reads the agent's output: its final answer, and the prompt tokens it was told were read from
 	// the cache (-1 when the agent does not print them).
 	result func(t *testing.T, out string) (answer string, cached int)
+	// threadUsage: the cached tokens the agent prints on a resumed conversation count its earlier turns too.
+	threadUsage bool
 }
 
 var sessionAgents = []sessionAgent{
@@ -53,6 +56,9 @@ var sessionAgents = []sessionAgent{
 		},
 		args: func(p string) []string {
 			return []string{"-p", p, "--output-format", "json", "--allowedTools", "Read,Edit,Bash"}
+		},
+		again: func(p string) []string {
+			return []string{"-p", p, "--continue", "--output-format", "json", "--allowedTools", "Read,Edit,Bash"}
 		},
 		result: func(t *testing.T, out string) (string, int) {
 			var res struct {
@@ -70,7 +76,7 @@ var sessionAgents = []sessionAgent{
 		},
 	},
 	{
-		name: "codex", reasoning: standin.ReasoningOpenRouter,
+		name: "codex", reasoning: standin.ReasoningOpenRouter, threadUsage: true,
 		// Codex's shell tool reads and runs; its apply_patch edits (offered because gw serve's catalog
 		// names the model). Paths in a patch are the project's.
 		steps: func(notes string) []string {
@@ -84,6 +90,9 @@ var sessionAgents = []sessionAgent{
 		},
 		args: func(p string) []string {
 			return append(append([]string{"exec", "--json"}, codexOffline...), p)
+		},
+		again: func(p string) []string {
+			return append(append([]string{"exec", "--json"}, codexOffline...), "resume", "--last", p)
 		},
 		result: func(t *testing.T, out string) (string, int) {
 			answer, cached, turns := "", 0, 0
@@ -217,7 +226,9 @@ func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 		t.Fatal(err)
 	}
 
-	var p *proc
+	// agent runs the agent with args to its end, through gw run or the gw serve gw init agent set it up for,
+	// and returns its output and the requests for the session's model the stand-in saw meanwhile.
+	var agent func(args []string) (string, []standin.Seen)
 	var serve *serveProc
 	if viaRun {
 		// gw serve's port, free: gw run serves there (not on 8787, which other programs may use).
@@ -230,27 +241,117 @@ func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 		if err := config.Update(filepath.Join(m.configHome(), "gw", "config.json"), func(f *config.File) error { f.Port = port; return nil }); err != nil {
 			t.Fatal(err)
 		}
-		p = m.start(t, nil, gw, append([]string{"run", "--model", model, c.name, "--"}, a.args(a.prompt(notes))...)...)
+		agent = func(args []string) (string, []standin.Seen) {
+			return m.session(t, svc, key, gw, append([]string{"run", "--model", model, c.name, "--"}, args...)...)
+		}
 	} else {
 		serve = m.startServe(t, gw, "--port", "0")
 		m.run(t, nil, "", gw, "init", "agent", "--agent", c.name, "--models", model+","+otherModel, "--default", model, "--port", serve.port(), "--yes")
-		p = m.start(t, nil, filepath.Join(dir, c.bin), a.args(a.prompt(notes))...)
+		agent = func(args []string) (string, []standin.Seen) {
+			return m.session(t, svc, key, filepath.Join(dir, c.bin), args...)
+		}
 	}
-	if err := p.wait(t, sessionLimit); err != nil {
-		t.Fatalf("%s failed: %v\nstdout:\n%s\nstderr:\n%s", c.bin, err, p.stdout, p.stderr)
-	}
-	answer, cached := a.result(t, p.stdout.String())
-	t.Logf("%s answered: %s", c.bin, lastLines(answer, 5))
 
+	out, turns := agent(a.args(a.prompt(notes)))
+	answer, cached := a.result(t, out)
+	t.Logf("%s answered: %s (told of %d cached prompt tokens)", c.bin, lastLines(answer, 5), cached)
 	if b, err := os.ReadFile(notes); err != nil || string(b) != sessionAfter {
 		t.Errorf("after the session %s holds %q (%v), want %q: the agent's edit did not reach the file", notes, b, err, sessionAfter)
 	}
 	if !strings.Contains(answer, "MANGO-7") || !strings.Contains(answer, sessionCheck) {
-		t.Errorf("%s's answer does not carry the command's output (the edited file and %q):\n%s\nstderr:\n%s", c.bin, sessionCheck, answer, p.stderr)
+		t.Errorf("%s's answer does not carry the command's output (the edited file and %q):\n%s", c.bin, sessionCheck, answer)
 	}
+	// read, edit, run, answer
+	if len(turns) < 4 {
+		t.Fatalf("the stand-in saw %d chat requests for %s, want the 3 tool calls and the answer", len(turns), model)
+	}
+	earlier := a.carried(t, "", nil, turns, cached)
 
+	// The next turn of the conversation, in a new run of the agent: what the agent kept of the first one
+	// (the signed reasoning, the cacheable prefix) reaches the stand-in again.
+	if a.again != nil {
+		out, more := agent(a.again("Now say hello."))
+		answer, cached := a.result(t, out)
+		t.Logf("%s answered the next turn: %s (told of %d cached prompt tokens)", c.bin, lastLines(answer, 5), cached)
+		if !strings.Contains(answer, standin.Greeting(model)) {
+			t.Errorf("%s's next turn does not carry the stand-in's answer:\n%s", c.bin, answer)
+		}
+		if len(more) == 0 {
+			t.Fatalf("the stand-in saw no chat request for %s on the next turn", model)
+		}
+		a.carried(t, "on the next turn, ", earlier, more, cached)
+	}
+	noFileHolds(t, m.home, key)
+	if serve != nil {
+		serve.stop(t)
+	}
+}
+
+// carried checks what the requests of a turn carried to the stand-in, given those of the turns before
+// (earlier), and that the agent was told of the tokens the stand-in's cache read (cached, as the agent
+// printed it); it returns earlier and this turn's. Each request gives back the signatures of every answer
+// before it, in order; Claude Code's carry its cache breakpoints, Codex's the session's prompt_cache_key;
+// the stand-in's cache reads every prompt but the very first, which grows from the one before; and gw
+// passes on the counts of cached tokens as the stand-in reported them.
+func (a sessionAgent) carried(t *testing.T, when string, earlier, turns []standin.Seen, cached int) []standin.Seen {
+	t.Helper()
+	all := append(slices.Clone(earlier), turns...)
+	if a.reasoning == "" {
+		return all
+	}
+	var sent []string
+	for _, s := range earlier {
+		sent = append(sent, s.Sent...)
+	}
+	reported := 0
+	for i, s := range all {
+		if i >= len(earlier) || a.threadUsage {
+			reported += s.CachedTokens
+		}
+		if i < len(earlier) {
+			continue
+		}
+		n := i - len(earlier) + 1
+		if len(s.Sent) == 0 {
+			t.Errorf("%srequest %d: the stand-in signed nothing in the %s dialect", when, n, a.reasoning)
+		}
+		var got []string
+		for _, r := range s.Received {
+			got = append(got, r.Value)
+		}
+		if !slices.Equal(got, sent) {
+			t.Errorf("%srequest %d gave the stand-in back the signatures %q, want those of the answers before it %q", when, n, got, sent)
+		}
+		sent = append(sent, s.Sent...)
+		switch {
+		case a.name == "claude-code" && len(s.Breakpoints) == 0:
+			t.Errorf("%srequest %d reached the stand-in with no cache breakpoint", when, n)
+		case a.name == "codex" && s.PromptCacheKey == "":
+			t.Errorf("%srequest %d reached the stand-in with no prompt_cache_key", when, n)
+		case a.name == "codex" && s.PromptCacheKey != all[0].PromptCacheKey:
+			t.Errorf("%srequest %d reached the stand-in with prompt_cache_key %q, want the session's %q", when, n, s.PromptCacheKey, all[0].PromptCacheKey)
+		}
+		if s.CachedTokens == 0 && i > 0 {
+			t.Errorf("%srequest %d: the stand-in's cache read nothing of a prompt that grew from the one before", when, n)
+		}
+	}
+	if cached != reported || cached == 0 {
+		t.Errorf("%sthe agent was told of %d cached prompt tokens, want the %d the stand-in's cache reported", when, cached, reported)
+	}
+	return all
+}
+
+// session runs a command on the machine to its end (within sessionLimit) and returns its stdout and the
+// chat requests for the session's model the stand-in saw meanwhile, all of which must carry the key.
+func (m *machine) session(t *testing.T, svc *standin.Running, key, name string, args ...string) (string, []standin.Seen) {
+	t.Helper()
+	from := len(svc.Seen())
+	p := m.start(t, nil, name, args...)
+	if err := p.wait(t, sessionLimit); err != nil {
+		t.Fatalf("%s failed: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(name), err, p.stdout, p.stderr)
+	}
 	var turns []standin.Seen
-	for _, s := range svc.Seen() {
+	for _, s := range svc.Seen()[from:] {
 		if s.Key != key {
 			t.Errorf("the stand-in got a request for %s without the real key", s.Path)
 		}
@@ -262,54 +363,5 @@ func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 			}
 		}
 	}
-	// read, edit, run, answer
-	if len(turns) < 4 {
-		t.Fatalf("the stand-in saw %d chat requests for %s, want the 3 tool calls and the answer", len(turns), model)
-	}
-	if a.reasoning != "" {
-		var sent []string
-		for i, s := range turns {
-			if len(s.Sent) == 0 {
-				t.Errorf("request %d: the stand-in signed nothing in the %s dialect", i+1, a.reasoning)
-			}
-			var got []string
-			for _, r := range s.Received {
-				got = append(got, r.Value)
-			}
-			if !slices.Equal(got, sent) {
-				t.Errorf("request %d gave the stand-in back the signatures %q, want those of the answers before it %q", i+1, got, sent)
-			}
-			sent = append(sent, s.Sent...)
-		}
-	}
-	switch c.name {
-	case "claude-code":
-		for i, s := range turns {
-			if len(s.Breakpoints) == 0 {
-				t.Errorf("request %d reached the stand-in with no cache breakpoint", i+1)
-			}
-		}
-	case "codex":
-		for i, s := range turns {
-			if s.PromptCacheKey == "" || s.PromptCacheKey != turns[0].PromptCacheKey {
-				t.Errorf("request %d reached the stand-in with prompt_cache_key %q, want the session's one (%q)", i+1, s.PromptCacheKey, turns[0].PromptCacheKey)
-			}
-		}
-	}
-	if a.reasoning != "" {
-		billed := 0
-		for i, s := range turns[1:] {
-			if s.CachedTokens == 0 {
-				t.Errorf("request %d: the stand-in's cache read nothing of a prompt that grew from the one before", i+2)
-			}
-			billed += s.CachedTokens
-		}
-		if cached <= 0 {
-			t.Errorf("%s was told of %d cached prompt tokens; the stand-in reported %d", c.bin, cached, billed)
-		}
-	}
-	noFileHolds(t, m.home, key)
-	if serve != nil {
-		serve.stop(t)
-	}
+	return p.stdout.String(), turns
 }
