@@ -162,7 +162,7 @@ func (a sessionAgent) cli() agentCLI {
 // stand-in signs its reasoning (LiteLLM's dialect for Claude Code, OpenRouter's for Codex): every request
 // after the first gives back the signatures of the answers before it; Claude Code's cache breakpoints and
 // Codex's prompt_cache_key reach the stand-in, whose cache then reports cached tokens, which gw passes on to
-// the agent.
+// the agent. The same holds for the conversation's next turn, in a new run of Claude Code and Codex.
 func TestSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds gw and runs the agents")
@@ -204,10 +204,11 @@ func TestSession(t *testing.T) {
 	}
 }
 
-// sessionLimit bounds one agent's session (four requests, three tools): generous for a loaded machine,
-// only a guard against a hung agent.
-const sessionLimit = 4 * time.Minute
+// sessionLimit bounds one run of an agent (four requests, three tools; seconds here): generous for a
+// loaded machine, only a guard against a hung agent; two runs fit in the isolated run's 5 minutes.
+const sessionLimit = 150 * time.Second
 
+// session is one story of TestSession: agent a, from dir, through gw run (viaRun) or gw init agent.
 func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 	c := a.cli()
 	key := newKey(t)
