@@ -143,29 +143,33 @@ func Greeting(model string) string {
 const maxQuote = 200
 
 // compose decides the answer. A tool is called only when the request offers
-// tools and its last message is the user asking for one: coding agents offer
-// tools on every request and would loop if every answer called one.
+// tools and its last message is the user asking for one, or the user's
+// words script a sequence of calls not yet made (see step): coding agents
+// offer tools on every request and would loop if every answer called one.
 //
 // The tool is the first offered one whose name the user's words contain as a
 // word of its own, else the first whose name they contain at all, else the
 // first offered. Each `backticked` snippet in the user's words makes one
 // call, the snippet filling the call's required string arguments (and a
 // required "command" array as bash -lc snippet): "Use the Read tool on
-// `/tmp/p/a.txt` and `/tmp/p/b.txt`" makes two calls. After a tool result,
-// the answer quotes the start of the result, so a test can see the agent
-// passed it back. A model whose id ends in -thinking streams reasoning first.
+// `/tmp/p/a.txt` and `/tmp/p/b.txt`" makes two calls. A snippet
+// `name=value`, where name is a parameter of the tool, fills that argument
+// instead (\n in value is a newline), for every call of the request. After
+// a tool result, the answer quotes the start of the result, so a test can
+// see the agent passed it back. A model whose id ends in -thinking streams
+// reasoning first.
 func (s *Server) compose(req chatRequest, id int, mode reasoningMode, prompt int) answer {
 	a := answer{model: req.Model, mode: mode}
 	last := req.Messages[len(req.Messages)-1]
 	text := Greeting(req.Model)
-	if last.Role == "tool" {
-		text = "Tool result received: " + quote(last.text()) + " " + text
+	if result, ok := lastResult(req.Messages); ok {
+		text = "Tool result received: " + quote(result) + " " + text
 	}
-	if len(req.Tools) > 0 && last.Role == "user" && wordTool.MatchString(last.text()) {
+	if ask := asked(req); ask != "" {
 		t := req.Tools[0]
 		named := func(match func(text, name string) bool) bool {
 			for _, c := range req.Tools {
-				if c.Function.Name != "" && match(last.text(), c.Function.Name) {
+				if c.Function.Name != "" && match(ask, c.Function.Name) {
 					t = c
 					return true
 				}
@@ -174,18 +178,30 @@ func (s *Server) compose(req chatRequest, id int, mode reasoningMode, prompt int
 		}
 		// A tool named as a word of its own first ("Read", not the "Agent" of a path's "TestAgents").
 		_ = named(containsWord) || named(strings.Contains)
+		params := parameters(t.Function.Parameters)
 		args := []string{""}
-		if m := snippet.FindAllStringSubmatch(last.text(), -1); len(m) > 0 {
+		var set map[string]string
+		if m := snippet.FindAllStringSubmatch(ask, -1); len(m) > 0 {
 			args = args[:0]
 			for _, sm := range m {
+				if name, value, ok := strings.Cut(sm[1], "="); ok && params[name] {
+					if set == nil {
+						set = map[string]string{}
+					}
+					set[name] = strings.ReplaceAll(value, `\n`, "\n")
+					continue
+				}
 				args = append(args, sm[1])
+			}
+			if len(args) == 0 {
+				args = append(args, "")
 			}
 		}
 		for i, arg := range args {
 			a.tools = append(a.tools, toolCall{
 				id:   fmt.Sprintf("call_standin%06d_%d", id, i),
 				name: t.Function.Name,
-				args: split(string(sampleArgs(t.Function.Parameters, arg)), 8),
+				args: split(string(sampleArgs(t.Function.Parameters, arg, set)), 8),
 			})
 		}
 		text = "Calling " + t.Function.Name + ". " + text
@@ -223,6 +239,73 @@ func (s *Server) compose(req chatRequest, id int, mode reasoningMode, prompt int
 	}
 	a.usage = usage{Prompt: prompt, Completion: completion, Total: prompt + completion}
 	return a
+}
+
+// stepLine is a numbered line of the user's words: "2. Use the Edit tool …".
+var stepLine = regexp.MustCompile(`(?m)^[ \t]*\d+[.)][ \t]+(.+)$`)
+
+// steps are the numbered lines of a user's words that ask for a tool: a
+// script of calls, one line per request, each made after the result of the
+// one before. "1. Use the Read tool on `a.txt`" then "2. Use the Bash tool:
+// `wc -l a.txt`" reads the file, then, given its content, runs the command,
+// then, given the command's output, answers quoting it.
+func steps(text string) []string {
+	var out []string
+	for _, m := range stepLine.FindAllStringSubmatch(text, -1) {
+		if wordTool.MatchString(m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// asked returns the words that ask for a tool call in answer to req: the
+// next step of the last scripted user message, as long as steps remain
+// (counted by the assistant messages with tool calls after it); else the
+// last message when it is the user naming a tool; else "" (no call).
+func asked(req chatRequest) string {
+	if len(req.Tools) == 0 {
+		return ""
+	}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		script := steps(m.text())
+		if len(script) == 0 {
+			continue
+		}
+		done := 0
+		for _, after := range req.Messages[i+1:] {
+			if after.Role == "assistant" && len(after.ToolCalls) > 0 {
+				done++
+			}
+		}
+		if done < len(script) {
+			return script[done]
+		}
+		break
+	}
+	if last := req.Messages[len(req.Messages)-1]; last.Role == "user" && wordTool.MatchString(last.text()) {
+		return last.text()
+	}
+	return ""
+}
+
+// lastResult is the last tool result of the request when nothing but user
+// messages (an agent's reminders) follows it.
+func lastResult(msgs []chatMessage) (string, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		switch msgs[i].Role {
+		case "tool":
+			return msgs[i].text(), true
+		case "user":
+			continue
+		}
+		break
+	}
+	return "", false
 }
 
 // signatures lists the signatures and encrypted blocks of the answer.
@@ -301,9 +384,25 @@ func splitWords(s string) []string {
 // values, so an agent's argument validation accepts the call; arg, when not
 // empty, fills the string ones (and a "command" array, as bash -lc arg). An
 // array of strings or objects gets one element made the same way (Cline's
-// read_files takes [{"path": …}]).
-func sampleArgs(schema json.RawMessage, arg string) []byte {
-	return mustJSON(sampleObject(schema, arg))
+// read_files takes [{"path": …}]). set gives top-level arguments their
+// values, required or not.
+func sampleArgs(schema json.RawMessage, arg string, set map[string]string) []byte {
+	args := sampleObject(schema, arg)
+	for name, v := range set {
+		args[name] = v
+	}
+	return mustJSON(args)
+}
+
+// parameters are the names of a JSON schema's top-level properties.
+func parameters(schema json.RawMessage) map[string]bool {
+	var sc argSchema
+	_ = json.Unmarshal(schema, &sc)
+	names := map[string]bool{}
+	for name := range sc.Properties {
+		names[name] = true
+	}
+	return names
 }
 
 // argSchema is the part of a JSON schema sampleArgs reads.

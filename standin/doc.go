@@ -53,6 +53,11 @@
 // called (its arguments JSON split over several deltas) only when the request
 // offers tools and its last message is a user message containing the word
 // "tool"; coding agents offer tools on every request and would otherwise loop.
+// Each `backticked` snippet makes one call with it as the arguments, and a
+// snippet `name=value` sets the tool's parameter name. A user message whose
+// numbered lines ("1. Use the Read tool on `a.txt`") ask for tools scripts a
+// multi-step session: one step a request, the next once the previous call's
+// result is back, then an answer quoting the last result.
 //
 // # Prompt caching
 //

@@ -511,3 +511,70 @@ func TestChat_SnippetsMakeOneCallEachAndResultsAreQuoted(t *testing.T) {
 		t.Errorf("answer after a tool result does not quote it: %s", raw)
 	}
 }
+
+// A user's numbered steps script a multi-step session, one call a request:
+// each step's tool and arguments (`name=value` naming a parameter, with \n
+// for newlines; other snippets as before), the next step once the previous
+// call's result is back (also with an agent's reminder after it), and, once
+// every step was called, an answer quoting the last result.
+func TestChat_NumberedStepsScriptOneCallPerRequest(t *testing.T) {
+	rs := start(t, Options{})
+	tools := `[{"type":"function","function":{"name":"Read","parameters":{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}}},
+	  {"type":"function","function":{"name":"Edit","parameters":{"type":"object","properties":{"file_path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean"}},"required":["file_path","old_string","new_string"]}}},
+	  {"type":"function","function":{"name":"Bash","parameters":{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"number"}},"required":["command"]}}}]`
+	script := "Please:\n1. Use the Read tool on `/p/a.txt`.\n2. Use the Edit tool: `file_path=/p/a.txt` `old_string=PLUM` `new_string=FIG\\nTREE`\n" +
+		"3) Use the Bash tool: `wc -c /p/a.txt | tr a=b c`\nThen tell me what it printed."
+	msgs := []any{map[string]any{"role": "user", "content": script}}
+	type call struct {
+		ID       string `json:"id"`
+		Function struct{ Name, Arguments string }
+	}
+	ask := func() (content string, calls []call) {
+		t.Helper()
+		body := mustJSON(map[string]any{"model": "vendor-a/model-a-haiku-4.5", "tools": json.RawMessage(tools), "messages": msgs})
+		status, _, raw := do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, string(body))
+		if status != 200 {
+			t.Fatalf("%d %s", status, raw)
+		}
+		var res struct {
+			Choices []struct {
+				Message struct {
+					Content   string `json:"content"`
+					ToolCalls []call `json:"tool_calls"`
+				} `json:"message"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(raw), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Choices[0].Message.Content, res.Choices[0].Message.ToolCalls
+	}
+	want := []struct{ name, args, result string }{
+		{"Read", `{"file_path":"/p/a.txt"}`, "PLUM"},
+		{"Edit", `{"file_path":"/p/a.txt","new_string":"FIG\nTREE","old_string":"PLUM"}`, "edited"},
+		{"Bash", `{"command":"wc -c /p/a.txt | tr a=b c"}`, "9 /p/a.txt"},
+	}
+	for i, w := range want {
+		_, calls := ask()
+		if len(calls) != 1 || calls[0].Function.Name != w.name || calls[0].Function.Arguments != w.args {
+			t.Fatalf("step %d: calls %+v, want one %s call with %s", i+1, calls, w.name, w.args)
+		}
+		msgs = append(msgs,
+			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": calls[0].ID, "type": "function",
+				"function": map[string]any{"name": w.name, "arguments": calls[0].Function.Arguments}}}},
+			map[string]any{"role": "tool", "tool_call_id": calls[0].ID, "content": w.result})
+		if i == 0 {
+			msgs = append(msgs, map[string]any{"role": "user", "content": "<reminder>the file may have changed</reminder>"})
+		}
+	}
+	content, calls := ask()
+	if len(calls) != 0 || !strings.Contains(content, "Tool result received: «9 /p/a.txt»") {
+		t.Errorf("after the last step: calls %+v, answer %q; want no call and the last result quoted", calls, content)
+	}
+	// A new request naming a tool, after the script is done, is answered as before.
+	msgs = append(msgs, map[string]any{"role": "assistant", "content": content},
+		map[string]any{"role": "user", "content": "Use the Read tool on `/p/b.txt`"})
+	if _, calls := ask(); len(calls) != 1 || calls[0].Function.Arguments != `{"file_path":"/p/b.txt"}` {
+		t.Errorf("a new request after the script: calls %+v", calls)
+	}
+}
