@@ -152,10 +152,10 @@ func joinNonEmpty(a, b string) string {
 type translation struct {
 	h       *Handler
 	c       *call
-	retried string // the optional field the request is being sent again without (retry)
-	ua   []string        // the client's User-Agent, passed on as the chat pass-through does
-	ctx  context.Context // the client's request: ends when it goes away
-	shut context.Context // done when gw serve stops before the request is finished
+	retried string          // the optional field the request is being sent again without (retry)
+	ua      []string        // the client's User-Agent, passed on as the chat pass-through does
+	ctx     context.Context // the client's request: ends when it goes away
+	shut    context.Context // done when gw serve stops before the request is finished
 }
 
 // shuttingDown is the failure a request cut by gw serve stopping gets:
