@@ -1,0 +1,58 @@
+// Drives the AI SDK's streamText with @ai-sdk/anthropic (the Messages API)
+// or @ai-sdk/openai's responses provider (see driver.mjs); both check every
+// event of the stream against their schemas. A case is {provider, model,
+// system, messages, tools, providerOptions, maxRetries}, tools as
+// {name: {description, parameters (a JSON schema)}} and never run; the
+// result is the stream's parts (errors described), the total usage, the
+// provider metadata and the response's messages, which the next turn sends
+// back as they are.
+// Usage: node ai-sdk.mjs SDK_DIR
+import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from "./driver.mjs";
+
+const req = requireFrom(process.argv[2]);
+const { streamText, jsonSchema, tool } = req("ai");
+const { createAnthropic } = req("@ai-sdk/anthropic");
+const { createOpenAI } = req("@ai-sdk/openai");
+
+function describe(e) {
+  if (!(e instanceof Error)) return { class: "Object", data: e };
+  return {
+    class: e.constructor.name,
+    message: e.message,
+    statusCode: e.statusCode ?? null,
+    isRetryable: e.isRetryable ?? null,
+    reason: e.reason ?? null,
+    ...(e.responseHeaders ? retryHeaders((k) => e.responseHeaders[k]) : {}),
+    ...(e.lastError ? { errors: e.errors.length, lastError: describe(e.lastError) } : {}),
+  };
+}
+
+await serve(async (c) => {
+  const model =
+    c.provider === "anthropic"
+      ? createAnthropic({ baseURL, apiKey: token, fetch: recordingFetch })(c.model)
+      : createOpenAI({ baseURL, apiKey: token, fetch: recordingFetch }).responses(c.model);
+  const tools = Object.fromEntries(
+    Object.entries(c.tools ?? {}).map(([n, t]) => [n, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })]),
+  );
+  const result = streamText({
+    model,
+    system: c.system,
+    messages: c.messages,
+    tools,
+    providerOptions: c.providerOptions,
+    maxRetries: c.maxRetries,
+    onError: () => {}, // the error parts say it
+  });
+  const parts = [];
+  for await (const p of result.fullStream) {
+    parts.push(p.type === "error" ? { type: "error", error: describe(p.error) } : p);
+  }
+  const out = { parts };
+  if (!parts.some((p) => p.type === "error")) {
+    out.usage = await result.totalUsage;
+    out.providerMetadata = (await result.providerMetadata) ?? null;
+    out.messages = (await result.response).messages;
+  }
+  return out;
+}, describe);
