@@ -1,0 +1,236 @@
+package proxy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/standin"
+)
+
+type responsesUsage struct {
+	InputTokens        int `json:"input_tokens"`
+	OutputTokens       int `json:"output_tokens"`
+	InputTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+}
+
+type openaiResult struct {
+	recorded
+	Response *struct {
+		Status string           `json:"status"`
+		Output []map[string]any `json:"output"`
+		Usage  *responsesUsage  `json:"usage"`
+		Error  *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	} `json:"response"`
+	CreatedUsage *responsesUsage `json:"createdUsage"`
+	Summaries    []string        `json:"summaries"`
+	Error        *sdkError       `json:"error"`
+}
+
+func (o openaiResult) text() string {
+	var b strings.Builder
+	for _, it := range o.Response.Output {
+		if it["type"] != "message" {
+			continue
+		}
+		for _, c := range it["content"].([]any) {
+			if c, _ := c.(map[string]any); c["type"] == "output_text" {
+				b.WriteString(c["text"].(string))
+			}
+		}
+	}
+	return b.String()
+}
+
+func (o openaiResult) item(kind string) map[string]any {
+	for _, it := range o.Response.Output {
+		if it["type"] == kind {
+			return it
+		}
+	}
+	return nil
+}
+
+// TestSDKOpenAIResponsesStreamThroughServe: the openai SDK's
+// responses.stream, which assembles every event into its snapshot and
+// throws on one that does not fit, against gw serve's Responses API: the
+// text, usage with the cached tokens under a prompt_cache_key (and an
+// estimate in response.created), tool calls and their results, reasoning
+// with its encrypted content and summary given back on the next turn, and
+// the errors with the SDK's classes, retried as the retry headers say.
+func TestSDKOpenAIResponsesStreamThroughServe(t *testing.T) {
+	dir := sdkDir(t, "openai-sdk", "openai")
+	r, faults := sdkRig(t)
+	sdk := startSDK(t, r, "openai.mjs", dir)
+	user := func(text string) map[string]any { return map[string]any{"role": "user", "content": text} }
+	params := func(model string, input ...any) map[string]any {
+		return map[string]any{"model": model, "input": input, "store": false}
+	}
+	run := func(t *testing.T, p map[string]any, retries int) openaiResult {
+		t.Helper()
+		var res openaiResult
+		sdk.run(t, map[string]any{"params": p, "maxRetries": retries}, &res)
+		return res
+	}
+	ok := func(t *testing.T, res openaiResult) {
+		t.Helper()
+		if res.Error != nil || res.Response == nil {
+			t.Fatalf("the SDK failed: %+v", res.Error)
+		}
+		if res.Response.Status != "completed" {
+			t.Fatalf("the response is %s: %+v", res.Response.Status, res.Response.Error)
+		}
+	}
+	tools := []any{map[string]any{"type": "function", "name": "Read", "description": "Reads a file", "parameters": readToolSchema}}
+
+	t.Run("text and usage, cached under a prompt_cache_key", func(t *testing.T) {
+		p := params(sdkPlain, user("hi"))
+		p["instructions"], p["prompt_cache_key"] = longText, "sdk-session-1"
+		for turn := 1; turn <= 2; turn++ {
+			res := run(t, p, 0)
+			ok(t, res)
+			seen := chatRequests(r)
+			last := seen[len(seen)-1]
+			if got, want := res.text(), standin.Greeting(sdkPlain); got != want {
+				t.Errorf("turn %d: text %q, want %q", turn, got, want)
+			}
+			if res.CreatedUsage == nil || res.CreatedUsage.InputTokens < len(longText)/8 {
+				t.Errorf("turn %d: response.created's usage %+v: no estimate of the prompt's %d tokens", turn, res.CreatedUsage, last.PromptTokens)
+			}
+			u := res.Response.Usage
+			if u == nil || u.InputTokensDetails == nil {
+				t.Fatalf("turn %d: the usage lacks input_tokens_details: %+v", turn, u)
+			}
+			if u.InputTokens != last.PromptTokens || u.InputTokensDetails.CachedTokens != last.CachedTokens || u.OutputTokens <= 0 {
+				t.Errorf("turn %d: the SDK's usage %+v (cached %d), the service billed %d prompt tokens, %d cached",
+					turn, u, u.InputTokensDetails.CachedTokens, last.PromptTokens, last.CachedTokens)
+			}
+			if turn == 2 && u.InputTokensDetails.CachedTokens == 0 {
+				t.Errorf("the second turn read nothing from the cache")
+			}
+		}
+	})
+
+	t.Run("tool call and its result", func(t *testing.T) {
+		p := params(sdkPlain, user(toolPrompt))
+		p["tools"] = tools
+		res := run(t, p, 0)
+		ok(t, res)
+		call := res.item("function_call")
+		if call == nil || call["name"] != "Read" || call["arguments"] != `{"file_path":"README.md"}` {
+			t.Fatalf("no call of Read with its arguments: %+v", res.Response.Output)
+		}
+		p["input"] = append(append([]any{user(toolPrompt)}, anySlice(res.Response.Output)...),
+			map[string]any{"type": "function_call_output", "call_id": call["call_id"], "output": "# gw"})
+		res = run(t, p, 0)
+		ok(t, res)
+		if !strings.HasPrefix(res.text(), "Tool result received: «# gw»") {
+			t.Errorf("the second turn's text %q", res.text())
+		}
+	})
+
+	t.Run("reasoning given back with its encrypted content", func(t *testing.T) {
+		p := params(sdkSigned, user("think first"))
+		p["include"] = []string{"reasoning.encrypted_content"}
+		p["reasoning"] = map[string]any{"summary": "auto"}
+		res := run(t, p, 0)
+		ok(t, res)
+		rs := res.item("reasoning")
+		if rs == nil || rs["encrypted_content"] == nil || rs["encrypted_content"] == "" {
+			t.Fatalf("no reasoning item with encrypted_content: %+v", res.Response.Output)
+		}
+		if strings.Join(res.Summaries, "") == "" {
+			t.Errorf("the SDK saw no reasoning summary")
+		}
+		sent := chatRequests(r)
+		p["input"] = append(append([]any{user("think first")}, anySlice(res.Response.Output)...), user("and now?"))
+		res = run(t, p, 0)
+		ok(t, res)
+		seen := chatRequests(r)
+		if got, want := len(seen[len(seen)-1].Received), len(sent[len(sent)-1].Sent); got != want || want == 0 {
+			t.Errorf("the service got %d of the %d signatures and encrypted blocks it sent back: %+v", got, want, seen[len(seen)-1].Received)
+		}
+	})
+
+	t.Run("Gemini's thought signature through a tool call", func(t *testing.T) {
+		p := params(sdkGemini, user(toolPrompt))
+		p["tools"] = tools
+		res := run(t, p, 0)
+		ok(t, res)
+		call := res.item("function_call")
+		if call == nil {
+			t.Fatalf("no tool call: %+v", res.Response.Output)
+		}
+		p["input"] = append(append([]any{user(toolPrompt)}, anySlice(res.Response.Output)...),
+			map[string]any{"type": "function_call_output", "call_id": call["call_id"], "output": "# gw"})
+		res = run(t, p, 0) // the stand-in refuses a call given back without its signature, as Gemini does
+		ok(t, res)
+		if !strings.HasPrefix(res.text(), "Tool result received") {
+			t.Errorf("the second turn's text %q", res.text())
+		}
+	})
+
+	t.Run("a rate limit: RateLimitError after the retries the headers time", func(t *testing.T) {
+		faults.set(t, "429:100ms", -1)
+		before := len(chatRequests(r))
+		res := run(t, params(sdkPlain, user("hi")), 2)
+		if e := res.Error; e == nil || e.Class != "RateLimitError" || e.Status == nil || *e.Status != 429 {
+			t.Fatalf("the SDK threw %+v, want a RateLimitError with status 429", res.Error)
+		}
+		if n := len(chatRequests(r)) - before; n != 3 {
+			t.Errorf("the service got %d requests, want 3 (the SDK's 2 retries)", n)
+		}
+		retriedAsTold(t, res.recorded, 3, 429)
+	})
+
+	t.Run("a rate limit that passes: the answer after two retries", func(t *testing.T) {
+		faults.set(t, "429:100ms", 2)
+		res := run(t, params(sdkPlain, user("hi")), 2)
+		ok(t, res)
+		retriedAsTold(t, res.recorded, 3, 200)
+	})
+
+	t.Run("overloaded: InternalServerError 503 server_is_overloaded, retried as the headers say", func(t *testing.T) {
+		faults.set(t, "529:100ms", -1) // OpenAI's overloaded is a 503
+		res := run(t, params(sdkPlain, user("hi")), 1)
+		if e := res.Error; e == nil || e.Class != "InternalServerError" || e.Status == nil || *e.Status != 503 || deref(e.Code) != "server_is_overloaded" {
+			t.Fatalf("the SDK threw %+v, want an InternalServerError 503 server_is_overloaded", res.Error)
+		}
+		retriedAsTold(t, res.recorded, 2, 503)
+	})
+
+	t.Run("context overflow: BadRequestError context_length_exceeded, not retried", func(t *testing.T) {
+		faults.set(t, "overflow", -1)
+		res := run(t, params(sdkPlain, user("hi")), 2)
+		if e := res.Error; e == nil || e.Class != "BadRequestError" || e.Status == nil || *e.Status != 400 || deref(e.Code) != "context_length_exceeded" {
+			t.Fatalf("the SDK threw %+v, want a BadRequestError context_length_exceeded", res.Error)
+		}
+		if len(res.Attempts) != 1 || len(res.Sleeps) != 0 {
+			t.Errorf("the SDK retried an overflow: %+v", res.recorded)
+		}
+	})
+
+	t.Run("context overflow mid-stream: response.failed with context_length_exceeded", func(t *testing.T) {
+		faults.set(t, "overflow:3", -1)
+		res := run(t, params(sdkPlain, user("hi")), 2)
+		if res.Error != nil || res.Response == nil || res.Response.Status != "failed" || res.Response.Error == nil ||
+			res.Response.Error.Code != "context_length_exceeded" {
+			t.Fatalf("the SDK gave %+v, error %+v; want a failed response with context_length_exceeded", res.Response, res.Error)
+		}
+		if len(res.Attempts) != 1 {
+			t.Errorf("attempts %+v", res.Attempts)
+		}
+	})
+}
+
+func anySlice[T any](s []T) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
