@@ -117,20 +117,25 @@ func TestSDKAnthropicMessageStreamThroughServe(t *testing.T) {
 		}
 	})
 
-	t.Run("tool call and its result", func(t *testing.T) {
-		p := params(sdkPlain, user(toolPrompt))
+	t.Run("two parallel tool calls and their results", func(t *testing.T) {
+		p := params(sdkPlain, user(parallelPrompt))
 		p["tools"] = []any{map[string]any{"name": "Read", "description": "Reads a file", "input_schema": readToolSchema}}
 		res := run(t, p, 0)
 		ok(t, res)
-		call := res.block("tool_use")
-		if call == nil || call["name"] != "Read" || res.Message.StopReason != "tool_use" {
-			t.Fatalf("no call of Read: %+v", res.Message)
+		var inputs []string
+		var results []any
+		for _, c := range res.Message.Content {
+			if c["type"] == "tool_use" && c["name"] == "Read" {
+				in, _ := json.Marshal(c["input"])
+				inputs = append(inputs, string(in))
+				results = append(results, map[string]any{"type": "tool_result", "tool_use_id": c["id"], "content": "# gw"})
+			}
 		}
-		if in, _ := json.Marshal(call["input"]); string(in) != `{"file_path":"README.md"}` {
-			t.Errorf("the SDK parsed the input %s", in)
+		if strings.Join(inputs, " ") != strings.Join(wantReads, " ") || res.Message.StopReason != "tool_use" {
+			t.Fatalf("the SDK assembled the calls %q (stop_reason %q), want %q", inputs, res.Message.StopReason, wantReads)
 		}
-		p["messages"] = []any{user(toolPrompt), map[string]any{"role": "assistant", "content": res.Message.Content},
-			map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": call["id"], "content": "# gw"}}}}
+		p["messages"] = []any{user(parallelPrompt), map[string]any{"role": "assistant", "content": res.Message.Content},
+			map[string]any{"role": "user", "content": results}}
 		res = run(t, p, 0)
 		ok(t, res)
 		if !strings.HasPrefix(res.text(), "Tool result received: «# gw»") {

@@ -216,15 +216,22 @@ func chatRequests(r *rig) []standin.Seen {
 // longText is a system prompt long enough for the stand-in to cache.
 var longText = strings.Repeat("You are a careful coding agent; read before you edit. ", 120)
 
-// readTool is a tool as Claude Code offers it, and the word that makes the
-// stand-in call it.
+// readToolSchema is the schema of a tool Read as Claude Code offers it.
 var readToolSchema = map[string]any{
 	"type":       "object",
 	"properties": map[string]any{"file_path": map[string]any{"type": "string"}},
 	"required":   []string{"file_path"},
 }
 
-const toolPrompt = "Use the Read tool on `README.md`."
+// toolPrompt makes the stand-in call the tool Read (the word "tool", the
+// tool's name), parallelPrompt twice at once, once per `backticked` path.
+const (
+	toolPrompt     = "Use the Read tool on `README.md`."
+	parallelPrompt = "Use the Read tool on `README.md` and `go.mod`."
+)
+
+// wantReads are the inputs of the calls parallelPrompt makes.
+var wantReads = []string{`{"file_path":"README.md"}`, `{"file_path":"go.mod"}`}
 
 // retriedAsTold checks that every attempt but the last was answered with
 // the retry headers of a fault "…:100ms" (Retry-After in whole seconds,

@@ -9,6 +9,10 @@
 // Usage: node ai-sdk.mjs SDK_DIR
 import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from "./driver.mjs";
 
+// Warnings (an unknown model's output limit…) are in the start-step part;
+// printed, they would mix with the results on stdout.
+globalThis.AI_SDK_LOG_WARNINGS = false;
+
 const req = requireFrom(process.argv[2]);
 const { streamText, jsonSchema, tool } = req("ai");
 const { createAnthropic } = req("@ai-sdk/anthropic");
@@ -46,7 +50,9 @@ await serve(async (c) => {
   });
   const parts = [];
   for await (const p of result.fullStream) {
-    parts.push(p.type === "error" ? { type: "error", error: describe(p.error) } : p);
+    if (p.type === "error") parts.push({ type: "error", error: describe(p.error) });
+    else if (p.type === "start-step") parts.push({ type: p.type, warnings: p.warnings }); // not the request body
+    else parts.push(p);
   }
   const out = { parts };
   if (!parts.some((p) => p.type === "error")) {
