@@ -192,6 +192,18 @@ func TestSDKOpenAIResponsesStreamThroughServe(t *testing.T) {
 		retriedAsTold(t, res.recorded, 3, 429)
 	})
 
+	t.Run("the chat pass-through's rate limit, retried as the headers say", func(t *testing.T) {
+		// What the translated route must match: the service's own answer
+		// reaches the SDK as it is.
+		faults.set(t, "429:100ms", -1)
+		var res openaiResult
+		sdk.run(t, map[string]any{"api": "chat", "params": map[string]any{"model": sdkPlain, "messages": []any{user("hi")}}, "maxRetries": 2}, &res)
+		if e := res.Error; e == nil || e.Class != "RateLimitError" || e.Status == nil || *e.Status != 429 {
+			t.Fatalf("the SDK threw %+v, want a RateLimitError with status 429", res.Error)
+		}
+		retriedAsTold(t, res.recorded, 3, 429)
+	})
+
 	t.Run("a rate limit that passes: the answer after two retries", func(t *testing.T) {
 		faults.set(t, "429:100ms", 2)
 		res := run(t, params(sdkPlain, user("hi")), 2)

@@ -2,6 +2,8 @@
 // every event into its snapshot and throws on one that does not fit. A case
 // is {params, maxRetries}; the result is the final response, the usage of
 // response.created and the reasoning summary deltas, or the error thrown.
+// A case with api "chat" is a chat completion instead (gw serve passes it
+// through), whose result is the completion.
 // Usage: node openai.mjs SDK_DIR
 import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from "./driver.mjs";
 
@@ -9,8 +11,9 @@ const sdk = requireFrom(process.argv[2])("openai");
 const OpenAI = sdk.default ?? sdk;
 
 await serve(
-  async ({ params, maxRetries }) => {
+  async ({ api, params, maxRetries }) => {
     const client = new OpenAI({ baseURL, apiKey: token, maxRetries, fetch: recordingFetch });
+    if (api === "chat") return { completion: await client.chat.completions.create(params) };
     const stream = client.responses.stream(params);
     let createdUsage = null;
     const summaries = [];
