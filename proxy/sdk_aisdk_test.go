@@ -41,7 +41,7 @@ type aiResult struct {
 func (a aiResult) text() string {
 	var b strings.Builder
 	for _, p := range a.Parts {
-		if p["type"] == "text-delta" {
+		if p["type"] == "text-delta" || p["type"] == "text" {
 			b.WriteString(p["text"].(string))
 		}
 	}
@@ -177,6 +177,53 @@ func TestSDKAISDKThroughServe(t *testing.T) {
 				ok(t, res)
 				if !strings.HasPrefix(res.text(), "Tool result received: «# gw»") {
 					t.Errorf("the second turn's text %q", res.text())
+				}
+			})
+
+			t.Run("whole answers (generateText): two parallel calls, reasoning given back", func(t *testing.T) {
+				c := map[string]any{"model": sdkPlain, "messages": []any{user(parallelPrompt)}, "tools": tools, "stream": false}
+				res := run(t, c)
+				ok(t, res)
+				var inputs []string
+				for _, p := range res.Parts {
+					if p["type"] == "tool-call" && p["toolName"] == "Read" {
+						in, _ := json.Marshal(p["input"])
+						inputs = append(inputs, string(in))
+					}
+				}
+				if strings.Join(inputs, " ") != strings.Join(wantReads, " ") {
+					t.Errorf("the SDK read the calls %q, want %q", inputs, wantReads)
+				}
+				seen := chatRequests(r)
+				if u := res.Usage; u == nil || u.InputTokens != seen[len(seen)-1].PromptTokens || u.OutputTokens <= 0 {
+					t.Errorf("usage %+v, the service billed %d prompt tokens", u, seen[len(seen)-1].PromptTokens)
+				}
+
+				c = map[string]any{"model": sdkSigned, "messages": []any{user("think first")}, "stream": false}
+				if provider == "anthropic" {
+					c["providerOptions"] = map[string]any{"anthropic": map[string]any{"thinking": map[string]any{"type": "enabled", "budgetTokens": 1024}}}
+				} else {
+					c["providerOptions"] = map[string]any{"openai": map[string]any{"forceReasoning": true, "reasoningSummary": "auto", "store": false,
+						"include": []string{"reasoning.encrypted_content"}}}
+				}
+				res = run(t, c)
+				ok(t, res)
+				sealed := ""
+				for _, p := range res.Parts {
+					if p["type"] == "reasoning" {
+						sealed = cmpOr(sealed, providerMeta(p, "anthropic", "signature"), providerMeta(p, "openai", "reasoningEncryptedContent"))
+					}
+				}
+				if sealed == "" {
+					t.Fatalf("no reasoning with its signature or encrypted content: %+v", res.Parts)
+				}
+				sent := chatRequests(r)
+				c["messages"] = append(append([]any{user("think first")}, res.Messages...), user("and now?"))
+				res = run(t, c)
+				ok(t, res)
+				seen = chatRequests(r)
+				if got, want := len(seen[len(seen)-1].Received), len(sent[len(sent)-1].Sent); got != want || want == 0 {
+					t.Errorf("the service got %d of the %d signatures and encrypted blocks it sent back", got, want)
 				}
 			})
 

@@ -143,6 +143,45 @@ func TestSDKAnthropicMessageStreamThroughServe(t *testing.T) {
 		}
 	})
 
+	t.Run("whole answers: two parallel calls, usage, signed thinking given back", func(t *testing.T) {
+		p := params(sdkPlain, user(parallelPrompt))
+		p["tools"] = []any{map[string]any{"name": "Read", "description": "Reads a file", "input_schema": readToolSchema}}
+		p["stream"] = false
+		res := run(t, p, 0)
+		ok(t, res)
+		var inputs []string
+		for _, c := range res.Message.Content {
+			if c["type"] == "tool_use" && c["name"] == "Read" {
+				in, _ := json.Marshal(c["input"])
+				inputs = append(inputs, string(in))
+			}
+		}
+		if strings.Join(inputs, " ") != strings.Join(wantReads, " ") || res.Message.StopReason != "tool_use" {
+			t.Errorf("the SDK read the calls %q (stop_reason %q), want %q", inputs, res.Message.StopReason, wantReads)
+		}
+		seen := chatRequests(r)
+		if u := res.Message.Usage; u.InputTokens != seen[len(seen)-1].PromptTokens || u.OutputTokens <= 0 {
+			t.Errorf("usage %+v, the service billed %d prompt tokens", u, seen[len(seen)-1].PromptTokens)
+		}
+
+		p = params(sdkSigned, user("think first"))
+		p["thinking"] = map[string]any{"type": "enabled", "budget_tokens": 512}
+		p["stream"] = false
+		res = run(t, p, 0)
+		ok(t, res)
+		if th := res.block("thinking"); th == nil || th["signature"] == "" || res.block("redacted_thinking") == nil {
+			t.Fatalf("no signed thinking and redacted_thinking blocks: %+v", res.Message.Content)
+		}
+		sent := chatRequests(r)
+		p["messages"] = []any{user("think first"), map[string]any{"role": "assistant", "content": res.Message.Content}, user("and now?")}
+		res = run(t, p, 0)
+		ok(t, res)
+		seen = chatRequests(r)
+		if got, want := len(seen[len(seen)-1].Received), len(sent[len(sent)-1].Sent); got != want || want == 0 {
+			t.Errorf("the service got %d of the %d signatures and encrypted blocks it sent back", got, want)
+		}
+	})
+
 	for _, c := range []struct{ name, model string }{
 		{"OpenRouter's signed and encrypted reasoning", sdkSigned},
 		{"LiteLLM's thinking blocks", sdkLiteLLM},

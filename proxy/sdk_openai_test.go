@@ -138,6 +138,42 @@ func TestSDKOpenAIResponsesStreamThroughServe(t *testing.T) {
 		}
 	})
 
+	t.Run("whole responses: two parallel calls, usage, reasoning given back", func(t *testing.T) {
+		p := params(sdkPlain, user(parallelPrompt))
+		p["tools"], p["stream"] = tools, false
+		res := run(t, p, 0)
+		ok(t, res)
+		var inputs []string
+		for _, it := range res.Response.Output {
+			if it["type"] == "function_call" && it["name"] == "Read" {
+				inputs = append(inputs, it["arguments"].(string))
+			}
+		}
+		if strings.Join(inputs, " ") != strings.Join(wantReads, " ") {
+			t.Errorf("the SDK read the calls %q, want %q", inputs, wantReads)
+		}
+		seen := chatRequests(r)
+		if u := res.Response.Usage; u == nil || u.InputTokens != seen[len(seen)-1].PromptTokens || u.OutputTokens <= 0 {
+			t.Errorf("usage %+v, the service billed %d prompt tokens", u, seen[len(seen)-1].PromptTokens)
+		}
+
+		p = params(sdkSigned, user("think first"))
+		p["include"], p["reasoning"], p["stream"] = []string{"reasoning.encrypted_content"}, map[string]any{"summary": "auto"}, false
+		res = run(t, p, 0)
+		ok(t, res)
+		if rs := res.item("reasoning"); rs == nil || rs["encrypted_content"] == nil || rs["encrypted_content"] == "" {
+			t.Fatalf("no reasoning item with encrypted_content: %+v", res.Response.Output)
+		}
+		sent := chatRequests(r)
+		p["input"] = append(append([]any{user("think first")}, anySlice(res.Response.Output)...), user("and now?"))
+		res = run(t, p, 0)
+		ok(t, res)
+		seen = chatRequests(r)
+		if got, want := len(seen[len(seen)-1].Received), len(sent[len(sent)-1].Sent); got != want || want == 0 {
+			t.Errorf("the service got %d of the %d signatures and encrypted blocks it sent back", got, want)
+		}
+	})
+
 	t.Run("reasoning given back with its encrypted content", func(t *testing.T) {
 		p := params(sdkSigned, user("think first"))
 		p["include"] = []string{"reasoning.encrypted_content"}

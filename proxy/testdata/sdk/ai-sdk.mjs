@@ -5,7 +5,8 @@
 // {name: {description, parameters (a JSON schema)}} and never run; the
 // result is the stream's parts (errors described), the total usage, the
 // provider metadata and the response's messages, which the next turn sends
-// back as they are.
+// back as they are. With stream false the case is generateText instead, and
+// the parts are the content of its answer, then a finish part.
 // Usage: node ai-sdk.mjs SDK_DIR
 import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from "./driver.mjs";
 
@@ -14,7 +15,7 @@ import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
 const req = requireFrom(process.argv[2]);
-const { streamText, jsonSchema, tool } = req("ai");
+const { streamText, generateText, jsonSchema, tool } = req("ai");
 const { createAnthropic } = req("@ai-sdk/anthropic");
 const { createOpenAI } = req("@ai-sdk/openai");
 
@@ -39,15 +40,17 @@ await serve(async (c) => {
   const tools = Object.fromEntries(
     Object.entries(c.tools ?? {}).map(([n, t]) => [n, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })]),
   );
-  const result = streamText({
-    model,
-    system: c.system,
-    messages: c.messages,
-    tools,
-    providerOptions: c.providerOptions,
-    maxRetries: c.maxRetries,
-    onError: () => {}, // the error parts say it
-  });
+  const options = { model, system: c.system, messages: c.messages, tools, providerOptions: c.providerOptions, maxRetries: c.maxRetries };
+  if (c.stream === false) {
+    try {
+      const r = await generateText(options);
+      const parts = [...r.content, { type: "finish", finishReason: r.finishReason }];
+      return { parts, usage: r.totalUsage, messages: r.response.messages };
+    } catch (e) {
+      return { parts: [{ type: "error", error: describe(e) }] };
+    }
+  }
+  const result = streamText({ ...options, onError: () => {} }); // the error parts say it
   const parts = [];
   for await (const p of result.fullStream) {
     if (p.type === "error") parts.push({ type: "error", error: describe(p.error) });

@@ -1,7 +1,9 @@
 // Drives @anthropic-ai/sdk's MessageStream (see driver.mjs). A case is
 // {params, maxRetries}: params go to client.messages.stream as they are;
 // the result is the message the SDK assembled, the usage of message_start
-// and the signatures it reported, or the error it threw.
+// and the signatures it reported, or the error it threw. With params.stream
+// false the case is client.messages.create instead, and the result the
+// message.
 // Usage: node anthropic.mjs SDK_DIR
 import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from "./driver.mjs";
 
@@ -13,6 +15,7 @@ const root = baseURL.replace(/\/v1$/, "");
 await serve(
   async ({ params, maxRetries }) => {
     const client = new Anthropic({ baseURL: root, apiKey: token, maxRetries, fetch: recordingFetch });
+    if (params.stream === false) return { message: await client.messages.create(params) };
     const stream = client.messages.stream(params);
     let startUsage = null;
     const signatures = [];

@@ -2,8 +2,9 @@
 // every event into its snapshot and throws on one that does not fit. A case
 // is {params, maxRetries}; the result is the final response, the usage of
 // response.created and the reasoning summary deltas, or the error thrown.
-// A case with api "chat" is a chat completion instead (gw serve passes it
-// through), whose result is the completion.
+// With params.stream false the case is client.responses.create, and the
+// result the response. A case with api "chat" is a chat completion instead
+// (gw serve passes it through), whose result is the completion.
 // Usage: node openai.mjs SDK_DIR
 import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from "./driver.mjs";
 
@@ -14,6 +15,7 @@ await serve(
   async ({ api, params, maxRetries }) => {
     const client = new OpenAI({ baseURL, apiKey: token, maxRetries, fetch: recordingFetch });
     if (api === "chat") return { completion: await client.chat.completions.create(params) };
+    if (params.stream === false) return { response: await client.responses.create(params) };
     const stream = client.responses.stream(params);
     let createdUsage = null;
     const summaries = [];
