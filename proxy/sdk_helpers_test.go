@@ -277,3 +277,22 @@ func equalFloats(a, b []float64) bool {
 	}
 	return true
 }
+
+// serviceCancelled waits until the stand-in's last chat request has ended
+// cancelled by gw serve: the client went away, so the service stops
+// generating (and billing).
+func serviceCancelled(t *testing.T, r *rig) {
+	t.Helper()
+	_, err := r.up.WaitFor(waitCtx(t), func(seen []standin.Seen) bool {
+		for i := len(seen) - 1; i >= 0; i-- {
+			if strings.HasSuffix(seen[i].Path, "/chat/completions") {
+				return seen[i].Done && seen[i].Cancelled
+			}
+		}
+		return false
+	})
+	if err != nil {
+		last := chatRequests(r)
+		t.Errorf("the service's answer was not cancelled: %+v", last[len(last)-1])
+	}
+}

@@ -215,6 +215,16 @@ func TestSDKOpenAIResponsesStreamThroughServe(t *testing.T) {
 		}
 	})
 
+	t.Run("the SDK aborts the stream: the service's answer is cancelled", func(t *testing.T) {
+		faults.set(t, "slow-stream:50ms", -1)
+		var res openaiResult
+		sdk.run(t, map[string]any{"params": params(sdkPlain, user("hi")), "maxRetries": 0, "abortOnText": true}, &res)
+		if res.Error == nil || res.Error.Class != "APIUserAbortError" {
+			t.Fatalf("the SDK gave %+v, want an APIUserAbortError", res.Error)
+		}
+		serviceCancelled(t, r)
+	})
+
 	t.Run("a rate limit: RateLimitError after the retries the headers time", func(t *testing.T) {
 		faults.set(t, "429:100ms", -1)
 		before := len(chatRequests(r))

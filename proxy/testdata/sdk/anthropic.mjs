@@ -3,7 +3,7 @@
 // the result is the message the SDK assembled, the usage of message_start
 // and the signatures it reported, or the error it threw. With params.stream
 // false the case is client.messages.create instead, and the result the
-// message.
+// message. With abortOnText the stream is aborted at its first text.
 // Usage: node anthropic.mjs SDK_DIR
 import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from "./driver.mjs";
 
@@ -13,7 +13,7 @@ const Anthropic = sdk.default ?? sdk;
 const root = baseURL.replace(/\/v1$/, "");
 
 await serve(
-  async ({ params, maxRetries }) => {
+  async ({ params, maxRetries, abortOnText }) => {
     const client = new Anthropic({ baseURL: root, apiKey: token, maxRetries, fetch: recordingFetch });
     if (params.stream === false) return { message: await client.messages.create(params) };
     const stream = client.messages.stream(params);
@@ -24,6 +24,7 @@ await serve(
       if (ev.type === "message_start") startUsage = structuredClone(ev.message.usage);
     });
     stream.on("signature", (s) => signatures.push(s));
+    if (abortOnText) stream.once("text", () => stream.abort());
     const message = await stream.finalMessage();
     return { message, startUsage, signatures };
   },
