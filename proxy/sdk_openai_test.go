@@ -18,7 +18,9 @@ type responsesUsage struct {
 type openaiResult struct {
 	recorded
 	Response *struct {
+		ID     string           `json:"id"`
 		Status string           `json:"status"`
+		Store  bool             `json:"store"`
 		Output []map[string]any `json:"output"`
 		Usage  *responsesUsage  `json:"usage"`
 		Error  *struct {
@@ -171,6 +173,27 @@ func TestSDKOpenAIResponsesStreamThroughServe(t *testing.T) {
 		seen = chatRequests(r)
 		if got, want := len(seen[len(seen)-1].Received), len(sent[len(sent)-1].Sent); got != want || want == 0 {
 			t.Errorf("the service got %d of the %d signatures and encrypted blocks it sent back", got, want)
+		}
+	})
+
+	t.Run("store: true, and the next turn by previous_response_id", func(t *testing.T) {
+		p := params(sdkPlain, user(toolPrompt))
+		p["store"], p["tools"] = true, tools
+		res := run(t, p, 0)
+		ok(t, res)
+		call := res.item("function_call")
+		if call == nil {
+			t.Fatalf("no tool call: %+v", res.Response.Output)
+		}
+		if !res.Response.Store {
+			t.Errorf("the response says store: false")
+		}
+		p["previous_response_id"] = res.Response.ID
+		p["input"] = []any{map[string]any{"type": "function_call_output", "call_id": call["call_id"], "output": "# gw"}}
+		res = run(t, p, 0)
+		ok(t, res)
+		if !strings.HasPrefix(res.text(), "Tool result received: «# gw»") {
+			t.Errorf("the second turn's text %q", res.text())
 		}
 	})
 
