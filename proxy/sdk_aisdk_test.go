@@ -180,6 +180,20 @@ func TestSDKAISDKThroughServe(t *testing.T) {
 				}
 			})
 
+			t.Run("a call without arguments", func(t *testing.T) {
+				c := map[string]any{"model": sdkPlain, "messages": []any{user(noArgsPrompt)},
+					"tools": map[string]any{"Status": map[string]any{"description": "Shows the status", "parameters": noArgsSchema}}}
+				if provider == "openai" {
+					c["providerOptions"] = noStore
+				}
+				res := run(t, c)
+				ok(t, res)
+				call := res.part("tool-call")
+				if in, _ := json.Marshal(call["input"]); call == nil || call["toolName"] != "Status" || string(in) != `{}` {
+					t.Fatalf("no call of Status with the input {}: %+v", res.Parts)
+				}
+			})
+
 			t.Run("whole answers (generateText): two parallel calls, reasoning given back", func(t *testing.T) {
 				c := map[string]any{"model": sdkPlain, "messages": []any{user(parallelPrompt)}, "tools": tools, "stream": false}
 				res := run(t, c)

@@ -143,6 +143,17 @@ func TestSDKAnthropicMessageStreamThroughServe(t *testing.T) {
 		}
 	})
 
+	t.Run("a call without arguments", func(t *testing.T) {
+		p := params(sdkPlain, user(noArgsPrompt))
+		p["tools"] = []any{map[string]any{"name": "Status", "description": "Shows the status", "input_schema": noArgsSchema}}
+		res := run(t, p, 0)
+		ok(t, res)
+		call := res.block("tool_use")
+		if in, _ := json.Marshal(call["input"]); call == nil || call["name"] != "Status" || string(in) != `{}` {
+			t.Fatalf("no call of Status with the input {}: %+v", res.Message.Content)
+		}
+	})
+
 	t.Run("whole answers: two parallel calls, usage, signed thinking given back", func(t *testing.T) {
 		p := params(sdkPlain, user(parallelPrompt))
 		p["tools"] = []any{map[string]any{"name": "Read", "description": "Reads a file", "input_schema": readToolSchema}}

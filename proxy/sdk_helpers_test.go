@@ -230,6 +230,11 @@ const (
 	parallelPrompt = "Use the Read tool on `README.md` and `go.mod`."
 )
 
+// noArgsSchema is a tool that takes no arguments, called by noArgsPrompt.
+var noArgsSchema = map[string]any{"type": "object", "properties": map[string]any{}}
+
+const noArgsPrompt = "Use the Status tool."
+
 // wantReads are the inputs of the calls parallelPrompt makes.
 var wantReads = []string{`{"file_path":"README.md"}`, `{"file_path":"go.mod"}`}
 

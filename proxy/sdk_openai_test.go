@@ -140,6 +140,16 @@ func TestSDKOpenAIResponsesStreamThroughServe(t *testing.T) {
 		}
 	})
 
+	t.Run("a call without arguments", func(t *testing.T) {
+		p := params(sdkPlain, user(noArgsPrompt))
+		p["tools"] = []any{map[string]any{"type": "function", "name": "Status", "description": "Shows the status", "parameters": noArgsSchema}}
+		res := run(t, p, 0)
+		ok(t, res)
+		if call := res.item("function_call"); call == nil || call["name"] != "Status" || call["arguments"] != `{}` {
+			t.Fatalf("no call of Status with the arguments {}: %+v", res.Response.Output)
+		}
+	})
+
 	t.Run("whole responses: two parallel calls, usage, reasoning given back", func(t *testing.T) {
 		p := params(sdkPlain, user(parallelPrompt))
 		p["tools"], p["stream"] = tools, false
