@@ -116,7 +116,7 @@ func (d *sdkDriver) run(t *testing.T, c any, out any) {
 		if err := json.Unmarshal([]byte(line), out); err != nil {
 			t.Fatalf("the result is not JSON (%v): %s\n%s", err, line, d.stderr.String())
 		}
-		t.Logf("result: %.2000s", line)
+		t.Logf("result: %.4000s", line)
 	case <-time.After(60 * time.Second):
 		_ = d.cmd.Process.Kill()
 		t.Fatalf("no result from node in 60s: %s", d.stderr.String())
