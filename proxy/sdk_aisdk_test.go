@@ -328,18 +328,34 @@ func TestSDKAISDKThroughServe(t *testing.T) {
 				retriedAsTold(t, res.recorded, 3, 429)
 			})
 
-			t.Run("overloaded: retried as the headers say", func(t *testing.T) {
-				faults.set(t, "529:100ms", -1)
-				want := 529
-				if provider == "openai" {
-					want = 503 // OpenAI's overloaded
+			for _, fault := range []string{"529:100ms", "503:100ms"} {
+				t.Run("overloaded ("+fault+"): retried as the headers say", func(t *testing.T) {
+					faults.set(t, fault, -1)
+					want := 529
+					if provider == "openai" {
+						want = 503 // OpenAI's overloaded
+					}
+					res := run(t, map[string]any{"model": sdkPlain, "messages": []any{user("hi")}, "maxRetries": 1})
+					e := res.streamError()
+					if e == nil || e.Class != "RetryError" || e.LastError == nil || e.LastError.StatusCode == nil || *e.LastError.StatusCode != want {
+						t.Fatalf("the SDK reported %+v, want a RetryError, the last attempt a %d", e, want)
+					}
+					retriedAsTold(t, res.recorded, 2, want)
+				})
+			}
+
+			t.Run("the service's connection breaks mid-stream: the stream's error part", func(t *testing.T) {
+				faults.set(t, "reset:3", -1)
+				res := run(t, map[string]any{"model": sdkPlain, "messages": []any{user("hi")}, "maxRetries": 2})
+				if e := res.streamError(); e == nil {
+					t.Fatalf("no error part: %+v", res.Parts)
 				}
-				res := run(t, map[string]any{"model": sdkPlain, "messages": []any{user("hi")}, "maxRetries": 1})
-				e := res.streamError()
-				if e == nil || e.Class != "RetryError" || e.LastError == nil || e.LastError.StatusCode == nil || *e.LastError.StatusCode != want {
-					t.Fatalf("the SDK reported %+v, want a RetryError, the last attempt a %d", e, want)
+				if fin := res.part("finish"); fin != nil && fin["finishReason"] != "error" {
+					t.Errorf("the stream finished %v after its error", fin["finishReason"])
 				}
-				retriedAsTold(t, res.recorded, 2, want)
+				if len(res.Attempts) != 1 {
+					t.Errorf("attempts %+v", res.Attempts)
+				}
 			})
 
 			t.Run("context overflow: an APICallError 400, not retried", func(t *testing.T) {

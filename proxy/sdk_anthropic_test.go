@@ -274,13 +274,26 @@ func TestSDKAnthropicMessageStreamThroughServe(t *testing.T) {
 		retriedAsTold(t, res.recorded, 3, 200)
 	})
 
-	t.Run("overloaded: OverloadedError 529, retried as the headers say", func(t *testing.T) {
-		faults.set(t, "529:100ms", -1)
-		res := run(t, params(sdkPlain, user("hi")), 1)
-		if e := res.Error; e == nil || e.Class != "OverloadedError" || e.Status == nil || *e.Status != 529 || deref(e.Type) != "overloaded_error" {
-			t.Fatalf("the SDK threw %+v, want an OverloadedError with status 529", res.Error)
+	for _, fault := range []string{"529:100ms", "503:100ms"} {
+		t.Run("overloaded ("+fault+"): OverloadedError 529, retried as the headers say", func(t *testing.T) {
+			faults.set(t, fault, -1)
+			res := run(t, params(sdkPlain, user("hi")), 1)
+			if e := res.Error; e == nil || e.Class != "OverloadedError" || e.Status == nil || *e.Status != 529 || deref(e.Type) != "overloaded_error" {
+				t.Fatalf("the SDK threw %+v, want an OverloadedError with status 529", res.Error)
+			}
+			retriedAsTold(t, res.recorded, 2, 529)
+		})
+	}
+
+	t.Run("the service's connection breaks mid-stream: the stream's error, not a truncated message", func(t *testing.T) {
+		faults.set(t, "reset:3", -1)
+		res := run(t, params(sdkPlain, user("hi")), 2)
+		if e := res.Error; e == nil || !e.IsAPIError || deref(e.Type) != "api_error" || e.Message == "" {
+			t.Fatalf("the SDK gave %+v, want an APIError api_error", res.Error)
 		}
-		retriedAsTold(t, res.recorded, 2, 529)
+		if len(res.Attempts) != 1 {
+			t.Errorf("attempts %+v", res.Attempts)
+		}
 	})
 
 	t.Run("context overflow: BadRequestError in Anthropic's words, not retried", func(t *testing.T) {

@@ -290,13 +290,29 @@ func TestSDKOpenAIResponsesStreamThroughServe(t *testing.T) {
 		retriedAsTold(t, res.recorded, 3, 200)
 	})
 
-	t.Run("overloaded: InternalServerError 503 server_is_overloaded, retried as the headers say", func(t *testing.T) {
-		faults.set(t, "529:100ms", -1) // OpenAI's overloaded is a 503
-		res := run(t, params(sdkPlain, user("hi")), 1)
-		if e := res.Error; e == nil || e.Class != "InternalServerError" || e.Status == nil || *e.Status != 503 || deref(e.Code) != "server_is_overloaded" {
-			t.Fatalf("the SDK threw %+v, want an InternalServerError 503 server_is_overloaded", res.Error)
+	for _, fault := range []string{"529:100ms", "503:100ms"} {
+		t.Run("overloaded ("+fault+"): InternalServerError 503, retried as the headers say", func(t *testing.T) {
+			faults.set(t, fault, -1) // OpenAI's overloaded is a 503
+			res := run(t, params(sdkPlain, user("hi")), 1)
+			// A 503 is the service's, whatever its reason; only a 529 is
+			// said to be an overload.
+			if e := res.Error; e == nil || e.Class != "InternalServerError" || e.Status == nil || *e.Status != 503 ||
+				strings.HasPrefix(fault, "529") && deref(e.Code) != "server_is_overloaded" {
+				t.Fatalf("the SDK threw %+v, want an InternalServerError 503 (server_is_overloaded for a 529)", res.Error)
+			}
+			retriedAsTold(t, res.recorded, 2, 503)
+		})
+	}
+
+	t.Run("the service's connection breaks mid-stream: response.failed, not a truncated response", func(t *testing.T) {
+		faults.set(t, "reset:3", -1)
+		res := run(t, params(sdkPlain, user("hi")), 2)
+		if res.Error != nil || res.Response == nil || res.Response.Status != "failed" || res.Response.Error == nil || res.Response.Error.Message == "" {
+			t.Fatalf("the SDK gave %+v, error %+v; want a failed response saying why", res.Response, res.Error)
 		}
-		retriedAsTold(t, res.recorded, 2, 503)
+		if len(res.Attempts) != 1 {
+			t.Errorf("attempts %+v", res.Attempts)
+		}
 	})
 
 	t.Run("context overflow: BadRequestError context_length_exceeded, not retried", func(t *testing.T) {
