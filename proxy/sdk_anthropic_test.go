@@ -288,8 +288,8 @@ func TestSDKAnthropicMessageStreamThroughServe(t *testing.T) {
 	t.Run("the service's connection breaks mid-stream: the stream's error, not a truncated message", func(t *testing.T) {
 		faults.set(t, "reset:3", -1)
 		res := run(t, params(sdkPlain, user("hi")), 2)
-		if e := res.Error; e == nil || !e.IsAPIError || deref(e.Type) != "api_error" || e.Message == "" {
-			t.Fatalf("the SDK gave %+v, want an APIError api_error", res.Error)
+		if e := res.Error; e == nil || !e.IsAPIError || deref(e.Type) != "api_error" || !strings.Contains(e.Message, cutWords) {
+			t.Fatalf("the SDK gave %+v, want an APIError api_error saying %q", res.Error, cutWords)
 		}
 		if len(res.Attempts) != 1 {
 			t.Errorf("attempts %+v", res.Attempts)

@@ -182,6 +182,9 @@ func (f *sdkFaults) set(t *testing.T, fault string, n int) {
 	})
 }
 
+// cutWords are in the error of a stream whose connection to the service broke.
+const cutWords = "before the answer was complete"
+
 // The models of sdkRig and the reasoning dialect each answers in.
 const (
 	sdkPlain     = sonnet                               // no reasoning
