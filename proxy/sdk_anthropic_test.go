@@ -296,6 +296,16 @@ func TestSDKAnthropicMessageStreamThroughServe(t *testing.T) {
 		}
 	})
 
+	t.Run("an unknown model: BadRequestError naming it and the id to use, not retried", func(t *testing.T) {
+		res := run(t, params("vendor-a/model-a-sonet-4.5", user("hi")), 2)
+		if e := res.Error; e == nil || e.Class != "BadRequestError" || !strings.Contains(e.Message, "model-a-sonet-4.5") || !strings.Contains(e.Message, "use the exact id: "+sonnet) {
+			t.Fatalf("the SDK threw %+v, want a BadRequestError naming the model and the id to use", res.Error)
+		}
+		if len(res.Attempts) != 1 || deref(res.Attempts[0].ShouldRetry) != "false" {
+			t.Errorf("attempts %+v: the SDK may retry what no retry fixes", res.Attempts)
+		}
+	})
+
 	t.Run("context overflow: BadRequestError in Anthropic's words, not retried", func(t *testing.T) {
 		faults.set(t, "overflow", -1)
 		res := run(t, params(sdkPlain, user("hi")), 2)

@@ -113,6 +113,9 @@ func (d *sdkDriver) run(t *testing.T, c any, out any) {
 		if !ok {
 			t.Fatalf("node ended without a result: %s", d.stderr.String())
 		}
+		if strings.Contains(line, realKey) {
+			t.Errorf("the service's key reached the SDK: %s", line)
+		}
 		if err := json.Unmarshal([]byte(line), out); err != nil {
 			t.Fatalf("the result is not JSON (%v): %s\n%s", err, line, d.stderr.String())
 		}
