@@ -146,7 +146,20 @@ type sdkFaults struct {
 	mu   sync.Mutex
 	up   *standin.Server
 	left int // chat requests still to meet the fault; < 0: all
+	// secondsOnly takes retry-after-ms out of the stand-in's answers, as
+	// services that send Retry-After alone do.
+	secondsOnly bool
 }
+
+// noRetryMs drops retry-after-ms from an answer's header.
+type noRetryMs struct{ http.ResponseWriter }
+
+func (w noRetryMs) WriteHeader(code int) {
+	w.Header().Del("Retry-After-Ms")
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w noRetryMs) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (f *sdkFaults) wrap(h http.Handler) http.Handler {
 	f.up = h.(*standin.Server)
@@ -158,6 +171,9 @@ func (f *sdkFaults) wrap(h http.Handler) http.Handler {
 				f.up.SetFault(standin.Fault{})
 			case f.left > 0:
 				f.left--
+			}
+			if f.secondsOnly {
+				w = noRetryMs{w}
 			}
 			f.mu.Unlock()
 		}
@@ -179,7 +195,7 @@ func (f *sdkFaults) set(t *testing.T, fault string, n int) {
 	f.mu.Unlock()
 	t.Cleanup(func() {
 		f.mu.Lock()
-		f.left = -1
+		f.left, f.secondsOnly = -1, false
 		f.up.SetFault(standin.Fault{})
 		f.mu.Unlock()
 	})
@@ -305,5 +321,21 @@ func serviceCancelled(t *testing.T, r *rig) {
 	if err != nil {
 		last := chatRequests(r)
 		t.Errorf("the service's answer was not cancelled: %+v", last[len(last)-1])
+	}
+}
+
+// retriedAfterSeconds checks that the first attempt was answered with
+// Retry-After: 1 alone and that the SDK slept that second before the
+// second attempt, which got the answer.
+func retriedAfterSeconds(t *testing.T, rec recorded) {
+	t.Helper()
+	if len(rec.Attempts) != 2 || rec.Attempts[1].Status != 200 {
+		t.Fatalf("attempts %+v, want a 429 then the answer", rec.Attempts)
+	}
+	if a := rec.Attempts[0]; deref(a.RetryAfter) != "1" || a.RetryAfterMs != nil {
+		t.Errorf("the 429 reached the client with Retry-After %s, retry-after-ms %s; want 1 and none", deref(a.RetryAfter), deref(a.RetryAfterMs))
+	}
+	if !equalFloats(rec.Sleeps, []float64{1000}) {
+		t.Errorf("the SDK slept %v ms before its retry, want [1000] (what Retry-After says)", rec.Sleeps)
 	}
 }

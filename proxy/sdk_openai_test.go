@@ -283,6 +283,16 @@ func TestSDKOpenAIResponsesStreamThroughServe(t *testing.T) {
 		retriedAsTold(t, res.recorded, 3, 429)
 	})
 
+	t.Run("a rate limit with Retry-After alone: the SDK waits its seconds", func(t *testing.T) {
+		faults.set(t, "429:100ms", 1)
+		faults.mu.Lock()
+		faults.secondsOnly = true
+		faults.mu.Unlock()
+		res := run(t, params(sdkPlain, user("hi")), 2)
+		ok(t, res)
+		retriedAfterSeconds(t, res.recorded)
+	})
+
 	t.Run("a rate limit that passes: the answer after two retries", func(t *testing.T) {
 		faults.set(t, "429:100ms", 2)
 		res := run(t, params(sdkPlain, user("hi")), 2)
