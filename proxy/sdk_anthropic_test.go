@@ -34,9 +34,18 @@ type anthropicResult struct {
 		StopReason string           `json:"stop_reason"`
 		Usage      anthropicUsage   `json:"usage"`
 	} `json:"message"`
-	StartUsage *anthropicUsage `json:"startUsage"`
-	Signatures []string        `json:"signatures"`
-	Error      *sdkError       `json:"error"`
+	StartUsage *anthropicUsage  `json:"startUsage"`
+	Signatures []string         `json:"signatures"`
+	Models     []anthropicModel `json:"models"`
+	Retrieved  []anthropicModel `json:"retrieved"`
+	Error      *sdkError        `json:"error"`
+}
+
+type anthropicModel struct {
+	Type        string `json:"type"`
+	ID          string `json:"id"`
+	DisplayName string `json:"display_name"`
+	CreatedAt   string `json:"created_at"`
 }
 
 func (a anthropicResult) text() string {
@@ -249,6 +258,35 @@ func TestSDKAnthropicMessageStreamThroughServe(t *testing.T) {
 			t.Fatalf("the SDK gave %+v, want an APIUserAbortError", res.Error)
 		}
 		serviceCancelled(t, r)
+	})
+
+	t.Run("models listed in Anthropic's shape, page by page, and each retrieved", func(t *testing.T) {
+		var res anthropicResult
+		sdk.run(t, map[string]any{"api": "models", "params": map[string]any{"limit": 3}, "maxRetries": 0}, &res)
+		if res.Error != nil {
+			t.Fatalf("the SDK failed: %+v", res.Error)
+		}
+		var ids []string
+		for _, m := range res.Models {
+			ids = append(ids, m.ID)
+			if m.Type != "model" || m.DisplayName == "" || m.CreatedAt == "" {
+				t.Errorf("a model not in Anthropic's shape: %+v", m)
+			}
+		}
+		if want := standin.ModelIDs(); strings.Join(ids, " ") != strings.Join(want, " ") {
+			t.Errorf("the SDK listed %q, want %q", ids, want)
+		}
+		if n := len(res.Attempts) - len(res.Retrieved); n != 3 {
+			t.Errorf("the SDK listed 8 models 3 a page in %d requests, want 3", n)
+		}
+		if len(res.Retrieved) != len(res.Models) {
+			t.Fatalf("retrieved %d of %d models", len(res.Retrieved), len(res.Models))
+		}
+		for i, m := range res.Retrieved {
+			if m != res.Models[i] {
+				t.Errorf("retrieved %+v, listed %+v", m, res.Models[i])
+			}
+		}
 	})
 
 	t.Run("a rate limit: RateLimitError after the retries the headers time", func(t *testing.T) {

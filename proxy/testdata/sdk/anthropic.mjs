@@ -3,7 +3,9 @@
 // the result is the message the SDK assembled, the usage of message_start
 // and the signatures it reported, or the error it threw. With params.stream
 // false the case is client.messages.create instead, and the result the
-// message. With abortOnText the stream is aborted at its first text.
+// message. With abortOnText the stream is aborted at its first text. A case
+// with api "models" lists the models instead, params.limit a page, the SDK
+// paging on, and retrieves each one listed by its id.
 // Usage: node anthropic.mjs SDK_DIR
 import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from "./driver.mjs";
 
@@ -13,8 +15,15 @@ const Anthropic = sdk.default ?? sdk;
 const root = baseURL.replace(/\/v1$/, "");
 
 await serve(
-  async ({ params, maxRetries, abortOnText }) => {
+  async ({ api, params, maxRetries, abortOnText }) => {
     const client = new Anthropic({ baseURL: root, apiKey: token, maxRetries, fetch: recordingFetch });
+    if (api === "models") {
+      const models = [];
+      for await (const m of client.models.list(params)) models.push(m);
+      const retrieved = [];
+      for (const m of models) retrieved.push(await client.models.retrieve(m.id));
+      return { models, retrieved };
+    }
     if (params.stream === false) return { message: await client.messages.create(params) };
     const stream = client.messages.stream(params);
     let startUsage = null;
