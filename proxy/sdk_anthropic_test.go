@@ -34,14 +34,14 @@ type anthropicResult struct {
 		StopReason string           `json:"stop_reason"`
 		Usage      anthropicUsage   `json:"usage"`
 	} `json:"message"`
-	StartUsage *anthropicUsage  `json:"startUsage"`
-	Signatures []string         `json:"signatures"`
-	Models     []anthropicModel `json:"models"`
-	Retrieved  []anthropicModel `json:"retrieved"`
-	Error      *sdkError        `json:"error"`
+	StartUsage *anthropicUsage `json:"startUsage"`
+	Signatures []string        `json:"signatures"`
+	Models     []sdkModel      `json:"models"`
+	Retrieved  []sdkModel      `json:"retrieved"`
+	Error      *sdkError       `json:"error"`
 }
 
-type anthropicModel struct {
+type sdkModel struct {
 	Type        string `json:"type"`
 	ID          string `json:"id"`
 	DisplayName string `json:"display_name"`
