@@ -63,7 +63,15 @@ type sdkDriver struct {
 func startSDK(t *testing.T, r *rig, script, dir string) *sdkDriver {
 	t.Helper()
 	cmd := exec.Command("node", filepath.Join("testdata", "sdk", script), dir)
-	cmd.Env = append(os.Environ(), "GW_BASE_URL="+r.base, "GW_TOKEN="+testToken)
+	// Only what node needs: the SDKs read their keys, base URLs and extra
+	// headers from variables such as ANTHROPIC_AUTH_TOKEN or OPENAI_ORG_ID,
+	// and the developer's key (GW_API_KEY) has no business there.
+	cmd.Env = []string{"GW_BASE_URL=" + r.base, "GW_TOKEN=" + testToken}
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "SYSTEMROOT"} {
+		if v, ok := os.LookupEnv(k); ok {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
 	d := &sdkDriver{t: t, cmd: cmd, lines: make(chan string), stderr: &testutil.SyncBuffer{}}
 	cmd.Stderr = d.stderr
 	in, err := cmd.StdinPipe()
