@@ -4,7 +4,8 @@
 #   npm: opencode-ai, @anthropic-ai/claude-code, @openai/codex, @qwen-code/qwen-code, @continuedev/cli, cline,
 #        @kilocode/cli-linux-x64   (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
 #        downloads its binary at install, so Crush is checked against its schema only);
-#        @anthropic-ai/sdk, openai   (the official SDKs, driven as clients by the protocol tests)
+#        @anthropic-ai/sdk, openai, ai with @ai-sdk/anthropic and @ai-sdk/openai   (the official SDKs and the
+#        AI SDK, driven as clients by the protocol and proxy tests)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
 #
@@ -23,6 +24,11 @@ CLINE_VERSION=3.0.65
 KILO_VERSION=7.7.9
 ANTHROPIC_SDK_VERSION=1.14.0
 OPENAI_SDK_VERSION=6.49.0
+# The AI SDK 6 line (ai 7 and its providers 4 need Node 22), with the zod its schemas are written in.
+AI_SDK_VERSION=6.0.326
+AI_SDK_ANTHROPIC_VERSION=3.0.140
+AI_SDK_OPENAI_VERSION=3.0.141
+ZOD_VERSION=4.6.7
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
@@ -117,16 +123,23 @@ npm_cli cline cline cline "$CLINE_VERSION"
 # Kilo's own package (@kilocode/cli) fetches this platform package at install; it declares no bin.
 npm_cli kilo kilo @kilocode/cli-linux-x64 "$KILO_VERSION" node_modules/@kilocode/cli-linux-x64/bin
 
-# npm_sdk DIR PACKAGE VERSION: an official SDK the protocol tests drive as a client (no CLI), pinned, in .cache/DIR.
+# npm_sdk DIR PACKAGE@VERSION...: SDKs the tests drive as clients (no CLI), pinned, installed together in
+# .cache/DIR when one of them is missing or of another version. None runs an install script.
 npm_sdk() {
-	local prefix="$PWD/.cache/$1" have=""
-	have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$prefix/node_modules/$2/package.json" 2>/dev/null || true)
-	if [ "$have" != "$3" ]; then
-		step "install $2@$3 into .cache/$1 (npm)" npm install --silent --no-audit --no-fund --prefix "$prefix" "$2@$3"
+	local prefix="$PWD/.cache/$1" spec have="" stale=0
+	shift
+	for spec in "$@"; do
+		have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$prefix/node_modules/${spec%@*}/package.json" 2>/dev/null || true)
+		[ "$have" = "${spec##*@}" ] || stale=1
+	done
+	if [ "$stale" = 1 ]; then
+		step "install $* into .cache/$(basename "$prefix") (npm)" npm install --silent --no-audit --no-fund --prefix "$prefix" "$@"
 	fi
 }
-npm_sdk anthropic-sdk @anthropic-ai/sdk "$ANTHROPIC_SDK_VERSION"
-npm_sdk openai-sdk openai "$OPENAI_SDK_VERSION"
+npm_sdk anthropic-sdk "@anthropic-ai/sdk@$ANTHROPIC_SDK_VERSION"
+npm_sdk openai-sdk "openai@$OPENAI_SDK_VERSION"
+npm_sdk ai-sdk "ai@$AI_SDK_VERSION" "@ai-sdk/anthropic@$AI_SDK_ANTHROPIC_VERSION" "@ai-sdk/openai@$AI_SDK_OPENAI_VERSION" \
+	"zod@$ZOD_VERSION"
 
 # Tests that need the real parts fail, rather than skip, when they are missing here.
 export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_CODEX=1 GW_REQUIRE_TMUX=1 \

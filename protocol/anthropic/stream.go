@@ -420,6 +420,10 @@ func streamError(err error) *Error {
 	}
 	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
 		c := *ae
+		if c.Kind == api.KindReset {
+			// Not "closed before it answered": it had begun to.
+			c.Cause = "the connection was cut before the answer was complete"
+		}
 		c.Cause = "the service's stream broke off: " + c.Cause
 		return FromAPIError(&c)
 	}

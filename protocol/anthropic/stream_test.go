@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/modelgateway/gw/api"
@@ -214,6 +216,8 @@ func TestStreamCutEndsWithErrorEvent(t *testing.T) {
 		{"reset", &api.Error{Condition: api.ServiceUnreachable, Kind: api.KindReset, Cause: "the connection was reset", Fix: remedy.Remedy{Do: remedy.RetryCut}}, TypeAPI, "unable to connect to API: the connection was reset — retry; if it keeps happening, a firewall or proxy is cutting the connection — run: gw doctor"},
 		{"service error mid-stream", &api.Error{Kind: api.KindRateLimited, Status: 429, Cause: "the service is rate limiting this key (429)", Fix: remedy.Remedy{Do: remedy.Wait}}, TypeRateLimit, "the service is rate limiting this key (429) — wait a minute and retry"},
 		{"other", errors.New("read tcp: boom"), TypeAPI, "unable to connect to API: the service's stream broke off: "},
+		{"connection reset mid-answer", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, TypeAPI,
+			"unable to connect to API: the service's stream broke off: the connection was cut before the answer was complete — retry"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, raw := translate(t, sonnet, []*chat.Chunk{textChunk("Hal"), toolChunk(0, "c", "Read", `{"fi`)}, tc.err)

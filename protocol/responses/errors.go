@@ -170,5 +170,14 @@ func streamError(err error) (code, message string) {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "server_error", api.ServiceUnreachable.Message() + ": the service's stream broke off before the answer was complete — retry; if it keeps happening, run: gw doctor"
 	}
+	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
+		// In the Messages API's words (protocol/anthropic's streamError).
+		c := *ae
+		if c.Kind == api.KindReset {
+			c.Cause = "the connection was cut before the answer was complete" // it had begun to answer
+		}
+		c.Cause = "the service's stream broke off: " + c.Cause
+		return "server_error", Message(&c)
+	}
 	return "server_error", api.ServiceUnreachable.Message() + ": the service's stream failed: " + err.Error() + " — retry; if it keeps happening, run: gw doctor"
 }

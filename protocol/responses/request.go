@@ -275,10 +275,11 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 		return nil, meta, err
 	}
 
-	store := r.Store != nil && *r.Store
+	// The response says store: false, whatever the request asked: nothing
+	// here keeps it. Store.Parse says true for a response its Store keeps.
 	meta.echo = echo{
 		Instructions: r.Instructions, ToolChoice: r.ToolChoice, Temperature: r.Temperature, TopP: r.TopP,
-		MaxOutputTokens: r.MaxOutputTokens, Reasoning: r.Reasoning, Text: r.Text, Metadata: r.Metadata, Store: store,
+		MaxOutputTokens: r.MaxOutputTokens, Reasoning: r.Reasoning, Text: r.Text, Metadata: r.Metadata,
 		ParallelToolCalls: r.ParallelToolCalls == nil || *r.ParallelToolCalls,
 	}
 	if len(r.Tools) > 0 {

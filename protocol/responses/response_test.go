@@ -111,3 +111,23 @@ func TestClientStatusAndErrorBody(t *testing.T) {
 		t.Errorf("ErrorBody: %s", got)
 	}
 }
+
+// TestParseRequest_StoreNotPromised: a request parsed without a Store (gw
+// serve keeps nothing then) is answered with store: false even when it
+// asked for store: true, so that no client counts on retrieving it.
+func TestParseRequest_StoreNotPromised(t *testing.T) {
+	for _, body := range []string{`{"model":"m","input":"hi","store":true}`, `{"model":"m","input":"hi"}`} {
+		_, meta, perr := ParseRequest([]byte(body))
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		reply := "Hello"
+		out, err := FromResponse(meta, &chat.Response{Choices: []chat.Choice{{Message: chat.ResponseMsg{Role: "assistant", Content: &reply}, FinishReason: "stop"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), `"store":false`) {
+			t.Errorf("%s: the response promises to be kept: %s", body, out)
+		}
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -573,6 +575,16 @@ func TestStream_Cut(t *testing.T) {
 	}
 	if len(tr.items) != 1 || tr.items[0]["type"] != "message" {
 		t.Errorf("items %v", tr.items)
+	}
+
+	// A connection reset mid-answer: said in words, not as Go's read error,
+	// and not as a connection closed before the service answered.
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+	tr = checkStream(t, runStream(t, meta, chunks[:1], reset))
+	e = tr.response["error"].(map[string]any)
+	if e["code"] != "server_error" || !strings.HasPrefix(e["message"].(string),
+		"unable to connect to API: the service's stream broke off: the connection was cut before the answer was complete — retry") {
+		t.Errorf("error %v", e)
 	}
 
 	// An unknown model reported in the stream: model_not_found, which Codex
