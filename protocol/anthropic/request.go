@@ -174,6 +174,8 @@ func jsonError(body []byte, err error) *Error {
 	switch {
 	case len(bytes.TrimSpace(body)) == 0:
 		return invalid("", "the request body is empty; send a Messages API request as JSON")
+	case errors.As(err, &se) && chat.TooDeep(err):
+		return invalid("", "the request body nests arrays and objects deeper than %d levels (at byte %d), more than any request needs; send a Messages API request", chat.MaxDepth, se.Offset)
 	case errors.As(err, &se):
 		return invalid("", "the request body is not valid JSON (at byte %d: %v)", se.Offset, se.Error())
 	case errors.As(err, &te):

@@ -305,3 +305,13 @@ func TestRecordedDefaultModelPassesThrough(t *testing.T) {
 		t.Errorf("model %q (meta %q): want Claude Code's own claude-… id, unchanged", req.Model, meta.Model)
 	}
 }
+
+// TestParseRequestTooDeep: a request nested a million deep (a hostile or
+// broken client) is a 400 naming the limit, never a crash.
+func TestParseRequestTooDeep(t *testing.T) {
+	body := []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}],"metadata":` + strings.Repeat("[", 1_000_000) + `}`)
+	_, _, err := ParseRequest(body)
+	if err == nil || err.Status != 400 || !strings.Contains(err.Message, "deeper than 10000 levels") {
+		t.Errorf("got %+v, want a 400 naming the nesting limit", err)
+	}
+}

@@ -64,3 +64,14 @@ func FieldPath(parent, field string) string {
 	}
 	return b.String()
 }
+
+// MaxDepth is how deeply the JSON decoder lets arrays and objects nest, in
+// a client's request as in the service's answers: deeper input is an error
+// (TooDeep), never a recursion without end.
+const MaxDepth = 10000
+
+// TooDeep reports whether a decoding error is the decoder's refusal of
+// input nested deeper than MaxDepth.
+func TooDeep(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "exceeded max depth")
+}

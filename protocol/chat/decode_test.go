@@ -161,3 +161,25 @@ func FuzzParseEvent(f *testing.F) {
 		}
 	})
 }
+
+// TestMaxDepthIsTheDecoders: MaxDepth is the depth the decoder refuses
+// past, and TooDeep tells that refusal apart: a chunk nested a million deep
+// is an error, not a stack overflow.
+func TestMaxDepthIsTheDecoders(t *testing.T) {
+	nest := func(n int) []byte {
+		return []byte(`{"choices":[],"x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
+	}
+	var ev Event
+	if err := ParseEvent(nest(MaxDepth-2), &ev); err != nil {
+		t.Errorf("a chunk nested %d deep: %v", MaxDepth, err)
+	}
+	if err := ParseEvent(nest(MaxDepth), &ev); !TooDeep(err) {
+		t.Errorf("a chunk nested past %d: %v, want the decoder's depth error", MaxDepth, err)
+	}
+	if err := ParseEvent([]byte(`{"choices":`+strings.Repeat("[", 1_000_000)), &ev); !TooDeep(err) {
+		t.Errorf("a chunk nested a million deep: %v", err)
+	}
+	if TooDeep(ParseEvent([]byte(`{"choices":[}`), &ev)) {
+		t.Error("a plain syntax error taken for depth")
+	}
+}

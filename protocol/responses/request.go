@@ -301,6 +301,9 @@ func decodeJSON(body []byte, v any) *Error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &syn) && chat.TooDeep(err):
+		line, col := lineCol(body, int(syn.Offset)-1)
+		return badRequest("", "the request body nests arrays and objects deeper than %d levels (line %d, column %d), more than any request needs; send a Responses API request", chat.MaxDepth, line, col)
 	case errors.As(err, &syn):
 		line, col := lineCol(body, int(syn.Offset)-1)
 		return badRequest("", "the request body is not valid JSON (line %d, column %d: %s); send the request as JSON", line, col, syn.Error())

@@ -357,3 +357,12 @@ func TestParseRequest_BadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestParseRequestTooDeep: a request nested a million deep (a hostile or
+// broken client) is a 400 naming the limit, never a crash.
+func TestParseRequestTooDeep(t *testing.T) {
+	_, _, err := ParseRequest([]byte(`{"model":"m","input":` + strings.Repeat("[", 1_000_000) + `}`))
+	if err == nil || err.Status != 400 || !strings.Contains(err.Message, "deeper than 10000 levels") {
+		t.Errorf("got %+v, want a 400 naming the nesting limit", err)
+	}
+}
