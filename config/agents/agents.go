@@ -252,7 +252,17 @@ type RunSpec struct {
 	Args []string
 	// Notes say how the agent uses what it is given (as Result.Notes).
 	Notes []string
+	// Files are for an agent that takes its settings only from a file named
+	// on its command line (pi's extension, Factory droid's runtime
+	// settings): gw run writes them into a new directory only the user can
+	// read, for the agent's lifetime, and removes it when the agent ends.
+	// RunDir in Args and Env stands for that directory. They hold no
+	// secret: the token stays in Env.
+	Files map[string][]byte
 }
+
+// RunDir stands for the directory of RunSpec.Files in its Args and Env.
+const RunDir = "{gw-run-dir}"
 
 // KeyKind says what an agent's key setting holds, without its text.
 type KeyKind string

@@ -11,7 +11,9 @@ import (
 )
 
 func TestNames(t *testing.T) {
-	want := []string{"opencode", "claude-code", "codex", "qwen-code", "continue", "cline", "kilo", "crush"}
+	want := []string{"opencode", "claude-code", "codex", "qwen-code", "continue", "cline", "kilo", "crush",
+		"pi",
+	}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("got %q", got)
 	}
