@@ -63,6 +63,11 @@ var agentCLIs = []agentCLI{
 	{name: "pi", bin: "pi", cache: "pi/node_modules/.bin", require: "GW_REQUIRE_PI",
 		env: []string{"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0"}, route: "/v1/messages", tool: "read",
 		task: func(p string) []string { return []string{"-p", p} }},
+	// droid asks for a Factory login before it starts; a made-up FACTORY_API_KEY lets it start offline
+	// (its model requests go to gw serve; the ones to Factory fail, which it tolerates).
+	{name: "droid", bin: "droid", cache: "droid/node_modules/@factory/cli-linux-x64/bin", require: "GW_REQUIRE_DROID",
+		env: []string{"FACTORY_API_KEY=fk-offline-test", "FACTORY_DROID_AUTO_UPDATE_ENABLED=false"}, tool: "Read",
+		task: func(p string) []string { return []string{"exec", "--auto", "low", p} }},
 	{name: "codex", bin: "codex", cache: "codex/node_modules/.bin", require: "GW_REQUIRE_CODEX",
 		route: "/v1/responses", tool: "exec_command",
 		task: func(p string) []string { return append(append([]string{"exec"}, codexOffline...), p) }},

@@ -11,6 +11,7 @@ import (
 	"github.com/modelgateway/gw/config/agents/codex"
 	"github.com/modelgateway/gw/config/agents/continuedev"
 	"github.com/modelgateway/gw/config/agents/crush"
+	"github.com/modelgateway/gw/config/agents/droid"
 	"github.com/modelgateway/gw/config/agents/kilo"
 	"github.com/modelgateway/gw/config/agents/pi"
 	"github.com/modelgateway/gw/config/agents/qwencode"
@@ -28,6 +29,7 @@ func All() []agents.Agent {
 		kilo.Agent(),
 		crush.Agent(),
 		pi.Agent(),
+		droid.Agent(),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 func TestNames(t *testing.T) {
 	want := []string{"opencode", "claude-code", "codex", "qwen-code", "continue", "cline", "kilo", "crush",
 		"pi",
+		"droid",
 	}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("got %q", got)
