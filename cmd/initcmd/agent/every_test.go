@@ -279,7 +279,7 @@ func TestAgentRun_NoTerminalNeedsAgent(t *testing.T) {
 		return nil, nil
 	}}
 	err := agentRun(t.Context(), &opts)
-	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || err.Error() != "--agent required when not running interactively: one of opencode, claude-code, codex, qwen-code, continue, cline, kilo, crush" {
+	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || err.Error() != "--agent required when not running interactively: one of opencode, claude-code, codex, qwen-code, continue, cline, kilo, crush, pi, droid" {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -347,6 +347,8 @@ func TestAgentRun_PicksAmongTheAgentsFound_FakePicker(t *testing.T) {
 		"continue: not installed (npm install -g @continuedev/cli)",
 		"cline: not installed (npm install -g cline)",
 		"kilo: not installed (npm install -g @kilocode/cli)",
+		"pi: not installed (npm install -g @mariozechner/pi-coding-agent)",
+		"droid: not installed (npm install -g @factory/cli)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("offered:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
