@@ -354,6 +354,20 @@ type Agent struct {
 	// what to do instead.
 	Run   func(d Declaration) (RunSpec, error)
 	NoRun string
+	// NoInit, when set, says why gw writes no config file for the agent (it takes gw's settings only
+	// from its environment, through gw run): gw init agent refuses with it, and Files, Merge and
+	// Inspect return it as their error.
+	NoInit string
+}
+
+// RunOnly returns a with Files, Merge and Inspect that refuse with reason, for an agent gw only runs.
+func (a Agent) RunOnly(reason string) Agent {
+	a.NoInit = reason
+	err := errors.New(reason)
+	a.Files = func(Scope, Env) ([]string, error) { return nil, err }
+	a.Merge = func([][]byte, Declaration) ([]Result, error) { return nil, err }
+	a.Inspect = func([][]byte) (Inspection, error) { return Inspection{}, err }
+	return a
 }
 
 // OneFile returns a with Files, Merge and Inspect set for an agent whose config is

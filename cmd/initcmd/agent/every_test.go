@@ -67,7 +67,7 @@ func inspectFiles(t *testing.T, a agents.Agent, files []string) agents.Inspectio
 // previous file kept as a private backup; a file the agent could not read is left byte for byte, its
 // line and column named.
 func TestAgentRun_EveryAgent(t *testing.T) {
-	for _, a := range all.All() {
+	for _, a := range all.Configurable() {
 		t.Run(a.Name, func(t *testing.T) {
 			e, _ := env(t)
 			e.Vars["GW_API_KEY"] = standin.DemoKeyFull
@@ -234,7 +234,7 @@ func TestNewCmdAgent_DirectModeRefusedWithTheReason(t *testing.T) {
 
 // Direct mode where the agent can refer to a variable: the reference, never a token or the key.
 func TestAgentRun_DirectModeWritesAReferenceForEveryAgentThatCan(t *testing.T) {
-	for _, a := range all.All() {
+	for _, a := range all.Configurable() {
 		if a.DirectRefusal != "" {
 			continue
 		}
