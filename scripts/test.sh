@@ -2,7 +2,8 @@
 # Runs the whole test suite of gw, installing first what the tests need when it is missing:
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
 #   npm: opencode-ai, @anthropic-ai/claude-code, @openai/codex, @qwen-code/qwen-code, @continuedev/cli, cline,
-#        @kilocode/cli-linux-x64   (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
+#        @kilocode/cli-linux-x64, @mariozechner/pi-coding-agent, @github/copilot, @factory/cli-linux-x64
+#        (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
 #        downloads its binary at install, so Crush is checked against its schema only);
 #        @anthropic-ai/sdk, openai   (the official SDKs, driven as clients by the protocol tests)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
@@ -21,6 +22,9 @@ QWEN_CODE_VERSION=0.15.10
 CONTINUE_VERSION=1.5.47
 CLINE_VERSION=3.0.65
 KILO_VERSION=7.7.9
+PI_VERSION=0.73.1
+COPILOT_VERSION=1.0.102
+DROID_VERSION=0.225.2
 ANTHROPIC_SDK_VERSION=1.14.0
 OPENAI_SDK_VERSION=6.49.0
 quick=0
@@ -116,6 +120,11 @@ npm_cli cn continue @continuedev/cli "$CONTINUE_VERSION"
 npm_cli cline cline cline "$CLINE_VERSION"
 # Kilo's own package (@kilocode/cli) fetches this platform package at install; it declares no bin.
 npm_cli kilo kilo @kilocode/cli-linux-x64 "$KILO_VERSION" node_modules/@kilocode/cli-linux-x64/bin
+npm_cli pi pi @mariozechner/pi-coding-agent "$PI_VERSION"
+npm_cli copilot copilot @github/copilot "$COPILOT_VERSION"
+# Factory droid's own package (@factory/cli) fetches this platform package in an install script, which npm
+# blocks here; it declares no bin.
+npm_cli droid droid @factory/cli-linux-x64 "$DROID_VERSION" node_modules/@factory/cli-linux-x64/bin
 
 # npm_sdk DIR PACKAGE VERSION: an official SDK the protocol tests drive as a client (no CLI), pinned, in .cache/DIR.
 npm_sdk() {
