@@ -117,3 +117,22 @@ func TestRun_OtherAgentMisspelledModel(t *testing.T) {
 		t.Errorf("proxy %+v", p)
 	}
 }
+
+// An installed agent of another version than the one gw's writer was checked against is noted, once,
+// with what to do; the tested version is not.
+func TestRun_OtherAgentVersionNoted(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	for _, installed := range []string{"0.99.0", "0.225.2", ""} {
+		in := input(s.BaseURL, standin.DemoKeyFull)
+		af := agentFiles(t, "droid", `{"customModels": [{"id": "custom:gw/vendor-a/model-a-sonnet-4.5", "model": "vendor-a/model-a-sonnet-4.5", "baseUrl": "http://127.0.0.1:18787/v1", "apiKey": "`+localToken+`"}]}`)
+		af.Installed = installed
+		in.ProxyAddr, in.LocalToken, in.Agents = "127.0.0.1:18787", localToken, []AgentFiles{af, af}
+		rep := runDoctor(t, in)
+		c, _ := rep.Get(IDAgentConfig)
+		text := c.Cause + " | " + c.Detail
+		n := strings.Count(text, "Factory droid 0.99.0 is installed")
+		if want := map[bool]int{true: 1, false: 0}[installed == "0.99.0"]; n != want || (n == 1 && !strings.Contains(text, "@factory/cli@0.225.2")) {
+			t.Errorf("installed %q: %q", installed, text)
+		}
+	}
+}

@@ -335,6 +335,9 @@ type Agent struct {
 	Version string
 	// Install is how to install it ("npm install -g opencode-ai").
 	Install string
+	// Package is its npm package, whose package.json tells the installed version (doctor notes one other
+	// than Version); "" when gw does not look.
+	Package string
 	// Entry names what gw owns in its config, for messages:
 	// `provider "gw"`, `[model_providers.gw]`.
 	Entry    string

@@ -40,7 +40,7 @@ var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "droid", Display: displayName, Binary: "droid", Version: testedVersion,
-		Install: "npm install -g @factory/cli", Entry: `gw's entries in customModels`,
+		Install: "npm install -g @factory/cli", Package: "@factory/cli", Entry: `gw's entries in customModels`,
 		Protocol: agents.ChatCompletions,
 		Run:      Run,
 	}.OneFile(Path, Merge, Inspect)
