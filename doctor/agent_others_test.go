@@ -75,6 +75,10 @@ func TestRun_OtherAgentConfigs(t *testing.T) {
 			Pass, "", []string{"Continue reaches " + s.BaseURL + " with 1 model"}, "", []string{"vendor-b/model-b-3-flash"}},
 		{"Cline's slot used for another provider", agentFiles(t, "cline", `{"version": 1, "lastUsedProvider": "openai-compatible", "providers": {"openai-compatible": {"settings": {"baseUrl": "http://10.0.0.5:11434/v1", "apiKey": "ollama", "model": "llama"}}}}`, ""),
 			Warn, "", []string{"coding agents are configured (Cline), but none reaches the service"}, "run: gw init agent --agent NAME", nil},
+		{"pi through gw serve's Messages translation", agentFiles(t, "pi", `{"providers": {"gw": {"baseUrl": "http://`+proxyAddr+`", "api": "anthropic-messages", "apiKey": "`+localToken+`", "models": [{"id": "vendor-a/model-a-haiku-4.5"}]}}}`, `{"defaultProvider": "gw", "defaultModel": "vendor-a/model-a-haiku-4.5"}`),
+			Pass, "", []string{"models.json: pi uses gw serve at http://" + proxyAddr + " with 1 model"}, "", []string{"vendor-a/model-a-haiku-4.5"}},
+		{"Factory droid on another port", agentFiles(t, "droid", `{"customModels": [{"id": "custom:gw/vendor-a/model-a-haiku-4.5", "model": "vendor-a/model-a-haiku-4.5", "baseUrl": "http://127.0.0.1:9999/v1", "apiKey": "`+localToken+`"}]}`),
+			Fail, "service unreachable", []string{"Factory droid points at http://127.0.0.1:9999/v1, but gw serve listens on port 18787"}, "run: gw init agent --agent droid (it rewrites the address", []string{"vendor-a/model-a-haiku-4.5"}},
 		{"Crush's config does not parse", agentFiles(t, "crush", "{\n  \"providers\": {\n    \"gw\": \n}\n"),
 			Fail, "", []string{"crush.json:4:1: Crush's config does not parse"}, "(Crush cannot read it either); run: gw init agent --agent crush", nil},
 	}
