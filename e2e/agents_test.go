@@ -328,6 +328,32 @@ func fullStrength(t *testing.T, c agentCLI, svc *standin.Running, run func(args 
 		if len(models) == 0 || slices.ContainsFunc(models, func(m string) bool { return m != otherModel }) {
 			t.Errorf("Claude Code's haiku tier asked the stand-in for %q, want %s", models, otherModel)
 		}
+	case "pi":
+		// pi speaks the Messages API through gw serve so that reasoning survives between turns: a Gemini-class
+		// model's thought signature, sealed by gw serve into the tool call's id, comes back on the next request
+		// (the stand-in refuses a Gemini tool call sent back without it). Only where pi has that model: gw
+		// run declares the whole subscription, the init story two Anthropic-class models.
+		const gemini = "vendor-b/model-b-3-flash-preview"
+		if out, _ := run("--list-models"); !strings.Contains(out, gemini) {
+			t.Logf("pi's config has no %s; the thought-signature round trip is checked through gw run", gemini)
+			return
+		}
+		from := len(svc.Seen())
+		out, ok := run(append(c.task(c.prompt("notes.txt")), "--model", gemini)...)
+		if !ok || !answered.MatchString(out) {
+			t.Fatalf("pi with %s:\n%s", gemini, out)
+		}
+		var sent, received int
+		for _, s := range svc.Seen()[from:] {
+			if s.Path == "/v1/chat/completions" && s.Model == gemini {
+				sent += len(s.Sent)
+				received += len(s.Received)
+			}
+		}
+		t.Logf("the stand-in sent %d thought signatures and got %d back", sent, received)
+		if sent == 0 || received == 0 {
+			t.Errorf("the stand-in sent %d thought signatures and got %d back", sent, received)
+		}
 	case "codex":
 		out, _ := run(c.task("Use the apply_patch tool: `no patch here`")...)
 		if !regexp.MustCompile(`Tool result received: «[^»]*(?i:patch)`).MatchString(out) {
