@@ -11,8 +11,9 @@
 // service again on the next turn; its thinking levels become reasoning_effort, and its cache_control
 // breakpoints are carried over. On its chat completions path ("openai-completions", the only one that can
 // reach the service directly) pi drops every signature but OpenRouter's encrypted reasoning, so the
-// models that need them lose their reasoning between turns. Direct mode therefore writes
-// "openai-completions", and says so.
+// models that need them lose their reasoning between turns, and a Gemini-class model refuses a tool call
+// sent back without its thought signature (checked with 0.73.1 against the stand-in). Direct mode
+// therefore writes "openai-completions", and warns.
 //
 // Checked against pi 0.73.1: models.json and settings.json are in $PI_CODING_AGENT_DIR (a leading ~
 // expanded), else ~/.pi/agent; there is no project models.json. models.json is read with `//` comments
@@ -146,7 +147,7 @@ func Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
 	}
 	if d.Mode == agents.Direct {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("pi reads the key from %s: set it in the environment pi starts in", d.Env()))
-		m.Notes = append(m.Notes, "pi speaks chat completions to the service itself; through gw serve (--mode proxy) it speaks the Messages API, which keeps the models' reasoning between turns")
+		m.Warnings = append(m.Warnings, "pi speaks chat completions to the service itself, and on that path it sends no thought signature back: a Gemini-class model refuses its tool calls after the first; through gw serve (--mode proxy) pi speaks the Messages API, which keeps the models' reasoning between turns")
 	}
 	return []agents.Result{m, s}, nil
 }

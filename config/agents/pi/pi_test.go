@@ -76,7 +76,7 @@ func TestModelsAsPiReadsThem(t *testing.T) {
 	}
 }
 
-// Direct mode: chat completions at the service, the key by its variable's name, and a note saying what
+// Direct mode: chat completions at the service, the key by its variable's name, and a warning saying what
 // that costs.
 func TestDirectMode(t *testing.T) {
 	rs, err := Merge(make([][]byte, 2), agentstest.DirectDecl())
@@ -88,7 +88,7 @@ func TestDirectMode(t *testing.T) {
 		t.Errorf("%s", s)
 	}
 	in, _ := Inspect([][]byte{rs[0].Data, rs[1].Data})
-	if in.KeyKind != agents.KeyEnvRef || in.KeyRef != "GW_API_KEY" || len(rs[0].Notes) == 0 || len(rs[0].Warnings) == 0 {
+	if in.KeyKind != agents.KeyEnvRef || in.KeyRef != "GW_API_KEY" || len(rs[0].Warnings) != 2 || !strings.Contains(rs[0].Warnings[1], "thought signature") {
 		t.Errorf("%+v %+v", in, rs[0])
 	}
 }
