@@ -104,7 +104,8 @@ fi
 # global install of another version is not used.
 npm_cli() {
 	local prefix="$PWD/.cache/$2" have="" bin="${5:-node_modules/.bin}"
-	have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$prefix/node_modules/$3/package.json" 2>/dev/null || true)
+	# The first "version" member, indented by spaces or (pi's package.json) a tab.
+	have=$(awk -F'"' '/^[[:space:]]*"version":/ { print $4; exit }' "$prefix/node_modules/$3/package.json" 2>/dev/null || true)
 	if [ "$have" != "$4" ] || [ ! -x "$prefix/$bin/$1" ]; then
 		step "install $3@$4 into .cache/$2 (npm)" \
 			npm install --silent --no-audit --no-fund --prefix "$prefix" "$3@$4"
