@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,7 @@ type othersResult struct {
 	modelFrom                 map[string]string
 	proxyUsers                []string
 	foundAgents, lookedFor    []string
+	versionNoted              []string // agents whose installed version was noted
 }
 
 // checkOtherAgents reads each agent's config (in.Agents) and checks gw's entry in it the way the agent
@@ -57,6 +59,11 @@ func (r *run) checkOtherAgents() othersResult {
 		}
 		res.found++
 		res.foundAgents = append(res.foundAgents, a.Display)
+		if af.Installed != "" && af.Installed != a.Version && !slices.Contains(res.versionNoted, a.Name) {
+			res.versionNoted = append(res.versionNoted, a.Name)
+			res.notes = append(res.notes, fmt.Sprintf("%s %s is installed; gw writes its config as %s %s reads it (if %s ignores gw's entry, run gw init agent --agent %s again, or install %s@%s)",
+				a.Display, af.Installed, a.Display, a.Version, a.Display, a.Name, a.Package, a.Version))
+		}
 		if readErr != nil {
 			if res.unreadable == nil {
 				res.unreadable = &Check{ID: IDAgentConfig, Status: Fail, Cause: readErr.Error(), Fix: remedy.Remedy{Do: remedy.Say, Value: "replace it with " + a.Display + "'s config file, or remove it"}}

@@ -75,6 +75,10 @@ func TestRun_OtherAgentConfigs(t *testing.T) {
 			Pass, "", []string{"Continue reaches " + s.BaseURL + " with 1 model"}, "", []string{"vendor-b/model-b-3-flash"}},
 		{"Cline's slot used for another provider", agentFiles(t, "cline", `{"version": 1, "lastUsedProvider": "openai-compatible", "providers": {"openai-compatible": {"settings": {"baseUrl": "http://10.0.0.5:11434/v1", "apiKey": "ollama", "model": "llama"}}}}`, ""),
 			Warn, "", []string{"coding agents are configured (Cline), but none reaches the service"}, "run: gw init agent --agent NAME", nil},
+		{"pi through gw serve's Messages translation", agentFiles(t, "pi", `{"providers": {"gw": {"baseUrl": "http://`+proxyAddr+`", "api": "anthropic-messages", "apiKey": "`+localToken+`", "models": [{"id": "vendor-a/model-a-haiku-4.5"}]}}}`, `{"defaultProvider": "gw", "defaultModel": "vendor-a/model-a-haiku-4.5"}`),
+			Pass, "", []string{"models.json: pi uses gw serve at http://" + proxyAddr + " with 1 model"}, "", []string{"vendor-a/model-a-haiku-4.5"}},
+		{"Factory droid on another port", agentFiles(t, "droid", `{"customModels": [{"id": "custom:gw/vendor-a/model-a-haiku-4.5", "model": "vendor-a/model-a-haiku-4.5", "baseUrl": "http://127.0.0.1:9999/v1", "apiKey": "`+localToken+`"}]}`),
+			Fail, "service unreachable", []string{"Factory droid points at http://127.0.0.1:9999/v1, but gw serve listens on port 18787"}, "run: gw init agent --agent droid (it rewrites the address", []string{"vendor-a/model-a-haiku-4.5"}},
 		{"Crush's config does not parse", agentFiles(t, "crush", "{\n  \"providers\": {\n    \"gw\": \n}\n"),
 			Fail, "", []string{"crush.json:4:1: Crush's config does not parse"}, "(Crush cannot read it either); run: gw init agent --agent crush", nil},
 	}
@@ -115,5 +119,24 @@ func TestRun_OtherAgentMisspelledModel(t *testing.T) {
 	p := wantStatus(t, rep, IDProxy, Fail)
 	if !strings.Contains(p.Cause, af.Files[0]+" (Claude Code) sends requests to gw serve") {
 		t.Errorf("proxy %+v", p)
+	}
+}
+
+// An installed agent of another version than the one gw's writer was checked against is noted, once,
+// with what to do; the tested version is not.
+func TestRun_OtherAgentVersionNoted(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	for _, installed := range []string{"0.99.0", "0.225.2", ""} {
+		in := input(s.BaseURL, standin.DemoKeyFull)
+		af := agentFiles(t, "droid", `{"customModels": [{"id": "custom:gw/vendor-a/model-a-sonnet-4.5", "model": "vendor-a/model-a-sonnet-4.5", "baseUrl": "http://127.0.0.1:18787/v1", "apiKey": "`+localToken+`"}]}`)
+		af.Installed = installed
+		in.ProxyAddr, in.LocalToken, in.Agents = "127.0.0.1:18787", localToken, []AgentFiles{af, af}
+		rep := runDoctor(t, in)
+		c, _ := rep.Get(IDAgentConfig)
+		text := c.Cause + " | " + c.Detail
+		n := strings.Count(text, "Factory droid 0.99.0 is installed")
+		if want := map[bool]int{true: 1, false: 0}[installed == "0.99.0"]; n != want || (n == 1 && !strings.Contains(text, "@factory/cli@0.225.2")) {
+			t.Errorf("installed %q: %q", installed, text)
+		}
 	}
 }

@@ -81,6 +81,8 @@ func (r Report) Get(id string) (Check, bool) {
 type AgentFiles struct {
 	Agent agents.Agent
 	Files []string
+	// Installed is the agent's version installed on PATH, when it tells it cheaply ("" otherwise).
+	Installed string
 }
 
 // Input is everything Run needs, resolved by the caller. Nothing here is read from the process environment

@@ -2,7 +2,8 @@
 # Runs the whole test suite of gw, installing first what the tests need when it is missing:
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
 #   npm: opencode-ai, @anthropic-ai/claude-code, @openai/codex, @qwen-code/qwen-code, @continuedev/cli, cline,
-#        @kilocode/cli-linux-x64   (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
+#        @kilocode/cli-linux-x64, @mariozechner/pi-coding-agent, @github/copilot, @factory/cli-linux-x64
+#        (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
 #        downloads its binary at install, so Crush is checked against its schema only);
 #        @anthropic-ai/sdk, openai, ai with @ai-sdk/anthropic and @ai-sdk/openai   (the official SDKs and the
 #        AI SDK, driven as clients by the protocol and proxy tests)
@@ -22,6 +23,9 @@ QWEN_CODE_VERSION=0.15.10
 CONTINUE_VERSION=1.5.47
 CLINE_VERSION=3.0.65
 KILO_VERSION=7.7.9
+PI_VERSION=0.73.1
+COPILOT_VERSION=1.0.102
+DROID_VERSION=0.225.2
 ANTHROPIC_SDK_VERSION=1.14.0
 OPENAI_SDK_VERSION=6.49.0
 # The AI SDK 6 line (ai 7 and its providers 4 need Node 22), with the zod its schemas are written in.
@@ -106,7 +110,8 @@ fi
 # global install of another version is not used.
 npm_cli() {
 	local prefix="$PWD/.cache/$2" have="" bin="${5:-node_modules/.bin}"
-	have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$prefix/node_modules/$3/package.json" 2>/dev/null || true)
+	# The first "version" member, indented by spaces or (pi's package.json) a tab.
+	have=$(awk -F'"' '/^[[:space:]]*"version":/ { print $4; exit }' "$prefix/node_modules/$3/package.json" 2>/dev/null || true)
 	if [ "$have" != "$4" ] || [ ! -x "$prefix/$bin/$1" ]; then
 		step "install $3@$4 into .cache/$2 (npm)" \
 			npm install --silent --no-audit --no-fund --prefix "$prefix" "$3@$4"
@@ -122,6 +127,11 @@ npm_cli cn continue @continuedev/cli "$CONTINUE_VERSION"
 npm_cli cline cline cline "$CLINE_VERSION"
 # Kilo's own package (@kilocode/cli) fetches this platform package at install; it declares no bin.
 npm_cli kilo kilo @kilocode/cli-linux-x64 "$KILO_VERSION" node_modules/@kilocode/cli-linux-x64/bin
+npm_cli pi pi @mariozechner/pi-coding-agent "$PI_VERSION"
+npm_cli copilot copilot @github/copilot "$COPILOT_VERSION"
+# Factory droid's own package (@factory/cli) fetches this platform package in an install script, which npm
+# blocks here; it declares no bin.
+npm_cli droid droid @factory/cli-linux-x64 "$DROID_VERSION" node_modules/@factory/cli-linux-x64/bin
 
 # npm_sdk DIR PACKAGE@VERSION...: SDKs the tests drive as clients (no CLI), pinned, installed together in
 # .cache/DIR when one of them is missing or of another version. None runs an install script.

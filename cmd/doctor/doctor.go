@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -187,7 +188,7 @@ func otherAgentConfigs(f *cmdutil.Factory) []doctor.AgentFiles {
 				continue
 			}
 			seen = append(seen, files[0])
-			out = append(out, doctor.AgentFiles{Agent: a, Files: files})
+			out = append(out, doctor.AgentFiles{Agent: a, Files: files, Installed: installedVersion(f, a)})
 		}
 	}
 	return out
@@ -305,4 +306,23 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// installedVersion is the version of a's command on PATH, read from its npm package (nothing is run); ""
+// when a has no package gw looks at, the command is not on PATH, or it was installed another way.
+func installedVersion(f *cmdutil.Factory, a agents.Agent) string {
+	if a.Package == "" {
+		return ""
+	}
+	for _, dir := range filepath.SplitList(f.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, a.Binary)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			v, _ := agents.InstalledVersion(p, a.Package)
+			return v
+		}
+	}
+	return ""
 }

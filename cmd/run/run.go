@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -189,6 +190,14 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ
+	}
+	if len(spec.Files) > 0 {
+		dir, err := writeRunFiles(spec.Files)
+		if err != nil {
+			return fmt.Errorf("writing %s's settings for this run: %w", a.Display, err)
+		}
+		defer os.RemoveAll(dir)
+		spec = inRunDir(spec, dir)
 	}
 	child := exec.Command(bin, append(slices.Clone(spec.Args), opts.Args...)...)
 	child.Env = childEnv(environ(), spec.Env)
@@ -379,3 +388,35 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 
 // stopGrace: the agent has ended, so nothing is waiting for an answer still running.
 const stopGrace = time.Second
+
+// writeRunFiles writes an agent's run files (no secret in them) into a new directory only the user can
+// read; the caller removes it when the agent has ended.
+func writeRunFiles(files map[string][]byte) (string, error) {
+	dir, err := os.MkdirTemp("", "gw-run-")
+	if err != nil {
+		return "", err
+	}
+	for name, data := range files {
+		if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("run file name %q is not a plain file name", name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// inRunDir replaces agents.RunDir in spec's arguments and environment with dir.
+func inRunDir(spec agents.RunSpec, dir string) agents.RunSpec {
+	spec.Args, spec.Env = slices.Clone(spec.Args), slices.Clone(spec.Env)
+	for i := range spec.Args {
+		spec.Args[i] = strings.ReplaceAll(spec.Args[i], agents.RunDir, dir)
+	}
+	for i := range spec.Env {
+		spec.Env[i] = strings.ReplaceAll(spec.Env[i], agents.RunDir, dir)
+	}
+	return spec
+}

@@ -47,6 +47,14 @@ type report struct {
 	Args   []string          `json:"args"`
 	Env    map[string]string `json:"env"`
 	Status int               `json:"status"` // of GET {OPENAI_BASE_URL}/models with OPENAI_API_KEY, when set
+	// Files are the arguments naming a file that exists while the agent runs, with their content and mode.
+	Files map[string]runFile `json:"files"`
+}
+
+type runFile struct {
+	Data string      `json:"data"`
+	Mode os.FileMode `json:"mode"`
+	Dir  os.FileMode `json:"dir"` // its directory's
 }
 
 // fakeAgent is a real child process standing in for an agent:
@@ -58,7 +66,16 @@ type report struct {
 func fakeAgent(mode string) int {
 	switch {
 	case mode == "report":
-		r := report{Args: os.Args[1:], Env: map[string]string{}}
+		r := report{Args: os.Args[1:], Env: map[string]string{}, Files: map[string]runFile{}}
+		for _, a := range r.Args {
+			fi, err := os.Stat(a)
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			b, _ := os.ReadFile(a)
+			di, _ := os.Stat(filepath.Dir(a))
+			r.Files[a] = runFile{Data: string(b), Mode: fi.Mode().Perm(), Dir: di.Mode().Perm()}
+		}
 		for _, kv := range os.Environ() {
 			k, v, _ := strings.Cut(kv, "=")
 			r.Env[k] = v
@@ -106,8 +123,8 @@ func TestNewCmdRun_Args(t *testing.T) {
 		{args: []string{"opencode", "--", "run", "-m", "x"}, agent: "opencode", rest: []string{"run", "-m", "x"}},
 		{args: []string{"claude-code", "-p", "hi", "--model", "y"}, agent: "claude-code", rest: []string{"-p", "hi", "--model", "y"}},
 		{args: []string{"--model", "vendor-a/model-a-haiku-4.5", "qwen-code", "--", "--", "x"}, agent: "qwen-code", rest: []string{"--", "x"}, model: "vendor-a/model-a-haiku-4.5"},
-		{args: nil, wantErr: "gw run needs the agent to run: one of opencode, claude-code, codex, qwen-code, kilo"},
-		{args: []string{"cursor"}, wantErr: "unknown agent (not shown); gw run starts one of opencode, claude-code, codex, qwen-code, kilo"},
+		{args: nil, wantErr: "gw run needs the agent to run: one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot"},
+		{args: []string{"cursor"}, wantErr: "unknown agent (not shown); gw run starts one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot"},
 		{args: []string{"continue"}, wantErr: "gw run cannot point Continue at gw: Continue takes its models only from a config file; run: gw init agent --agent continue"},
 		{args: []string{"cline"}, wantErr: "gw run cannot point Cline at gw: Cline takes the base URL only from its providers.json; run: gw init agent --agent cline"},
 		{args: []string{"crush"}, wantErr: "gw run cannot point Crush at gw: Crush takes its providers and models only from its config files; run: gw init agent --agent crush"},
@@ -493,5 +510,32 @@ func TestRunRun_InProcessServeOnGwServesPort(t *testing.T) {
 	}
 	if r.Env["OPENAI_BASE_URL"] != base || r.Status != http.StatusOK || e.ErrOut.Len() > 0 {
 		t.Errorf("base %q status %d stderr %q; want gw serve's address %s answering", r.Env["OPENAI_BASE_URL"], r.Status, e.ErrOut, base)
+	}
+}
+
+// An agent that takes gw's settings only from a file named on its command line (Factory droid's
+// --settings): the file is there while it runs, readable by the user only, without the token (which is in
+// the environment), and gone with its directory when the agent has ended.
+func TestRunRun_RunFilesLiveAsLongAsTheAgent(t *testing.T) {
+	fakeAgentOnPath(t, "droid")
+	e, opts := runEnv(t, "droid", "report", "exec", "hello")
+	if err := runRun(t.Context(), opts); err != nil {
+		t.Fatalf("%v\nstderr: %s", err, e.ErrOut)
+	}
+	var r report
+	if err := json.Unmarshal(e.Out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, e.Out)
+	}
+	token := r.Env["GW_LOCAL_TOKEN"]
+	if len(r.Args) < 2 || r.Args[0] != "--settings" || !strings.HasPrefix(token, config.LocalTokenPrefix) {
+		t.Fatalf("args %q, token %q", r.Args, token)
+	}
+	path := r.Args[1]
+	f, ok := r.Files[path]
+	if !ok || !strings.Contains(f.Data, `"${GW_LOCAL_TOKEN}"`) || strings.Contains(f.Data, token) || f.Mode != 0o600 || f.Dir != 0o700 {
+		t.Errorf("the settings file while droid ran: %+v", f)
+	}
+	if _, err := os.Stat(filepath.Dir(path)); err == nil {
+		t.Errorf("%s is still there after droid ended", filepath.Dir(path))
 	}
 }

@@ -252,7 +252,17 @@ type RunSpec struct {
 	Args []string
 	// Notes say how the agent uses what it is given (as Result.Notes).
 	Notes []string
+	// Files are for an agent that takes its settings only from a file named
+	// on its command line (pi's extension, Factory droid's runtime
+	// settings): gw run writes them into a new directory only the user can
+	// read, for the agent's lifetime, and removes it when the agent ends.
+	// RunDir in Args and Env stands for that directory. They hold no
+	// secret: the token stays in Env.
+	Files map[string][]byte
 }
+
+// RunDir stands for the directory of RunSpec.Files in its Args and Env.
+const RunDir = "{gw-run-dir}"
 
 // KeyKind says what an agent's key setting holds, without its text.
 type KeyKind string
@@ -325,6 +335,9 @@ type Agent struct {
 	Version string
 	// Install is how to install it ("npm install -g opencode-ai").
 	Install string
+	// Package is its npm package, whose package.json tells the installed version (doctor notes one other
+	// than Version); "" when gw does not look.
+	Package string
 	// Entry names what gw owns in its config, for messages:
 	// `provider "gw"`, `[model_providers.gw]`.
 	Entry    string
@@ -344,6 +357,20 @@ type Agent struct {
 	// what to do instead.
 	Run   func(d Declaration) (RunSpec, error)
 	NoRun string
+	// NoInit, when set, says why gw writes no config file for the agent (it takes gw's settings only
+	// from its environment, through gw run): gw init agent refuses with it, and Files, Merge and
+	// Inspect return it as their error.
+	NoInit string
+}
+
+// RunOnly returns a with Files, Merge and Inspect that refuse with reason, for an agent gw only runs.
+func (a Agent) RunOnly(reason string) Agent {
+	a.NoInit = reason
+	err := errors.New(reason)
+	a.Files = func(Scope, Env) ([]string, error) { return nil, err }
+	a.Merge = func([][]byte, Declaration) ([]Result, error) { return nil, err }
+	a.Inspect = func([][]byte) (Inspection, error) { return Inspection{}, err }
+	return a
 }
 
 // OneFile returns a with Files, Merge and Inspect set for an agent whose config is

@@ -88,7 +88,10 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 			if cmd.Flags().Changed("agent") {
 				a, ok := all.Lookup(opts.Agent)
 				if !ok {
-					return cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.Names(), ", "))
+					return cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
+				}
+				if a.NoInit != "" {
+					return cmdutil.FlagErrorf("gw init agent has nothing to write for %s: %s", a.Display, a.NoInit)
 				}
 				if opts.Mode == ModeDirect && a.DirectRefusal != "" {
 					return directRefused(a)
@@ -114,7 +117,7 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 			return agentRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent to configure: "+strings.Join(all.Names(), ", ")+" (default: choose in a picker)")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent to configure: "+strings.Join(all.ConfigNames(), ", ")+" (default: choose in a picker)")
 	cmd.Flags().BoolVar(&opts.Project, "project", false, "write the project's config in the current directory instead of the global one")
 	cmd.Flags().StringVar(&opts.Mode, "mode", ModeProxy, "proxy (through gw serve) or direct (to the service, key from GW_API_KEY)")
 	cmd.Flags().StringSliceVar(&opts.Models, "models", nil, "model ids to add, comma-separated, or \"all\" (default: choose in a picker)")
@@ -125,7 +128,7 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
 	cmd.Flags().IntVar(&opts.Port, "port", 0, "gw serve's port for --mode proxy, saved in gw's config (default: the configured port, else 8787)")
 	var words [][2]string
-	for _, a := range all.All() {
+	for _, a := range all.Configurable() {
 		words = append(words, [2]string{a.Name, a.Display})
 	}
 	_ = cmd.RegisterFlagCompletionFunc("agent", cmdutil.CompleteWords(words...))
@@ -142,7 +145,7 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 // agentList names the agents and their --agent values for the help text.
 func agentList() string {
 	var parts []string
-	for _, a := range all.All() {
+	for _, a := range all.Configurable() {
 		parts = append(parts, a.Display+" ("+a.Name+")")
 	}
 	return strings.Join(parts, ", ")
@@ -177,7 +180,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	f := opts.Factory
 	ios := f.IOStreams
 	if opts.Agent == "" && !ios.CanPromptOnStderr() {
-		return cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.Names(), ", "))
+		return cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
 	}
 	if len(opts.Models) == 0 && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--models required when not running interactively (e.g. --models all, or ids from gw models)")

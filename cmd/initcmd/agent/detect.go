@@ -34,7 +34,10 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 	if opts.Agent != "" {
 		a, ok := all.Lookup(opts.Agent)
 		if !ok {
-			return agents.Agent{}, cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.Names(), ", "))
+			return agents.Agent{}, cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
+		}
+		if a.NoInit != "" {
+			return agents.Agent{}, cmdutil.FlagErrorf("gw init agent has nothing to write for %s: %s", a.Display, a.NoInit)
 		}
 		return a, nil
 	}
@@ -60,7 +63,7 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 	}
 	ids, err := opts.Pick(f.IOStreams, tui.PickOptions{Title: title, Items: items})
 	if errors.Is(err, tui.ErrNoTTY) {
-		return agents.Agent{}, cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.Names(), ", "))
+		return agents.Agent{}, cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
 	}
 	if err != nil {
 		return agents.Agent{}, err
@@ -82,7 +85,7 @@ func detect(f *cmdutil.Factory, project bool, expect agents.Expect) []found {
 		scope = agents.Project
 	}
 	var here, rest []found
-	for _, a := range all.All() {
+	for _, a := range all.Configurable() {
 		d := found{agent: a, bin: lookPath(a.Binary, f.Getenv("PATH"))}
 		files, err := a.Files(scope, env)
 		if err != nil && project {

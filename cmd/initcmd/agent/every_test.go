@@ -67,7 +67,7 @@ func inspectFiles(t *testing.T, a agents.Agent, files []string) agents.Inspectio
 // previous file kept as a private backup; a file the agent could not read is left byte for byte, its
 // line and column named.
 func TestAgentRun_EveryAgent(t *testing.T) {
-	for _, a := range all.All() {
+	for _, a := range all.Configurable() {
 		t.Run(a.Name, func(t *testing.T) {
 			e, _ := env(t)
 			e.Vars["GW_API_KEY"] = standin.DemoKeyFull
@@ -234,7 +234,7 @@ func TestNewCmdAgent_DirectModeRefusedWithTheReason(t *testing.T) {
 
 // Direct mode where the agent can refer to a variable: the reference, never a token or the key.
 func TestAgentRun_DirectModeWritesAReferenceForEveryAgentThatCan(t *testing.T) {
-	for _, a := range all.All() {
+	for _, a := range all.Configurable() {
 		if a.DirectRefusal != "" {
 			continue
 		}
@@ -279,7 +279,7 @@ func TestAgentRun_NoTerminalNeedsAgent(t *testing.T) {
 		return nil, nil
 	}}
 	err := agentRun(t.Context(), &opts)
-	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || err.Error() != "--agent required when not running interactively: one of opencode, claude-code, codex, qwen-code, continue, cline, kilo, crush" {
+	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || err.Error() != "--agent required when not running interactively: one of opencode, claude-code, codex, qwen-code, continue, cline, kilo, crush, pi, droid" {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -347,6 +347,8 @@ func TestAgentRun_PicksAmongTheAgentsFound_FakePicker(t *testing.T) {
 		"continue: not installed (npm install -g @continuedev/cli)",
 		"cline: not installed (npm install -g cline)",
 		"kilo: not installed (npm install -g @kilocode/cli)",
+		"pi: not installed (npm install -g @mariozechner/pi-coding-agent)",
+		"droid: not installed (npm install -g @factory/cli)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("offered:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -10,8 +10,11 @@ import (
 	"github.com/modelgateway/gw/config/agents/cline"
 	"github.com/modelgateway/gw/config/agents/codex"
 	"github.com/modelgateway/gw/config/agents/continuedev"
+	"github.com/modelgateway/gw/config/agents/copilot"
 	"github.com/modelgateway/gw/config/agents/crush"
+	"github.com/modelgateway/gw/config/agents/droid"
 	"github.com/modelgateway/gw/config/agents/kilo"
+	"github.com/modelgateway/gw/config/agents/pi"
 	"github.com/modelgateway/gw/config/agents/qwencode"
 )
 
@@ -26,6 +29,9 @@ func All() []agents.Agent {
 		cline.Agent(),
 		kilo.Agent(),
 		crush.Agent(),
+		pi.Agent(),
+		droid.Agent(),
+		copilot.Agent(),
 	}
 }
 
@@ -46,4 +52,18 @@ func Lookup(name string) (agents.Agent, bool) {
 		return agents.Agent{}, false
 	}
 	return all[i], true
+}
+
+// Configurable are the agents gw init agent writes a config for (all but the ones gw only runs).
+func Configurable() []agents.Agent {
+	return slices.DeleteFunc(All(), func(a agents.Agent) bool { return a.NoInit != "" })
+}
+
+// ConfigNames are the --agent values of gw init agent, in order.
+func ConfigNames() []string {
+	var out []string
+	for _, a := range Configurable() {
+		out = append(out, a.Name)
+	}
+	return out
 }

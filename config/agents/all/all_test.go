@@ -11,7 +11,11 @@ import (
 )
 
 func TestNames(t *testing.T) {
-	want := []string{"opencode", "claude-code", "codex", "qwen-code", "continue", "cline", "kilo", "crush"}
+	want := []string{"opencode", "claude-code", "codex", "qwen-code", "continue", "cline", "kilo", "crush",
+		"pi",
+		"droid",
+		"copilot",
+	}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("got %q", got)
 	}
@@ -33,6 +37,10 @@ func TestEveryAgent(t *testing.T) {
 		t.Run(a.Name, func(t *testing.T) {
 			if a.Display == "" || a.Binary == "" || a.Version == "" || a.Install == "" || a.Entry == "" {
 				t.Errorf("incomplete description: %+v", a)
+			}
+			if a.NoInit != "" {
+				runOnly(t, a)
+				return
 			}
 			files, err := a.Files(agents.Global, home(map[string]string{"HOME": "/home/u"}))
 			if err != nil || len(files) == 0 {
@@ -111,24 +119,50 @@ func TestEveryAgent(t *testing.T) {
 				}
 				return
 			}
-			spec, err := a.Run(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, arg := range spec.Args {
-				if strings.Contains(arg, d.Token) {
-					t.Errorf("the token is in an argument: %q", arg)
-				}
-			}
-			if !strings.Contains(strings.Join(spec.Env, "\n"), d.Token) {
-				t.Errorf("the token is not in the environment: %q", spec.Env)
-			}
-			for _, e := range spec.Env {
-				if !strings.Contains(e, "=") {
-					t.Errorf("env entry %q is not KEY=VALUE", e)
-				}
-			}
+			checkRun(t, a, d)
 		})
+	}
+}
+
+// runOnly: an agent gw only runs says so, naming gw run, from every one of Files, Merge and Inspect.
+func runOnly(t *testing.T, a agents.Agent) {
+	if a.Run == nil || !strings.Contains(a.NoInit, "gw run "+a.Name) {
+		t.Errorf("NoInit does not say what to do: %q", a.NoInit)
+	}
+	for _, s := range []agents.Scope{agents.Global, agents.Project} {
+		if _, err := a.Files(s, home(map[string]string{"HOME": "/home/u"})); err == nil || err.Error() != a.NoInit {
+			t.Errorf("files: %v", err)
+		}
+	}
+	if _, err := a.Merge(nil, agentstest.Decl()); err == nil {
+		t.Error("merge of an agent gw only runs")
+	}
+	checkRun(t, a, agentstest.Decl())
+}
+
+func checkRun(t *testing.T, a agents.Agent, d agents.Declaration) {
+	t.Helper()
+	spec, err := a.Run(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range spec.Files {
+		if strings.Contains(string(data), d.Token) {
+			t.Errorf("the token is in the run file %s", name)
+		}
+	}
+	for _, arg := range spec.Args {
+		if strings.Contains(arg, d.Token) {
+			t.Errorf("the token is in an argument: %q", arg)
+		}
+	}
+	if !strings.Contains(strings.Join(spec.Env, "\n"), d.Token) {
+		t.Errorf("the token is not in the environment: %q", spec.Env)
+	}
+	for _, e := range spec.Env {
+		if !strings.Contains(e, "=") {
+			t.Errorf("env entry %q is not KEY=VALUE", e)
+		}
 	}
 }
 
