@@ -103,6 +103,36 @@ type ToolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"` // function
 	Function FunctionCall `json:"function"`
+	// ExtraContent carries Gemini's thought signature of the call, which
+	// Gemini 3 wants back with the call on the next turn.
+	ExtraContent *ExtraContent `json:"extra_content,omitempty"`
+}
+
+// ExtraContent is the vendor data Gemini's OpenAI-compatible API puts on a
+// tool call: {"google": {"thought_signature": "..."}}.
+type ExtraContent struct {
+	Google *GoogleExtra `json:"google,omitempty"`
+}
+
+// GoogleExtra is Gemini's part of ExtraContent.
+type GoogleExtra struct {
+	ThoughtSignature string `json:"thought_signature,omitempty"`
+}
+
+// ThoughtSignature is the Gemini thought signature e carries, "" for none.
+func (e *ExtraContent) ThoughtSignature() string {
+	if e == nil || e.Google == nil {
+		return ""
+	}
+	return e.Google.ThoughtSignature
+}
+
+// WithThoughtSignature is the ExtraContent carrying sig; nil for "".
+func WithThoughtSignature(sig string) *ExtraContent {
+	if sig == "" {
+		return nil
+	}
+	return &ExtraContent{Google: &GoogleExtra{ThoughtSignature: sig}}
 }
 
 // FunctionCall is a called function's name and JSON arguments.
@@ -209,6 +239,7 @@ type ToolCallDelta struct {
 		Name      string `json:"name,omitempty"`
 		Arguments string `json:"arguments,omitempty"`
 	} `json:"function"`
+	ExtraContent *ExtraContent `json:"extra_content,omitempty"`
 }
 
 // ReasoningText is the message's reasoning text, under either name.

@@ -145,7 +145,7 @@ func OneChunk(r *chat.Response) *chat.Chunk {
 		d.ReasoningContent = &s
 	}
 	for i, tc := range m.ToolCalls {
-		td := chat.ToolCallDelta{Index: i, ID: tc.ID, Type: "function"}
+		td := chat.ToolCallDelta{Index: i, ID: tc.ID, Type: "function", ExtraContent: tc.ExtraContent}
 		td.Function.Name, td.Function.Arguments = tc.Function.Name, tc.Function.Arguments
 		d.ToolCalls = append(d.ToolCalls, td)
 	}
