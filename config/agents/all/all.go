@@ -11,6 +11,7 @@ import (
 	"github.com/modelgateway/gw/config/agents/codex"
 	"github.com/modelgateway/gw/config/agents/continuedev"
 	"github.com/modelgateway/gw/config/agents/crush"
+	"github.com/modelgateway/gw/config/agents/gemini"
 	"github.com/modelgateway/gw/config/agents/kilo"
 	"github.com/modelgateway/gw/config/agents/qwencode"
 )
@@ -26,6 +27,7 @@ func All() []agents.Agent {
 		cline.Agent(),
 		kilo.Agent(),
 		crush.Agent(),
+		gemini.Agent(),
 	}
 }
 

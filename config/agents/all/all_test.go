@@ -11,7 +11,7 @@ import (
 )
 
 func TestNames(t *testing.T) {
-	want := []string{"opencode", "claude-code", "codex", "qwen-code", "continue", "cline", "kilo", "crush"}
+	want := []string{"opencode", "claude-code", "codex", "qwen-code", "continue", "cline", "kilo", "crush", "gemini"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("got %q", got)
 	}
@@ -58,7 +58,7 @@ func TestEveryAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			base := d.BaseURL
-			if a.Protocol == agents.AnthropicMessages {
+			if a.Protocol == agents.AnthropicMessages || a.Protocol == agents.GeminiAPI {
 				base = d.Origin()
 			}
 			if !in.Configured || in.BaseURL != base || in.KeyKind != agents.KeyLocalToken || in.LocalToken != d.Token {
