@@ -49,15 +49,15 @@ func route(path string) (act action, model string, ok bool) {
 	if !found || rest == "" {
 		return 0, "", false
 	}
+	// The service's model ids have a vendor before a slash
+	// (vendor-b/model-b-3-flash-preview), which @google/genai puts in the
+	// path as it is: the model is everything up to the method.
 	i := strings.LastIndexByte(rest, ':')
 	if i < 0 {
-		if strings.Contains(rest, "/") {
-			return 0, "", false
-		}
 		return actGet, rest, true
 	}
 	model, method := rest[:i], rest[i+1:]
-	if model == "" || strings.Contains(model, "/") {
+	if model == "" {
 		return 0, "", false
 	}
 	switch method {
