@@ -25,7 +25,7 @@ func TestGeminiCLIThroughRelay(t *testing.T) {
 
 	tools := []struct {
 		name, prompt, want string
-		check           func(t *testing.T, project string)
+		check              func(t *testing.T, project string)
 	}{
 		{"ReadFile", "Use the read_file tool on `notes.txt` and tell me the launch code.",
 			"Tool result received: «The launch code is PINEAPPLE-42.»", nil},

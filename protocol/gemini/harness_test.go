@@ -224,3 +224,13 @@ func chunk(t *testing.T, s string) *chat.Chunk {
 	}
 	return &c
 }
+
+// requestOf is a client's request for the translator.
+type requestOf struct {
+	method, path, query string
+	body                []byte
+}
+
+func (r *requestOf) tr() *tr.Request {
+	return &tr.Request{Method: r.method, Path: r.path, Query: r.query, Header: http.Header{}, Body: r.body}
+}

@@ -227,7 +227,12 @@ func (b *builder) model(i int, c content) *Error {
 			}
 			args := "{}"
 			if len(fc.Args) > 0 && string(fc.Args) != "null" {
-				args = string(fc.Args)
+				var buf bytes.Buffer
+				if json.Compact(&buf, fc.Args) == nil {
+					args = buf.String()
+				} else {
+					args = string(fc.Args)
+				}
 			}
 			id := fc.ID
 			if id == "" {
