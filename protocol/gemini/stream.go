@@ -26,8 +26,11 @@ import (
 //
 // The last event of a stream that broke or failed is Google's error object
 // on its own ({"error":{"code","message","status"}}, not an SSE event):
-// that is what @google/genai reads as a failure in the middle of a stream;
-// an SSE event would pass as an empty answer. Pings are a blank line, which
+// that is what @google/genai reads as a failure in the middle of a stream
+// (an SSE event would pass as an empty answer). It does so only when the
+// object is a read of its own, so what was written before it is flushed
+// first; when the client still reads both at once, it fails with its own
+// "Incomplete JSON segment" error, which Gemini CLI retries. Pings are a blank line, which
 // @google/genai's event reader skips (it would stop at an SSE comment).
 type Stream struct {
 	w    io.Writer
@@ -36,8 +39,9 @@ type Stream struct {
 	ids  func(int) string
 	buf  bytes.Buffer
 
-	done bool
-	err  error // the first write error
+	done   bool
+	err    error // the first write error
+	events int   // events written
 
 	calls  []*call
 	byIdx  map[int]*call
@@ -122,6 +126,11 @@ func (s *Stream) End(err error) error {
 		return s.err
 	}
 	if err != nil {
+		// @google/genai reads the error object only when it is a read of
+		// its own: what was written before it goes out first.
+		if rw, ok := s.w.(http.ResponseWriter); ok && s.events > 0 {
+			_ = http.NewResponseController(rw).Flush()
+		}
 		s.buf.Reset()
 		s.buf.Write(streamError(err).Body())
 		_, s.err = s.w.Write(s.buf.Bytes())
@@ -181,4 +190,5 @@ func (s *Stream) event(r response) {
 	s.buf.Write(encode(r))
 	s.buf.WriteString("\r\n\r\n")
 	_, s.err = s.w.Write(s.buf.Bytes())
+	s.events++
 }
