@@ -93,7 +93,7 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 			}
 			out := scrub(e, e.Out.String())
 			n := "8 models"
-			if a.Name == "claude-code" || a.Name == "codex" {
+			if a.Name == "claude-code" || a.Name == "codex" || a.Name == "gemini" {
 				n = "1 model" // the default and small model, here the same
 			}
 			if !strings.HasPrefix(out, "Created "+strings.ReplaceAll(files[0], e.Dir, "$DIR")+": "+a.Entry+" with "+n+"\n") ||
@@ -139,7 +139,7 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			out = scrub(e, e.Out.String())
-			if a.Name == "claude-code" || a.Name == "codex" {
+			if a.Name == "claude-code" || a.Name == "codex" || a.Name == "gemini" {
 				if !strings.Contains(out, "already up to date") {
 					t.Errorf("refresh:\n%s", out)
 				}
@@ -269,7 +269,7 @@ func TestAgentRun_NoTerminalNeedsAgent(t *testing.T) {
 		return nil, nil
 	}}
 	err := agentRun(t.Context(), &opts)
-	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || err.Error() != "--agent required when not running interactively: one of opencode, claude-code, codex, qwen-code, continue, cline, kilo, crush" {
+	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || err.Error() != "--agent required when not running interactively: one of opencode, claude-code, codex, qwen-code, continue, cline, kilo, crush, gemini" {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -337,6 +337,7 @@ func TestAgentRun_PicksAmongTheAgentsFound_FakePicker(t *testing.T) {
 		"continue: not installed (npm install -g @continuedev/cli)",
 		"cline: not installed (npm install -g cline)",
 		"kilo: not installed (npm install -g @kilocode/cli)",
+		"gemini: not installed (npm install -g @google/gemini-cli)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("offered:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

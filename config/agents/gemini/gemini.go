@@ -57,7 +57,7 @@ var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "gemini", Display: displayName, Binary: "gemini", Version: testedVersion,
-		Install: "npm install -g @google/gemini-cli", Entry: `security.auth.selectedType and model.name in settings.json, GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY in .env`,
+		Install: "npm install -g @google/gemini-cli", Entry: `the API key route in settings.json, gw serve's address and token in .env`,
 		Protocol:      agents.GeminiAPI,
 		DirectRefusal: directRefusal,
 		Files:         Paths,
@@ -311,14 +311,15 @@ func readEnv(src []byte) map[string]string {
 	return out
 }
 
-// Run is gw run's route: the environment only. GOOGLE_GEMINI_BASE_URL,
-// GEMINI_API_KEY (the local token) and GEMINI_MODEL win over .env files
-// (Gemini CLI never overrides a variable already set). Gemini CLI's auth
-// type cannot be set in the environment: interactively, its auth dialog
-// offers the API key route (GEMINI_DEFAULT_AUTH_TYPE preselects it);
-// non-interactively (-p) it needs security.auth.selectedType
-// "gemini-api-key" in its settings, which gw init agent --agent gemini
-// writes.
+// Run is gw run's route: the environment, and one file of this run's own.
+// GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY (the local token) and
+// GEMINI_MODEL win over .env files (Gemini CLI never overrides a variable
+// already set). Gemini CLI's auth type cannot be set in the environment
+// (with GOOGLE_GEMINI_BASE_URL alone it picks its "gateway" type, which
+// its non-interactive mode refuses), so the run's system defaults
+// (GEMINI_CLI_SYSTEM_DEFAULTS_PATH, the lowest of its settings: the user's
+// and the administrator's own still win) select the API key route. The
+// agent's own settings files are not touched.
 func Run(d agents.Declaration) (agents.RunSpec, error) {
 	if d.Mode == agents.Direct {
 		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
@@ -326,10 +327,16 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 	if err := d.Validate(); err != nil {
 		return agents.RunSpec{}, err
 	}
-	return agents.RunSpec{Env: []string{
-		EnvBaseURL + "=" + d.Origin(),
-		EnvAPIKey + "=" + d.Token,
-		EnvModel + "=" + d.DefaultModel().ID,
-		"GEMINI_DEFAULT_AUTH_TYPE=" + AuthType,
-	}}, nil
+	return agents.RunSpec{
+		Env: []string{
+			EnvBaseURL + "=" + d.Origin(),
+			EnvAPIKey + "=" + d.Token,
+			EnvModel + "=" + d.DefaultModel().ID,
+			"GEMINI_CLI_SYSTEM_DEFAULTS_PATH=" + agents.RunDir + "/" + runDefaults,
+		},
+		Files: map[string][]byte{runDefaults: []byte(`{"security":{"auth":{"selectedType":"` + AuthType + `"}}}` + "\n")},
+	}, nil
 }
+
+// runDefaults is the name of gw run's system defaults for Gemini CLI.
+const runDefaults = "gemini-system-defaults.json"
