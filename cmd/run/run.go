@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,21 +186,6 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ
-	}
-	if len(spec.Files) > 0 {
-		dir, err := os.MkdirTemp("", "gw-run-")
-		if err != nil {
-			return fmt.Errorf("a directory for %s's settings of this run: %w", a.Display, err)
-		}
-		defer os.RemoveAll(dir)
-		for name, data := range spec.Files {
-			if err := os.WriteFile(filepath.Join(dir, filepath.Base(name)), data, 0o600); err != nil {
-				return fmt.Errorf("%s's settings of this run: %w", a.Display, err)
-			}
-		}
-		for i, kv := range spec.Env {
-			spec.Env[i] = strings.ReplaceAll(kv, agents.RunDir, dir)
-		}
 	}
 	child := exec.Command(bin, append(slices.Clone(spec.Args), opts.Args...)...)
 	child.Env = childEnv(environ(), spec.Env)

@@ -248,15 +248,7 @@ func (e Env) XDGConfig() (string, error) {
 type RunSpec struct {
 	Env  []string // KEY=VALUE
 	Args []string
-	// Files are settings the agent reads for this run only, by name: gw
-	// run writes them into a private directory of its own, removed when
-	// the agent exits, and puts that directory in place of RunDir in Env's
-	// values. Never the key or the token: the directory is a plain one.
-	Files map[string][]byte
 }
-
-// RunDir stands for RunSpec.Files' directory in RunSpec.Env.
-const RunDir = "${GW_RUN_DIR}"
 
 // KeyKind says what an agent's key setting holds, without its text.
 type KeyKind string

@@ -311,15 +311,18 @@ func readEnv(src []byte) map[string]string {
 	return out
 }
 
-// Run is gw run's route: the environment, and one file of this run's own.
-// GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY (the local token) and
-// GEMINI_MODEL win over .env files (Gemini CLI never overrides a variable
-// already set). Gemini CLI's auth type cannot be set in the environment
-// (with GOOGLE_GEMINI_BASE_URL alone it picks its "gateway" type, which
-// its non-interactive mode refuses), so the run's system defaults
-// (GEMINI_CLI_SYSTEM_DEFAULTS_PATH, the lowest of its settings: the user's
-// and the administrator's own still win) select the API key route. The
-// agent's own settings files are not touched.
+// Run is gw run's route: the environment only. GOOGLE_GEMINI_BASE_URL,
+// GEMINI_API_KEY (the local token) and GEMINI_MODEL win over .env files
+// (Gemini CLI never overrides a variable already set). Gemini CLI's auth
+// type cannot be set in the environment: with GOOGLE_GEMINI_BASE_URL and no
+// selectedType in its settings it picks its "gateway" type, which its
+// non-interactive mode (-p) refuses ("Invalid auth method selected."), and
+// its system settings files, the one other place, are read only when root
+// owns them. So gw run gemini -p needs security.auth.selectedType
+// "gemini-api-key" in the user's settings (gw init agent --agent gemini
+// writes it, and the settings hold no secret); interactively, Gemini CLI's
+// auth dialog asks once, with the API key route preselected
+// (GEMINI_DEFAULT_AUTH_TYPE).
 func Run(d agents.Declaration) (agents.RunSpec, error) {
 	if d.Mode == agents.Direct {
 		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
@@ -327,16 +330,10 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 	if err := d.Validate(); err != nil {
 		return agents.RunSpec{}, err
 	}
-	return agents.RunSpec{
-		Env: []string{
-			EnvBaseURL + "=" + d.Origin(),
-			EnvAPIKey + "=" + d.Token,
-			EnvModel + "=" + d.DefaultModel().ID,
-			"GEMINI_CLI_SYSTEM_DEFAULTS_PATH=" + agents.RunDir + "/" + runDefaults,
-		},
-		Files: map[string][]byte{runDefaults: []byte(`{"security":{"auth":{"selectedType":"` + AuthType + `"}}}` + "\n")},
-	}, nil
+	return agents.RunSpec{Env: []string{
+		EnvBaseURL + "=" + d.Origin(),
+		EnvAPIKey + "=" + d.Token,
+		EnvModel + "=" + d.DefaultModel().ID,
+		"GEMINI_DEFAULT_AUTH_TYPE=" + AuthType,
+	}}, nil
 }
-
-// runDefaults is the name of gw run's system defaults for Gemini CLI.
-const runDefaults = "gemini-system-defaults.json"
