@@ -2,7 +2,7 @@
 # Runs the whole test suite of gw, installing first what the tests need when it is missing:
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
 #   npm: opencode-ai, @anthropic-ai/claude-code, @openai/codex, @qwen-code/qwen-code, @continuedev/cli, cline,
-#        @kilocode/cli-linux-x64   (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
+#        @kilocode/cli-linux-x64, @google/gemini-cli   (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
 #        downloads its binary at install, so Crush is checked against its schema only)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
@@ -20,6 +20,9 @@ QWEN_CODE_VERSION=0.15.10
 CONTINUE_VERSION=1.5.47
 CLINE_VERSION=3.0.65
 KILO_VERSION=7.7.9
+GEMINI_CLI_VERSION=0.61.0
+# @google/genai, the SDK Gemini CLI bundles (same version), driven as a client by protocol/gemini's tests.
+GENAI_SDK_VERSION=1.30.0
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
@@ -113,6 +116,12 @@ npm_cli cn continue @continuedev/cli "$CONTINUE_VERSION"
 npm_cli cline cline cline "$CLINE_VERSION"
 # Kilo's own package (@kilocode/cli) fetches this platform package at install; it declares no bin.
 npm_cli kilo kilo @kilocode/cli-linux-x64 "$KILO_VERSION" node_modules/@kilocode/cli-linux-x64/bin
+npm_cli gemini gemini-cli @google/gemini-cli "$GEMINI_CLI_VERSION"
+# The SDK has no command: installed when missing or of another version, found by the tests in .cache/genai.
+if [ "$(sed -n 's/^  "version": "\(.*\)",$/\1/p' .cache/genai/node_modules/@google/genai/package.json 2>/dev/null || true)" != "$GENAI_SDK_VERSION" ]; then
+	step "install @google/genai@$GENAI_SDK_VERSION into .cache/genai (npm)" \
+		npm install --silent --no-audit --no-fund --prefix "$PWD/.cache/genai" "@google/genai@$GENAI_SDK_VERSION"
+fi
 
 # Tests that need the real parts fail, rather than skip, when they are missing here.
 export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_CODEX=1 GW_REQUIRE_TMUX=1 \

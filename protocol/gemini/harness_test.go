@@ -91,7 +91,7 @@ func geminiBinary(t *testing.T) string {
 // route (which reads GOOGLE_GEMINI_BASE_URL), no usage statistics, no
 // update checks.
 const geminiSettings = `{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},` +
-	`"general":{"disableAutoUpdate":true,"disableUpdateNag":true},"telemetry":{"enabled":false}}`
+	`"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false},"telemetry":{"enabled":false}}`
 
 // newProject makes a HOME with Gemini CLI's settings and a project
 // directory in it, outside any git repository, and writes files into the
