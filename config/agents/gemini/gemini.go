@@ -12,8 +12,9 @@
 // Gemini CLI has no settings.json field for its base URL or key: it reads
 // them from the environment, and from the first .env file it finds walking
 // up from the working directory (.gemini/.env, then .env, in each
-// directory), then ~/.gemini/.env; only in a trusted folder. doctor says
-// so when a nearer .env file would hide gw's.
+// directory), then ~/.gemini/.env; only in a trusted folder. So a
+// project's own .env hides ~/.gemini/.env: there, gw init agent --agent
+// gemini --project writes .gemini/.env, which is found first.
 //
 // Checked against Gemini CLI 0.61.0 (@google/gemini-cli): settings are
 // $GEMINI_CLI_HOME/.gemini/settings.json (default ~/.gemini/settings.json)
@@ -192,7 +193,6 @@ func Inspect(srcs [][]byte) (agents.Inspection, error) {
 	if in.KeyKind == agents.KeyLiteral {
 		in.Notes = append(in.Notes, EnvAPIKey+" in .env holds an API key written into the file")
 	}
-	in.Notes = append(in.Notes, "Gemini CLI reads .env only in a trusted folder, and only the first it finds from the working directory up (a project's own .env hides ~/.gemini/.env)")
 	return in, nil
 }
 
