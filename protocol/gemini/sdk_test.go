@@ -49,10 +49,9 @@ type sdkResult struct {
 		Name string         `json:"name"`
 		Args map[string]any `json:"args"`
 	} `json:"calls"`
-	Answer      string   `json:"answer"`
-	TotalTokens int      `json:"totalTokens"`
-	Names       []string `json:"names"`
-	NoError     bool     `json:"noError"`
+	Answer      string `json:"answer"`
+	TotalTokens int    `json:"totalTokens"`
+	NoError     bool   `json:"noError"`
 	Error       *struct {
 		Name    string `json:"name"`
 		Status  int    `json:"status"`

@@ -48,12 +48,6 @@ try {
       out.totalTokens = r.totalTokens;
       break;
     }
-    case 'list': {
-      const names = [];
-      for await (const m of await ai.models.list()) names.push(m.name);
-      out.names = names;
-      break;
-    }
     case 'error': {
       await ai.models.generateContent({ model, contents: 'hi' });
       out.noError = true;
