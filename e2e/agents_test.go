@@ -31,6 +31,8 @@ type agentCLI struct {
 	tool    string   // the tool the task asks for, as the agent names it
 	// task is the command line (after the command) that runs prompt to its end.
 	task func(prompt string) []string
+	// home are settings files the user already has, by path under HOME.
+	home map[string]string
 }
 
 // kiloEnv keeps Kilo (OpenCode's fork, with its own variables) off the internet.
@@ -75,6 +77,15 @@ var agentCLIs = []agentCLI{
 	{name: "codex", bin: "codex", cache: "codex/node_modules/.bin", require: "GW_REQUIRE_CODEX",
 		route: "/v1/responses", tool: "exec_command",
 		task: func(p string) []string { return append(append([]string{"exec"}, codexOffline...), p) }},
+	// Gemini CLI runs -p only in a trusted folder, and only with an auth type chosen in its settings (gw
+	// init agent writes it; gw run cannot: see config/agents/gemini's Run), so the user here has chosen
+	// it, with usage statistics and update checks off.
+	{name: "gemini", bin: "gemini", cache: "gemini-cli/node_modules/.bin", require: "GW_REQUIRE_GEMINI_CLI",
+		env:   []string{"GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_TELEMETRY_ENABLED=false", "NO_COLOR=1"},
+		route: "/v1beta/models", tool: "read_file",
+		task: func(p string) []string { return []string{"--yolo", "-p", p} },
+		home: map[string]string{".gemini/settings.json": `{"security":{"auth":{"selectedType":"gemini-api-key"}},` +
+			`"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false}}` + "\n"}},
 }
 
 // prompt asks for the agent's file-reading tool on path; the stand-in's scripted model calls the offered
@@ -177,6 +188,15 @@ func agentMachine(t *testing.T, gw string, c agentCLI, dir string) (m *machine, 
 	m.env = append(m.env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	m.env = append(m.env, c.env...)
 	m.run(t, nil, key+"\n", gw, "auth", "login", "--base-url", svc.BaseURL, "--with-key")
+	for name, content := range c.home {
+		p := filepath.Join(m.home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	notes = filepath.Join(m.work, "notes.txt")
 	if err := os.WriteFile(notes, []byte("The launch code is PINEAPPLE-42.\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func (f *filter) check(r *http.Request) *refusal {
 	if ref := f.checkToken(r); ref != nil {
 		return ref
 	}
-	if !strings.HasPrefix(r.URL.Path, "/v1/") {
+	if !strings.HasPrefix(r.URL.Path, "/v1/") && protoOf(r.URL.Path) != protoGemini {
 		return &refusal{http.StatusNotFound, CodeNotFound, fmt.Sprintf(
 			"not found: gw serve forwards only /v1/… paths, not %s; set the client's base URL to http://%s/v1",
 			quoteShort(r.URL.Path), r.Host)}
@@ -89,8 +89,8 @@ func (f *filter) checkHost(r *http.Request) *refusal {
 		want += " with port " + portText
 	}
 	base := "http://127.0.0.1:" + portText + "/v1"
-	if protoOf(r.URL.Path) == protoMessages {
-		base = strings.TrimSuffix(base, "/v1") // Claude Code adds /v1/messages itself
+	if p := protoOf(r.URL.Path); p == protoMessages || p == protoGemini {
+		base = strings.TrimSuffix(base, "/v1") // Claude Code adds /v1/messages itself, @google/genai /v1beta
 	}
 	return &refusal{http.StatusForbidden, CodeHostRefused, fmt.Sprintf(
 		"%s: request refused: Host %s is not %s (protection against DNS rebinding); "+
@@ -115,11 +115,15 @@ func (f *filter) acceptsHost(host string) bool {
 	return f.acceptHosts[host]
 }
 
-// checkToken accepts the local token as a Bearer token or in X-Api-Key
-// (where Anthropic's clients send their key); either one right is enough.
+// checkToken accepts the local token as a Bearer token, in X-Api-Key
+// (where Anthropic's clients send their key) or in X-Goog-Api-Key (where
+// Google's do); either one right is enough.
 func (f *filter) checkToken(r *http.Request) *refusal {
 	auth := r.Header.Get("Authorization")
 	xKey := strings.TrimSpace(r.Header.Get("X-Api-Key"))
+	if xKey == "" {
+		xKey = strings.TrimSpace(r.Header.Get("X-Goog-Api-Key"))
+	}
 	if auth == "" && xKey == "" {
 		return &refusal{http.StatusUnauthorized, CodeLocalTokenMissing, api.KeyRejected.Message() +
 			": gw serve needs its local token as the client's key (Authorization: Bearer gw-local-…, or x-api-key: gw-local-…); " +

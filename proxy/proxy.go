@@ -323,11 +323,12 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 		out.Header["Authorization"] = c.auth
 	}
 	// Headers that only make sense between the client and gw serve
-	// (X-Api-Key may carry the local token).
+	// (X-Api-Key and X-Goog-Api-Key may carry the local token).
 	out.Header.Del("Cookie")
 	out.Header.Del("Proxy-Authorization")
 	out.Header.Del("X-Api-Key")
 	dropRoutingHeaders(out.Header)
+	out.Header.Del("X-Goog-Api-Key")
 	// Without an Accept-Encoding the transport asks for gzip on its own and
 	// the upstream may compress, and so hold back, SSE events. And gw serve
 	// must be able to read an error body to scrub the key from it: gzip,

@@ -2,8 +2,9 @@ package proxy
 
 // The protocols gw serve translates onto the service's chat completions, for
 // agents that speak no chat completions: the Anthropic Messages API (Claude
-// Code) and the OpenAI Responses API (Codex). The translators (packages
-// protocol/anthropic and protocol/responses) do the translation; this file
+// Code), the OpenAI Responses API (Codex) and the Gemini API (Gemini CLI).
+// The translators (packages protocol/anthropic, protocol/responses and
+// protocol/gemini) do the translation; this file
 // routes to them and gives them the call to the service, with the key.
 
 import (
@@ -20,6 +21,7 @@ import (
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/protocol/anthropic"
 	"github.com/modelgateway/gw/protocol/chat"
+	"github.com/modelgateway/gw/protocol/gemini"
 	"github.com/modelgateway/gw/protocol/responses"
 	"github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/proxy/relay"
@@ -32,6 +34,7 @@ const (
 	protoChat      proto = iota // chat completions and the rest of /v1: passed through
 	protoMessages               // /v1/messages, /v1/messages/count_tokens
 	protoResponses              // /v1/responses
+	protoGemini                 // /v1beta/models and what is under it
 )
 
 func (p proto) String() string {
@@ -40,19 +43,28 @@ func (p proto) String() string {
 		return "messages"
 	case protoResponses:
 		return "responses"
+	case protoGemini:
+		return "gemini"
 	}
 	return "chat"
 }
 
 // protoOf is the protocol of a request path. Only the exact paths (and a
-// kept response's, /v1/responses/{id}…) are translated; everything else
-// under /v1 goes to the service as it is.
+// kept response's, /v1/responses/{id}…) are translated (and, for the Gemini
+// API, which is not under /v1, everything under /v1beta/models, which its
+// translator answers or refuses); everything else under /v1 goes to the
+// service as it is.
 func protoOf(path string) proto {
 	switch path {
 	case "/v1/messages", "/v1/messages/count_tokens":
 		return protoMessages
 	case "/v1/responses":
 		return protoResponses
+	case gemini.Prefix:
+		return protoGemini
+	}
+	if len(path) > len(gemini.Prefix) && path[len(gemini.Prefix)] == '/' && strings.HasPrefix(path, gemini.Prefix) {
+		return protoGemini
 	}
 	if strings.HasPrefix(path, "/v1/responses/") {
 		return protoResponses
@@ -67,6 +79,8 @@ func protocolOf(p proto) translate.Protocol {
 		return anthropic.Protocol{}
 	case protoResponses:
 		return responses.Protocol{}
+	case protoGemini:
+		return gemini.Protocol{}
 	}
 	return nil
 }
@@ -96,6 +110,10 @@ func writeErrorAs(w http.ResponseWriter, p proto, status int, code, message stri
 // every translator shares (proxy/relay).
 func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p proto) {
 	e := &c.entry
+	if p == protoGemini && r.Method == http.MethodGet {
+		h.geminiModels(w, r, c)
+		return
+	}
 	t := &translation{h: h, c: c, ua: r.Header["User-Agent"]}
 	// The translator sees the client's context: it ends when the client
 	// goes away, and the loop then stops, cancelling its upstream request.
@@ -364,4 +382,39 @@ func errorMessage(e *api.Error) string {
 // key from the source from ("" when not known).
 func serveFix(r remedy.Remedy, from keychain.Source) string {
 	return render.Text(r, render.Context{Where: render.Serve, Key: from})
+}
+
+// geminiModels answers the Gemini API's model list (GET /v1beta/models,
+// and one model under it) from the account's model ids, which a translator
+// cannot ask the service for itself.
+func (h *Handler) geminiModels(w http.ResponseWriter, r *http.Request, c *call) {
+	e := &c.entry
+	var ids []string
+	if h.modelIDs != nil {
+		listed, err := h.modelIDs(r.Context())
+		if err != nil {
+			ae := (&translation{h: h, c: c}).classifyTransport(err)
+			a := gemini.Protocol{}.Refusal(http.StatusBadGateway, CodeUnreachable, errorMessage(ae))
+			e.status = writeAnswer(w, a)
+			return
+		}
+		ids = listed
+	}
+	if ids == nil {
+		ids = api.CatalogIDs()
+	}
+	a := gemini.Models(r.URL.Path, ids)
+	e.modelID = a.Model
+	e.status = writeAnswer(w, a)
+}
+
+// writeAnswer writes a translator's whole answer; it returns its status.
+func writeAnswer(w http.ResponseWriter, a translate.Answer) int {
+	hd := w.Header()
+	for k, v := range a.Header {
+		hd[k] = v
+	}
+	w.WriteHeader(a.Status)
+	_, _ = w.Write(a.Body)
+	return a.Status
 }

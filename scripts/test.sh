@@ -2,11 +2,12 @@
 # Runs the whole test suite of gw, installing first what the tests need when it is missing:
 #   apt: gnome-keyring dbus libsecret-tools tmux   (the real OS keychain, secret-tool, a real terminal)
 #   npm: opencode-ai, @anthropic-ai/claude-code, @openai/codex, @qwen-code/qwen-code, @continuedev/cli, cline,
-#        @kilocode/cli-linux-x64, @mariozechner/pi-coding-agent, @github/copilot, @factory/cli-linux-x64
+#        @kilocode/cli-linux-x64, @mariozechner/pi-coding-agent, @github/copilot, @factory/cli-linux-x64,
+#        @google/gemini-cli
 #        (the real agent CLIs, pinned below, kept in .cache/; Crush's npm package
 #        downloads its binary at install, so Crush is checked against its schema only);
-#        @anthropic-ai/sdk, openai, ai with @ai-sdk/anthropic and @ai-sdk/openai   (the official SDKs and the
-#        AI SDK, driven as clients by the protocol and proxy tests)
+#        @anthropic-ai/sdk, openai, ai with @ai-sdk/anthropic and @ai-sdk/openai, @google/genai   (the official
+#        SDKs and the AI SDK, driven as clients by the protocol and proxy tests)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
 #
@@ -33,6 +34,9 @@ AI_SDK_VERSION=6.0.326
 AI_SDK_ANTHROPIC_VERSION=3.0.140
 AI_SDK_OPENAI_VERSION=3.0.141
 ZOD_VERSION=4.6.7
+GEMINI_CLI_VERSION=0.61.0
+# @google/genai, the SDK Gemini CLI bundles (same version), driven as a client by protocol/gemini's tests.
+GENAI_SDK_VERSION=1.30.0
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
@@ -150,6 +154,8 @@ npm_sdk anthropic-sdk "@anthropic-ai/sdk@$ANTHROPIC_SDK_VERSION"
 npm_sdk openai-sdk "openai@$OPENAI_SDK_VERSION"
 npm_sdk ai-sdk "ai@$AI_SDK_VERSION" "@ai-sdk/anthropic@$AI_SDK_ANTHROPIC_VERSION" "@ai-sdk/openai@$AI_SDK_OPENAI_VERSION" \
 	"zod@$ZOD_VERSION"
+npm_cli gemini gemini-cli @google/gemini-cli "$GEMINI_CLI_VERSION"
+npm_sdk genai "@google/genai@$GENAI_SDK_VERSION"
 
 # Tests that need the real parts fail, rather than skip, when they are missing here.
 export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_CODEX=1 GW_REQUIRE_TMUX=1 \

@@ -41,6 +41,7 @@ const (
 	ChatCompletions   Protocol = "chat completions"   // POST /v1/chat/completions
 	AnthropicMessages Protocol = "Anthropic messages" // POST /v1/messages, through gw serve's translation
 	Responses         Protocol = "OpenAI responses"   // POST /v1/responses, through gw serve's translation
+	GeminiAPI         Protocol = "Gemini API"         // POST /v1beta/models/…:generateContent, through gw serve's translation
 )
 
 // ProviderID is the name gw's entry has in every agent's config.

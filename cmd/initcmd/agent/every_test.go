@@ -96,7 +96,7 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 			switch a.Name {
 			case "claude-code":
 				n = "3 models" // the default model and one of each tier: Opus, Sonnet, Haiku
-			case "codex":
+			case "codex", "gemini":
 				n = "1 model" // the default model
 			}
 			if !strings.HasPrefix(out, "Created "+strings.ReplaceAll(files[0], e.Dir, "$DIR")+": "+a.Entry+" with "+n+"\n") ||
@@ -143,7 +143,7 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 			}
 			out = scrub(e, e.Out.String())
 			switch {
-			case a.Name == "codex":
+			case a.Name == "codex" || a.Name == "gemini":
 				if !strings.Contains(out, "already up to date") {
 					t.Errorf("refresh:\n%s", out)
 				}
@@ -279,7 +279,7 @@ func TestAgentRun_NoTerminalNeedsAgent(t *testing.T) {
 		return nil, nil
 	}}
 	err := agentRun(t.Context(), &opts)
-	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || err.Error() != "--agent required when not running interactively: one of opencode, claude-code, codex, qwen-code, continue, cline, kilo, crush, pi, droid" {
+	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || err.Error() != "--agent required when not running interactively: one of opencode, claude-code, codex, qwen-code, continue, cline, kilo, crush, pi, droid, gemini" {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -349,6 +349,7 @@ func TestAgentRun_PicksAmongTheAgentsFound_FakePicker(t *testing.T) {
 		"kilo: not installed (npm install -g @kilocode/cli)",
 		"pi: not installed (npm install -g @mariozechner/pi-coding-agent)",
 		"droid: not installed (npm install -g @factory/cli)",
+		"gemini: not installed (npm install -g @google/gemini-cli)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("offered:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

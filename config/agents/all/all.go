@@ -13,6 +13,7 @@ import (
 	"github.com/modelgateway/gw/config/agents/copilot"
 	"github.com/modelgateway/gw/config/agents/crush"
 	"github.com/modelgateway/gw/config/agents/droid"
+	"github.com/modelgateway/gw/config/agents/gemini"
 	"github.com/modelgateway/gw/config/agents/kilo"
 	"github.com/modelgateway/gw/config/agents/pi"
 	"github.com/modelgateway/gw/config/agents/qwencode"
@@ -32,6 +33,7 @@ func All() []agents.Agent {
 		pi.Agent(),
 		droid.Agent(),
 		copilot.Agent(),
+		gemini.Agent(),
 	}
 }
 

@@ -15,6 +15,7 @@ func TestNames(t *testing.T) {
 		"pi",
 		"droid",
 		"copilot",
+		"gemini",
 	}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("got %q", got)
@@ -66,7 +67,7 @@ func TestEveryAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			base := d.BaseURL
-			if a.Protocol == agents.AnthropicMessages {
+			if a.Protocol == agents.AnthropicMessages || a.Protocol == agents.GeminiAPI {
 				base = d.Origin()
 			}
 			if !in.Configured || in.BaseURL != base || in.KeyKind != agents.KeyLocalToken || in.LocalToken != d.Token {

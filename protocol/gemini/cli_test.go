@@ -1,0 +1,104 @@
+package gemini
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelgateway/gw/standin"
+)
+
+// TestGeminiCLIThroughRelay runs the real Gemini CLI against the Gemini
+// translator in gw serve's loop, in front of the stand-in of the service:
+// it reads a file, writes one and runs a command with its own tools, each a
+// round trip of a function call and its response; a thinking model
+// answers; and the spec's key and model failures reach the user with the
+// spec's message and gw's fix. (An unreachable service is a 502, which
+// Gemini CLI retries for about two minutes before it shows the message:
+// the SDK test checks that message.)
+func TestGeminiCLIThroughRelay(t *testing.T) {
+	bin := geminiBinary(t)
+	svc := startService(t, standin.Options{})
+	const model = "vendor-b/model-b-3-flash-preview"
+	gw := startGateway(t, upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()))
+
+	tools := []struct {
+		name, prompt, want string
+		check              func(t *testing.T, project string)
+	}{
+		{"ReadFile", "Use the read_file tool on `notes.txt` and tell me the launch code.",
+			"Tool result received: «The launch code is PINEAPPLE-42.»", nil},
+		{"RunShellCommand", "Use the run_shell_command tool: `echo RAN-IT-42`",
+			"Output: RAN-IT-42", nil},
+		{"WriteFile", "Use the write_file tool on `written.txt` please.", "Tool result received: «",
+			func(t *testing.T, project string) {
+				b, err := os.ReadFile(filepath.Join(project, "written.txt"))
+				if err != nil || strings.TrimSpace(string(b)) != "written.txt" {
+					t.Errorf("written.txt holds %q (%v), want what the model wrote: written.txt", b, err)
+				}
+			}},
+	}
+	for _, c := range tools {
+		t.Run(c.name, func(t *testing.T) {
+			home, project := newProject(t, map[string][]byte{"notes.txt": []byte("The launch code is PINEAPPLE-42.\n")})
+			seen := len(svc.Seen())
+			r := runGemini(t, bin, project, geminiEnv(home, gw, "gw-local-harness"), model, c.prompt)
+			res := r.result(t)
+			if res.Error != nil || r.err != nil || !strings.Contains(res.Response, c.want) {
+				t.Fatalf("gemini did not finish the task (exit %v): %+v\nstderr:\n%s", r.err, res, r.stderr)
+			}
+			if res.Stats.Tools.TotalCalls != 1 || res.Stats.Tools.TotalSuccess != 1 {
+				t.Errorf("tool calls %+v, want one that succeeded", res.Stats.Tools)
+			}
+			st, ok := res.Stats.Models[model]
+			if !ok || st.Tokens.Prompt == 0 || st.Tokens.Candidates == 0 {
+				t.Errorf("usage not shown for %s: %+v", model, res.Stats.Models)
+			}
+			streamed := 0
+			for _, s := range svc.Seen()[seen:] {
+				if s.Path == "/v1/chat/completions" && s.Stream && s.Model == model && s.Key == standin.DemoKeyFull {
+					streamed++
+				}
+			}
+			if streamed < 2 {
+				t.Errorf("the stand-in saw %d streamed chat requests for %s, want the call and the answer", streamed, model)
+			}
+			if c.check != nil {
+				c.check(t, project)
+			}
+		})
+	}
+
+	t.Run("ThinkingModel", func(t *testing.T) {
+		const thinking = "vendor-a/model-a-sonnet-4.5-thinking"
+		home, project := newProject(t, nil)
+		r := runGemini(t, bin, project, geminiEnv(home, gw, "gw-local-harness"), thinking, "say hello")
+		if res := r.result(t); res.Error != nil || !strings.Contains(res.Response, standin.Greeting(thinking)) {
+			t.Fatalf("answer %+v\nstderr:\n%s", res, r.stderr)
+		}
+	})
+
+	failures := []struct {
+		name, key, base, model, want string
+	}{
+		{"WrongKey", "sk-wrong", svc.BaseURL, model, "API key invalid or unauthorized: "},
+		{"NoBalance", standin.DemoKeyNoBalance, svc.BaseURL, model, "API key invalid or unauthorized: the account's balance is exhausted"},
+		{"MisspelledModel", standin.DemoKeyFull, svc.BaseURL, "vendor-b/model-b-3-flash-previw", "model not found / invalid model: "},
+	}
+	for _, f := range failures {
+		t.Run(f.name, func(t *testing.T) {
+			gw := startGateway(t, upstreamTo(f.base, f.key, svc.Client()))
+			home, project := newProject(t, nil)
+			r := runGemini(t, bin, project, geminiEnv(home, gw, "gw-local-harness"), f.model, "say hello")
+			res := r.result(t)
+			if res.Error == nil || !strings.Contains(res.Error.Message, f.want) {
+				t.Fatalf("gemini shows %+v\nwant it to contain %q\nstderr:\n%s", res.Error, f.want, r.stderr)
+			}
+			if !strings.Contains(res.Error.Message, " — ") {
+				t.Errorf("gemini shows no fix: %q", res.Error.Message)
+			}
+			t.Logf("gemini shows: %s", res.Error.Message)
+		})
+	}
+}

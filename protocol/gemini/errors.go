@@ -1,0 +1,119 @@
+package gemini
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+
+	json "github.com/go-json-experiment/json/v1"
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy/render"
+	tr "github.com/modelgateway/gw/protocol/translate"
+)
+
+// Error is a failure answered in Google's error shape:
+// {"error":{"code":…,"message":…,"status":…}} with Code as the HTTP status.
+type Error struct {
+	Code    int
+	Message string
+}
+
+func (e *Error) Error() string { return StatusOf(e.Code) + ": " + e.Message }
+
+// Body is the error's JSON body.
+func (e *Error) Body() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(errorOut{Error: errorDetail{Code: e.Code, Message: e.Message, Status: StatusOf(e.Code)}})
+	return buf.Bytes()
+}
+
+type errorOut struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Status  string `json:"status"`
+}
+
+// StatusOf is Google's status name (google.rpc.Code) for an HTTP status.
+func StatusOf(code int) string {
+	switch code {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+		return "INVALID_ARGUMENT"
+	case http.StatusUnauthorized:
+		return "UNAUTHENTICATED"
+	case http.StatusPaymentRequired:
+		return "FAILED_PRECONDITION"
+	case http.StatusForbidden:
+		return "PERMISSION_DENIED"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusMethodNotAllowed:
+		return "UNIMPLEMENTED"
+	case http.StatusConflict:
+		return "ABORTED"
+	case http.StatusTooManyRequests:
+		return "RESOURCE_EXHAUSTED"
+	case 499:
+		return "CANCELLED"
+	case http.StatusNotImplemented:
+		return "UNIMPLEMENTED"
+	case http.StatusServiceUnavailable, http.StatusBadGateway:
+		return "UNAVAILABLE"
+	case http.StatusGatewayTimeout:
+		return "DEADLINE_EXCEEDED"
+	}
+	if code >= 400 && code < 500 {
+		return "FAILED_PRECONDITION"
+	}
+	return "INTERNAL"
+}
+
+// errorAnswer is e as a whole answer.
+func errorAnswer(e *Error) tr.Answer {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	return tr.Answer{Status: e.Code, Header: h, Body: e.Body()}
+}
+
+// FromAPIError is gw's classified failure of the service as a Gemini API
+// error: the spec's message for the condition, then gw's cause, then the
+// fix ("API key invalid or unauthorized: … — run gw auth login"). The code
+// is the service's status (502 when it could not be reached or sent its
+// error with 200; 401 for a key it refused that way), except an unknown
+// model, which is a 400: Gemini CLI classifies every 404 as its model not
+// found and applies its model-fallback policy to it, which hides the fix.
+func FromAPIError(e *api.Error) *Error {
+	code := e.Status
+	switch {
+	case e.Condition == api.UnknownModel && (code == http.StatusNotFound || code < 400):
+		code = http.StatusBadRequest
+	case e.Condition == api.KeyRejected && code < 400:
+		code = http.StatusUnauthorized
+	case code < 400:
+		code = http.StatusBadGateway
+	}
+	msg := e.Error()
+	if msg == "" {
+		msg = "the service failed"
+	}
+	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
+		msg += " — " + fix
+	}
+	return &Error{Code: code, Message: msg}
+}
+
+// invalid is a 400 naming the field at fault and what to do.
+func invalid(field, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return &Error{Code: http.StatusBadRequest, Message: msg}
+}

@@ -1,0 +1,116 @@
+package gemini
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
+	"github.com/modelgateway/gw/protocol/chat"
+)
+
+// FromResponse translates the service's whole chat completion into a
+// GenerateContentResponse. ids makes the id of a call the service gave
+// none.
+func FromResponse(meta Meta, r *chat.Response, id string, ids func(int) string) ([]byte, error) {
+	if len(r.Choices) == 0 {
+		return nil, errors.New("the service's answer has no choice")
+	}
+	c := r.Choices[0]
+	m := c.Message
+	var parts []outPart
+	if s := m.ReasoningText(); s != "" && meta.Thoughts {
+		parts = append(parts, outPart{Text: &s, Thought: true})
+	}
+	if m.Content != nil && *m.Content != "" {
+		parts = append(parts, outPart{Text: m.Content})
+	} else if m.Refusal != nil && *m.Refusal != "" {
+		parts = append(parts, outPart{Text: m.Refusal})
+	}
+	for _, tc := range m.ToolCalls {
+		parts = append(parts, callPart(tc.ID, tc.Function.Name, tc.Function.Arguments, tc.ExtraContent.ThoughtSignature(), ids))
+	}
+	if len(parts) == 0 {
+		empty := ""
+		parts = []outPart{{Text: &empty}}
+	}
+	out := response{
+		Candidates:    []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(c.FinishReason)}},
+		UsageMetadata: usageOf(r.Usage),
+		ModelVersion:  modelVersion(meta, r.Model),
+		ResponseID:    id,
+	}
+	return encode(out), nil
+}
+
+// callPart is a tool call as a functionCall part. Arguments that are not a
+// JSON object (a model's broken JSON) are passed as {"arguments": "<what
+// the model wrote>"}: Gemini CLI's validation then tells the model.
+func callPart(id, name, args, signature string, ids func(int) string) outPart {
+	if id == "" {
+		id = "call_" + ids(24)
+	}
+	raw := json.RawMessage(`{}`)
+	if t := strings.TrimSpace(args); t != "" {
+		if t[0] == '{' && json.Valid([]byte(t)) {
+			raw = json.RawMessage(t)
+		} else {
+			raw, _ = json.Marshal(map[string]string{"arguments": args})
+		}
+	}
+	return outPart{FunctionCall: &functionCall{ID: id, Name: name, Args: raw}, ThoughtSignature: signature}
+}
+
+// finishReason is a chat finish reason as the Gemini API's: a call is a
+// normal stop there (STOP), a cut answer MAX_TOKENS, a filtered one SAFETY.
+func finishReason(r string) string {
+	switch r {
+	case "", "stop", "tool_calls", "function_call", "end_turn":
+		return "STOP"
+	case "length", "max_tokens":
+		return "MAX_TOKENS"
+	case "content_filter":
+		return "SAFETY"
+	}
+	return "OTHER"
+}
+
+// usageOf is the service's usage as usageMetadata: the model's thoughts
+// counted apart from its answer (candidatesTokenCount excludes them, as
+// Gemini counts), the prompt's cached tokens named; nil when the service
+// said none.
+func usageOf(u *chat.Usage) *usageMetadata {
+	if u == nil {
+		return nil
+	}
+	m := &usageMetadata{PromptTokenCount: max(0, u.PromptTokens), CandidatesTokenCount: max(0, u.CompletionTokens)}
+	if d := u.CompletionDetails; d != nil && d.ReasoningTokens > 0 {
+		m.ThoughtsTokenCount = min(d.ReasoningTokens, m.CandidatesTokenCount)
+		m.CandidatesTokenCount -= m.ThoughtsTokenCount
+	}
+	if d := u.PromptTokensDetails; d != nil && d.CachedTokens > 0 {
+		m.CachedContentTokenCount = min(d.CachedTokens, m.PromptTokenCount)
+	}
+	m.TotalTokenCount = u.TotalTokens
+	if sum := m.PromptTokenCount + m.CandidatesTokenCount + m.ThoughtsTokenCount; m.TotalTokenCount < sum {
+		m.TotalTokenCount = sum
+	}
+	return m
+}
+
+// modelVersion is the model the answer names: the service's, or else the
+// one asked for.
+func modelVersion(meta Meta, served string) string {
+	if served != "" {
+		return served
+	}
+	return meta.Model
+}
+
+func encode(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}

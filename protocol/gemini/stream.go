@@ -1,0 +1,194 @@
+package gemini
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/protocol/chat"
+	tr "github.com/modelgateway/gw/protocol/translate"
+)
+
+// Stream turns the service's chat chunks into :streamGenerateContent's
+// server-sent events (alt=sse), written to w (the caller flushes): one
+// GenerateContentResponse per event.
+//
+//	data: {"candidates":[{"content":{"role":"model","parts":[{"text":"…"}]},"index":0}],…}
+//
+// Text and (when the request asked for them) thoughts are streamed as they
+// come, as text parts and thought parts. A function call is one whole part
+// in the Gemini API, so a tool call is collected until its arguments are
+// complete and written in the last event, with the finish reason and
+// usageMetadata. A call cut off by a broken stream is not shown at all.
+//
+// The last event of a stream that broke or failed is Google's error object
+// on its own ({"error":{"code","message","status"}}, not an SSE event):
+// that is what @google/genai reads as a failure in the middle of a stream
+// (an SSE event would pass as an empty answer). It does so only when the
+// object is a read of its own, so what was written before it is flushed
+// first; when the client still reads both at once, it fails with its own
+// "Incomplete JSON segment" error, which Gemini CLI retries. Pings are a blank line, which
+// @google/genai's event reader skips (it would stop at an SSE comment).
+type Stream struct {
+	w    io.Writer
+	meta Meta
+	id   string
+	ids  func(int) string
+	buf  bytes.Buffer
+
+	done   bool
+	err    error // the first write error
+	events int   // events written
+
+	calls  []*call
+	byIdx  map[int]*call
+	finish string
+	usage  *chat.Usage
+}
+
+type call struct {
+	id, name, sig string
+	args          bytes.Buffer
+}
+
+// NewStream is the stream of one answer; id is its responseId.
+func NewStream(w io.Writer, meta Meta, id string, ids func(int) string) *Stream {
+	return &Stream{w: w, meta: meta, id: id, ids: ids, byIdx: map[int]*call{}}
+}
+
+// ErrEnded is returned by a Stream used after its answer ended.
+var ErrEnded = tr.ErrEnded
+
+// Chunk translates one chunk of the service's stream.
+func (s *Stream) Chunk(c *chat.Chunk) error {
+	if s.done {
+		return ErrEnded
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if c.Usage != nil {
+		s.usage = c.Usage
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue // one candidate: Gemini CLI asks for one
+		}
+		d := ch.Delta
+		var parts []outPart
+		if t := d.ReasoningText(); t != "" && s.meta.Thoughts {
+			parts = append(parts, outPart{Text: &t, Thought: true})
+		}
+		if d.Content != nil && *d.Content != "" {
+			parts = append(parts, outPart{Text: d.Content})
+		} else if d.Refusal != nil && *d.Refusal != "" {
+			parts = append(parts, outPart{Text: d.Refusal})
+		}
+		for _, td := range d.ToolCalls {
+			k := s.byIdx[td.Index]
+			if k == nil || (td.ID != "" && k.id != "" && td.ID != k.id) {
+				k = &call{id: td.ID}
+				s.byIdx[td.Index] = k
+				s.calls = append(s.calls, k)
+			}
+			if k.id == "" {
+				k.id = td.ID
+			}
+			if td.Function.Name != "" {
+				k.name = td.Function.Name
+			}
+			if sig := td.ExtraContent.ThoughtSignature(); sig != "" {
+				k.sig = sig
+			}
+			k.args.WriteString(td.Function.Arguments)
+		}
+		if len(parts) > 0 {
+			s.event(response{Candidates: []candidate{{Content: outContent{Role: "model", Parts: parts}}}})
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			s.finish = *ch.FinishReason
+		}
+	}
+	return s.err
+}
+
+// End ends the answer: err nil, the last event with the collected calls,
+// the finish reason and the usage; otherwise Google's error object.
+func (s *Stream) End(err error) error {
+	if s.done {
+		return nil
+	}
+	s.done = true
+	if s.err != nil {
+		return s.err
+	}
+	if err != nil {
+		// @google/genai reads the error object only when it is a read of
+		// its own: what was written before it goes out first.
+		if rw, ok := s.w.(http.ResponseWriter); ok && s.events > 0 {
+			_ = http.NewResponseController(rw).Flush()
+		}
+		s.buf.Reset()
+		s.buf.Write(streamError(err).Body())
+		_, s.err = s.w.Write(s.buf.Bytes())
+		return s.err
+	}
+	var parts []outPart
+	for _, k := range s.calls {
+		if k.name == "" {
+			continue // a call without a name cannot be answered
+		}
+		parts = append(parts, callPart(k.id, k.name, k.args.String(), k.sig, s.ids))
+	}
+	if len(parts) == 0 {
+		empty := ""
+		parts = []outPart{{Text: &empty}}
+	}
+	s.event(response{
+		Candidates:    []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(s.finish)}},
+		UsageMetadata: usageOf(s.usage),
+	})
+	return s.err
+}
+
+// streamError is a broken or failed stream as Google's error.
+func streamError(err error) *Error {
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		return FromAPIError(ae)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return &Error{Code: http.StatusBadGateway, Message: "the service's stream broke off before the answer was complete"}
+	}
+	return &Error{Code: http.StatusBadGateway, Message: fmt.Sprintf("the service's stream failed: %v", err)}
+}
+
+// Ping writes a blank line.
+func (s *Stream) Ping() error {
+	if s.done {
+		return ErrEnded
+	}
+	if s.err == nil {
+		_, s.err = s.w.Write([]byte("\r\n"))
+	}
+	return s.err
+}
+
+// Usage is the usage the service reported so far.
+func (s *Stream) Usage() *chat.Usage { return s.usage }
+
+func (s *Stream) event(r response) {
+	if s.err != nil {
+		return
+	}
+	r.ModelVersion, r.ResponseID = s.meta.Model, s.id
+	s.buf.Reset()
+	s.buf.WriteString("data: ")
+	s.buf.Write(encode(r))
+	s.buf.WriteString("\r\n\r\n")
+	_, s.err = s.w.Write(s.buf.Bytes())
+	s.events++
+}
