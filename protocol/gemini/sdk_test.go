@@ -49,6 +49,7 @@ type sdkResult struct {
 		Name string         `json:"name"`
 		Args map[string]any `json:"args"`
 	} `json:"calls"`
+	Signed      bool   `json:"signed"` // the call's part carried a thoughtSignature
 	Answer      string `json:"answer"`
 	TotalTokens int    `json:"totalTokens"`
 	NoError     bool   `json:"noError"`
@@ -94,6 +95,9 @@ func TestGenAISDK(t *testing.T) {
 		r := runSDK(t, dir, gw, model, "tools")
 		if r.Error != nil || len(r.Calls) != 1 || r.Calls[0].Name != "read_file" || r.Calls[0].Args["file_path"] != "notes.txt" || r.Calls[0].ID == "" {
 			t.Fatalf("calls %+v", r)
+		}
+		if !r.Signed {
+			t.Errorf("the call reached the client without the service's thought signature: %+v", r)
 		}
 		if !strings.Contains(r.Answer, "Tool result received: «PINEAPPLE-42»") || r.U["totalTokenCount"] == 0 {
 			t.Errorf("answer %+v", r)

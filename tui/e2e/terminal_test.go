@@ -215,7 +215,7 @@ func TestInitAgent_PicksTheAgent(t *testing.T) {
 	script := `"$0" init agent --dry-run >/dev/tty 2>&1; echo "exit=$?" >/dev/tty`
 	term := tmuxtest.Start(t, tmuxtest.Options{Width: 110, Height: 30, Env: env}, "/bin/sh", "-c", script, exe)
 	screen := term.WaitFor("Agent to point at gw")
-	for _, want := range []string{"Claude Code  claude-code  not configured", "Codex        codex        configured: other port, stale token, setting to check; not on PATH", "Qwen Code    qwen-code    not configured"} {
+	for _, want := range []string{"Claude Code    claude-code  not configured", "Codex          codex        configured: other port, stale token, setting to check; not on PATH", "Qwen Code      qwen-code    not configured"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the agent picker does not show %q:\n%s", want, screen)
 		}
@@ -224,7 +224,7 @@ func TestInitAgent_PicksTheAgent(t *testing.T) {
 		t.Errorf("the agents found are not listed before the others:\n%s", screen)
 	}
 	term.Type("qwen")
-	term.WaitFor("1 of 8")
+	term.WaitFor("1 of 11")
 	term.Press("Enter")
 	term.WaitFor("Models to add to Qwen Code")
 	term.WaitFor("3 selected")

@@ -32,12 +32,18 @@ try {
     }
     case 'tools': {
       const first = await ai.models.generateContentStream({ model, contents: 'Use the read_file tool on `notes.txt`', config: { tools } });
-      let calls = [];
-      for await (const c of first) calls.push(...(c.functionCalls ?? []));
+      let calls = [], parts = [];
+      for await (const c of first) {
+        calls.push(...(c.functionCalls ?? []));
+        // The call's part as it came, with its thoughtSignature: Gemini 3
+        // refuses a call given back without it, and so does the stand-in.
+        parts.push(...(c.candidates?.[0]?.content?.parts ?? []).filter((p) => p.functionCall));
+      }
       const call = calls[0];
+      out.signed = parts.length > 0 && !!parts[0].thoughtSignature;
       const second = await ai.models.generateContent({ model, config: { tools }, contents: [
         { role: 'user', parts: [{ text: 'Use the read_file tool on `notes.txt`' }] },
-        { role: 'model', parts: [{ functionCall: call }] },
+        { role: 'model', parts: parts.length ? parts : [{ functionCall: call }] },
         { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: { output: 'PINEAPPLE-42' } } }] },
       ] });
       Object.assign(out, { calls, answer: second.text, usage: second.usageMetadata });
