@@ -288,3 +288,90 @@ func TestTranslatedRetryWithoutRefusedField(t *testing.T) {
 		t.Errorf("after the refusal the service got %q", bodies[2:])
 	}
 }
+
+// TestChatStreamMemoryFlat: on the chat route gw serve passes the service's
+// stream through without keeping it: a service that streams without end,
+// in events and in one line that never ends, grows gw serve's heap by a
+// bounded amount while the client reads 64 MiB, and once the client hangs
+// up the service is no longer read.
+func TestChatStreamMemoryFlat(t *testing.T) {
+	pieces := map[string]func(i int) string{
+		"events": func(int) string {
+			return `{"id":"c","choices":[{"index":0,"delta":{"content":"` + strings.Repeat("y", 4096) + `"}}]}`
+		},
+		"one endless line": func(i int) string {
+			if i == 0 {
+				return `{"id":"c","choices":[{"index":0,"delta":{"content":"`
+			}
+			return strings.Repeat("z", 4096) // never a line's end: the usage sniffer must not keep it
+		},
+	}
+	for what, piece := range pieces {
+		t.Run(what, func(t *testing.T) {
+			var sent atomic.Int64
+			r := newRig(t, rigOpts{wrapUp: endlessRaw(piece, &sent)})
+			runtime.GC()
+			s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+			metrics.Read(s)
+			before := s[0].Value.Uint64()
+			stop := make(chan struct{})
+			peak := heapPeak(stop)
+
+			res := r.do(waitCtx(t), "POST", "/v1/chat/completions", chatBody(sonnet, true), nil)
+			n, err := io.Copy(io.Discard, io.LimitReader(res.Body, 64<<20))
+			res.Body.Close()
+			close(stop)
+			grew := int64(<-peak) - int64(before)
+			if err != nil || n != 64<<20 || res.StatusCode != 200 {
+				t.Fatalf("the client read %d bytes (%v), status %d; want 64 MiB passed through", n, err, res.StatusCode)
+			}
+			if grew > 32<<20 {
+				t.Errorf("gw serve's heap grew by %d MiB passing 64 MiB through", grew>>20)
+			}
+			// After the hang-up the service's request ends: what it wrote
+			// stops growing.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				a := sent.Load()
+				time.Sleep(100 * time.Millisecond)
+				if sent.Load() == a {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the service was still read 10 s after the client hung up (%d MiB)", sent.Load()>>20)
+				}
+			}
+			t.Logf("heap peak +%d MiB for 64 MiB passed through", grew>>20)
+		})
+	}
+}
+
+// endlessRaw is endless with the pieces written as they are: a piece that
+// is a JSON object begins a new event, any other piece continues the line
+// before it, which then never ends.
+func endlessRaw(piece func(i int) string, sent *atomic.Int64) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+				h.ServeHTTP(w, r)
+				return
+			}
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			for i := 0; r.Context().Err() == nil; i++ {
+				p := piece(i)
+				if i == 0 {
+					p = "data: " + p
+				} else if strings.HasPrefix(p, "{") {
+					p = "\n\ndata: " + p
+				}
+				n, err := io.WriteString(w, p)
+				sent.Add(int64(n))
+				if err != nil {
+					return
+				}
+			}
+		})
+	}
+}
