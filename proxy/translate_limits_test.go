@@ -22,24 +22,7 @@ import (
 // chunk, event after event of what piece makes, until gw serve stops
 // reading. sent counts the bytes it wrote.
 func endless(piece func(i int) string, sent *atomic.Int64) func(http.Handler) http.Handler {
-	return func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-				h.ServeHTTP(w, r)
-				return
-			}
-			_, _ = io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(200)
-			for i := 0; r.Context().Err() == nil; i++ {
-				n, err := io.WriteString(w, "data: "+piece(i)+"\n\n")
-				sent.Add(int64(n))
-				if err != nil {
-					return
-				}
-			}
-		})
-	}
+	return endlessRaw(func(i int) string { return "data: " + piece(i) + "\n\n" }, sent)
 }
 
 // heapPeak samples the live heap until stop is closed and returns its
@@ -297,11 +280,11 @@ func TestTranslatedRetryWithoutRefusedField(t *testing.T) {
 func TestChatStreamMemoryFlat(t *testing.T) {
 	pieces := map[string]func(i int) string{
 		"events": func(int) string {
-			return `{"id":"c","choices":[{"index":0,"delta":{"content":"` + strings.Repeat("y", 4096) + `"}}]}`
+			return "data: " + `{"id":"c","choices":[{"index":0,"delta":{"content":"` + strings.Repeat("y", 4096) + `"}}]}` + "\n\n"
 		},
 		"one endless line": func(i int) string {
 			if i == 0 {
-				return `{"id":"c","choices":[{"index":0,"delta":{"content":"`
+				return "data: " + `{"id":"c","choices":[{"index":0,"delta":{"content":"`
 			}
 			return strings.Repeat("z", 4096) // never a line's end: the usage sniffer must not keep it
 		},
@@ -346,10 +329,9 @@ func TestChatStreamMemoryFlat(t *testing.T) {
 	}
 }
 
-// endlessRaw is endless with the pieces written as they are: a piece that
-// is a JSON object begins a new event, any other piece continues the line
-// before it, which then never ends.
-func endlessRaw(piece func(i int) string, sent *atomic.Int64) func(http.Handler) http.Handler {
+// endlessRaw is a service whose streamed answer never ends, written as
+// raw makes it, piece after piece, until gw serve stops reading.
+func endlessRaw(raw func(i int) string, sent *atomic.Int64) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
@@ -360,13 +342,7 @@ func endlessRaw(piece func(i int) string, sent *atomic.Int64) func(http.Handler)
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(200)
 			for i := 0; r.Context().Err() == nil; i++ {
-				p := piece(i)
-				if i == 0 {
-					p = "data: " + p
-				} else if strings.HasPrefix(p, "{") {
-					p = "\n\ndata: " + p
-				}
-				n, err := io.WriteString(w, p)
+				n, err := io.WriteString(w, raw(i))
 				sent.Add(int64(n))
 				if err != nil {
 					return
