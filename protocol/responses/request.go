@@ -37,6 +37,7 @@ type Meta struct {
 	tools     map[string]toolRef // chat function name → the tool the client offered
 	echo      echo
 	encrypted bool // include asks for reasoning.encrypted_content
+	notStored bool // the request says store: false
 }
 
 // toolRef is a tool as the client declared it.
@@ -198,7 +199,8 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 	if err := decodeJSON(body, &r); err != nil {
 		return nil, Meta{}, err
 	}
-	meta := Meta{Model: r.Model, Stream: r.Stream, ResponseID: "resp_" + randomHex(24), Created: time.Now().Unix()}
+	meta := Meta{Model: r.Model, Stream: r.Stream, ResponseID: "resp_" + randomHex(24), Created: time.Now().Unix(),
+		notStored: r.Store != nil && !*r.Store}
 	switch {
 	case strings.TrimSpace(r.Model) == "":
 		return nil, meta, badRequest("model", "missing; set the model id (run: gw models to list them)")

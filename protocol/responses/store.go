@@ -94,6 +94,15 @@ type Turn struct {
 // which response it continues and whether it is stored, and turn is what
 // Record needs once the answer is complete.
 func (st *Store) Parse(body []byte) (*chat.Request, Meta, Turn, *Error) {
+	// A request with store: false that ParseRequest accepts continues no
+	// response and references no item (it refuses both), so the Store has
+	// nothing to do with it: it is read once, not twice (every Codex turn;
+	// a tenth of what translating a recorded one costs).
+	if saysStoreFalse(body) {
+		if req, meta, perr := ParseRequest(body); perr == nil && meta.notStored {
+			return req, meta, Turn{}, nil
+		}
+	}
 	expanded, turn, meta, err := st.expand(body)
 	if err != nil {
 		return nil, meta, turn, err
@@ -105,6 +114,22 @@ func (st *Store) Parse(body []byte) (*chat.Request, Meta, Turn, *Error) {
 	meta.echo.Store = turn.Store // false without a Store: nothing can be retrieved
 	meta.echo.Previous = turn.Previous
 	return req, meta, turn, nil
+}
+
+// saysStoreFalse reports whether body may hold "store": false, for Parse to
+// try ParseRequest alone; a wrong guess costs a second reading, not a
+// different result.
+func saysStoreFalse(body []byte) bool {
+	for rest := body; ; {
+		i := bytes.Index(rest, []byte(`"store"`))
+		if i < 0 {
+			return false
+		}
+		rest = bytes.TrimLeft(rest[i+len(`"store"`):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' && bytes.HasPrefix(bytes.TrimLeft(rest[1:], " \t\r\n"), []byte("false")) {
+			return true
+		}
+	}
 }
 
 // Expand resolves a Responses request body's previous_response_id (the

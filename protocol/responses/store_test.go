@@ -196,6 +196,29 @@ func TestStore_ItemReference(t *testing.T) {
 	}
 }
 
+// TestStore_NotStoredTurnContinues: a request with store false that
+// continues a kept response or references a kept item is resolved against
+// them like any other (only its own answer is not kept), however it writes
+// "store": false.
+func TestStore_NotStoredTurnContinues(t *testing.T) {
+	st := NewStore(0, 0)
+	_, r1 := turnWhole(t, st, `{"model":"m","input":"list the files"}`, "a.txt b.txt", nil)
+	req, r2 := turnWhole(t, st, `{"model":"m", "store" :  false, "previous_response_id":"`+respID(t, r1)+`","input":"and hidden ones?"}`, "None.", nil)
+	if got, want := messages(req), "user: list the files\nassistant: a.txt b.txt\nuser: and hidden ones?\n"; got != want {
+		t.Errorf("sent upstream:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(string(r2), `"store":false`) {
+		t.Errorf("a response not stored says otherwise: %s", r2)
+	}
+	req, _ = turnWhole(t, st, `{"store":false,"model":"m","input":[{"type":"item_reference","id":"`+outputID(t, r1, "message")+`"},{"role":"user","content":"again"}]}`, "Again.", nil)
+	if got, want := messages(req), "assistant: a.txt b.txt\nuser: again\n"; got != want {
+		t.Errorf("sent upstream:\n%s\nwant:\n%s", got, want)
+	}
+	if n, _ := st.Len(); n != 1 {
+		t.Errorf("%d responses kept, want the one stored", n)
+	}
+}
+
 // TestStore_NotKept: store false keeps nothing; a response or item that is
 // not kept (never was, forgotten, or from before a restart) is a 400 naming
 // it and saying what to do, in OpenAI's error shape; GET of it a 404.

@@ -118,6 +118,9 @@ func (x *exchange) Stream(w io.Writer) translate.Stream {
 // Finished keeps the answer in the Store: the response object the client
 // got, whole or as the stream's last event.
 func (x *exchange) Finished(_ *chat.Usage, whole []byte) {
+	if x.store == nil || !x.turn.Store {
+		return // Record keeps nothing: the streamed response is not encoded again
+	}
 	if whole == nil && x.sw != nil {
 		whole = x.sw.Response()
 	}
