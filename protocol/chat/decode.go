@@ -22,22 +22,14 @@ func (e *Event) IsError() bool {
 }
 
 // ParseEvent decodes one event's data (Stream.Next) into e, which it resets
-// first, as encoding/json decodes it (TestParseEventAsEncodingJSON). It
-// runs for every event of every translated stream: a chunk as services send
-// it is read by fastEvent; anything else is decoded with encoding/json/v2's
-// implementation (the github.com/go-json-experiment module, which becomes
-// the standard library's in Go 1.27) under encoding/json's v1 rules.
-//
-// e may be the previous event of the same stream: its choices' array is
-// then reused, and so is its id when the new event has the same (every
-// chunk of a stream repeats it), so a caller keeps nothing of an event but
-// copies of its values.
+// first, as encoding/json decodes it (TestParseEventAsEncodingJSON), with
+// encoding/json/v2's implementation (the github.com/go-json-experiment
+// module, which becomes the standard library's in Go 1.27) under
+// encoding/json's v1 rules. It runs for every event of every translated
+// stream. A hand-written scanner for the chunks services send, which read
+// them in two fifths of this time, was removed: it saved nothing a user
+// would notice (docs/benchmarks.md, "Translation after one loop").
 func ParseEvent(data []byte, e *Event) error {
-	prev := *e
-	*e = Event{}
-	if fastEvent(data, e, &prev) {
-		return nil
-	}
 	*e = Event{}
 	return jsonv1.Unmarshal(data, e)
 }
