@@ -2,10 +2,10 @@ package agents
 
 import (
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 // InstalledVersion is the version of the npm package pkg that the command at bin belongs to, read from
@@ -34,12 +34,9 @@ func InstalledVersion(bin, pkg string) (version string, ok bool) {
 }
 
 func packageVersion(path, pkg string) (string, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	// A regular file only, read capped: a FIFO or device planted in a
+	// directory on PATH must not hang gw doctor.
+	b, err := fsutil.ReadRegular(path, 1<<20)
 	if err != nil {
 		return "", false
 	}

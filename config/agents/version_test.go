@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/internal/testutil"
 )
 
 // The version comes from the package.json of the package the command is installed in, through the
@@ -46,4 +49,23 @@ func TestInstalledVersion(t *testing.T) {
 	if _, ok := InstalledVersion(other, "@mariozechner/pi-coding-agent"); ok {
 		t.Error("a version for a command outside any package")
 	}
+}
+
+// A named pipe where a package.json would be (planted in a directory on PATH) is not read: gw doctor,
+// which asks for the version, must not wait on it.
+func TestInstalledVersionSkipsAPipe(t *testing.T) {
+	root := t.TempDir()
+	bin := filepath.Join(root, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/usr/bin/env node\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Mkfifo(t, filepath.Join(filepath.Dir(bin), "package.json"))
+	testutil.Within(t, 5*time.Second, "InstalledVersion with a pipe for package.json", func() {
+		if v, ok := InstalledVersion(bin, "@mariozechner/pi-coding-agent"); ok {
+			t.Errorf("a version %q read from a pipe", v)
+		}
+	})
 }
