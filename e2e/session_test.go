@@ -49,7 +49,8 @@ type sessionAgent struct {
 	// the cache (-1 when the agent does not print them).
 	result func(t *testing.T, out string) (answer string, cached int)
 	// threadUsage: the cached tokens the agent prints on a resumed conversation count its earlier turns too.
-	threadUsage bool // runFiles are config files the agent reads (by path under HOME) beyond those gw init agent writes,
+	threadUsage bool
+	// runFiles are config files the agent reads (by path under HOME) beyond those gw init agent writes,
 	// which gw run must not write either.
 	runFiles []string
 }
