@@ -188,7 +188,18 @@ func agentMachine(t *testing.T, gw string, c agentCLI, dir string) (m *machine, 
 	m.env = append(m.env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	m.env = append(m.env, c.env...)
 	m.run(t, nil, key+"\n", gw, "auth", "login", "--base-url", svc.BaseURL, "--with-key")
-	for name, content := range c.home {
+	m.writeHome(t, c.home)
+	notes = filepath.Join(m.work, "notes.txt")
+	if err := os.WriteFile(notes, []byte("The launch code is PINEAPPLE-42.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return m, svc, key, notes
+}
+
+// writeHome writes the settings files the user already has (by path under HOME, with their content).
+func (m *machine) writeHome(t *testing.T, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
 		p := filepath.Join(m.home, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
@@ -197,11 +208,6 @@ func agentMachine(t *testing.T, gw string, c agentCLI, dir string) (m *machine, 
 			t.Fatal(err)
 		}
 	}
-	notes = filepath.Join(m.work, "notes.txt")
-	if err := os.WriteFile(notes, []byte("The launch code is PINEAPPLE-42.\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return m, svc, key, notes
 }
 
 // configFiles are the agent's config files gw init agent writes, global and project, with their content

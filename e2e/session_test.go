@@ -1,17 +1,22 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/keychain/keychaintest"
 	"github.com/modelgateway/gw/standin"
 )
@@ -23,6 +28,9 @@ const (
 	sessionAfter  = "The launch code is MANGO-7.\n"
 	sessionCheck  = "checked 42"
 )
+
+// sessionAnswer is the stand-in's answer quoting the command's output: the edited file, then the check.
+var sessionAnswer = regexp.MustCompile(`Tool result received: «[^»]*MANGO-7[^»]*` + sessionCheck)
 
 // sessionAgent is how a session test drives one agent: the steps of its prompt, for its own tools, and how
 // its output tells the answer and the cached tokens gw reported to it.
@@ -42,6 +50,9 @@ type sessionAgent struct {
 	result func(t *testing.T, out string) (answer string, cached int)
 	// threadUsage: the cached tokens the agent prints on a resumed conversation count its earlier turns too.
 	threadUsage bool
+	// runFiles are config files the agent reads (by path under HOME) beyond those gw init agent writes,
+	// which gw run must not write either.
+	runFiles []string
 }
 
 var sessionAgents = []sessionAgent{
@@ -136,6 +147,61 @@ var sessionAgents = []sessionAgent{
 		args:   func(p string) []string { return []string{"run", p} },
 		result: func(t *testing.T, out string) (string, int) { return out, -1 },
 	},
+	{
+		// pi's edit takes its replacements as an array.
+		name: "pi",
+		steps: func(notes string) []string {
+			return []string{
+				"Use the read tool on `" + notes + "`.",
+				"Use the edit tool: `path=" + notes + "` `edits=[{\"oldText\":\"PINEAPPLE-42\",\"newText\":\"MANGO-7\"}]`",
+				"Use the bash tool: `cat " + notes + "; echo checked $((6*7))`",
+			}
+		},
+		args:   func(p string) []string { return []string{"-p", p} },
+		result: func(t *testing.T, out string) (string, int) { return out, -1 },
+	},
+	{
+		// Gemini CLI's replace asks for an instruction besides the strings; its shell tool refuses any `$(`
+		// (command substitution, and so the arithmetic of the other agents' command), so awk computes.
+		name: "gemini",
+		steps: func(notes string) []string {
+			return []string{
+				"Use the read_file tool on `" + notes + "`.",
+				"Use the replace tool: `file_path=" + notes + "` `old_string=PINEAPPLE-42` `new_string=MANGO-7` `instruction=Change the launch code.`",
+				"Use the run_shell_command tool: `cat " + notes + "; awk 'BEGIN { print \"checked\", 6*7 }'`",
+			}
+		},
+		args:   func(p string) []string { return []string{"--yolo", "-p", p} },
+		result: func(t *testing.T, out string) (string, int) { return out, -1 },
+	},
+	{
+		// Copilot CLI has no config file gw writes (gw run only): its user settings and the providers it
+		// manages stay unwritten (it keeps config.json itself, its first launch's time in it).
+		name: "copilot", runFiles: []string{".copilot/settings.json", ".copilot/providers.json"},
+		steps: func(notes string) []string {
+			return []string{
+				"Use the view tool on `" + notes + "`.",
+				"Use the edit tool: `path=" + notes + "` `old_str=PINEAPPLE-42` `new_str=MANGO-7`",
+				"Use the bash tool: `cat " + notes + "; echo checked $((6*7))`",
+			}
+		},
+		args:   func(p string) []string { return []string{"-p", p, "--allow-all-tools", "--no-auto-update"} },
+		result: func(t *testing.T, out string) (string, int) { return out, -1 },
+	},
+	{
+		// droid's Execute asks for a short summary that starts with a capital (its schema's pattern); the
+		// stand-in's model rates every command "low", which droid exec --auto low runs.
+		name: "droid",
+		steps: func(notes string) []string {
+			return []string{
+				"Use the Read tool on `" + notes + "`.",
+				"Use the Edit tool: `file_path=" + notes + "` `old_str=PINEAPPLE-42` `new_str=MANGO-7`",
+				"Use the Execute tool: `cat " + notes + "; echo checked $((6*7))` `summary=Show the edited notes`",
+			}
+		},
+		args:   func(p string) []string { return []string{"exec", "--auto", "low", p} },
+		result: func(t *testing.T, out string) (string, int) { return out, -1 },
+	},
 }
 
 // prompt is the agent's task: the numbered steps the stand-in's model follows one request at a time,
@@ -157,8 +223,10 @@ func (a sessionAgent) cli() agentCLI {
 
 // TestSession: each agent does a multi-step session through gw serve, with the key only in the OS
 // keychain, against the stand-in: it reads a file, edits it with its own edit tool (Claude Code's Edit,
-// Codex's apply_patch, OpenCode's edit), runs a command with its shell tool and answers with the command's
-// output; the file really changed on disk. After gw init agent --agent NAME, and through gw run NAME. The
+// Codex's apply_patch, OpenCode's, pi's and Copilot CLI's edit, Gemini CLI's replace, droid's Edit), runs
+// a command with its shell tool and answers with the command's output; the file really changed on disk.
+// After gw init agent --agent NAME (not Copilot CLI, which has no config gw writes), and through gw run
+// NAME, which leaves the agent's config files as they were and the local token in none of its files. The
 // stand-in signs its reasoning (LiteLLM's dialect for Claude Code, OpenRouter's for Codex): every request
 // after the first gives back the signatures of the answers before it; Claude Code's cache breakpoints and
 // Codex's prompt_cache_key reach the stand-in, whose cache then reports cached tokens, which gw passes on to
@@ -176,7 +244,10 @@ func TestSession(t *testing.T) {
 	var stories []story
 	for _, a := range sessionAgents {
 		n := strings.ReplaceAll(a.name, "-", "")
-		stories = append(stories, story{n + "_init", a, false}, story{n + "_run", a, true})
+		if d, _ := all.Lookup(a.name); d.NoInit == "" {
+			stories = append(stories, story{n + "_init", a, false})
+		}
+		stories = append(stories, story{n + "_run", a, true})
 	}
 	if !keychaintest.Isolated() {
 		gw := buildGW(t)
@@ -222,6 +293,7 @@ func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 	m.env = append(m.env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	m.env = append(m.env, c.env...)
 	m.run(t, nil, key+"\n", gw, "auth", "login", "--base-url", svc.BaseURL, "--with-key")
+	m.writeHome(t, c.home)
 	notes := filepath.Join(m.work, "notes.txt")
 	if err := os.WriteFile(notes, []byte(sessionBefore), 0o600); err != nil {
 		t.Fatal(err)
@@ -231,6 +303,7 @@ func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 	// and returns its output and the requests for the session's model the stand-in saw meanwhile.
 	var agent func(args []string) (string, []standin.Seen)
 	var serve *serveProc
+	var before map[string]string // the agent's config files before gw run
 	if viaRun {
 		// gw serve's port, free: gw run serves there (not on 8787, which other programs may use).
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -242,6 +315,7 @@ func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 		if err := config.Update(filepath.Join(m.configHome(), "gw", "config.json"), func(f *config.File) error { f.Port = port; return nil }); err != nil {
 			t.Fatal(err)
 		}
+		before = configFiles(t, m, c.name)
 		agent = func(args []string) (string, []standin.Seen) {
 			return m.session(t, svc, key, gw, append([]string{"run", "--model", model, c.name, "--"}, args...)...)
 		}
@@ -259,7 +333,8 @@ func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 	if b, err := os.ReadFile(notes); err != nil || string(b) != sessionAfter {
 		t.Errorf("after the session %s holds %q (%v), want %q: the agent's edit did not reach the file", notes, b, err, sessionAfter)
 	}
-	if !strings.Contains(answer, "MANGO-7") || !strings.Contains(answer, sessionCheck) {
+	// The answer quotes the command's result (some agents print their tool calls too, command lines included).
+	if !sessionAnswer.MatchString(answer) {
 		t.Errorf("%s's answer does not carry the command's output (the edited file and %q):\n%s", c.bin, sessionCheck, answer)
 	}
 	// read, edit, run, answer
@@ -281,6 +356,24 @@ func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 			t.Fatalf("the stand-in saw no chat request for %s on the next turn", model)
 		}
 		a.carried(t, "on the next turn, ", earlier, more, cached)
+	}
+	if viaRun {
+		for f, now := range configFiles(t, m, c.name) {
+			if now != before[f] {
+				t.Errorf("gw run wrote %s:\n%s", f, now)
+			}
+		}
+		for _, f := range a.runFiles {
+			if _, err := os.Stat(filepath.Join(m.home, f)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("after gw run ~/%s exists (%v): gw run wrote the agent's config", f, err)
+			}
+		}
+		// Nor did it leave the local token it gave the agent in any of the agent's files.
+		cfg, err := config.Load(filepath.Join(m.configHome(), "gw", "config.json"))
+		if err != nil || cfg.LocalToken == "" {
+			t.Fatalf("gw's config has no local token (%v)", err)
+		}
+		noAgentFileHolds(t, m, cfg.LocalToken)
 	}
 	noFileHolds(t, m.home, key)
 	if serve != nil {
@@ -340,6 +433,29 @@ func (a sessionAgent) carried(t *testing.T, when string, earlier, turns []standi
 		t.Errorf("%sthe agent was told of %d cached prompt tokens, want the %d the stand-in's cache reported", when, cached, reported)
 	}
 	return all
+}
+
+// noAgentFileHolds fails the test for a file under HOME, gw's own config aside, that holds the local token.
+func noAgentFileHolds(t *testing.T, m *machine, token string) {
+	t.Helper()
+	own := filepath.Join(m.configHome(), "gw")
+	err := filepath.WalkDir(m.home, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path == own:
+			return filepath.SkipDir
+		case !d.Type().IsRegular():
+			return nil
+		}
+		if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(token)) {
+			t.Errorf("after gw run %s holds the local token gw run gave the agent", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // session runs a command on the machine to its end (within sessionLimit) and returns its stdout and the

@@ -154,10 +154,10 @@ const maxQuote = 200
 // required "command" array as bash -lc snippet): "Use the Read tool on
 // `/tmp/p/a.txt` and `/tmp/p/b.txt`" makes two calls. A snippet
 // `name=value`, where name is a parameter of the tool, fills that argument
-// instead (\n in value is a newline), for every call of the request. After
-// a tool result, the answer quotes the start of the result, so a test can
-// see the agent passed it back. A model whose id ends in -thinking streams
-// reasoning first.
+// instead (\n in value is a newline; JSON for an array or an object), for
+// every call of the request. After a tool result, the answer quotes the
+// start of the result, so a test can see the agent passed it back. A model
+// whose id ends in -thinking streams reasoning first.
 func (s *Server) compose(req chatRequest, id int, mode reasoningMode, prompt int) answer {
 	a := answer{model: req.Model, mode: mode}
 	last := req.Messages[len(req.Messages)-1]
@@ -180,16 +180,18 @@ func (s *Server) compose(req chatRequest, id int, mode reasoningMode, prompt int
 		_ = named(containsWord) || named(strings.Contains)
 		params := parameters(t.Function.Parameters)
 		args := []string{""}
-		var set map[string]string
+		var set map[string]any
 		if m := snippet.FindAllStringSubmatch(ask, -1); len(m) > 0 {
 			args = args[:0]
 			for _, sm := range m {
-				if name, value, ok := strings.Cut(sm[1], "="); ok && params[name] {
-					if set == nil {
-						set = map[string]string{}
+				if name, value, ok := strings.Cut(sm[1], "="); ok {
+					if p, ok := params[name]; ok {
+						if set == nil {
+							set = map[string]any{}
+						}
+						set[name] = paramValue(p, value)
+						continue
 					}
-					set[name] = strings.ReplaceAll(value, `\n`, "\n")
-					continue
 				}
 				args = append(args, sm[1])
 			}
@@ -386,7 +388,7 @@ func splitWords(s string) []string {
 // array of strings or objects gets one element made the same way (Cline's
 // read_files takes [{"path": …}]). set gives top-level arguments their
 // values, required or not.
-func sampleArgs(schema json.RawMessage, arg string, set map[string]string) []byte {
+func sampleArgs(schema json.RawMessage, arg string, set map[string]any) []byte {
 	args := sampleObject(schema, arg)
 	for name, v := range set {
 		args[name] = v
@@ -394,15 +396,21 @@ func sampleArgs(schema json.RawMessage, arg string, set map[string]string) []byt
 	return mustJSON(args)
 }
 
-// parameters are the names of a JSON schema's top-level properties.
-func parameters(schema json.RawMessage) map[string]bool {
+// parameters are a JSON schema's top-level properties, by name.
+func parameters(schema json.RawMessage) map[string]argSchema {
 	var sc argSchema
 	_ = json.Unmarshal(schema, &sc)
-	names := map[string]bool{}
-	for name := range sc.Properties {
-		names[name] = true
+	return sc.Properties
+}
+
+// paramValue is the value of a snippet `name=value` for the parameter p: the
+// JSON it spells when p is an array or an object (pi's edit takes
+// edits=[{"oldText":…,"newText":…}]), else the string, \n a newline.
+func paramValue(p argSchema, value string) any {
+	if t := schemaType(p.Type); (t == "array" || t == "object") && json.Valid([]byte(value)) {
+		return json.RawMessage(value)
 	}
-	return names
+	return strings.ReplaceAll(value, `\n`, "\n")
 }
 
 // argSchema is the part of a JSON schema sampleArgs reads.

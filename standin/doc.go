@@ -54,10 +54,11 @@
 // offers tools and its last message is a user message containing the word
 // "tool"; coding agents offer tools on every request and would otherwise loop.
 // Each `backticked` snippet makes one call with it as the arguments, and a
-// snippet `name=value` sets the tool's parameter name. A user message whose
-// numbered lines ("1. Use the Read tool on `a.txt`") ask for tools scripts a
-// multi-step session: one step a request, the next once the previous call's
-// result is back, then an answer quoting the last result.
+// snippet `name=value` sets the tool's parameter name (as JSON when it takes
+// an array or an object). A user message whose numbered lines ("1. Use the
+// Read tool on `a.txt`") ask for tools scripts a multi-step session: one step
+// a request, the next once the previous call's result is back, then an
+// answer quoting the last result.
 //
 // # Prompt caching
 //

@@ -512,6 +512,44 @@ func TestChat_SnippetsMakeOneCallEachAndResultsAreQuoted(t *testing.T) {
 	}
 }
 
+// A snippet `name=value` for a parameter that takes an array or an object
+// gives it the JSON it spells (pi's edit takes its replacements as an array of
+// objects); for a string parameter the same text stays a string, and JSON
+// that does not parse stays the text it is.
+func TestChat_StepValueIsJSONForArrayOrObjectParameter(t *testing.T) {
+	rs := start(t, Options{})
+	tools := `[{"type":"function","function":{"name":"edit","parameters":{"type":"object","properties":{"path":{"type":"string"},"note":{"type":"string"},` +
+		`"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string"},"newText":{"type":"string"}},"required":["oldText","newText"]}}},"required":["path","edits"]}}}]`
+	for _, c := range []struct{ ask, want string }{
+		{"Use the edit tool: `path=/p/a.txt` `edits=[{\"oldText\":\"PLUM\",\"newText\":\"FIG\"}]` `note=[1]`",
+			`{"edits":[{"oldText":"PLUM","newText":"FIG"}],"note":"[1]","path":"/p/a.txt"}`},
+		{"Use the edit tool: `path=/p/a.txt` `edits=[{oops`",
+			`{"edits":"[{oops","path":"/p/a.txt"}`},
+	} {
+		body := mustJSON(map[string]any{"model": "vendor-a/model-a-haiku-4.5", "tools": json.RawMessage(tools),
+			"messages": []any{map[string]any{"role": "user", "content": c.ask}}})
+		status, _, raw := do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, string(body))
+		if status != 200 {
+			t.Fatalf("%d %s", status, raw)
+		}
+		var res struct {
+			Choices []struct {
+				Message struct {
+					ToolCalls []struct {
+						Function struct{ Name, Arguments string }
+					} `json:"tool_calls"`
+				} `json:"message"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(raw), &res); err != nil {
+			t.Fatal(err)
+		}
+		if calls := res.Choices[0].Message.ToolCalls; len(calls) != 1 || calls[0].Function.Arguments != c.want {
+			t.Errorf("%s: calls %+v, want one edit call with %s", c.ask, calls, c.want)
+		}
+	}
+}
+
 // A user's numbered steps script a multi-step session, one call a request:
 // each step's tool and arguments (`name=value` naming a parameter, with \n
 // for newlines; other snippets as before), the next step once the previous
