@@ -59,6 +59,8 @@ type Check struct {
 	Cause     string
 	Fix       remedy.Remedy
 	Detail    string // what was checked or found, on any status
+	// Note is what would change a detail that needs no fix (no config file yet: what creates it), said after it.
+	Note remedy.Remedy
 }
 
 // Report is every check in a stable order. OK is false when at least one check failed.

@@ -27,7 +27,7 @@ func (r *run) checkConfig() Check {
 		return Check{ID: IDConfig, Status: Pass, Detail: "no config file in use"}
 	}
 	if _, err := os.Stat(in.ConfigPath); errors.Is(err, fs.ErrNotExist) {
-		return Check{ID: IDConfig, Status: Pass, Detail: in.ConfigPath + " does not exist yet (nothing saved; gw auth login creates it)"}
+		return Check{ID: IDConfig, Status: Pass, Detail: in.ConfigPath + " does not exist yet", Note: remedy.Remedy{Do: remedy.SaveConfig}}
 	} else if err != nil {
 		return Check{ID: IDConfig, Status: Fail, Cause: "the config file cannot be read: " + err.Error(),
 			Fix: remedy.Remedy{Do: remedy.CheckPermissions, Value: in.ConfigPath}}

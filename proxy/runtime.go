@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy/relay"
 )
@@ -96,7 +98,8 @@ func Run(ctx context.Context, o RunOptions) error {
 	// --insecure-storage) reach a running gw serve without a restart.
 	keys := NewKeyCacheFrom(o.KeySource, o.KeyRefresh)
 	if _, err := keys.Get(ctx); errors.Is(err, keychain.ErrNotFound) {
-		fmt.Fprintln(errOut, "warning: no API key stored yet; requests will be refused until you run: gw auth login")
+		fmt.Fprintln(errOut, "warning: no API key stored yet; requests will be refused until you "+
+			render.Text(remedy.Remedy{Do: remedy.StoreKey}, render.Context{Where: render.Command}))
 	} else if err != nil {
 		fmt.Fprintf(errOut, "warning: the API key cannot be read (%v); requests will be refused until it can: run gw doctor\n", err)
 	}

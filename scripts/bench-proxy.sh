@@ -11,5 +11,5 @@ cd "$(dirname "$0")/.."
 bin=$(mktemp -d "${TMPDIR:-/tmp}/gw-bench.XXXXXX")
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/gw" ./cmd/gw
-go build -o "$bin/gw-bench" ./cmd/gw-bench
+go build -o "$bin/gw-bench" ./tools/gw-bench
 "$bin/gw-bench" -gw "$bin/gw" "$@"

@@ -27,5 +27,5 @@ fi
 bin=$(mktemp -d "${TMPDIR:-/tmp}/gw-bench.XXXXXX")
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/gw" ./cmd/gw
-go build -o "$bin/gw-bench" ./cmd/gw-bench
+go build -o "$bin/gw-bench" ./tools/gw-bench
 "$bin/gw-bench" -translate -gw "$bin/gw" ${ccr[@]+"${ccr[@]}"} "$@"

@@ -243,7 +243,7 @@ func jsonReport(rep doctor.Report, say render.Context) Report {
 	out := Report{OK: rep.OK, Checks: make([]Check, 0, len(rep.Checks))}
 	for _, c := range rep.Checks {
 		out.Checks = append(out.Checks, Check{ID: c.ID, Title: c.Title, Status: string(c.Status), Condition: c.Condition,
-			Message: c.Message, Cause: c.Cause, Fix: render.Text(c.Fix, say), Detail: c.Detail})
+			Message: c.Message, Cause: c.Cause, Fix: render.Text(c.Fix, say), Detail: detail(c, say)})
 	}
 	return out
 }
@@ -255,7 +255,7 @@ func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report, say render.Cont
 	for _, c := range rep.Checks {
 		switch c.Status {
 		case doctor.Pass:
-			line(w, cs.SuccessIcon(), c.Title, c.Detail)
+			line(w, cs.SuccessIcon(), c.Title, detail(c, say))
 		case doctor.Skip:
 			line(w, cs.SkipIcon(), c.Title, cs.Gray(c.Cause))
 		case doctor.Warn, doctor.Fail:
@@ -266,7 +266,7 @@ func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report, say render.Cont
 			} else {
 				failed++
 			}
-			head := c.Detail
+			head := detail(c, say)
 			if c.Message != "" {
 				head = cs.Bold(c.Message)
 			}
@@ -277,8 +277,8 @@ func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report, say render.Cont
 			if fix := render.Text(c.Fix, say); fix != "" {
 				fmt.Fprintf(w, "    fix:   %s\n", fix)
 			}
-			if c.Message != "" && c.Detail != "" {
-				fmt.Fprintf(w, "    note:  %s\n", c.Detail)
+			if d := detail(c, say); c.Message != "" && d != "" {
+				fmt.Fprintf(w, "    note:  %s\n", d)
 			}
 		}
 	}
@@ -291,6 +291,14 @@ func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report, say render.Cont
 	default:
 		fmt.Fprintln(w, "All checks passed.")
 	}
+}
+
+// detail is the check's detail with its note, if any, in words.
+func detail(c doctor.Check, say render.Context) string {
+	if note := render.Text(c.Note, say); note != "" {
+		return c.Detail + " (" + note + ")"
+	}
+	return c.Detail
 }
 
 func line(w io.Writer, mark, title, detail string) {

@@ -27,6 +27,8 @@ const (
 	ProtectKeyFile   Action = "protect_key_file"  // the credentials file is readable by others; Value: its path
 	FixConfigFile    Action = "fix_config_file"   // gw's config file does not parse; Value: its path
 	CheckPermissions Action = "check_permissions" // a file cannot be read; Value: its path
+	// SaveConfig: gw's config file does not exist yet, which is fine: nothing is saved, and logging in creates it.
+	SaveConfig Action = "save_config"
 
 	// The base URL. Value: the base URL to use ("" when only the dashboard knows it).
 	SetBaseURL        Action = "set_base_url"

@@ -100,20 +100,15 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		}
 	}
 
-	if c, paths, err := f.Config(); err != nil {
+	if c, _, err := f.Config(); err != nil {
 		fix, ok := remedy.Of(err)
 		if !ok {
 			fix = remedy.Remedy{Do: remedy.Say, Value: "fix or remove the file named above"}
 		}
 		fail("the config file could not be read", err.Error(), render.Text(fix, say))
 	} else {
+		// Read only: the token is created where it is first needed (gw serve, gw init agent, gw auth login).
 		rep.LocalToken = c.LocalToken
-		if rep.LocalToken == "" {
-			// The token is created on first need, so `auth status` always has one to show for `gw serve`.
-			if tok, err := config.EnsureLocalToken(paths.File()); err == nil {
-				rep.LocalToken = tok
-			}
-		}
 	}
 
 	base, src, baseErr := f.BaseURL(baseFlag)
@@ -204,7 +199,11 @@ func show(f *cmdutil.Factory, rep Report) {
 			fmt.Fprintf(out, "  fix:   %s\n", rep.Error.Fix)
 		}
 	}
-	fmt.Fprintf(out, "Local token: %s (for gw serve clients)\n", val(rep.LocalToken, "none"))
+	if rep.LocalToken == "" {
+		fmt.Fprintf(out, "Local token: none yet (gw serve or gw init agent creates one)\n")
+	} else {
+		fmt.Fprintf(out, "Local token: %s (for gw serve clients)\n", rep.LocalToken)
+	}
 }
 
 func keySourceText(rep Report) string {

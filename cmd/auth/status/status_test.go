@@ -36,7 +36,7 @@ func TestStatusRun_Good(t *testing.T) {
 	want := regexp.MustCompile(`^Base URL:    ` + regexp.QuoteMeta(srv.URL) + `/v1 \(from env\)
 API key:     sk-…full from fake keychain \(tests\)
 Service:     ✓ key accepted \(8 models available\)
-Local token: gw-local-[0-9a-f]{32} \(for gw serve clients\)
+Local token: none yet \(gw serve or gw init agent creates one\)
 $`)
 	if !want.MatchString(e.Out.String()) {
 		t.Errorf("stdout:\n%s", e.Out)

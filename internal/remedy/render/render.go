@@ -101,6 +101,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "fix the file by hand, or move it away and run: gw auth login"
 	case remedy.CheckPermissions:
 		return "check the permissions of " + v
+	case remedy.SaveConfig:
+		return "nothing saved; gw auth login creates it"
 
 	// The base URL.
 	case remedy.SetBaseURL:

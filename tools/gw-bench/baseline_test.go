@@ -21,7 +21,7 @@ func TestBaselineStreamsWholeAtConcurrency(t *testing.T) {
 		t.Skip("builds a binary")
 	}
 	bench := filepath.Join(t.TempDir(), "gw-bench")
-	if out, err := exec.Command("go", "build", "-o", bench, "github.com/modelgateway/gw/cmd/gw-bench").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bench, "github.com/modelgateway/gw/tools/gw-bench").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	upstream, stop, err := serveStandin(standin.New(standin.Options{ContentChunks: 24, ChunkSize: 32}))

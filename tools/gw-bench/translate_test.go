@@ -20,7 +20,7 @@ func TestTranslateBenchmarkReportsEveryPath(t *testing.T) {
 	}
 	dir := t.TempDir()
 	gw, bench := filepath.Join(dir, "gw"), filepath.Join(dir, "gw-bench")
-	for exe, pkg := range map[string]string{gw: "github.com/modelgateway/gw/cmd/gw", bench: "github.com/modelgateway/gw/cmd/gw-bench"} {
+	for exe, pkg := range map[string]string{gw: "github.com/modelgateway/gw/cmd/gw", bench: "github.com/modelgateway/gw/tools/gw-bench"} {
 		if out, err := exec.Command("go", "build", "-o", exe, pkg).CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 		}
