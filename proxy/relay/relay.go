@@ -703,6 +703,11 @@ type meter struct {
 	answer int64
 }
 
+// perCall is what each tool call costs a translator to keep beyond its
+// bytes, counted against the answer limit: a stream of empty calls is
+// bounded like any other.
+const perCall = 256
+
 type callMeter struct {
 	id string
 	n  int64
@@ -736,6 +741,7 @@ func (m *meter) add(c *chat.Chunk) (what string, limit int64) {
 			if cm == nil || (tc.ID != "" && cm.id != "" && tc.ID != cm.id) {
 				cm = &callMeter{id: tc.ID}
 				m.calls[tc.Index] = cm
+				m.answer += perCall
 			}
 			if cm.id == "" {
 				cm.id = tc.ID
