@@ -717,8 +717,24 @@ type callMeter struct {
 func (m *meter) add(c *chat.Chunk) (what string, limit int64) {
 	for i := range c.Choices {
 		d := &c.Choices[i].Delta
-		if r := d.ReasoningText(); r != "" {
-			if w := m.text('r', len(r)); w != "" {
+		// Reasoning as the translators read it: the structured dialects
+		// when present (their text repeats reasoning_content's), else the
+		// plain text.
+		r := len(d.ReasoningText())
+		switch {
+		case len(d.ReasoningDetails) > 0:
+			r = 0
+			for _, x := range d.ReasoningDetails {
+				r += len(x.Text) + len(x.Summary) + len(x.Data) + len(x.Signature) + len(x.ID) + len(x.Format)
+			}
+		case len(d.ThinkingBlocks) > 0:
+			r = 0
+			for _, x := range d.ThinkingBlocks {
+				r += len(x.Thinking) + len(x.Signature) + len(x.Data)
+			}
+		}
+		if r > 0 {
+			if w := m.text('r', r); w != "" {
 				return w, m.lim.Block
 			}
 		}

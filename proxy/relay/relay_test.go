@@ -167,3 +167,31 @@ func TestManyEmptyToolCallsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestStructuredReasoningBounded: reasoning sent only as OpenRouter's
+// reasoning_details or LiteLLM's thinking_blocks, which the Responses
+// translator keeps until the item ends, is held to the block limit like
+// reasoning_content.
+func TestStructuredReasoningBounded(t *testing.T) {
+	piece := strings.Repeat("r", 1000)
+	for name, delta := range map[string]string{
+		"reasoning_details": `{"reasoning_details":[{"type":"reasoning.text","text":"` + piece + `","index":0}]}`,
+		"thinking_blocks":   `{"thinking_blocks":[{"type":"thinking","thinking":"` + piece + `"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stream strings.Builder
+			for range 200 { // 200 KB of reasoning against a 64 KiB limit
+				stream.WriteString("data: " + `{"id":"c","choices":[{"index":0,"delta":` + delta + `}]}` + "\n\n")
+			}
+			stream.WriteString("data: [DONE]\n\n")
+			o := &relay.Options{Limits: relay.Limits{Block: 64 << 10}, Upstream: func(context.Context, *translate.Call) (*http.Response, error) {
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(stream.String()))}, nil
+			}}
+			rec := httptest.NewRecorder()
+			out := relay.Serve(rec, httptest.NewRequest("POST", "/v1/responses", strings.NewReader(`{"model":"m","input":"hi","stream":true}`)), responses.Protocol{}, o)
+			if !strings.Contains(out.Note, "aborted=too_large limit=one_content_block") || !strings.Contains(rec.Body.String(), "response.failed") {
+				t.Errorf("200 KB of %s against a 64 KiB block limit: outcome %+v", name, out)
+			}
+		})
+	}
+}
