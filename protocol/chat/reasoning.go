@@ -241,6 +241,24 @@ func (m *Message) AddReasoning(r *Message) {
 type ReasoningCollector struct {
 	Details []ReasoningDetail // OpenRouter's
 	Blocks  []ThinkingBlock   // LiteLLM's
+
+	// The last entry's text so far, appended in place: a reasoning
+	// streamed token by token is not copied whole for every token.
+	text, summary, thinking *strings.Builder
+}
+
+// grow is cur with more after it, written through *b, which holds cur
+// when it was the last one grow returned.
+func grow(b **strings.Builder, cur, more string) string {
+	if more == "" {
+		return cur
+	}
+	if *b == nil || (*b).Len() != len(cur) {
+		*b = new(strings.Builder)
+		(*b).WriteString(cur)
+	}
+	(*b).WriteString(more)
+	return (*b).String()
 }
 
 // AddDetail adds a piece of a reasoning_details entry: more of the last
@@ -249,8 +267,8 @@ func (c *ReasoningCollector) AddDetail(d ReasoningDetail) {
 	if n := len(c.Details); n > 0 {
 		last := &c.Details[n-1]
 		if last.Type == d.Type && sameIndex(last.Index, d.Index) && d.Type != DetailEncrypted {
-			last.Text += d.Text
-			last.Summary += d.Summary
+			last.Text = grow(&c.text, last.Text, d.Text)
+			last.Summary = grow(&c.summary, last.Summary, d.Summary)
 			if d.Signature != "" {
 				last.Signature = d.Signature
 			}
@@ -267,6 +285,7 @@ func (c *ReasoningCollector) AddDetail(d ReasoningDetail) {
 		i := *d.Index
 		d.Index = &i
 	}
+	c.text, c.summary = nil, nil
 	c.Details = append(c.Details, d)
 }
 
@@ -280,11 +299,12 @@ func (c *ReasoningCollector) AddBlock(b ThinkingBlock) {
 	if n := len(c.Blocks); n > 0 && b.Type == "thinking" {
 		last := &c.Blocks[n-1]
 		if last.Type == "thinking" && last.Signature == "" {
-			last.Thinking += b.Thinking
+			last.Thinking = grow(&c.thinking, last.Thinking, b.Thinking)
 			last.Signature = b.Signature
 			return
 		}
 	}
+	c.thinking = nil
 	c.Blocks = append(c.Blocks, b)
 }
 

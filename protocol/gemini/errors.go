@@ -92,6 +92,10 @@ func errorAnswer(e *Error) tr.Answer {
 func FromAPIError(e *api.Error) *Error {
 	code := e.Status
 	switch {
+	case e.Kind == api.KindContextOverflow:
+		code = http.StatusBadRequest // also when it came with 200 or inside a stream: no retry fixes it
+	case e.Kind == api.KindRateLimited:
+		code = http.StatusTooManyRequests
 	case e.Condition == api.UnknownModel && (code == http.StatusNotFound || code < 400):
 		code = http.StatusBadRequest
 	case e.Condition == api.KeyRejected && code < 400:

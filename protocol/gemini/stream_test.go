@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -246,5 +247,29 @@ func TestErrorShape(t *testing.T) {
 	a := Protocol{}.Refusal(http.StatusUnauthorized, "local_token_invalid", "API key invalid or unauthorized: not the local token")
 	if a.Status != 401 || !strings.Contains(string(a.Body), `"status":"UNAUTHENTICATED"`) {
 		t.Errorf("refusal %d %s", a.Status, a.Body)
+	}
+}
+
+// TestErrorStatusOfInStreamErrors: a context overflow or a rate limit the
+// service reports with 200 or inside its stream (no HTTP status of its
+// own) reaches Gemini CLI as 400 and 429, as through the other
+// translators, not as 502, which Gemini CLI retries again and again with
+// the same too long conversation.
+func TestErrorStatusOfInStreamErrors(t *testing.T) {
+	for body, want := range map[string]int{
+		`{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`: 400,
+		`{"error":{"message":"Rate limit exceeded","type":"rate_limit_error"}}`: 429,
+	} {
+		e := api.ClassifyResponse(200, http.Header{}, []byte(body), "m")
+		x := &exchange{meta: Meta{Model: "m"}}
+		if a := x.Error(e); a.Status != want {
+			t.Errorf("%s (classified %s, status %d): answered %d, want %d", body, e.Kind, e.Status, a.Status, want)
+		}
+		var buf bytes.Buffer
+		s := NewStream(&buf, Meta{Model: "m"}, "r", func(n int) string { return strings.Repeat("a", n) })
+		_ = s.End(e)
+		if !strings.Contains(buf.String(), fmt.Sprintf(`"code":%d`, want)) {
+			t.Errorf("%s mid-stream: %s", body, buf.String())
+		}
 	}
 }

@@ -455,7 +455,10 @@ func (st *Store) Answer(method string, u *url.URL) (status int, body []byte, ok 
 		return http.StatusOK, mustJSON(map[string]any{"id": s.id, "object": "response", "deleted": true}), true
 	case sub == "":
 		st.lru.MoveToFront(el)
-		return http.StatusOK, s.response, true
+		// Clipped: a caller that appends (jsonAnswer's newline) copies
+		// rather than writing into the kept response, which other
+		// requests read at the same time.
+		return http.StatusOK, s.response[:len(s.response):len(s.response)], true
 	}
 	return st.inputItems(s, u.Query())
 }

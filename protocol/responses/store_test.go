@@ -12,6 +12,7 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/protocol/chat"
+	"github.com/modelgateway/gw/protocol/translate"
 )
 
 // turnWhole sends one request through st as gw serve does with a whole
@@ -496,4 +497,30 @@ func FuzzStoreParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStore_ConcurrentGets: clients reading one kept response at once (a
+// Codex session and its resume) each get the whole response, and reading
+// it never writes into the copy the Store keeps.
+func TestStore_ConcurrentGets(t *testing.T) {
+	st := NewStore(0, 0)
+	// A length whose copy has room to spare behind it.
+	resp := `{"id":"resp_1","object":"response","status":"completed","output":[],"note":"` + strings.Repeat("x", 241) + `"}`
+	st.Record(Turn{Store: true}, []byte(resp))
+	p := Protocol{Store: st}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				a, ok := p.Local(&translate.Request{Method: "GET", Path: "/v1/responses/resp_1"}, translate.Env{})
+				if !ok || a.Status != 200 || string(bytes.TrimSpace(a.Body)) != resp {
+					t.Errorf("GET: %d %q", a.Status, a.Body)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -703,6 +703,11 @@ type meter struct {
 	answer int64
 }
 
+// perCall is what each tool call costs a translator to keep beyond its
+// bytes, counted against the answer limit: a stream of empty calls is
+// bounded like any other.
+const perCall = 256
+
 type callMeter struct {
 	id string
 	n  int64
@@ -712,8 +717,24 @@ type callMeter struct {
 func (m *meter) add(c *chat.Chunk) (what string, limit int64) {
 	for i := range c.Choices {
 		d := &c.Choices[i].Delta
-		if r := d.ReasoningText(); r != "" {
-			if w := m.text('r', len(r)); w != "" {
+		// Reasoning as the translators read it: the structured dialects
+		// when present (their text repeats reasoning_content's), else the
+		// plain text.
+		r := len(d.ReasoningText())
+		switch {
+		case len(d.ReasoningDetails) > 0:
+			r = 0
+			for _, x := range d.ReasoningDetails {
+				r += len(x.Text) + len(x.Summary) + len(x.Data) + len(x.Signature) + len(x.ID) + len(x.Format)
+			}
+		case len(d.ThinkingBlocks) > 0:
+			r = 0
+			for _, x := range d.ThinkingBlocks {
+				r += len(x.Thinking) + len(x.Signature) + len(x.Data)
+			}
+		}
+		if r > 0 {
+			if w := m.text('r', r); w != "" {
 				return w, m.lim.Block
 			}
 		}
@@ -736,6 +757,7 @@ func (m *meter) add(c *chat.Chunk) (what string, limit int64) {
 			if cm == nil || (tc.ID != "" && cm.id != "" && tc.ID != cm.id) {
 				cm = &callMeter{id: tc.ID}
 				m.calls[tc.Index] = cm
+				m.answer += perCall
 			}
 			if cm.id == "" {
 				cm.id = tc.ID

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -136,5 +137,61 @@ func TestToolCallBoundIsPerCall(t *testing.T) {
 	out, body = run(call("call_1", big) + call("", big) + end)
 	if !strings.Contains(out.Note, "aborted=too_large limit=tool_call_arguments") || !strings.Contains(body, "event: error") || strings.Contains(body, `"type":"tool_use"`) {
 		t.Errorf("one call past the limit: outcome %+v\n%.300s", out, body)
+	}
+}
+
+// TestManyEmptyToolCallsBounded: a service that opens tool call after tool
+// call with nothing in them (a new index each time, or ids that alternate
+// under one index) makes a translator keep one call each; the answer limit
+// counts them, so such a stream is cut there rather than holding gw serve's
+// memory to the stream's byte limit many times over.
+func TestManyEmptyToolCallsBounded(t *testing.T) {
+	for name, delta := range map[string]func(i int) string{
+		"new index":           func(i int) string { return fmt.Sprintf(`{"index":%d}`, i) },
+		"alternating id at 0": func(i int) string { return `{"index":0,"id":"` + string(rune('a'+i%2)) + `"}` },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stream strings.Builder
+			for i := range 20000 {
+				stream.WriteString("data: " + `{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[` + delta(i) + `]}}]}` + "\n\n")
+			}
+			stream.WriteString("data: [DONE]\n\n")
+			o := &relay.Options{Limits: relay.Limits{Answer: 64 << 10}, Upstream: func(context.Context, *translate.Call) (*http.Response, error) {
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(stream.String()))}, nil
+			}}
+			rec := httptest.NewRecorder()
+			out := relay.Serve(rec, httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)), anthropic.Protocol{}, o)
+			if !strings.Contains(out.Note, "aborted=too_large limit=one_answer") || !strings.Contains(rec.Body.String(), "event: error") {
+				t.Errorf("20000 empty tool calls against a 64 KiB answer limit: outcome %+v, %d tool_use blocks", out, strings.Count(rec.Body.String(), `"type":"tool_use"`))
+			}
+		})
+	}
+}
+
+// TestStructuredReasoningBounded: reasoning sent only as OpenRouter's
+// reasoning_details or LiteLLM's thinking_blocks, which the Responses
+// translator keeps until the item ends, is held to the block limit like
+// reasoning_content.
+func TestStructuredReasoningBounded(t *testing.T) {
+	piece := strings.Repeat("r", 1000)
+	for name, delta := range map[string]string{
+		"reasoning_details": `{"reasoning_details":[{"type":"reasoning.text","text":"` + piece + `","index":0}]}`,
+		"thinking_blocks":   `{"thinking_blocks":[{"type":"thinking","thinking":"` + piece + `"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stream strings.Builder
+			for range 200 { // 200 KB of reasoning against a 64 KiB limit
+				stream.WriteString("data: " + `{"id":"c","choices":[{"index":0,"delta":` + delta + `}]}` + "\n\n")
+			}
+			stream.WriteString("data: [DONE]\n\n")
+			o := &relay.Options{Limits: relay.Limits{Block: 64 << 10}, Upstream: func(context.Context, *translate.Call) (*http.Response, error) {
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(stream.String()))}, nil
+			}}
+			rec := httptest.NewRecorder()
+			out := relay.Serve(rec, httptest.NewRequest("POST", "/v1/responses", strings.NewReader(`{"model":"m","input":"hi","stream":true}`)), responses.Protocol{}, o)
+			if !strings.Contains(out.Note, "aborted=too_large limit=one_content_block") || !strings.Contains(rec.Body.String(), "response.failed") {
+				t.Errorf("200 KB of %s against a 64 KiB block limit: outcome %+v", name, out)
+			}
+		})
 	}
 }
