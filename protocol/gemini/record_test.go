@@ -113,6 +113,11 @@ func TestRecordGeminiCLI(t *testing.T) {
 			for i, b := range bodies {
 				line, body, _ := bytes.Cut(b, []byte("\n"))
 				body = bytes.ReplaceAll(body, []byte(root), []byte("/root"))
+				// The CLI names its own install directory (its built-in skills):
+				// recorded as a global npm install's, not this machine's.
+				if i := strings.Index(bin, "/node_modules/"); i > 0 {
+					body = bytes.ReplaceAll(body, []byte(bin[:i]), []byte("/usr/local/lib"))
+				}
 				var v any
 				if err := json.Unmarshal(body, &v); err != nil {
 					t.Fatalf("request %d is not JSON: %v", i+1, err)
