@@ -163,6 +163,15 @@ func streamError(err error) *Error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return &Error{Code: http.StatusBadGateway, Message: "the service's stream broke off before the answer was complete"}
 	}
+	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
+		// In the other translators' words, not the network's.
+		c := *ae
+		if c.Kind == api.KindReset {
+			c.Cause = "the connection was cut before the answer was complete"
+		}
+		c.Cause = "the service's stream broke off: " + c.Cause
+		return FromAPIError(&c)
+	}
 	return &Error{Code: http.StatusBadGateway, Message: fmt.Sprintf("the service's stream failed: %v", err)}
 }
 
