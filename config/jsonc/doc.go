@@ -4,7 +4,8 @@
 // member or element it is about. It is the engine behind the writers of
 // OpenCode's, Kilo's, Qwen Code's, Claude Code's, Cline's and Crush's
 // configs (github.com/tailscale/hujson parses; the edits are made on its
-// syntax tree).
+// syntax tree). Its errors, and the byte-order mark and line endings, are
+// package textedit's, which the TOML and YAML editors share.
 package jsonc
 
 import (

@@ -5,7 +5,8 @@
 // unstable parser, which reports the byte range of every key/value and
 // table header, and validates the document (and the result) with go-toml's
 // decoder, which enforces TOML's rules (duplicate keys and tables) and
-// reports line and column.
+// reports line and column. Its errors, and the line endings, are package
+// textedit's, which the JSON and YAML editors share.
 package tomledit
 
 import (

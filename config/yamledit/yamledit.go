@@ -7,6 +7,8 @@
 // line and column of every node, and validates the document and the result
 // with the same decoder. gw's own list items are rewritten whole when they
 // change (comments inside them are not kept); everything else is untouched.
+// Its errors, and the byte-order mark and line endings, are package
+// textedit's, which the JSON and TOML editors share.
 package yamledit
 
 import (
