@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/jsonc"
+	"github.com/modelgateway/gw/config/textedit"
 )
 
 // Mode is how an agent reaches the service.
@@ -196,12 +197,13 @@ type Result struct {
 }
 
 // ParseError is a config that does not parse (line and column); the file
-// is left alone.
-type ParseError = jsonc.ParseError
+// is left alone. Every editor (JSON, TOML, YAML) returns this one type.
+type ParseError = textedit.ParseError
 
 // ConflictError is a config that parses but that gw will not edit
-// automatically; Msg says what to fix. The file is left alone.
-type ConflictError = jsonc.ConflictError
+// automatically; Msg says what to fix. The file is left alone. Every editor
+// returns this one type.
+type ConflictError = textedit.ConflictError
 
 // Scope says which config of an agent is meant.
 type Scope string

@@ -4,7 +4,8 @@
 // member or element it is about. It is the engine behind the writers of
 // OpenCode's, Kilo's, Qwen Code's, Claude Code's, Cline's and Crush's
 // configs (github.com/tailscale/hujson parses; the edits are made on its
-// syntax tree).
+// syntax tree). Its errors, and the byte-order mark and line endings, are
+// package textedit's, which the TOML and YAML editors share.
 package jsonc
 
 import (
@@ -17,27 +18,20 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/textedit"
 )
 
 // BOM is the UTF-8 byte-order mark some editors put at the start of a file.
-const BOM = "\uFEFF"
+const BOM = textedit.BOM
 
-// ParseError is a config that cannot be parsed. The file is left alone.
-type ParseError struct {
-	Line, Column int
-	Msg          string
-}
-
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
-}
+// ParseError is a config that cannot be parsed (line and column). The file
+// is left alone. It is the one error of every editor (package textedit).
+type ParseError = textedit.ParseError
 
 // ConflictError is a config that parses but that we will not edit
 // automatically (a duplicate key, a value of the wrong type). The file is
 // left alone and Msg says what to fix.
-type ConflictError struct{ Msg string }
-
-func (e *ConflictError) Error() string { return e.Msg }
+type ConflictError = textedit.ConflictError
 
 var hujsonPos = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
 
@@ -46,7 +40,7 @@ type File struct {
 	Doc
 	Root  hujson.Value
 	Fresh bool // the input was empty or held only comments: Root is a new object
-	bom   bool
+	text  textedit.Text
 	// addedNL: a newline was added so that a final line comment parses; it
 	// is taken off again by Pack.
 	addedNL bool
@@ -69,18 +63,12 @@ var HuJSON = Dialect{Comments: true, TrailingCommas: true, BOM: true}
 // Parse parses src (which it never modifies) for editing. An empty file, or
 // one holding only comments, becomes a new object after those comments.
 func Parse(src []byte, dialect Dialect) (*File, error) {
-	body := bytes.Clone(src) // the parse tree aliases its input; never touch src
-	f := &File{Doc: Doc{NL: "\n", Unit: "  "}}
-	if bytes.HasPrefix(body, []byte(BOM)) {
-		if !dialect.BOM {
-			return nil, &ParseError{Line: 1, Column: 1, Msg: fmt.Sprintf("the file starts with a byte-order mark, which %s cannot read; save it as UTF-8 without one", agentName(dialect))}
-		}
-		f.bom = true
-		body = body[len(BOM):]
+	t := textedit.Open(src) // a copy: the parse tree aliases its input; never touch src
+	if t.BOM && !dialect.BOM {
+		return nil, textedit.BOMRefused(agentName(dialect) + " cannot read")
 	}
-	if crlf := bytes.Count(body, []byte("\r\n")); crlf > 0 && 2*crlf >= bytes.Count(body, []byte("\n")) {
-		f.NL = "\r\n" // the file's prevailing line ending
-	}
+	body := t.Body
+	f := &File{Doc: Doc{NL: t.NL, Unit: "  "}, text: t}
 	if !dialect.Comments || !dialect.TrailingCommas {
 		if err := checkDialect(body, dialect); err != nil {
 			return nil, err
@@ -116,10 +104,7 @@ func (f *File) Pack() []byte {
 	if f.addedNL {
 		out = bytes.TrimSuffix(out, []byte("\n"))
 	}
-	if f.bom {
-		out = Cat([]byte(BOM), out)
-	}
-	return out
+	return f.text.Close(out)
 }
 
 // ParseValue parses body (no BOM). An empty body, or one holding only
@@ -131,8 +116,7 @@ func (f *File) Pack() []byte {
 // found before hujson, whose parser recurses once per level, sees the file.
 func ParseValue(body []byte, nl string) (root hujson.Value, fresh, addedNL bool, err error) {
 	if off := config.JSONDepth(body, config.MaxDepth); off >= 0 {
-		l, c := config.LineCol(body, off)
-		return root, false, false, &ParseError{Line: l, Column: c, Msg: config.TooDeepMsg}
+		return root, false, false, textedit.At(body, off, config.TooDeepMsg)
 	}
 	if hujson.Extra(body).IsValid() {
 		v, _ := hujson.Parse([]byte("{}"))
@@ -184,8 +168,7 @@ func checkDialect(body []byte, dialect Dialect) error {
 	}
 	// hujson accepts it: find the first comment or trailing comma.
 	if off, what := firstExtension(body, dialect); off >= 0 {
-		l, c := config.LineCol(body, off)
-		return &ParseError{Line: l, Column: c, Msg: fmt.Sprintf("%s, which %s does not accept", what, agentName(dialect))}
+		return textedit.At(body, off, fmt.Sprintf("%s, which %s does not accept", what, agentName(dialect)))
 	}
 	return nil
 }
@@ -363,7 +346,7 @@ func ReadTop(src []byte, dialect Dialect) (*hujson.Object, error) {
 // Decode unmarshals a JSON-with-comments document (a byte-order mark,
 // comments and trailing commas allowed) into v.
 func Decode(src []byte, v any) error {
-	root, fresh, _, err := ParseValue(bytes.Clone(bytes.TrimPrefix(src, []byte(BOM))), "\n")
+	root, fresh, _, err := ParseValue(textedit.Open(src).Body, "\n")
 	if err != nil || fresh {
 		return err
 	}

@@ -5,7 +5,8 @@
 // unstable parser, which reports the byte range of every key/value and
 // table header, and validates the document (and the result) with go-toml's
 // decoder, which enforces TOML's rules (duplicate keys and tables) and
-// reports line and column.
+// reports line and column. Its errors, and the line endings, are package
+// textedit's, which the JSON and YAML editors share.
 package tomledit
 
 import (
@@ -21,23 +22,16 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/textedit"
 )
 
-// ParseError is a document that is not valid TOML.
-type ParseError struct {
-	Line, Column int
-	Msg          string
-}
-
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
-}
+// ParseError is a document that is not valid TOML. It is the one error of
+// every editor (package textedit).
+type ParseError = textedit.ParseError
 
 // ConflictError is valid TOML that gw will not edit automatically; Msg says
 // what to fix.
-type ConflictError struct{ Msg string }
-
-func (e *ConflictError) Error() string { return e.Msg }
+type ConflictError = textedit.ConflictError
 
 // keyval is one key = value line of the document.
 type keyval struct {
@@ -75,19 +69,18 @@ type edit struct {
 
 // Parse reads src (which it never modifies). An empty document is fine.
 func Parse(src []byte) (*Doc, error) {
-	if bytes.HasPrefix(src, []byte("\uFEFF")) {
-		return nil, &ParseError{Line: 1, Column: 1, Msg: "the file starts with a byte-order mark, which TOML does not allow; save it as UTF-8 without one"}
+	t := textedit.Open(src)
+	if t.BOM {
+		return nil, textedit.BOMRefused("TOML does not allow")
 	}
+	src = t.Body
 	if off := depth(src, config.MaxDepth); off >= 0 {
-		return nil, &ParseError{Line: bytes.Count(src[:off], []byte("\n")) + 1, Column: off - lineStart(src, off) + 1, Msg: config.TooDeepMsg}
+		return nil, textedit.At(src, off, config.TooDeepMsg)
 	}
 	if err := validate(src); err != nil {
 		return nil, err
 	}
-	d := &Doc{src: src, nl: "\n"}
-	if crlf := bytes.Count(src, []byte("\r\n")); crlf > 0 && 2*crlf >= bytes.Count(src, []byte("\n")) {
-		d.nl = "\r\n"
-	}
+	d := &Doc{src: src, nl: t.NL}
 	p := unstable.Parser{}
 	p.Reset(src)
 	var table []string
@@ -222,9 +215,7 @@ func parseError(src []byte, err error) error {
 	if errors.As(err, &pe) && pe.Highlight != nil {
 		off := cap(src) - cap(pe.Highlight)
 		if off >= 0 && off <= len(src) {
-			l := bytes.Count(src[:off], []byte("\n")) + 1
-			c := off - lineStart(src, off) + 1
-			return &ParseError{Line: l, Column: c, Msg: pe.Message}
+			return textedit.At(src, off, pe.Message)
 		}
 	}
 	return &ParseError{Line: 1, Column: 1, Msg: err.Error()}

@@ -7,6 +7,8 @@
 // line and column of every node, and validates the document and the result
 // with the same decoder. gw's own list items are rewritten whole when they
 // change (comments inside them are not kept); everything else is untouched.
+// Its errors, and the byte-order mark and line endings, are package
+// textedit's, which the JSON and TOML editors share.
 package yamledit
 
 import (
@@ -22,29 +24,20 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/textedit"
 )
 
-const bom = "\uFEFF"
-
-// ParseError is a document that is not valid YAML.
-type ParseError struct {
-	Line, Column int
-	Msg          string
-}
-
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
-}
+// ParseError is a document that is not valid YAML. It is the one error of
+// every editor (package textedit).
+type ParseError = textedit.ParseError
 
 // ConflictError is valid YAML that gw will not edit automatically.
-type ConflictError struct{ Msg string }
-
-func (e *ConflictError) Error() string { return e.Msg }
+type ConflictError = textedit.ConflictError
 
 // Doc is a YAML document being edited.
 type Doc struct {
 	src   []byte // without the byte-order mark
-	bom   bool
+	text  textedit.Text
 	nl    string
 	lines []int      // offset of the first byte of each line (0-based line index)
 	top   *yaml.Node // the top-level mapping; nil for an empty document
@@ -62,13 +55,8 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // comments only, is fine; a top level that is not a mapping is a
 // *ConflictError.
 func Parse(src []byte, agent string) (*Doc, error) {
-	d := &Doc{src: bytes.Clone(src), nl: "\n"}
-	if bytes.HasPrefix(d.src, []byte(bom)) {
-		d.bom, d.src = true, d.src[len(bom):]
-	}
-	if crlf := bytes.Count(d.src, []byte("\r\n")); crlf > 0 && 2*crlf >= bytes.Count(d.src, []byte("\n")) {
-		d.nl = "\r\n"
-	}
+	t := textedit.Open(src)
+	d := &Doc{src: t.Body, text: t, nl: t.NL}
 	d.lines = []int{0}
 	for i, c := range d.src {
 		switch {
@@ -495,9 +483,6 @@ func (d *Doc) Bytes() ([]byte, error) {
 	es := slices.Clone(d.edits)
 	slices.SortStableFunc(es, func(a, b edit) int { return a.start - b.start })
 	var out bytes.Buffer
-	if d.bom {
-		out.WriteString(bom)
-	}
 	at := 0
 	for _, e := range es {
 		if e.start < at {
@@ -510,10 +495,10 @@ func (d *Doc) Bytes() ([]byte, error) {
 	out.Write(d.src[at:])
 	res := out.Bytes()
 	var v any
-	if err := yaml.Unmarshal(bytes.TrimPrefix(res, []byte(bom)), &v); err != nil {
+	if err := yaml.Unmarshal(res, &v); err != nil {
 		return nil, fmt.Errorf("internal error: the edited YAML is not valid (%v)", err)
 	}
-	return res, nil
+	return d.text.Close(res), nil
 }
 
 // Top is the top-level mapping (nil for an empty document).

@@ -88,10 +88,10 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	}
 	doc, err := tomledit.Parse(src)
 	if err != nil {
-		return agents.Result{}, convert(err)
+		return agents.Result{}, err
 	}
 	if _, err := doc.SetRoot(rootFields(d)); err != nil {
-		return agents.Result{}, convert(err)
+		return agents.Result{}, err
 	}
 	// env_key would name a variable to read the key from instead.
 	if _, _, err := doc.SetTable(table, []tomledit.Field{
@@ -102,7 +102,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		{Key: "supports_websockets", Val: false},
 		{Key: "model_catalog_url", Val: CatalogURL(d.BaseURL)},
 	}, []string{"env_key"}); err != nil {
-		return agents.Result{}, convert(err)
+		return agents.Result{}, err
 	}
 	out, err := doc.Bytes()
 	if err != nil {
@@ -124,23 +124,11 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	return res, nil
 }
 
-func convert(err error) error {
-	var pe *tomledit.ParseError
-	if errors.As(err, &pe) {
-		return &agents.ParseError{Line: pe.Line, Column: pe.Column, Msg: pe.Msg}
-	}
-	var ce *tomledit.ConflictError
-	if errors.As(err, &ce) {
-		return &agents.ConflictError{Msg: ce.Msg}
-	}
-	return err
-}
-
 // Inspect reads [model_providers.gw] and the model it selects back.
 func Inspect(src []byte) (agents.Inspection, error) {
 	doc, err := tomledit.Parse(src)
 	if err != nil {
-		return agents.Inspection{}, convert(err)
+		return agents.Inspection{}, err
 	}
 	var in agents.Inspection
 	in.BaseURL, in.Configured = doc.Get(append(table, "base_url")...)

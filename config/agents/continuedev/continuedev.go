@@ -141,7 +141,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	}
 	doc, err := yamledit.Parse(src, displayName)
 	if err != nil {
-		return agents.Result{}, convert(err)
+		return agents.Result{}, err
 	}
 	before, err := Inspect(src)
 	if err != nil {
@@ -163,7 +163,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		{Key: "version", Val: "1.0.0", OnlyIfMissing: true},
 		{Key: "schema", Val: "v1", OnlyIfMissing: true},
 	}); err != nil {
-		return agents.Result{}, convert(err)
+		return agents.Result{}, err
 	}
 	// The default model first: Continue starts with the first chat model.
 	order := slices.Clone(d.Models)
@@ -177,7 +177,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	res := agents.Result{Created: !before.Configured}
 	res.Added, res.Removed, res.Updated, err = doc.SyncList("models", ours, modelID, wants)
 	if err != nil {
-		return agents.Result{}, convert(err)
+		return agents.Result{}, err
 	}
 	out, err := doc.Bytes()
 	if err != nil {
@@ -208,23 +208,11 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-func convert(err error) error {
-	var pe *yamledit.ParseError
-	if errors.As(err, &pe) {
-		return &agents.ParseError{Line: pe.Line, Column: pe.Column, Msg: pe.Msg}
-	}
-	var ce *yamledit.ConflictError
-	if errors.As(err, &ce) {
-		return &agents.ConflictError{Msg: ce.Msg}
-	}
-	return err
-}
-
 // Inspect reads gw's entries back from config.yaml.
 func Inspect(src []byte) (agents.Inspection, error) {
 	doc, err := yamledit.Parse(src, displayName)
 	if err != nil {
-		return agents.Inspection{}, convert(err)
+		return agents.Inspection{}, err
 	}
 	var in agents.Inspection
 	models := yamledit.Value(doc.Top(), "models")
