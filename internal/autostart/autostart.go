@@ -98,6 +98,9 @@ func Generate(platform string, s Spec) (Unit, error) {
 	var u Unit
 	switch platform {
 	case Linux:
+		if strings.ContainsAny(s.Exe, `"'\`) {
+			return Unit{}, fmt.Errorf("systemd does not start a program whose path holds a quote or a backslash (%s): move gw to a directory without them", s.Exe)
+		}
 		u = systemdUnit(s)
 	case Darwin:
 		u = launchAgent(s)
@@ -152,10 +155,10 @@ func isHex(b byte) bool { return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' }
 type Owner int
 
 const (
-	Absent Owner = iota // no file
-	Ours                // written by gw, unchanged since
-	Edited              // written by gw, then changed by someone
-	Foreign             // not written by gw
+	Absent  Owner = iota // no file
+	Ours                 // written by gw, unchanged since
+	Edited               // written by gw, then changed by someone
+	Foreign              // not written by gw
 )
 
 func (o Owner) String() string {

@@ -28,9 +28,10 @@ Type=exec
 	for _, kv := range s.Env {
 		b.WriteString("Environment=" + systemdQuote(kv, false) + "\n")
 	}
+	// systemd does not expand variables in the program's path, only in its arguments.
 	words := make([]string, 0, 4)
-	for _, a := range s.Args() {
-		words = append(words, systemdQuote(a, true))
+	for i, a := range s.Args() {
+		words = append(words, systemdQuote(a, i > 0))
 	}
 	b.WriteString("ExecStart=" + strings.Join(words, " ") + "\n")
 	b.WriteString(`Restart=on-failure
@@ -109,6 +110,7 @@ func ExecStart(unit string) (args, env []string, err error) {
 }
 
 func systemdWords(s string, command bool) ([]string, error) {
+	first := true
 	var words []string
 	for {
 		s = strings.TrimLeft(s, " \t")
@@ -159,9 +161,10 @@ func systemdWords(s string, command bool) ([]string, error) {
 			s = s[end:]
 		}
 		word := strings.ReplaceAll(w.String(), "%%", "%")
-		if command {
+		if command && !first {
 			word = strings.ReplaceAll(word, "$$", "$")
 		}
+		first = false
 		words = append(words, word)
 	}
 }
