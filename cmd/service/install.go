@@ -66,10 +66,10 @@ func installRun(ctx context.Context, opts *InstallOptions) error {
 		for _, c := range c.Commands {
 			fmt.Fprintf(out, "  %s\n", c)
 		}
-		fmt.Fprintf(out, "To read the key it needs %s.\n", u.Needs)
+		fmt.Fprintf(out, "To read the key, gw serve needs %s.\n", u.Needs)
 		s.printNotes(opts.Options)
 		if err := s.mgr.Ready(ctx); err != nil {
-			fmt.Fprintf(opts.Factory.IOStreams.ErrOut, "! here, gw service install would refuse: %s\n", cmdutil.ErrorWithFix(err))
+			fmt.Fprintf(opts.Factory.IOStreams.ErrOut, "! %s\n", cmdutil.ErrorWithFix(err))
 		}
 		return nil
 	}
@@ -89,7 +89,7 @@ func installRun(ctx context.Context, opts *InstallOptions) error {
 		fmt.Fprintf(out, "Ran: %s\n", c)
 	}
 	fmt.Fprintf(out, "gw serve now starts at login and runs: %s\n", commandLine(u))
-	fmt.Fprintf(out, "To read the key it needs %s. See it answer: gw service status\n", u.Needs)
+	fmt.Fprintf(out, "To read the key, gw serve needs %s. See it answer: gw service status\n", u.Needs)
 	s.printNotes(opts.Options)
 	return nil
 }

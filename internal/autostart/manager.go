@@ -213,11 +213,11 @@ func (m Manager) installCommands(file string, loaded, registered bool) []Command
 // Install writes the file (atomically, mode 0644: it holds no secret) unless it is there already, then
 // enables and starts it. Run again, it changes nothing but starts gw serve if it stopped.
 func (m Manager) Install(ctx context.Context) (Change, error) {
-	if err := m.Ready(ctx); err != nil {
-		return Change{}, err
-	}
 	c, err := m.PlanInstall()
 	if err != nil {
+		return Change{}, err
+	}
+	if err := m.Ready(ctx); err != nil {
 		return Change{}, err
 	}
 	var loaded, registered bool

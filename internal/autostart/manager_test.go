@@ -138,10 +138,8 @@ func TestInstall_RefusesAFileGwDidNotWriteOrThatWasEdited(t *testing.T) {
 			if fi, _ := os.Stat(m.Unit.Path); fi.Mode().Perm() != 0o600 {
 				t.Errorf("its mode changed: %v", fi.Mode())
 			}
-			for _, r := range tools.ran {
-				if !strings.HasSuffix(r, "is-system-running") {
-					t.Errorf("ran %s", r)
-				}
+			if len(tools.ran) > 0 {
+				t.Errorf("ran %q", tools.ran)
 			}
 		})
 	}
