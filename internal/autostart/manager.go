@@ -29,9 +29,14 @@ type Manager struct {
 // Task Scheduler); the error says which, and carries what to do about it.
 var ErrNotReady = errors.New("cannot start gw serve at login here")
 
-// ErrNotOurs: a file (or a Windows task) of that name is there that gw did not write, or one gw wrote that
-// was changed since; gw neither overwrites nor removes it.
-var ErrNotOurs = errors.New("not gw's own")
+// NotOursError: a file (or a Windows task) of that name is there that gw did not write, or one gw wrote
+// that was changed since; gw neither overwrites nor removes it.
+type NotOursError struct {
+	Path string
+	msg  string
+}
+
+func (e *NotOursError) Error() string { return e.msg }
 
 func notReady(what, fix string) error {
 	return remedy.With(fmt.Errorf("%w: %s", ErrNotReady, what), remedy.Remedy{Do: remedy.Say, Value: fix})
@@ -126,18 +131,18 @@ func (m Manager) taskOwner(ctx context.Context) Owner {
 func (m Manager) refuse(o Owner, doing string) error {
 	p := m.Unit.Path
 	if o == Foreign && m.Unit.Platform == Windows {
-		return remedy.With(fmt.Errorf("%w: a task named %q is registered and gw did not create it; gw leaves it alone", ErrNotOurs, TaskName),
+		return remedy.With(&NotOursError{Path: p, msg: fmt.Sprintf("a task named %q is registered and gw did not create it; gw leaves it alone", TaskName)},
 			remedy.Remedy{Do: remedy.Say, Value: "delete or rename that task in the Task Scheduler, then try again"})
 	}
 	if o == Foreign {
-		return remedy.With(fmt.Errorf("%w: %s exists and gw did not write it; gw leaves it alone", ErrNotOurs, p),
+		return remedy.With(&NotOursError{Path: p, msg: p + " exists and gw did not write it; gw leaves it alone"},
 			remedy.Remedy{Do: remedy.Say, Value: "remove or rename that file yourself, then try again"})
 	}
 	fix := "remove the file yourself, then try again"
 	if m.Unit.Platform == Linux {
 		fix = "move your changes to a drop-in (systemctl --user edit " + SystemdUnit + ") and remove the file yourself, then try again"
 	}
-	return remedy.With(fmt.Errorf("%w: %s was changed since gw wrote it, so gw does not %s it", ErrNotOurs, p, doing),
+	return remedy.With(&NotOursError{Path: p, msg: fmt.Sprintf("%s was changed since gw wrote it, so gw does not %s it", p, doing)},
 		remedy.Remedy{Do: remedy.Say, Value: fix})
 }
 

@@ -125,7 +125,7 @@ func TestInstall_RefusesAFileGwDidNotWriteOrThatWasEdited(t *testing.T) {
 			}
 			for _, op := range []func(context.Context) (Change, error){m.Install, m.Uninstall} {
 				_, err := op(context.Background())
-				if !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), m.Unit.Path) {
+				if !errors.As(err, new(*NotOursError)) || !strings.Contains(err.Error(), m.Unit.Path) {
 					t.Errorf("err = %v", err)
 				}
 				if r, ok := remedy.Of(err); !ok || r.Do != remedy.Say {
@@ -288,7 +288,7 @@ func TestInstall_Schtasks_FakeSchtasks_WindowsCannotRunHere(t *testing.T) {
 
 	tools.answers[query] = fakeAnswer{out: "<Task><RegistrationInfo><Description>backup</Description></RegistrationInfo></Task>"}
 	for _, op := range []func(context.Context) (Change, error){m.Install, m.Uninstall} {
-		if _, err := op(context.Background()); !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), `a task named "gw serve"`) {
+		if _, err := op(context.Background()); !errors.As(err, new(*NotOursError)) || !strings.Contains(err.Error(), `a task named "gw serve"`) {
 			t.Errorf("err = %v", err)
 		}
 	}
