@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -40,7 +41,9 @@ type Status struct {
 	Address   string `json:"address"`
 	Answering bool   `json:"answering"`
 	Problem   string `json:"problem,omitempty"`
-	Command   string `json:"command"`
+	// Fix is what to do when it does not answer.
+	Fix     string `json:"fix,omitempty"`
+	Command string `json:"command"`
 }
 
 // NewCmdStatus binds the flags; runF replaces the run in flag-parsing tests.
@@ -84,17 +87,24 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 		Command: commandLine(u),
 	}
 	rep.Owner = map[autostart.Owner]string{autostart.Ours: "gw", autostart.Edited: "edited", autostart.Foreign: "other"}[st.Owner]
-	if err := proxy.Probe(ctx, rep.Address, s.cfg.LocalToken); err != nil {
-		rep.Problem = err.Error()
-	} else {
+	err = proxy.Probe(ctx, rep.Address, s.cfg.LocalToken)
+	switch {
+	case err == nil:
 		rep.Answering = true
+	case errors.Is(err, proxy.ErrNotRunning) && !rep.Installed:
+		rep.Problem, rep.Fix = err.Error(), "run: gw service install"
+	case errors.Is(err, proxy.ErrNotRunning):
+		rep.Problem, rep.Fix = err.Error(), "see what gw serve said when it stopped: "+u.Inspect()
+	default:
+		rep.Problem, rep.Fix = err.Error(), cmdutil.FixFor(err)
 	}
+	notRunning := errors.Is(err, proxy.ErrNotRunning)
 	if opts.JSON {
 		if err := cmdutil.WriteJSON(opts.Factory.IOStreams.Out, rep); err != nil {
 			return err
 		}
 	} else {
-		show(opts, rep)
+		show(opts, rep, notRunning)
 	}
 	if !rep.Installed || !rep.Running || !rep.Answering {
 		return cmdutil.ErrSilent
@@ -102,7 +112,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	return nil
 }
 
-func show(opts *StatusOptions, rep Status) {
+func show(opts *StatusOptions, rep Status, notRunning bool) {
 	out := opts.Factory.IOStreams.Out
 	switch rep.Owner {
 	case "gw":
@@ -115,7 +125,7 @@ func show(opts *StatusOptions, rep Status) {
 	case "other":
 		fmt.Fprintf(out, "At login: ✗ %s is there, but gw did not write it\n", rep.File)
 	default:
-		fmt.Fprintf(out, "At login: ✗ not set up; run: gw service install\n")
+		fmt.Fprintf(out, "At login: ✗ not set up\n")
 	}
 	switch {
 	case rep.Installed && rep.Running:
@@ -123,9 +133,15 @@ func show(opts *StatusOptions, rep Status) {
 	case rep.Installed:
 		fmt.Fprintf(out, "Runs:     ✗ %s\n", rep.State)
 	}
-	if rep.Answering {
+	switch {
+	case rep.Answering:
 		fmt.Fprintf(out, "Answers:  ✓ gw serve answers on %s\n", rep.Address)
-	} else {
+	case notRunning:
+		fmt.Fprintf(out, "Answers:  ✗ nothing answers on %s\n", rep.Address)
+	default:
 		fmt.Fprintf(out, "Answers:  ✗ %s\n", rep.Problem)
+	}
+	if rep.Fix != "" {
+		fmt.Fprintf(out, "  fix: %s\n", rep.Fix)
 	}
 }

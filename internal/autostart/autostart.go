@@ -82,6 +82,17 @@ type Unit struct {
 // Args is the command line the file starts.
 func (u Unit) Args() []string { return u.spec.Args() }
 
+// Inspect is where to see what became of gw serve started there: its output and exit status.
+func (u Unit) Inspect() string {
+	switch u.Platform {
+	case Linux:
+		return "journalctl --user -u " + SystemdUnit
+	case Darwin:
+		return "launchctl print gui/" + strconv.Itoa(u.spec.UID) + "/" + LaunchLabel
+	}
+	return "the task's History in the Task Scheduler (taskschd.msc)"
+}
+
 // Generate makes the file for platform (runtime.GOOS's names). It runs nothing and touches nothing.
 func Generate(platform string, s Spec) (Unit, error) {
 	if s.Exe == "" || !isAbs(platform, s.Exe) {
