@@ -64,16 +64,21 @@ func gwPath() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot find the path of the gw binary: %w", err)
 	}
-	arg0 := os.Args[0]
+	return gwPathFrom(os.Args[0], exe, exec.LookPath), nil
+}
+
+// gwPathFrom is the path gw was started by (arg0, found on PATH when it names no directory) when that is
+// the running binary exe, else exe.
+func gwPathFrom(arg0, exe string, lookPath func(string) (string, error)) string {
 	if !strings.ContainsRune(arg0, filepath.Separator) && !strings.ContainsRune(arg0, '/') {
-		if p, err := exec.LookPath(arg0); err == nil {
+		if p, err := lookPath(arg0); err == nil {
 			arg0 = p
 		}
 	}
 	if abs, err := filepath.Abs(arg0); err == nil && sameFile(abs, exe) {
-		return abs, nil
+		return abs
 	}
-	return exe, nil
+	return exe
 }
 
 func sameFile(a, b string) bool {

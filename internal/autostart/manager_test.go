@@ -301,3 +301,24 @@ func TestInstall_Schtasks_FakeSchtasks_WindowsCannotRunHere(t *testing.T) {
 		t.Errorf("uninstall ran %q", tools.ran)
 	}
 }
+
+// TestInstall_SomethingElseAtThePath: a directory (or a pipe) where the unit goes is refused with its name,
+// unread and left as it is.
+func TestInstall_SomethingElseAtThePath(t *testing.T) {
+	tools := running()
+	m := newManager(t, Linux, tools, sessionEnv)
+	if err := os.MkdirAll(m.Unit.Path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []func(context.Context) (Change, error){m.Install, m.Uninstall} {
+		if _, err := op(context.Background()); err == nil || !strings.Contains(err.Error(), m.Unit.Path) || !strings.Contains(err.Error(), "directory") {
+			t.Errorf("err = %v", err)
+		}
+	}
+	if fi, err := os.Stat(m.Unit.Path); err != nil || !fi.IsDir() {
+		t.Errorf("the directory is gone: %v", err)
+	}
+	if len(tools.ran) > 0 {
+		t.Errorf("ran %q", tools.ran)
+	}
+}
