@@ -107,7 +107,8 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 	case errors.Is(err, proxy.ErrNotRunning):
 		c = unreachable(c)
 		c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but nothing answers there", users[0], in.ProxyAddr)
-		c.Fix = remedy.Remedy{Do: remedy.StartServe}
+		// Most often it lived in a terminal that was closed: a login service keeps it running.
+		c.Fix = remedy.Steps(remedy.Remedy{Do: remedy.StartServe}, remedy.Remedy{Do: remedy.InstallService})
 	case errors.Is(err, proxy.ErrStranger):
 		// Another user's process: it was sent nothing, and an agent that uses the port talks to it.
 		c.Status = Fail

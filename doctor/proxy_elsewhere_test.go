@@ -28,7 +28,8 @@ func TestRun_ProxyOnAnotherPort(t *testing.T) {
 			"sends requests to gw serve at " + configured + ", but gw serve runs on " + running,
 			"or point the agents at port " + runningPort + ": gw init agent --port " + runningPort},
 		{"nothing uses it", running, false, Pass, "", ""},
-		{"the note is stale", apitest.ClosedAddr(t), true, Fail, "but nothing answers there", "run: gw serve"},
+		{"the note is stale", apitest.ClosedAddr(t), true, Fail, "but nothing answers there",
+			"run: gw serve (and keep it running while the agent works); to have gw serve start at login and restart when it fails, run: gw service install"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -101,6 +101,8 @@ command -v dbus-daemon >/dev/null || missing+=(dbus)
 command -v gnome-keyring-daemon >/dev/null || missing+=(gnome-keyring)
 command -v secret-tool >/dev/null || missing+=(libsecret-tools)
 command -v tmux >/dev/null || missing+=(tmux)
+# systemd-analyze verifies the unit gw service install writes (and systemctl is what it runs).
+command -v systemd-analyze >/dev/null || missing+=(systemd)
 install_missing() {
 	as_root apt-get update -qq &&
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" dbus-x11 >/dev/null
@@ -159,7 +161,7 @@ npm_sdk genai "@google/genai@$GENAI_SDK_VERSION"
 
 # Tests that need the real parts fail, rather than skip, when they are missing here.
 export GW_REQUIRE_REAL_KEYCHAIN=1 GW_REQUIRE_OPENCODE=1 GW_REQUIRE_CLAUDE_CODE=1 GW_REQUIRE_CODEX=1 GW_REQUIRE_TMUX=1 \
-	GW_REQUIRE_AGENTS=1 GW_REQUIRE_SDKS=1
+	GW_REQUIRE_AGENTS=1 GW_REQUIRE_SDKS=1 GW_REQUIRE_SYSTEMD_ANALYZE=1
 
 check_gofmt() {
 	local unformatted

@@ -18,6 +18,7 @@ import (
 	"github.com/modelgateway/gw/cmd/models"
 	"github.com/modelgateway/gw/cmd/run"
 	"github.com/modelgateway/gw/cmd/serve"
+	"github.com/modelgateway/gw/cmd/service"
 	"github.com/modelgateway/gw/cmd/version"
 )
 
@@ -81,6 +82,7 @@ service's failures it is and the one thing to do about it.`,
 	cmd.AddCommand(models.NewCmdModels(f, nil))
 	cmd.AddCommand(doctor.NewCmdDoctor(f, nil))
 	cmd.AddCommand(serve.NewCmdServe(f, nil))
+	cmd.AddCommand(service.NewCmdService(f))
 	cmd.AddCommand(initcmd.NewCmdInit(f))
 	cmd.AddCommand(run.NewCmdRun(f, nil))
 	cmd.AddCommand(version.NewCmdVersion(f, nil))

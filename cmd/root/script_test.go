@@ -95,6 +95,9 @@ func scriptParams(dir string) testscript.Params {
 			"nested":         cmdNested,
 			"agentpid":       cmdAgentPID,
 			"squat":          cmdSquat,
+			"gwpath":         cmdGWPath,
+			"freeport":       cmdFreePort,
+			"unitcmd":        cmdUnitCmd,
 		},
 	}
 }

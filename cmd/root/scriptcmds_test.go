@@ -20,6 +20,10 @@ var scrubVars = []string{"WORK", "SERVE_HOSTPORT", "FAKEGW_HOSTPORT"}
 // localToken is gw serve's local token, made afresh in every run.
 var localToken = regexp.MustCompile(`gw-local-[0-9a-f]{32}`)
 
+// unitChecksum is the checksum in the marker line of a file gw service install writes: of a text that holds
+// the run's paths.
+var unitChecksum = regexp.MustCompile(`(Written by gw service install; gw service uninstall removes it\. checksum )[0-9a-f]{16}`)
+
 // cmdScrub rewrites the last command's stdout and stderr for a golden comparison: the work directory, the
 // stand-in's and gw serve's host:port become $WORK, $FAKEGW_HOSTPORT and $SERVE_HOSTPORT, and a local
 // token gw-local-$TOKEN. Then `cmp stdout want.txt` compares what a person reads, and `go test -update`
@@ -50,6 +54,7 @@ func scrub(ts *testscript.TestScript, s string, extra ...string) string {
 			s = strings.ReplaceAll(s, v, "$"+name)
 		}
 	}
+	s = unitChecksum.ReplaceAllString(s, "${1}$$SUM")
 	return localToken.ReplaceAllString(s, "gw-local-$$TOKEN")
 }
 

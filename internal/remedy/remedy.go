@@ -80,6 +80,9 @@ const (
 	// ServeOnConfiguredPort: gw serve runs on another port than the configured one the agents use.
 	// Value: the configured port, Also: the port it runs on.
 	ServeOnConfiguredPort Action = "serve_on_configured_port"
+	// InstallService: have the platform start gw serve at login and restart it when it fails (gw service
+	// install), said after StartServe when nothing answers.
+	InstallService Action = "install_service"
 
 	// The coding agent's config. Where an action takes the agent's name (gw init agent --agent NAME), "" is
 	// OpenCode's config as gw init agent finds it.

@@ -203,6 +203,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "run: gw serve (and keep it running while the agent works)"
 	case remedy.RestartServe:
 		return "restart gw serve so it uses this install's local token"
+	case remedy.InstallService:
+		return "to have gw serve start at login and restart when it fails, run: gw service install"
 	case remedy.FreePort:
 		return "stop the program on " + v + ", or run gw serve --port N on a free port and re-run gw init agent"
 	case remedy.ServeOnConfiguredPort:
