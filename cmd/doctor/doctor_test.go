@@ -119,7 +119,7 @@ func TestDoctorRun_AllWell(t *testing.T) {
 ✓ API key accepted: the service accepted the key sk-…tial (from fake keychain (tests)); a one-token request to vendor-a/model-a-sonnet-4.5 was answered
 ✓ models available: 3 available: vendor-a/model-a-sonnet-4.5, vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview; not in this subscription: vendor-a/model-a-opus-4.6, vendor-a/model-a-opus-4.5-thinking, vendor-a/model-a-sonnet-4.6, vendor-a/model-a-sonnet-4.5-thinking, vendor-b/model-b-3-pro-preview
 ✓ model vendor-a/model-a-haiku-4.5: listed by the service and answers a one-token request
-- coding agent config: no OpenCode config found (looked for $DIR/home/.config/opencode/opencode.jsonc, $DIR/home/.config/opencode/opencode.json, $DIR/opencode.jsonc, $DIR/opencode.json)
+- coding agent config: no coding agent config found (looked for the configs of OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush, pi, Factory droid, Gemini CLI)
 ✓ local proxy (gw serve): gw serve is not running on $PROXY; no agent config found here uses it
 ✓ key storage: sk-…tial in fake keychain (tests)
 
@@ -151,7 +151,7 @@ func TestDoctorRun_WrongKeyAndMisspelledModel(t *testing.T) {
     fix:   create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)
 - models available: the service did not give the model list (see key)
 - model vendor-a/model-a-haiku-4-5: the model list is not available (see key)
-- coding agent config: no OpenCode config found (looked for $DIR/home/.config/opencode/opencode.jsonc, $DIR/home/.config/opencode/opencode.json, $DIR/opencode.jsonc, $DIR/opencode.json)
+- coding agent config: no coding agent config found (looked for the configs of OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush, pi, Factory droid, Gemini CLI)
 ✓ local proxy (gw serve): gw serve is not running on $PROXY; no agent config found here uses it
 ✓ key storage: sk-…0000 in fake keychain (tests)
 
