@@ -276,4 +276,3 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("Diff of a new file =\n%s", got)
 	}
 }
-
