@@ -48,9 +48,9 @@ func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions)
 		Long: `Check every step from this machine to a working model: the config file, the base URL, DNS,
 the TCP connection, TLS, the service's answer to GET /models without and with your key, the
 models your account has, each model id you name or your agents' configs use, the global and
-project configs of the coding agents gw configures (` + agentList() + `: where they send
-requests, the local token, a key written into the file), the local proxy (gw serve) and where
-the key is kept.
+project configs of the coding agents gw configures (where they send requests, the local token, a
+key written into the file), the local proxy (gw serve) and where the key is kept.
+Agents checked: ` + agentList() + `.
 
 Every check runs; one failing does not stop the others (a check that cannot run because of an
 earlier one is skipped, saying why). Each failure names the service's condition (key rejected,
@@ -95,7 +95,7 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 	cmd.Flags().StringArrayVar(&opts.Models, "model", nil, "also check this model id (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoProbe, "no-probe", false, "send no chat request (by default one one-token request per model checked tests the balance and the subscription)")
 	cmd.Flags().StringArrayVar(&opts.AgentConfigs, "agent-config", nil,
-		"an agent's config file to check instead of every agent's global and project config (repeatable; the agent is told by the file's name: "+strings.Join(all.FileNames(), ", ")+")")
+		"an agent config file to check instead of every agent's global and project config (repeatable; named "+strings.Join(all.FileNames(), ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
 	return cmd
 }
