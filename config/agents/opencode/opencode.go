@@ -5,6 +5,8 @@
 package opencode
 
 import (
+	"slices"
+
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/opencodefmt"
 )
@@ -25,7 +27,7 @@ func Agent() agents.Agent {
 		Install: "npm install -g opencode-ai", Entry: `provider "gw"`,
 		Protocol:         agents.ChatCompletions,
 		Run:              format.Run,
-		FileNames:        fileNames[:],
+		FileNames:        slices.Clone(fileNames[:]),
 		PlainKeysRemoved: opencodefmt.PlainKeysRemoved,
 		Companion:        companion,
 		Providers:        opencodefmt.Providers,
