@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/modelgateway/gw/config"
-	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/internal/fsutil"
 	"github.com/modelgateway/gw/internal/remedy"
 )
@@ -23,232 +23,136 @@ type agentResult struct {
 	proxyUsers []string
 }
 
-// provider is one OpenCode provider that reaches the service, directly or through gw serve.
-type agentProvider struct {
-	Path    string   // the config file
-	Name    string   // the provider's key under "provider"
-	BaseURL string   // options.baseURL as written
-	Models  []string // the ids under "models", and "model"/"small_model" when they name this provider
-	// LiteralKey: the API key is written into the file (rather than {env:…} or the local token).
-	LiteralKey bool
-	// LocalToken is the gw serve token written as the key ("" for other keys).
-	LocalToken string
-	// DeclaredIDs are the models the provider declares (Models may add "model"/"small_model").
-	DeclaredIDs []string
-	// Undeclared are the "model"/"small_model" settings that name this provider but a model it does not
-	// declare (`"model" is "gw/<id>"`): OpenCode cannot start with them.
-	Undeclared []string
-	// Disabled: listed in "disabled_providers".
-	Disabled bool
+// agentTally gathers what every agent's config files told, for the one verdict of the agent check.
+type agentTally struct {
+	res       agentResult
+	found     int // config files (or file sets) found
+	ours      int // entries that reach the service, directly or through gw serve
+	foundIn   []string
+	lookedFor []string // the agents looked for, by their display names
+	notes     []string
+	problems  []string
+	warnings  []string
+	fixes     []remedy.Remedy // with warnings, without repeats
+	// problemFixes go with problems; baseURLFix: a provider's base URL is wrong (said first).
+	problemFixes []remedy.Remedy
+	baseURLFix   bool
+	unreachable  int
+	unreadable   *Check
+	versionNoted []string // agents whose installed version was noted
+	pairsWarned  []string // configs whose companion file was reported, so a pair given twice is reported once
 }
 
-// checkAgentConfigs reads the OpenCode configs and checks each provider that points at the service (or at
-// gw serve): its base URL must be exactly the service's (or the proxy's), and its model ids are collected
-// for the model checks.
+func (t *agentTally) addFix(f remedy.Remedy) {
+	if !slices.ContainsFunc(t.fixes, func(g remedy.Remedy) bool { return g.Do == f.Do && g.Value == f.Value && g.Also == f.Also }) {
+		t.fixes = append(t.fixes, f)
+	}
+}
+
+func (t *agentTally) addModels(path string, ids []string) {
+	t.res.models = append(t.res.models, ids...)
+	for _, id := range ids {
+		if _, ok := t.res.modelFrom[id]; !ok {
+			if t.res.modelFrom == nil {
+				t.res.modelFrom = map[string]string{}
+			}
+			t.res.modelFrom[id] = path
+		}
+	}
+}
+
+// fail keeps the first config that could not be read or parsed: it is the check's failure.
+func (t *agentTally) fail(c Check) {
+	if t.unreadable == nil {
+		t.unreadable = &c
+	}
+}
+
+// foundAgent counts a config of a found, and notes once an installed version other than the one gw writes
+// its config for.
+func (t *agentTally) foundAgent(af AgentFiles) {
+	a := af.Agent
+	t.found++
+	if !slices.Contains(t.foundIn, a.Display) {
+		t.foundIn = append(t.foundIn, a.Display)
+	}
+	if af.Installed != "" && af.Installed != a.Version && !slices.Contains(t.versionNoted, a.Name) {
+		t.versionNoted = append(t.versionNoted, a.Name)
+		t.notes = append(t.notes, fmt.Sprintf("%s %s is installed; gw writes its config as %s %s reads it (if %s ignores gw's entry, run gw init agent --agent %s again, or install %s@%s)",
+			a.Display, af.Installed, a.Display, a.Version, a.Display, a.Name, a.Package, a.Version))
+	}
+}
+
+// checkAgentConfigs is the one check of every coding agent's config, global and project (Input.Agents):
+// each config file is read the way its agent reads it, and what points at the service (or at gw serve) is
+// checked — its base URL, the local token gw serve accepts now, a key written into the file, the settings
+// that keep the agent from using it — and its model ids go to the model checks. An agent whose config
+// declares its own providers (agents.Agent.Providers: OpenCode) has each one that reaches the service
+// checked; the others have gw's entry checked (agents.Agent.Inspect).
 func (r *run) checkAgentConfigs() agentResult {
 	in := r.in
-	res := agentResult{}
-	if len(in.AgentConfigs) == 0 && len(in.Agents) == 0 {
-		res.check = skipped(IDAgentConfig, "no OpenCode config to check")
-		return res
+	if len(in.Agents) == 0 {
+		return agentResult{check: skipped(IDAgentConfig, "no coding agent config to check")}
 	}
-	var (
-		found                     int
-		ours                      int
-		notes, problems, warnings []string
-		fixes                     []remedy.Remedy
-		unreadable                *Check
-		// problemFixes go with problems that are not about the base URL.
-		problemFixes        []remedy.Remedy
-		unreachableProblems int
-		// pairsWarned: configs whose sibling was reported, so a pair given twice is reported once.
-		pairsWarned []string
-	)
-	addFix := func(f remedy.Remedy) {
-		if !slices.ContainsFunc(fixes, func(g remedy.Remedy) bool { return g.Do == f.Do && g.Value == f.Value && g.Also == f.Also }) {
-			fixes = append(fixes, f)
+	t := &agentTally{}
+	for _, af := range in.Agents {
+		if !slices.Contains(t.lookedFor, af.Agent.Display) {
+			t.lookedFor = append(t.lookedFor, af.Agent.Display)
+		}
+		if af.Agent.Providers != nil {
+			r.checkProviders(af, t)
+		} else {
+			r.checkEntry(af, t)
 		}
 	}
-	for _, path := range in.AgentConfigs {
-		provs, exists, err := readAgentConfig(path)
-		if err != nil {
-			if unreadable == nil {
-				unreadable = &Check{ID: IDAgentConfig, Status: Fail, Cause: err.Error(), Fix: unreadableFix(path, err)}
-			}
-			continue
-		}
-		if !exists {
-			continue
-		}
-		found++
-		if other, w, fix := shadowingSibling(path); w != "" && !slices.Contains(pairsWarned, other) {
-			pairsWarned = append(pairsWarned, path)
-			warnings = append(warnings, w)
-			addFix(remedy.Remedy{Do: remedy.Say, Value: fix}) // about OpenCode's two files: no gw command
-		}
-		n := 0
-		for _, p := range provs {
-			if !r.isOurs(p) {
-				continue
-			}
-			n++
-			if p.Disabled {
-				warnings = append(warnings, fmt.Sprintf("%s: provider %q is listed in disabled_providers, so OpenCode does not offer it", path, p.Name))
-				addFix(remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("remove %q from disabled_providers in %s", p.Name, path)})
-			}
-			if p.LiteralKey {
-				warnings = append(warnings, fmt.Sprintf("%s: provider %q has the API key written into the file", path, p.Name))
-				addFix(remedy.Remedy{Do: remedy.InitAgentProxy})
-			}
-			if len(p.Undeclared) > 0 {
-				problems = append(problems, fmt.Sprintf("%s: %s, but provider %q does not declare that model, so OpenCode cannot use it",
-					path, strings.Join(p.Undeclared, " and "), p.Name))
-				problemFixes = append(problemFixes, undeclaredFix(path, p))
-			}
-			res.models = append(res.models, p.Models...)
-			for _, id := range p.Models {
-				if _, ok := res.modelFrom[id]; !ok {
-					if res.modelFrom == nil {
-						res.modelFrom = map[string]string{}
-					}
-					res.modelFrom[id] = path
-				}
-			}
-			if r.isProxy(p.BaseURL) && p.LocalToken != "" && p.LocalToken != in.LocalToken {
-				problems = append(problems, fmt.Sprintf("%s: provider %q holds a local token that gw serve no longer accepts (gw's config has another one), so its requests are refused", path, p.Name))
-				problemFixes = append(problemFixes, remedy.Remedy{Do: remedy.InitAgentToken, Value: "opencode"})
-			}
-			if r.isProxy(p.BaseURL) {
-				res.proxyUsers = append(res.proxyUsers, fmt.Sprintf("%s (provider %q)", path, p.Name))
-				notes = append(notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %s", path, p.Name, p.BaseURL, nModels(len(p.DeclaredIDs))))
-				continue
-			}
-			if prob := r.agentBaseURLProblem(p); prob != "" {
-				problems = append(problems, prob)
-				unreachableProblems++
-				continue
-			}
-			notes = append(notes, fmt.Sprintf("%s: provider %q reaches %s with %s", path, p.Name, p.BaseURL, nModels(len(p.DeclaredIDs))))
-		}
-		if n == 0 {
-			notes = append(notes, path+" has no provider for the service")
-		}
-		ours += n
-	}
-	// The other agents' configs (Claude Code, Codex, …), each through its own reader.
-	o := r.checkOtherAgents()
-	found, ours = found+o.found, ours+o.ours
-	notes, problems, warnings = append(notes, o.notes...), append(problems, o.problems...), append(warnings, o.warnings...)
-	problemFixes = append(problemFixes, o.problemFixes...)
-	for _, f := range o.fixes {
-		addFix(f)
-	}
-	if unreadable == nil {
-		unreadable = o.unreadable
-	}
-	res.models = append(res.models, o.models...)
-	for id, p := range o.modelFrom {
-		if _, ok := res.modelFrom[id]; !ok {
-			if res.modelFrom == nil {
-				res.modelFrom = map[string]string{}
-			}
-			res.modelFrom[id] = p
-		}
-	}
-	res.proxyUsers = append(res.proxyUsers, o.proxyUsers...)
-	detail := strings.Join(notes, "; ")
+	res := t.res
+	detail := strings.Join(t.notes, "; ")
 	switch {
-	case unreadable != nil:
-		unreadable.Detail = detail
-		res.check = *unreadable
-	case len(problems) > 0:
+	case t.unreadable != nil:
+		t.unreadable.Detail = detail
+		res.check = *t.unreadable
+	case len(t.problems) > 0:
 		c := Check{ID: IDAgentConfig, Status: Fail, Detail: detail}
 		var fix []remedy.Remedy
-		if unreachableProblems > 0 || o.unreachable > 0 {
+		if t.unreachable > 0 {
 			c = unreachable(c)
 		}
-		if unreachableProblems > 0 {
+		if t.baseURLFix {
 			fix = append(fix, remedy.Remedy{Do: remedy.InitAgentBaseURL})
 		}
-		c.Cause = strings.Join(problems, "; ")
-		c.Fix = remedy.Steps(append(fix, problemFixes...)...)
+		c.Cause = strings.Join(t.problems, "; ")
+		c.Fix = remedy.Steps(append(fix, t.problemFixes...)...)
 		res.check = c
-	case found == 0:
+	case t.found == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Skip,
-			Cause: "no OpenCode config found (looked for " + strings.Join(in.AgentConfigs, ", ") + ")",
+			Cause: "no coding agent config found (looked for the configs of " + strings.Join(t.lookedFor, ", ") + ")",
 			Fix:   remedy.Remedy{Do: remedy.SetUpAgent}}
-	case ours == 0 && o.found > 0:
+	case t.ours == 0 && len(t.foundIn) == 1 && providersOf(in.Agents, t.foundIn[0]) != nil:
+		// One agent with providers of its own, none of them the service's.
+		a := providersOf(in.Agents, t.foundIn[0])
 		res.check = Check{ID: IDAgentConfig, Status: Warn,
-			Cause: strings.Join(append([]string{"coding agents are configured (" + strings.Join(append(openCodeFound(found-o.found), o.foundAgents...), ", ") + "), but none reaches the service"}, warnings...), "; "),
-			Fix:   remedy.Steps(append([]remedy.Remedy{{Do: remedy.InitAgentFor}}, fixes...)...), Detail: detail}
-	case ours == 0:
+			Cause: strings.Join(append([]string{a.Display + " is configured, but no provider in its config reaches the service"}, t.warnings...), "; "),
+			Fix:   remedy.Steps(append([]remedy.Remedy{{Do: remedy.InitAgentFor, Value: a.Name}}, t.fixes...)...), Detail: detail}
+	case t.ours == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Warn,
-			Cause: strings.Join(append([]string{"OpenCode is configured, but no provider in its config reaches the service"}, warnings...), "; "),
-			Fix:   remedy.Steps(append([]remedy.Remedy{{Do: remedy.InitAgent}}, fixes...)...), Detail: detail}
-	case len(warnings) > 0:
-		res.check = Check{ID: IDAgentConfig, Status: Warn, Cause: strings.Join(warnings, "; "), Fix: remedy.Steps(fixes...), Detail: detail}
+			Cause: strings.Join(append([]string{"coding agents are configured (" + strings.Join(t.foundIn, ", ") + "), but none reaches the service"}, t.warnings...), "; "),
+			Fix:   remedy.Steps(append([]remedy.Remedy{{Do: remedy.InitAgentFor}}, t.fixes...)...), Detail: detail}
+	case len(t.warnings) > 0:
+		res.check = Check{ID: IDAgentConfig, Status: Warn, Cause: strings.Join(t.warnings, "; "), Fix: remedy.Steps(t.fixes...), Detail: detail}
 	default:
 		res.check = Check{ID: IDAgentConfig, Status: Pass, Detail: detail}
 	}
 	return res
 }
 
-// openCodeFound names OpenCode among the agents found when n of its configs were.
-func openCodeFound(n int) []string {
-	if n == 0 {
-		return nil
-	}
-	return []string{"OpenCode"}
-}
-
-// unreadableFix: what to do about an OpenCode config that could not be read. A path that is not a regular
-// file (a named pipe, a device, a directory) or is far too large was refused without reading it (a project
-// can plant one).
-func unreadableFix(path string, err error) remedy.Remedy {
-	var nr *fsutil.NotRegularError
-	if errors.As(err, &nr) {
-		if nr.Mode.IsDir() {
-			return remedy.Remedy{Do: remedy.Say, Value: "move " + path + " out of the way; OpenCode's config is a file"}
+// providersOf is the agent named display among list when its config declares providers of its own.
+func providersOf(list []AgentFiles, display string) *agents.Agent {
+	for _, af := range list {
+		if af.Agent.Display == display && af.Agent.Providers != nil {
+			return &af.Agent
 		}
-		return remedy.Remedy{Do: remedy.Say, Value: "replace " + path + " with a regular file (OpenCode's JSON config), or remove it"}
 	}
-	var tl *fsutil.TooLargeError
-	if errors.As(err, &tl) {
-		return remedy.Remedy{Do: remedy.Say, Value: "check that " + path + " is OpenCode's config; move it away if it is not"}
-	}
-	return remedy.Remedy{Do: remedy.FixAgentFile, Value: path}
-}
-
-// undeclaredFix: what points "model" and "small_model" back at a model the provider declares.
-func undeclaredFix(path string, p agentProvider) remedy.Remedy {
-	switch {
-	case p.Name == opencode.ProviderID:
-		// gw's own provider: gw init agent writes it (with no models declared, it adds them).
-		return remedy.Remedy{Do: remedy.InitAgentModels, Value: strings.Join(p.DeclaredIDs, ","), Also: firstOr(p.DeclaredIDs, "")}
-	case len(p.DeclaredIDs) == 0:
-		return remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("declare the model under provider %q in %s, or point \"model\" at a provider that has it", p.Name, path)}
-	}
-	return remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("in %s, set \"model\" to one of the models provider %q declares, e.g. \"%s/%s\"", path, p.Name, p.Name, p.DeclaredIDs[0])}
-}
-
-func firstOr(ss []string, none string) string {
-	if len(ss) == 0 {
-		return none
-	}
-	return ss[0]
-}
-
-// isOurs: a provider whose baseURL is the service's (given, canonical, or a malformed spelling of either) or
-// gw serve's address.
-func (r *run) isOurs(p agentProvider) bool {
-	if p.BaseURL == "" {
-		return false
-	}
-	if r.isProxy(p.BaseURL) {
-		return true
-	}
-	h := hostOf(p.BaseURL)
-	return h != "" && (h == hostOf(r.in.BaseURL) || h == hostOf(r.in.CanonicalURL))
+	return nil
 }
 
 // isProxy: the baseURL is gw serve on this machine.
@@ -276,20 +180,22 @@ func hostOf(raw string) string {
 	return strings.ToLower(u.Hostname())
 }
 
-// agentBaseURLProblem: the agent reaches the service directly, so its baseURL must be exactly the service's.
-func (r *run) agentBaseURLProblem(p agentProvider) string {
-	var bp *config.BaseURLProblem
-	if _, err := config.ValidateBaseURL(p.BaseURL); errors.As(err, &bp) {
-		return fmt.Sprintf("%s: provider %q has a baseURL that %s", p.Path, p.Name, bp.Problem)
+// unreadableFix: what to do about a config that could not be read. A path that is not a regular file (a
+// named pipe, a device, a directory) or is far too large was refused without reading it (a project can plant
+// one).
+func unreadableFix(a agents.Agent, path string, err error) remedy.Remedy {
+	var nr *fsutil.NotRegularError
+	if errors.As(err, &nr) {
+		if nr.Mode.IsDir() {
+			return remedy.Remedy{Do: remedy.Say, Value: "move " + path + " out of the way; " + a.Display + "'s config is a file"}
+		}
+		return remedy.Remedy{Do: remedy.Say, Value: "replace " + path + " with a regular file (" + a.Display + "'s JSON config), or remove it"}
 	}
-	if p.BaseURL == r.in.CanonicalURL || p.BaseURL == r.in.BaseURL {
-		return ""
+	var tl *fsutil.TooLargeError
+	if errors.As(err, &tl) {
+		return remedy.Remedy{Do: remedy.Say, Value: "check that " + path + " is " + a.Display + "'s config; move it away if it is not"}
 	}
-	want := r.in.CanonicalURL
-	if want == "" {
-		want = r.in.BaseURL
-	}
-	return fmt.Sprintf("%s: provider %q has baseURL %s, but the service's address is %s", p.Path, p.Name, redactURL(p.BaseURL), redactURL(want))
+	return remedy.Remedy{Do: remedy.FixAgentFile, Value: path}
 }
 
 // nModels is "1 model" or "N models".

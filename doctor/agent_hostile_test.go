@@ -38,7 +38,7 @@ func TestRun_AgentConfigNotARegularFileAnswersAtOnce(t *testing.T) {
 		t.Run(filepath.Base(filepath.Dir(tc.path)), func(t *testing.T) {
 			in := input(s.BaseURL, standin.DemoKeyFull)
 			in.NoProbe = true
-			in.AgentConfigs = []string{tc.path}
+			in.Agents = openCodeFiles(tc.path)
 			var rep Report
 			testutil.Within(t, 2*in.Timeout, "gw doctor", func() { rep = runDoctor(t, in) })
 			c := wantStatus(t, rep, IDAgentConfig, Fail)

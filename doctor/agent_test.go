@@ -15,6 +15,7 @@ import (
 	"github.com/modelgateway/gw/api/apitest"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config/agents/opencode"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/standin"
 )
@@ -62,7 +63,7 @@ func TestRun_AgentConfigDirect(t *testing.T) {
 		[]string{"vendor-a/model-a-sonnet-4.6", "vendor-a/model-a-sonet-4.6", "vendor-b/model-b-3-flash-preview"}, `
   "model": "gw/vendor-b/model-b-3-flash-preview",`))
 	in := input(s.BaseURL, standin.DemoKeyFull)
-	in.AgentConfigs = []string{path, filepath.Join(dir, "missing", "opencode.json")}
+	in.Agents = openCodeFiles(path, filepath.Join(dir, "missing", "opencode.json"))
 	rep := runDoctor(t, in)
 
 	c := wantStatus(t, rep, IDAgentConfig, Pass)
@@ -102,7 +103,7 @@ func TestRun_AgentConfigProblems(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeFile(t, t.TempDir(), "opencode.json", tc.content)
 			in := input(s.BaseURL, standin.DemoKeyFull)
-			in.AgentConfigs = []string{path}
+			in.Agents = openCodeFiles(path)
 			rep := runDoctor(t, in)
 			c := wantStatus(t, rep, IDAgentConfig, tc.status)
 			if c.Condition != tc.condition || !strings.Contains(c.Cause, tc.cause) || !strings.Contains(fixText(in, c), tc.fix) {
@@ -167,7 +168,7 @@ func TestRun_Proxy(t *testing.T) {
 			if tc.agentUses {
 				path := writeFile(t, t.TempDir(), "opencode.json",
 					opencodeConfig("http://"+tc.addr+"/v1", tc.token, []string{"vendor-a/model-a-haiku-4.5"}, ""))
-				in.AgentConfigs = []string{path}
+				in.Agents = openCodeFiles(path)
 			}
 			rep := runDoctor(t, in)
 			c := wantStatus(t, rep, IDProxy, tc.status)
@@ -247,7 +248,7 @@ func TestRun_AgentConfigDefaultNotDeclared(t *testing.T) {
   "small_model": "gw/vendor-a/model-a-haiku-4.5",`))
 	in := input(s.BaseURL, standin.DemoKeyPartial)
 	in.NoProbe = true
-	in.AgentConfigs = []string{path}
+	in.Agents = openCodeFiles(path)
 	rep := runDoctor(t, in)
 
 	c := wantStatus(t, rep, IDAgentConfig, Fail)
@@ -273,7 +274,7 @@ func TestRun_AgentConfigSiblingOverrides(t *testing.T) {
 	path := writeFile(t, dir, "opencode.json", opencodeConfig(s.BaseURL, "{env:GW_API_KEY}", []string{"vendor-a/model-a-sonnet-4.6"}, ""))
 	jsonc := writeFile(t, dir, "opencode.jsonc", "{\n  // stale\n  \"provider\": {\"gw\": {\"options\": {\"baseURL\": \"https://old.example/v1\"}}}\n}\n")
 	in := input(s.BaseURL, standin.DemoKeyFull)
-	in.AgentConfigs = []string{path}
+	in.Agents = openCodeFiles(path)
 	rep := runDoctor(t, in)
 
 	c := wantStatus(t, rep, IDAgentConfig, Warn)
@@ -293,7 +294,7 @@ func TestRun_AgentConfigSiblingWithoutOurs(t *testing.T) {
 	path := writeFile(t, dir, "opencode.jsonc", `{"theme": "light"}`)
 	writeFile(t, dir, "opencode.json", `{"model": "gw/vendor-a/model-a-sonnet-4.6"}`)
 	in := input(s.BaseURL, standin.DemoKeyFull)
-	in.AgentConfigs = []string{path}
+	in.Agents = openCodeFiles(path)
 	rep := runDoctor(t, in)
 
 	c := wantStatus(t, rep, IDAgentConfig, Warn)
@@ -303,4 +304,13 @@ func TestRun_AgentConfigSiblingWithoutOurs(t *testing.T) {
 	if !strings.HasPrefix(fixText(in, c), "run: gw init agent --agent opencode; remove the \"gw\" provider") {
 		t.Errorf("fix = %q", fixText(in, c))
 	}
+}
+
+// openCodeFiles are OpenCode config files for Input.Agents, as gw doctor --agent-config gives them.
+func openCodeFiles(paths ...string) []AgentFiles {
+	var out []AgentFiles
+	for _, p := range paths {
+		out = append(out, AgentFiles{Agent: opencode.Agent(), Files: []string{p}})
+	}
+	return out
 }

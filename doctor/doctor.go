@@ -1,6 +1,7 @@
 // Package doctor walks the path from gw's configuration to a working model and reports, check by check, what
 // works and what does not: config → base URL → DNS → TCP → TLS → HTTP /models without and with the key → the
-// model list → each model id, plus the coding agent's config, the local proxy and where the key is kept.
+// model list → each model id, plus every coding agent's config (one check for all of them, each file read
+// the way its agent reads it: config/agents), the local proxy and where the key is kept.
 //
 // Every check runs and none stops the others: a check that cannot run because one before it failed is
 // reported as skipped, saying why. Independent checks run concurrently and every network step is bounded, so
@@ -110,12 +111,11 @@ type Input struct {
 	KeychainBackend string
 	KeychainInstall string // the command that installs the OS keychain this machine lacks (keychain.SetupCommand), "" when none
 
-	// Models are the ids given with --model; AgentConfigs the OpenCode config files to read (missing files are
-	// fine: they are reported as not found).
-	Models       []string
-	AgentConfigs []string
-	// Agents are the other coding agents' config files to read (Claude Code, Codex, Qwen Code, Continue,
-	// Cline, Kilo, Crush); an agent whose files are all missing is left out of the report.
+	// Models are the ids given with --model.
+	Models []string
+	// Agents are the coding agents' config files to read, global and project; missing files are fine (an
+	// agent whose files are all missing is left out of the report, and when none is found the check says
+	// which agents it looked for).
 	Agents []AgentFiles
 
 	// NoProbe skips the one-token chat requests that test the balance and each listed model id (listing

@@ -38,7 +38,7 @@ func TestRun_ProxyOnAnotherPort(t *testing.T) {
 			if tc.agentUses {
 				path := writeFile(t, t.TempDir(), "opencode.json",
 					opencodeConfig("http://"+configured+"/v1", localToken, []string{"vendor-a/model-a-haiku-4.5"}, ""))
-				in.AgentConfigs = []string{path}
+				in.Agents = openCodeFiles(path)
 			}
 			rep := runDoctor(t, in)
 			c := wantStatus(t, rep, IDProxy, tc.status)

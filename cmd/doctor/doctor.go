@@ -20,7 +20,6 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
-	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/doctor"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/proxy"
@@ -48,10 +47,10 @@ func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions)
 		Short: "Check every step from this machine to a working model, and say what to fix",
 		Long: `Check every step from this machine to a working model: the config file, the base URL, DNS,
 the TCP connection, TLS, the service's answer to GET /models without and with your key, the
-models your account has, each model id you name or your agents' configs use, the configs of the
-coding agents gw configures (OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush:
-where they send requests, the local token, a key written into the file), the local proxy
-(gw serve) and where the key is kept.
+models your account has, each model id you name or your agents' configs use, the global and
+project configs of the coding agents gw configures (where they send requests, the local token, a
+key written into the file), the local proxy (gw serve) and where the key is kept.
+Agents checked: ` + agentList() + `.
 
 Every check runs; one failing does not stop the others (a check that cannot run because of an
 earlier one is skipped, saying why). Each failure names the service's condition (key rejected,
@@ -79,7 +78,10 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 			}
 			for _, p := range opts.AgentConfigs {
 				if strings.TrimSpace(p) == "" {
-					return cmdutil.FlagErrorf("--agent-config needs the path of an OpenCode config file")
+					return cmdutil.FlagErrorf("--agent-config needs the path of an agent's config file")
+				}
+				if _, ok := all.ForFile(p); !ok {
+					return cmdutil.FlagErrorf("--agent-config: gw does not know whose config %s is; it reads a file named %s", filepath.Base(p), strings.Join(all.FileNames(), ", "))
 				}
 			}
 			if runF != nil {
@@ -93,9 +95,18 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 	cmd.Flags().StringArrayVar(&opts.Models, "model", nil, "also check this model id (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoProbe, "no-probe", false, "send no chat request (by default one one-token request per model checked tests the balance and the subscription)")
 	cmd.Flags().StringArrayVar(&opts.AgentConfigs, "agent-config", nil,
-		"OpenCode config to check (repeatable; default: the global one and ./opencode.json(c), and the other agents' configs gw init agent writes)")
+		"an agent config file to check instead of every agent's global and project config (repeatable; named "+strings.Join(all.FileNames(), ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
 	return cmd
+}
+
+// agentList names the agents whose configs the agent check reads.
+func agentList() string {
+	var names []string
+	for _, a := range all.Configurable() {
+		names = append(names, a.Display)
+	}
+	return strings.Join(names, ", ")
 }
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {
@@ -160,25 +171,27 @@ func gather(ctx context.Context, f *cmdutil.Factory, opts *DoctorOptions) doctor
 		}
 	}
 
-	in.AgentConfigs = opts.AgentConfigs
-	if len(in.AgentConfigs) == 0 {
-		in.AgentConfigs = defaultAgentConfigs(f)
-		in.Agents = otherAgentConfigs(f)
-	}
+	in.Agents = agentConfigs(f, opts.AgentConfigs)
 	return in
 }
 
-// otherAgentConfigs: the global and project config files of every agent gw configures besides OpenCode
-// (the ones that are missing are left out of the report).
-func otherAgentConfigs(f *cmdutil.Factory) []doctor.AgentFiles {
+// agentConfigs are the config files the agent check reads: the ones --agent-config names, each as the agent
+// whose file it is; else the global and project config files of every agent gw configures (the ones that are
+// missing are left out of the report).
+func agentConfigs(f *cmdutil.Factory, given []string) []doctor.AgentFiles {
+	var out []doctor.AgentFiles
+	if len(given) > 0 {
+		for _, p := range given {
+			if a, ok := all.ForFile(p); ok {
+				out = append(out, doctor.AgentFiles{Agent: a, Files: []string{p}, Installed: installedVersion(f, a)})
+			}
+		}
+		return out
+	}
 	wd, _ := f.WorkDir()
 	env := agents.Env{Getenv: f.Getenv, WorkDir: wd}
-	var out []doctor.AgentFiles
 	var seen []string
-	for _, a := range all.All() {
-		if a.Name == "opencode" {
-			continue
-		}
+	for _, a := range all.Configurable() {
 		for _, scope := range []agents.Scope{agents.Global, agents.Project} {
 			if scope == agents.Project && wd == "" {
 				continue
@@ -192,32 +205,6 @@ func otherAgentConfigs(f *cmdutil.Factory) []doctor.AgentFiles {
 		}
 	}
 	return out
-}
-
-// defaultAgentConfigs: OpenCode's global config and the one in the working directory — the file OpenCode
-// reads in each place, or both names where neither exists (so the report says where it looked).
-func defaultAgentConfigs(f *cmdutil.Factory) []string {
-	var paths []string
-	add := func(loc opencode.Location) {
-		cands := []string{loc.Path}
-		if !loc.Exists {
-			cands = []string{filepath.Join(loc.Dir, "opencode.jsonc"), filepath.Join(loc.Dir, "opencode.json")}
-		}
-		for _, p := range cands {
-			if !slices.Contains(paths, p) {
-				paths = append(paths, p)
-			}
-		}
-	}
-	if loc, err := opencode.Find(opencode.Global, f.Getenv, ""); err == nil {
-		add(loc)
-	}
-	if wd, err := f.WorkDir(); err == nil {
-		if loc, err := opencode.Find(opencode.Project, f.Getenv, wd); err == nil {
-			add(loc)
-		}
-	}
-	return paths
 }
 
 // Check is one check as gw doctor --json prints it (the contract of cli-contract.md).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
+	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -32,6 +33,10 @@ func TestNewCmdDoctor(t *testing.T) {
 				AgentConfigs: []string{"a/opencode.json", "b/opencode.jsonc"}, BaseURL: "https://staging.example/v1"}},
 		{name: "empty model", args: []string{"--model", " "}, wantErr: "--model needs a model id"},
 		{name: "empty agent config", args: []string{"--agent-config", ""}, wantErr: "--agent-config needs the path"},
+		{name: "a config of another agent", args: []string{"--agent-config", "p/.kilo/kilo.jsonc"},
+			want: DoctorOptions{AgentConfigs: []string{"p/.kilo/kilo.jsonc"}}},
+		{name: "a file no agent reads", args: []string{"--agent-config", "notes.json"},
+			wantErr: "--agent-config: gw does not know whose config notes.json is; it reads a file named opencode.jsonc, opencode.json, kilo.jsonc, kilo.json"},
 		{name: "argument", args: []string{"extra"}, wantErr: `unknown command "extra"`},
 	}
 	for _, tc := range cases {
@@ -119,7 +124,7 @@ func TestDoctorRun_AllWell(t *testing.T) {
 ✓ API key accepted: the service accepted the key sk-…tial (from fake keychain (tests)); a one-token request to vendor-a/model-a-sonnet-4.5 was answered
 ✓ models available: 3 available: vendor-a/model-a-sonnet-4.5, vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview; not in this subscription: vendor-a/model-a-opus-4.6, vendor-a/model-a-opus-4.5-thinking, vendor-a/model-a-sonnet-4.6, vendor-a/model-a-sonnet-4.5-thinking, vendor-b/model-b-3-pro-preview
 ✓ model vendor-a/model-a-haiku-4.5: listed by the service and answers a one-token request
-- coding agent config: no OpenCode config found (looked for $DIR/home/.config/opencode/opencode.jsonc, $DIR/home/.config/opencode/opencode.json, $DIR/opencode.jsonc, $DIR/opencode.json)
+- coding agent config: no coding agent config found (looked for the configs of OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush, pi, Factory droid, Gemini CLI)
 ✓ local proxy (gw serve): gw serve is not running on $PROXY; no agent config found here uses it
 ✓ key storage: sk-…tial in fake keychain (tests)
 
@@ -151,7 +156,7 @@ func TestDoctorRun_WrongKeyAndMisspelledModel(t *testing.T) {
     fix:   create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)
 - models available: the service did not give the model list (see key)
 - model vendor-a/model-a-haiku-4-5: the model list is not available (see key)
-- coding agent config: no OpenCode config found (looked for $DIR/home/.config/opencode/opencode.jsonc, $DIR/home/.config/opencode/opencode.json, $DIR/opencode.jsonc, $DIR/opencode.json)
+- coding agent config: no coding agent config found (looked for the configs of OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush, pi, Factory droid, Gemini CLI)
 ✓ local proxy (gw serve): gw serve is not running on $PROXY; no agent config found here uses it
 ✓ key storage: sk-…0000 in fake keychain (tests)
 
@@ -200,5 +205,44 @@ func TestDoctorRun_JSON(t *testing.T) {
 	}
 	if strings.Contains(env.Out.String(), standin.DemoKeyFull) {
 		t.Error("the JSON report contains the key")
+	}
+}
+
+// The agent check reads what --agent-config names, each file as the agent its name says; without it, the
+// global and the project config of every agent gw configures, OpenCode's among them like any other's.
+func TestAgentConfigs(t *testing.T) {
+	env := cmdtest.New(t)
+	got := agentConfigs(env.Factory, []string{"a/opencode.json", "b/.kilo/kilo.jsonc"})
+	if len(got) != 2 || got[0].Agent.Display != "OpenCode" || got[0].Files[0] != "a/opencode.json" ||
+		got[1].Agent.Display != "Kilo" || got[1].Files[0] != "b/.kilo/kilo.jsonc" {
+		t.Fatalf("--agent-config: %+v", got)
+	}
+
+	got = agentConfigs(env.Factory, nil)
+	var files []string
+	var displays []string
+	for _, af := range got {
+		files = append(files, af.Files...)
+		if !slices.Contains(displays, af.Agent.Display) {
+			displays = append(displays, af.Agent.Display)
+		}
+	}
+	for _, want := range []string{
+		filepath.Join(env.Dir, "home", ".config", "opencode", "opencode.jsonc"),
+		filepath.Join(env.Dir, "opencode.jsonc"),
+		filepath.Join(env.Dir, "home", ".config", "kilo", "kilo.jsonc"),
+		filepath.Join(env.Dir, ".kilo", "kilo.jsonc"),
+		filepath.Join(env.Dir, "home", ".claude", "settings.json"),
+	} {
+		if !slices.Contains(files, want) {
+			t.Errorf("default: %s not read; files %v", want, files)
+		}
+	}
+	var want []string
+	for _, a := range all.Configurable() {
+		want = append(want, a.Display)
+	}
+	if !slices.Equal(displays, want) {
+		t.Errorf("default agents %v, want every configurable agent %v", displays, want)
 	}
 }

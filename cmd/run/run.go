@@ -22,10 +22,9 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
-	"github.com/modelgateway/gw/config/agents/claudecode"
-	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
@@ -245,16 +244,8 @@ func readConfigs(a agents.Agent, env agents.Env) []configured {
 		if err != nil {
 			continue
 		}
-		srcs := make([][]byte, len(files))
-		exists := false
-		for i, p := range files {
-			data, ok, err := opencode.Read(p)
-			if err != nil {
-				break
-			}
-			srcs[i], exists = data, exists || ok
-		}
-		if !exists {
+		srcs, exists, err := agentfile.ReadAll(files)
+		if err != nil || !exists {
 			continue
 		}
 		if in, err := a.Inspect(srcs); err == nil {
@@ -292,22 +283,17 @@ func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, smal
 	return subscribed[0], "", nil
 }
 
-// overrides are the settings of the agent's own files that win over gw run's environment (checked with
-// the agents, see config/agents): Claude Code prefers an ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY in its
-// settings; Qwen Code an entry of the same model id under another base URL.
+// overrides are the settings of the agent's own files that win over gw run's environment, as the agent
+// says (agents.Agent.RunOverride: Claude Code prefers a key in its settings' "env", Qwen Code an entry of
+// the same model id under another base URL).
 func overrides(a agents.Agent, cfgs []configured, d agents.Declaration) []string {
+	if a.RunOverride == nil {
+		return nil
+	}
 	var out []string
 	for _, c := range cfgs {
-		in := c.in
-		switch a.Name {
-		case "claude-code":
-			if in.KeyKind == agents.KeyLiteral || in.KeyKind == agents.KeyLocalToken && in.LocalToken != d.Token {
-				out = append(out, fmt.Sprintf("%s sets %s or %s in \"env\", which Claude Code sends instead of gw run's token; remove it, or %s", c.path, claudecode.EnvAuthToken, claudecode.EnvAPIKey, initAgent(a)))
-			}
-		case "qwen-code":
-			if in.Configured && in.BaseURL != d.BaseURL {
-				out = append(out, fmt.Sprintf("%s declares gw's models with base URL %s, which Qwen Code uses instead of gw run's for the same model ids; %s", c.path, in.BaseURL, initAgent(a)))
-			}
+		if w := a.RunOverride(c.path, c.in, d, initAgent(a)); w != "" {
+			out = append(out, w)
 		}
 	}
 	return out

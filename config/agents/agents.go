@@ -1,9 +1,13 @@
 // Package agents holds what every coding agent's config writer shares: what
 // gw declares (the service or gw serve, the token reference, the models),
 // what a merge returns, how gw run starts an agent, and what doctor reads
-// back. Each agent's own format lives in a package below this one
-// (claudecode, codex, qwencode, continuedev, cline, kilo, crush); OpenCode's
-// is config/opencode. Package all lists them.
+// back. Agent describes one agent with everything gw init agent, gw run and
+// gw doctor need to know about it, so that none of them names an agent: its
+// own format and files live in a package below this one (opencode,
+// claudecode, codex, qwencode, continuedev, cline, kilo, crush, pi, droid,
+// copilot, gemini; opencodefmt is the format OpenCode and Kilo share), and
+// package all lists them. Reading, locking and writing the files is
+// config/agentfile's, the same for every agent.
 //
 // Every Merge has the same guarantees: it takes the file's bytes (nil when
 // there is none) and never modifies them; it returns the new bytes with
@@ -364,6 +368,63 @@ type Agent struct {
 	// from its environment, through gw run): gw init agent refuses with it, and Files, Merge and
 	// Inspect return it as their error.
 	NoInit string
+	// FileNames are the names of its config files, so that gw doctor --agent-config knows whose file
+	// it is given; only names no other agent uses.
+	FileNames []string
+
+	// NoDefaultModel: the agent has no default-model setting (Continue starts with its first chat
+	// model), so gw init agent does not report one.
+	NoDefaultModel bool
+	// OwnSmallModel: without a small model named, the agent chooses its own (Claude Code: its Haiku
+	// tier), so gw does not make the default model the small one too.
+	OwnSmallModel bool
+	// PlainKeysRemoved, when set, says what plain-text key a merge took out of a file (old, then new
+	// content), which then lives on only in its backup; "" when none. Without it, the Inspection
+	// before and after the merge tells (a key setting that was literal and no longer is).
+	PlainKeysRemoved func(old, new []byte) string
+	// RunOverride, when set, says what in the agent's config at path wins over gw run's environment
+	// (Claude Code's key in "env", Qwen Code's entry under another base URL), as a sentence ending in
+	// fix, the command that rewrites gw's entry; "" when nothing does.
+	RunOverride func(path string, in Inspection, d Declaration, fix string) string
+	// Companion, when set, is the other file the agent reads beside its config at path and merges
+	// with it (OpenCode's opencode.json beside opencode.jsonc); ok is false when there is none.
+	Companion func(path string) (c Companion, ok bool)
+	// Providers, when set, lists every OpenAI-compatible provider a config file declares, gw's or
+	// one the user wrote, so that gw doctor checks each one that reaches the service, not only gw's
+	// entry (OpenCode). An unparsable file is a *ParseError.
+	Providers func(src []byte) ([]Provider, error)
+}
+
+// Companion is another file an agent reads beside its config and merges with it, as far as gw's entry
+// goes: what it sets for gw still applies, or even wins, whatever gw writes into the config.
+type Companion struct {
+	Path string // the other file
+	// Wins: the agent reads Path after the config, so what Path sets wins key by key.
+	Wins bool
+	// Unreadable: Path could not be read or does not parse, so it may still set something.
+	Unreadable bool
+	// Problem says why Path matters when it sets something for gw ("" when it sets nothing), Fix what
+	// to do about it, Note what Path is when it raises no problem.
+	Problem, Fix, Note string
+}
+
+// Provider is one OpenAI-compatible provider a config declares, as gw doctor reads it.
+type Provider struct {
+	Name    string // its key in the config
+	BaseURL string // as written
+	// Models are the ids it declares, then the default and small models the config names in it.
+	Models []string
+	// Declared are the ids it declares.
+	Declared []string
+	// Undeclared are the default-model settings that name this provider but a model it does not
+	// declare (`"model" is "gw/<id>"`): the agent cannot start with them.
+	Undeclared []string
+	// LiteralKey: the API key is written into the file.
+	LiteralKey bool
+	// LocalToken is gw serve's token written as the key ("" for other keys).
+	LocalToken string
+	// Disabled: the config turns the provider off ("disabled_providers").
+	Disabled bool
 }
 
 // RunOnly returns a with Files, Merge and Inspect that refuse with reason, for an agent gw only runs.

@@ -10,16 +10,15 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
-	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/internal/fsutil"
 	"github.com/modelgateway/gw/tui"
 )
@@ -307,7 +306,7 @@ func configFiles(f *cmdutil.Factory, a agents.Agent, project bool) ([]string, er
 	return files, nil
 }
 
-// configLock is opencode.Lock on each of the agent's config files, held from the first take to release.
+// configLock is agentfile.Lock on each of the agent's config files, held from the first take to release.
 // With inside set (--project), no file may be reached through a symlink leaving that directory.
 type configLock struct {
 	paths  []string
@@ -326,7 +325,7 @@ func (l *configLock) take() error {
 				return fmt.Errorf("%w\n(nothing was changed)", err)
 			}
 		}
-		release, err := opencode.Lock(p)
+		release, err := agentfile.Lock(p)
 		if err != nil {
 			l.release()
 			return fmt.Errorf("%w\n(nothing was changed)", err)
@@ -401,11 +400,10 @@ func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
 		}
 		if what := plainKeyRemoved(p, *fc); what != "" {
 			fmt.Fprintf(errOut, "warning: %s holds the previous config, with %s in plain text (readable only by you); once %s works with the new config, delete it: rm %s\n",
-				fw.Backup, what, a.Display, opencode.ShellQuote(fw.Backup))
+				fw.Backup, what, a.Display, agentfile.ShellQuote(fw.Backup))
 		}
 	}
-	// Continue has no default-model setting (it starts with the first chat model; its merge warns).
-	if a.Name != "continue" && (p.after.Default != p.before.Default || p.after.Small != p.before.Small) {
+	if !a.NoDefaultModel && (p.after.Default != p.before.Default || p.after.Small != p.before.Small) {
 		if p.after.Default != "" {
 			line := fmt.Sprintf("%s's model: %s", a.Display, p.after.Default)
 			if p.after.Small != "" {
@@ -448,13 +446,11 @@ func (p *plan) fileAt(path string) *fileChange {
 }
 
 // plainKeyRemoved says what plain-text key the change took out of a file, which then lives on only in its
-// backup: OpenCode's and Kilo's providers by name, another agent's key setting; "" when none.
+// backup: the agent's own reading of the two contents where it has one (OpenCode's and Kilo's providers, by
+// name), else its key setting before and after; "" when none.
 func plainKeyRemoved(p *plan, f fileChange) string {
-	if p.agent.Name == "opencode" || p.agent.Name == "kilo" {
-		if ids := literalKeysRemoved(f.old, f.result.Data); len(ids) > 0 {
-			return "the API key of provider " + quoteList(ids)
-		}
-		return ""
+	if p.agent.PlainKeysRemoved != nil {
+		return p.agent.PlainKeysRemoved(f.old, f.result.Data)
 	}
 	if p.before.KeyKind == agents.KeyLiteral && p.after.KeyKind != agents.KeyLiteral && f.path == p.files[0].path {
 		return "an API key"
@@ -489,38 +485,6 @@ func confirm(in io.Reader, out io.Writer, prompt string) (bool, error) {
 		return true, nil
 	}
 	return false, nil
-}
-
-// literalKeysRemoved names the providers whose API key was written into the
-// old config and no longer is in the new one: the key then lives on only in
-// the backup, which the user should delete.
-func literalKeysRemoved(old, new []byte) []string {
-	before, err := opencode.ReadModels(old)
-	if err != nil {
-		return nil
-	}
-	after, _ := opencode.ReadModels(new)
-	var ids []string
-	for _, p := range before.Providers {
-		if p.KeyKind != opencode.KeyLiteral {
-			continue
-		}
-		still := slices.ContainsFunc(after.Providers, func(q opencode.ProviderInfo) bool {
-			return q.ID == p.ID && q.KeyKind == opencode.KeyLiteral
-		})
-		if !still {
-			ids = append(ids, p.ID)
-		}
-	}
-	return ids
-}
-
-func quoteList(ids []string) string {
-	q := make([]string, len(ids))
-	for i, id := range ids {
-		q[i] = strconv.Quote(id)
-	}
-	return strings.Join(q, ", ")
 }
 
 func countModels(n int) string {

@@ -14,7 +14,9 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
 	"github.com/modelgateway/gw/config"
-	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/config/agentfile"
+	"github.com/modelgateway/gw/config/agents/opencode"
+	"github.com/modelgateway/gw/config/agents/opencodefmt"
 	"github.com/modelgateway/gw/standin"
 	"github.com/modelgateway/gw/tui"
 )
@@ -249,12 +251,12 @@ func TestAgentRun_DirectModeNeverWritesTheKey(t *testing.T) {
 Next: start OpenCode with the key in its environment: GW_API_KEY=$(gw auth token) opencode
 `)
 	data, _ := os.ReadFile(path)
-	sum, err := opencode.ReadModels(data)
+	sum, err := opencodefmt.ReadModels(data)
 	if err != nil || len(sum.Providers) != 1 {
 		t.Fatalf("%v %+v", err, sum)
 	}
 	p := sum.Providers[0]
-	if p.BaseURL != e.Vars["GW_BASE_URL"] || p.KeyKind != opencode.KeyEnv || p.KeyRef != "GW_API_KEY" {
+	if p.BaseURL != e.Vars["GW_BASE_URL"] || p.KeyKind != opencodefmt.KeyEnv || p.KeyRef != "GW_API_KEY" {
 		t.Fatalf("provider = %+v", p)
 	}
 	if bytes.Contains(data, []byte(standin.DemoKeyPartial)) {
@@ -570,7 +572,7 @@ func TestAgentRun_TokenAndPortSavedOnlyWithTheOpenCodeConfig(t *testing.T) {
 	if !strings.Contains(e.Out.String(), "gw serve will listen on port 18999 (saved in gw's config)\n") {
 		t.Errorf("the saved port is not reported:\n%s", e.Out.String())
 	}
-	sum, err := opencode.ReadModels([]byte(readFile(t, path)))
+	sum, err := opencodefmt.ReadModels([]byte(readFile(t, path)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,7 +608,7 @@ func TestAgentRun_BackupOfAPlainKeyIsPrivateAndNamed(t *testing.T) {
 	if err := run(t, e, AgentOptions{Mode: ModeDirect, Models: []string{"all"}, Yes: true}); err != nil {
 		t.Fatal(err)
 	}
-	bak := path + opencode.BackupSuffix
+	bak := path + agentfile.BackupSuffix
 	if readFile(t, bak) != plain {
 		t.Fatal("the backup does not hold the previous config")
 	}
@@ -629,15 +631,15 @@ func TestAgentRun_BackupOfAPlainKeyIsPrivateAndNamed(t *testing.T) {
 // gw writes opencode.jsonc where both files exist, which OpenCode applies
 // last; should it ever be handed opencode.json with an opencode.jsonc beside
 // it that configures gw, writing would change nothing OpenCode uses: refused.
-func TestCheckOtherConfig_RefusesWhenTheOtherFileWins(t *testing.T) {
+func TestCheckCompanion_RefusesWhenTheOtherFileWins(t *testing.T) {
 	dir := t.TempDir()
 	jsonc := filepath.Join(dir, "opencode.jsonc")
 	if err := os.WriteFile(jsonc, []byte("{\n  // old\n  \"provider\": {\"gw\": {}}\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	note, err := checkOtherConfig(filepath.Join(dir, "opencode.json"))
+	note, err := checkCompanion(opencode.Agent(), filepath.Join(dir, "opencode.json"))
 	if err == nil {
-		t.Fatalf("checkOtherConfig = %q, nil; want an error", note)
+		t.Fatalf("checkCompanion = %q, nil; want an error", note)
 	}
 	for _, want := range []string{jsonc + ` also sets provider "gw"`, "so what opencode.jsonc sets overrides " + filepath.Join(dir, "opencode.json"), `remove the "gw" provider`, "merge the two files", "nothing was changed"} {
 		if !strings.Contains(err.Error(), want) {
@@ -649,22 +651,22 @@ func TestCheckOtherConfig_RefusesWhenTheOtherFileWins(t *testing.T) {
 	if err := os.WriteFile(jsonc, []byte(`{"theme": "light"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	note, err = checkOtherConfig(filepath.Join(dir, "opencode.json"))
+	note, err = checkCompanion(opencode.Agent(), filepath.Join(dir, "opencode.json"))
 	if err != nil || !strings.HasPrefix(note, "note: OpenCode also reads "+jsonc) || !strings.Contains(note, "opencode.jsonc wins") {
-		t.Errorf("checkOtherConfig = %q, %v; want a note that %s is read too and wins", note, err, jsonc)
+		t.Errorf("checkCompanion = %q, %v; want a note that %s is read too and wins", note, err, jsonc)
 	}
 }
 
 // An other file that does not parse cannot be checked for gw: a warning
 // naming where, and the write goes ahead.
-func TestCheckOtherConfig_OtherDoesNotParse(t *testing.T) {
+func TestCheckCompanion_OtherDoesNotParse(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte("{\n  \"theme\": \n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	note, err := checkOtherConfig(filepath.Join(dir, "opencode.jsonc"))
+	note, err := checkCompanion(opencode.Agent(), filepath.Join(dir, "opencode.jsonc"))
 	if err != nil || !strings.HasPrefix(note, "warning: OpenCode also reads "+filepath.Join(dir, "opencode.json")+", which does not parse (3:") {
-		t.Errorf("checkOtherConfig = %q, %v; want a warning with line:column", note, err)
+		t.Errorf("checkCompanion = %q, %v; want a warning with line:column", note, err)
 	}
 }
 

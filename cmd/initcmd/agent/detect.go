@@ -10,9 +10,9 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
-	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -113,13 +113,9 @@ func detect(f *cmdutil.Factory, project bool, expect agents.Expect) []found {
 
 // inspect reads an agent's config files and says what state they are in.
 func inspect(a agents.Agent, files []string, expect agents.Expect) (exists bool, state string) {
-	srcs := make([][]byte, len(files))
-	for i, p := range files {
-		data, ok, err := opencode.Read(p)
-		if err != nil {
-			return true, "config unreadable"
-		}
-		srcs[i], exists = data, exists || ok
+	srcs, exists, err := agentfile.ReadAll(files)
+	if err != nil {
+		return true, "config unreadable"
 	}
 	if !exists {
 		return false, "not configured"

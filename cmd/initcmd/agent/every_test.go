@@ -99,6 +99,15 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 			case "codex", "gemini":
 				n = "1 model" // the default model
 			}
+			// The default model is reported, except for an agent that has no such setting (Continue, which
+			// starts with its first chat model).
+			if a.Name == "continue" && !a.NoDefaultModel {
+				t.Error("Continue has no default-model setting, but gw would report one")
+			}
+			if got := strings.Contains(out, "\n"+a.Display+"'s model: vendor-a/model-a-sonnet-4.5") ||
+				strings.Contains(out, "\n"+a.Display+"'s model: gw/vendor-a/model-a-sonnet-4.5"); got == a.NoDefaultModel {
+				t.Errorf("default model reported: %v, want %v (NoDefaultModel %v):\n%s", got, !a.NoDefaultModel, a.NoDefaultModel, out)
+			}
 			if !strings.HasPrefix(out, "Created "+strings.ReplaceAll(files[0], e.Dir, "$DIR")+": "+a.Entry+" with "+n+"\n") ||
 				!regexp.MustCompile(`\nNext: run gw serve \(`+regexp.QuoteMeta(a.Display)+` reaches the service through http://127\.0\.0\.1:8787(/v1)?\)\n$`).MatchString(out) {
 				t.Errorf("stdout:\n%s", out)

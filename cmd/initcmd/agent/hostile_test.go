@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
-	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/config/agents/opencodefmt"
 	"github.com/modelgateway/gw/internal/testutil"
 )
 
@@ -41,7 +41,7 @@ func TestAgentRun_TwoAtOnceBothKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := opencode.ReadModels(data)
+	sum, err := opencodefmt.ReadModels(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
-	"github.com/modelgateway/gw/config/opencode"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -37,7 +37,7 @@ type fileChange struct {
 	result agents.Result // the merged content (Data) and what changed
 }
 
-func (c fileChange) diff() string { return opencode.Diff(c.path, c.old, c.result.Data) }
+func (c fileChange) diff() string { return agentfile.Diff(c.path, c.old, c.result.Data) }
 
 // changed are the files the merge changed, in order.
 func (p *plan) changed() []fileChange {
@@ -108,13 +108,13 @@ func (c gwChange) save() error {
 }
 
 // written is what apply wrote: each file (a symlink's target) and its backup.
-type written []opencode.Written
+type written []agentfile.Written
 
 // apply writes the agent's changed config files, in order, then saves what gw's config gains.
 func (p *plan) apply() (written, error) {
 	var w written
 	for _, f := range p.changed() {
-		fw, err := opencode.Write(f.path, f.old, f.result.Data)
+		fw, err := agentfile.Write(f.path, f.old, f.result.Data)
 		if err != nil {
 			if len(w) == 0 {
 				return w, fmt.Errorf("%w\n(nothing was changed)", err)
@@ -154,16 +154,13 @@ func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string
 	exists := make([]bool, len(files))
 	for i, path := range files {
 		var err error
-		if srcs[i], exists[i], err = opencode.Read(path); err != nil {
+		if srcs[i], exists[i], err = agentfile.Read(path); err != nil {
 			return nil, err
 		}
 	}
-	var otherNote string
-	if a.Name == "opencode" {
-		var err error
-		if otherNote, err = checkOtherConfig(files[0]); err != nil {
-			return nil, err
-		}
+	otherNote, err := checkCompanion(a, files[0])
+	if err != nil {
+		return nil, err
 	}
 	// A file that does not parse is reported by the merge, with its line and column.
 	before, _ := a.Inspect(srcs)
@@ -297,23 +294,26 @@ func proxyEndpoint(opts *AgentOptions) (endpoint, gwChange, error) {
 	return ep, change, nil
 }
 
-// checkOtherConfig looks at the other config file OpenCode reads from the same directory (opencode.json
-// beside opencode.jsonc) and merges with the one we write. When it also configures provider "gw" and would
-// win, writing ours changes nothing OpenCode uses: that is an error. When ours wins, the other's keys we do
-// not set still apply: a warning. Otherwise a note, so the user knows the second file counts.
-func checkOtherConfig(path string) (string, error) {
-	o, ok := opencode.ReadOther(path, opencode.ProviderID)
+// checkCompanion looks at the other config file the agent reads beside the one gw writes and merges with
+// it (OpenCode's opencode.json beside opencode.jsonc). When it also configures gw's provider and would win,
+// writing ours changes nothing the agent uses: that is an error. When ours wins, the other's keys we do not
+// set still apply: a warning. Otherwise a note, so the user knows the second file counts.
+func checkCompanion(a agents.Agent, path string) (string, error) {
+	if a.Companion == nil {
+		return "", nil
+	}
+	o, ok := a.Companion(path)
 	switch {
 	case !ok:
 		return "", nil
-	case o.Err != nil:
-		return "warning: " + o.Note(), nil
-	case o.Problem() == "":
-		return "note: " + o.Note(), nil
+	case o.Unreadable:
+		return "warning: " + o.Note, nil
+	case o.Problem == "":
+		return "note: " + o.Note, nil
 	case o.Wins:
-		return "", fmt.Errorf("%s\nfix: %s, then run again\n(nothing was changed)", o.Problem(), o.Fix())
+		return "", fmt.Errorf("%s\nfix: %s, then run again\n(nothing was changed)", o.Problem, o.Fix)
 	}
-	return "warning: " + o.Problem() + "\nfix: " + o.Fix(), nil
+	return "warning: " + o.Problem + "\nfix: " + o.Fix, nil
 }
 
 // choose settles the models and the defaults, from the flags or the picker.
@@ -349,8 +349,8 @@ func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, avail
 			return nil, "", "", err
 		}
 	}
-	// Claude Code's small model is its Haiku tier unless one is chosen.
-	if def != "" && small == "" && a.Name != "claude-code" {
+	// An agent that chooses its small model itself (Claude Code: its Haiku tier) keeps it unless one is chosen.
+	if def != "" && small == "" && !a.OwnSmallModel {
 		small = def
 	}
 	return chosen, def, small, nil

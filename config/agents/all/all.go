@@ -1,8 +1,11 @@
-// Package all lists the agents gw configures, OpenCode first (the default of
-// gw init agent).
+// Package all lists the agents gw configures and runs, each from its own
+// package under config/agents, OpenCode first. Adding an agent is a package
+// there and a line here: the commands and gw doctor take everything else
+// from its agents.Agent.
 package all
 
 import (
+	"path/filepath"
 	"slices"
 
 	"github.com/modelgateway/gw/config/agents"
@@ -15,6 +18,7 @@ import (
 	"github.com/modelgateway/gw/config/agents/droid"
 	"github.com/modelgateway/gw/config/agents/gemini"
 	"github.com/modelgateway/gw/config/agents/kilo"
+	"github.com/modelgateway/gw/config/agents/opencode"
 	"github.com/modelgateway/gw/config/agents/pi"
 	"github.com/modelgateway/gw/config/agents/qwencode"
 )
@@ -22,7 +26,7 @@ import (
 // All returns every supported agent, in the order gw lists them.
 func All() []agents.Agent {
 	return []agents.Agent{
-		OpenCode(),
+		opencode.Agent(),
 		claudecode.Agent(),
 		codex.Agent(),
 		qwencode.Agent(),
@@ -66,6 +70,27 @@ func ConfigNames() []string {
 	var out []string
 	for _, a := range Configurable() {
 		out = append(out, a.Name)
+	}
+	return out
+}
+
+// ForFile finds the agent whose config files have path's name (agents.Agent.FileNames), for
+// gw doctor --agent-config.
+func ForFile(path string) (agents.Agent, bool) {
+	name := filepath.Base(path)
+	for _, a := range All() {
+		if slices.Contains(a.FileNames, name) {
+			return a, true
+		}
+	}
+	return agents.Agent{}, false
+}
+
+// FileNames are the config file names ForFile knows, in order.
+func FileNames() []string {
+	var out []string
+	for _, a := range All() {
+		out = append(out, a.FileNames...)
 	}
 	return out
 }

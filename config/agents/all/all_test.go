@@ -185,3 +185,33 @@ func TestProjectScope(t *testing.T) {
 		}
 	}
 }
+
+// gw doctor --agent-config tells whose file it is given by its name: no two agents claim a name, and a file
+// is found by its name wherever it lies.
+func TestForFile(t *testing.T) {
+	owner := map[string]string{}
+	for _, a := range All() {
+		for _, n := range a.FileNames {
+			if o, ok := owner[n]; ok {
+				t.Errorf("%s and %s both claim %s", o, a.Name, n)
+			}
+			owner[n] = a.Name
+		}
+	}
+	for path, want := range map[string]string{
+		"/home/u/.config/opencode/opencode.jsonc": "opencode",
+		"opencode.json":                 "opencode",
+		"/src/project/.kilo/kilo.jsonc": "kilo",
+		"kilo.json":                     "kilo",
+	} {
+		if a, ok := ForFile(path); !ok || a.Name != want {
+			t.Errorf("ForFile(%s) = %s, %v; want %s", path, a.Name, ok, want)
+		}
+	}
+	if a, ok := ForFile("/home/u/notes.json"); ok {
+		t.Errorf("ForFile(notes.json) = %s; no agent reads it", a.Name)
+	}
+	if got := FileNames(); !slices.Equal(got, []string{"opencode.jsonc", "opencode.json", "kilo.jsonc", "kilo.json"}) {
+		t.Errorf("FileNames = %q", got)
+	}
+}

@@ -58,7 +58,18 @@ func Agent() agents.Agent {
 		Protocol:      agents.AnthropicMessages,
 		DirectRefusal: directRefusal,
 		Run:           Run,
+		OwnSmallModel: true, // its Haiku tier
+		RunOverride:   runOverride,
 	}.OneFile(Path, Merge, Inspect)
+}
+
+// runOverride: a key in the settings' "env" (gw serve's token of another install, or an API key) is what
+// Claude Code sends, whatever gw run puts in its environment.
+func runOverride(path string, in agents.Inspection, d agents.Declaration, fix string) string {
+	if in.KeyKind == agents.KeyLiteral || in.KeyKind == agents.KeyLocalToken && in.LocalToken != d.Token {
+		return fmt.Sprintf("%s sets %s or %s in \"env\", which Claude Code sends instead of gw run's token; remove it, or %s", path, EnvAuthToken, EnvAPIKey, fix)
+	}
+	return ""
 }
 
 // Path is the settings file for scope: $CLAUDE_CONFIG_DIR/settings.json

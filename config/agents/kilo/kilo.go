@@ -1,7 +1,7 @@
 // Package kilo writes gw into Kilo's config. Kilo is a fork of OpenCode and
 // keeps its config format (provider.<id> with npm @ai-sdk/openai-compatible,
 // options.baseURL/apiKey, models with limits), so the merge is
-// config/opencode's, with Kilo's schema; but Kilo reads its own files and
+// opencodefmt's, with Kilo's schema; but Kilo reads its own files and
 // not OpenCode's: ~/.config/kilo/kilo.jsonc globally and .kilo/kilo.jsonc in
 // a project.
 //
@@ -22,8 +22,7 @@ import (
 	"path/filepath"
 
 	"github.com/modelgateway/gw/config/agents"
-	"github.com/modelgateway/gw/config/jsonc"
-	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/config/agents/opencodefmt"
 )
 
 // Schema is written into a new Kilo config.
@@ -41,8 +40,10 @@ func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "kilo", Display: displayName, Binary: "kilo", Version: testedVersion,
 		Install: "npm install -g @kilocode/cli", Entry: `provider "gw"`,
-		Protocol: agents.ChatCompletions,
-		Run:      Run,
+		Protocol:         agents.ChatCompletions,
+		Run:              Run,
+		FileNames:        []string{"kilo.jsonc", "kilo.json"},
+		PlainKeysRemoved: opencodefmt.PlainKeysRemoved,
 	}.OneFile(Path, Merge, Inspect)
 }
 
@@ -75,54 +76,18 @@ func Path(s agents.Scope, e agents.Env) (string, error) {
 	return withComments, nil
 }
 
-func provider(d agents.Declaration) opencode.Provider {
-	p := opencode.Provider{ID: agents.ProviderID, Name: agents.ProviderName, BaseURL: d.BaseURL, APIKey: d.Token}
-	if d.Mode == agents.Direct {
-		p.APIKey = "{env:" + d.Env() + "}"
-	}
-	for _, m := range d.Models {
-		p.Models = append(p.Models, opencode.Model{ID: m.ID, Name: m.Name, Context: m.Context, Output: m.Output, Reasoning: m.Reasoning, Attachment: m.Attachment})
-	}
-	return p
-}
+var format = opencodefmt.Format{Schema: Schema, ContentEnv: ContentEnv}
 
 // Merge writes d into the Kilo config src (nil or empty: a new file).
-func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
-	if err := d.Validate(); err != nil {
-		return agents.Result{}, err
-	}
-	r, err := opencode.Merge(src, provider(d), opencode.MergeOptions{Model: d.Default, SmallModel: d.Small, Schema: Schema})
-	if err != nil {
-		return agents.Result{}, err
-	}
-	return agents.Result{Data: r.Data, Changed: r.Changed, Created: r.Created, Added: r.Added, Removed: r.Removed, Updated: r.Updated, Warnings: r.Warnings}, nil
-}
+func Merge(src []byte, d agents.Declaration) (agents.Result, error) { return format.Merge(src, d) }
 
 // Inspect reads gw's provider back from a Kilo config.
 func Inspect(src []byte) (agents.Inspection, error) {
-	sum, err := opencode.ReadModels(src)
+	in, err := format.Inspect(src)
 	if err != nil {
 		return agents.Inspection{}, err
 	}
-	var in agents.Inspection
-	for _, p := range sum.Providers {
-		if p.ID != agents.ProviderID {
-			continue
-		}
-		in.Configured, in.BaseURL, in.Models = true, p.BaseURL, p.Models
-		switch p.KeyKind {
-		case opencode.KeyLocalToken:
-			in.KeyKind = agents.KeyLocalToken
-			in.LocalToken = localToken(src)
-		case opencode.KeyEnv:
-			in.KeyKind, in.KeyRef = agents.KeyEnvRef, p.KeyRef
-		case opencode.KeyLiteral, opencode.KeyFile:
-			in.KeyKind = agents.KeyLiteral
-		default:
-			in.KeyKind = agents.KeyNone
-		}
-	}
-	in.Default, in.Small = sum.Model, sum.SmallModel
+	sum, _ := opencodefmt.ReadModels(src)
 	for _, id := range sum.Disabled {
 		if id == agents.ProviderID {
 			in.Notes = append(in.Notes, `"disabled_providers" lists "gw", so Kilo ignores it`)
@@ -131,38 +96,6 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	return in, nil
 }
 
-// localToken is provider.gw.options.apiKey when it is a local token.
-func localToken(src []byte) string {
-	var v struct {
-		Provider map[string]struct {
-			Options struct {
-				APIKey string `json:"apiKey"`
-			} `json:"options"`
-		} `json:"provider"`
-	}
-	if err := jsonc.Decode(src, &v); err != nil {
-		return ""
-	}
-	return v.Provider[agents.ProviderID].Options.APIKey
-}
-
 // Run is gw run's route: the provider as KILO_CONFIG_CONTENT, whose apiKey
 // refers to GW_LOCAL_TOKEN, set beside it. Nothing in the arguments.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
-	if err := d.Validate(); err != nil {
-		return agents.RunSpec{}, err
-	}
-	p := provider(d)
-	if d.Mode == agents.Proxy {
-		p.APIKey = "{env:" + agents.TokenEnv + "}"
-	}
-	b, err := opencode.Content(p, opencode.MergeOptions{Model: d.Default, SmallModel: d.Small, Schema: Schema})
-	if err != nil {
-		return agents.RunSpec{}, err
-	}
-	spec := agents.RunSpec{Env: []string{ContentEnv + "=" + string(b)}}
-	if d.Mode == agents.Proxy {
-		spec.Env = append(spec.Env, agents.TokenEnv+"="+d.Token)
-	}
-	return spec, nil
-}
+func Run(d agents.Declaration) (agents.RunSpec, error) { return format.Run(d) }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/agentstest"
-	"github.com/modelgateway/gw/config/opencode"
+	"github.com/modelgateway/gw/config/agents/opencodefmt"
 )
 
 func TestMergeCorpus(t *testing.T) {
@@ -69,7 +69,7 @@ func TestRunTokenOnlyInEnv(t *testing.T) {
 	if !json.Valid([]byte(content)) || !strings.Contains(content, `"apiKey":"{env:GW_LOCAL_TOKEN}"`) {
 		t.Errorf("content %s", content)
 	}
-	sum, err := opencode.ReadModels([]byte(content))
+	sum, err := opencodefmt.ReadModels([]byte(content))
 	if err != nil || len(sum.Providers) != 1 || sum.Model != "gw/"+d.Default {
 		t.Errorf("%+v %v", sum, err)
 	}

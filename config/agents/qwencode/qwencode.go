@@ -48,9 +48,19 @@ func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "qwen-code", Display: displayName, Binary: "qwen", Version: testedVersion,
 		Install: "npm install -g @qwen-code/qwen-code", Entry: `gw's entries in modelProviders.openai`,
-		Protocol: agents.ChatCompletions,
-		Run:      Run,
+		Protocol:    agents.ChatCompletions,
+		Run:         Run,
+		RunOverride: runOverride,
 	}.OneFile(Path, Merge, Inspect)
+}
+
+// runOverride: Qwen Code prefers an entry of modelProviders for a model id to the environment's, so gw's
+// entries under another base URL win over gw run's.
+func runOverride(path string, in agents.Inspection, d agents.Declaration, fix string) string {
+	if in.Configured && in.BaseURL != d.BaseURL {
+		return fmt.Sprintf("%s declares gw's models with base URL %s, which Qwen Code uses instead of gw run's for the same model ids; %s", path, in.BaseURL, fix)
+	}
+	return ""
 }
 
 // Path is the settings file for scope.

@@ -1,4 +1,4 @@
-package opencode
+package opencodefmt
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/jsonc"
 )
 
@@ -26,16 +27,9 @@ const (
 
 const bom = "\uFEFF"
 
-// Model is one model we declare to OpenCode.
-type Model struct {
-	ID        string // exactly as the service lists it, e.g. "vendor-a/model-a-opus-4.6"
-	Name      string // display name
-	Context   int    // context window in tokens; OpenCode compacts relative to it
-	Output    int    // maximum output tokens
-	Reasoning bool   // OpenCode then sends reasoning_effort
-	// Attachment: the model accepts images and PDFs.
-	Attachment bool
-}
+// Model is one model declared to OpenCode: Context is what it compacts relative to, Reasoning makes it
+// send reasoning_effort.
+type Model = agents.Model
 
 // Provider is what we write under provider.<ID>.
 type Provider struct {
@@ -58,18 +52,9 @@ type MergeOptions struct {
 	Schema string
 }
 
-// Result is the outcome of a merge.
-type Result struct {
-	Data    []byte   // the new file content
-	Changed bool     // Data differs from the input
-	Created bool     // the provider did not exist before
-	Added   []string // model ids added
-	Removed []string // model ids removed (no longer in the subscription)
-	Updated []string // model ids whose settings we corrected
-	// Warnings are things the user should know that we did not change,
-	// e.g. "model" pointing at a model we just removed.
-	Warnings []string
-}
+// Result is the outcome of a merge; its Warnings are the settings that stop OpenCode from using what was
+// written ("model" naming a model just removed, "disabled_providers").
+type Result = agents.Result
 
 // ParseError is a config that cannot be parsed (line and column). The file
 // is left alone.

@@ -1,6 +1,7 @@
-package opencode
+package opencodefmt
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -99,5 +100,34 @@ func TestReadModelsEmptyAndBroken(t *testing.T) {
 	pe, ok := err.(*ParseError)
 	if !ok || pe.Line != 2 {
 		t.Fatalf("err = %v, want a ParseError on line 2", err)
+	}
+}
+
+func TestReferences(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"empty", "", nil},
+		{"comments only", "// nothing\n", nil},
+		// No npm: OpenCode still merges it into ours, so it counts.
+		{"provider without npm", `{"provider":{"gw":{"options":{"baseURL":"https://old.example/v1"}}}}`, []string{`provider "gw"`}},
+		{"defaults only", "\ufeff{\n  // c\n  \"model\": \"gw/vendor-a/m\", \"small_model\": \"gw/vendor-a/s\"}",
+			[]string{`"model" is "gw/vendor-a/m"`, `"small_model" is "gw/vendor-a/s"`}},
+		{"other provider", `{"provider":{"gwx":{}},"model":"gwx/m","theme":"light"}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := References([]byte(tc.src), ProviderID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("References = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	var pe *ParseError
+	if _, err := References([]byte(`{"provider": `), ProviderID); !errors.As(err, &pe) {
+		t.Errorf("References(broken) error = %v, want a *ParseError", err)
 	}
 }

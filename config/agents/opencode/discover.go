@@ -1,7 +1,3 @@
-// Package opencode finds OpenCode's configuration file and merges a gw
-// provider into it without disturbing anything the user wrote: comments,
-// ordering, spacing, other providers, line endings and a byte-order mark all
-// survive, and a file that cannot be parsed is refused untouched.
 package opencode
 
 import (
@@ -11,17 +7,17 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/modelgateway/gw/internal/fsutil"
+	"github.com/modelgateway/gw/config/agents"
 )
 
 // Scope says which OpenCode config file is meant.
-type Scope string
+type Scope = agents.Scope
 
 const (
 	// Global is $XDG_CONFIG_HOME/opencode (OpenCode uses ~/.config on every OS).
-	Global Scope = "global"
+	Global = agents.Global
 	// Project is the config in the working directory.
-	Project Scope = "project"
+	Project = agents.Project
 )
 
 // Candidate file names, preferred first: OpenCode reads opencode.jsonc after
@@ -86,29 +82,4 @@ func Find(scope Scope, getenv func(string) string, workDir string) (Location, er
 		}
 	}
 	return Location{Scope: scope, Dir: dir, Path: filepath.Join(dir, fileNames[0])}, nil
-}
-
-// Read returns the file's content; a missing file is empty content with
-// exists false. A directory in the way or a dangling symlink is an error that
-// says what to do. Only a regular file of at most fsutil.MaxConfigSize bytes
-// is read: a config that is (or links to) a named pipe, a device or a huge
-// file is refused at once, naming it (a project can plant any of these).
-func Read(path string) (data []byte, exists bool, err error) {
-	data, err = fsutil.ReadRegular(path, fsutil.MaxConfigSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
-			target, _ := os.Readlink(path)
-			return nil, false, fmt.Errorf("%s is a symlink to %s, which does not exist; create the target or remove the link", path, target)
-		}
-		return nil, false, nil
-	}
-	var nr *fsutil.NotRegularError
-	var tl *fsutil.TooLargeError
-	if errors.As(err, &nr) || errors.As(err, &tl) {
-		return nil, false, err // names the file, why, and what to do
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("cannot read %s: %w", path, err)
-	}
-	return data, true, nil
 }

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modelgateway/gw/config/agents"
 )
 
 func TestSibling(t *testing.T) {
@@ -24,35 +25,6 @@ func TestSibling(t *testing.T) {
 	}
 }
 
-func TestReferences(t *testing.T) {
-	for _, tc := range []struct {
-		name, src string
-		want      []string
-	}{
-		{"empty", "", nil},
-		{"comments only", "// nothing\n", nil},
-		// No npm: OpenCode still merges it into ours, so it counts.
-		{"provider without npm", `{"provider":{"gw":{"options":{"baseURL":"https://old.example/v1"}}}}`, []string{`provider "gw"`}},
-		{"defaults only", "\ufeff{\n  // c\n  \"model\": \"gw/vendor-a/m\", \"small_model\": \"gw/vendor-a/s\"}",
-			[]string{`"model" is "gw/vendor-a/m"`, `"small_model" is "gw/vendor-a/s"`}},
-		{"other provider", `{"provider":{"gwx":{}},"model":"gwx/m","theme":"light"}`, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := References([]byte(tc.src), ProviderID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("References = %q, want %q", got, tc.want)
-			}
-		})
-	}
-	var pe *ParseError
-	if _, err := References([]byte(`{"provider": `), ProviderID); !errors.As(err, &pe) {
-		t.Errorf("References(broken) error = %v, want a *ParseError", err)
-	}
-}
-
 // The other file OpenCode reads beside a config, said one way for gw init agent and gw doctor.
 func TestReadOther(t *testing.T) {
 	dir := t.TempDir()
@@ -63,15 +35,15 @@ func TestReadOther(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, ok := ReadOther(jsonc, ProviderID); ok {
+	if _, ok := ReadOther(jsonc, agents.ProviderID); ok {
 		t.Fatal("ReadOther found an opencode.json that does not exist")
 	}
-	if _, ok := ReadOther(filepath.Join(dir, "custom.json"), ProviderID); ok {
+	if _, ok := ReadOther(filepath.Join(dir, "custom.json"), agents.ProviderID); ok {
 		t.Fatal("ReadOther paired custom.json")
 	}
 
 	write(json, `{"provider": {"gw": {}}, "model": "gw/vendor-a/m"}`)
-	o, ok := ReadOther(jsonc, ProviderID)
+	o, ok := ReadOther(jsonc, agents.ProviderID)
 	if !ok || o.Path != json || o.Wins || o.Err != nil {
 		t.Fatalf("ReadOther(opencode.jsonc) = %+v, %v", o, ok)
 	}
@@ -85,22 +57,22 @@ func TestReadOther(t *testing.T) {
 
 	// Beside opencode.json, opencode.jsonc is read last and wins.
 	write(jsonc, `{"provider": {"gw": {}}}`)
-	o, _ = ReadOther(json, ProviderID)
+	o, _ = ReadOther(json, agents.ProviderID)
 	if !o.Wins || !strings.HasSuffix(o.Problem(), "so what opencode.jsonc sets overrides "+json) {
 		t.Errorf("ReadOther(opencode.json) = %+v; Problem %q", o, o.Problem())
 	}
 
 	// Nothing for gw: no problem, a note naming which file wins.
 	write(jsonc, `{"theme": "light"}`)
-	o, _ = ReadOther(json, ProviderID)
+	o, _ = ReadOther(json, agents.ProviderID)
 	if o.Problem() != "" || o.Fix() != "" || o.Note() != "OpenCode also reads "+jsonc+" and merges it with "+json+" (where both set a key, opencode.jsonc wins)" {
 		t.Errorf("Problem %q, Fix %q, Note %q", o.Problem(), o.Fix(), o.Note())
 	}
 
 	// Broken: the note says where.
 	write(jsonc, "{\n  \"theme\": \n")
-	o, _ = ReadOther(json, ProviderID)
-	var pe *ParseError
+	o, _ = ReadOther(json, agents.ProviderID)
+	var pe *agents.ParseError
 	if !errors.As(o.Err, &pe) || !strings.HasPrefix(o.Note(), "OpenCode also reads "+jsonc+", which does not parse (3:") {
 		t.Errorf("Err %v, Note %q", o.Err, o.Note())
 	}

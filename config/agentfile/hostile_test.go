@@ -1,4 +1,4 @@
-package opencode
+package agentfile
 
 // A hostile project directory: a repository can ship opencode.json beside files that try to turn gw's
 // reads and writes against the user. gw never writes through a link it did not choose, reads only regular
@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -134,49 +133,6 @@ func TestLock_PlantedLinkRefusedOwnLockRemoved(t *testing.T) {
 	entries, _ := os.ReadDir(project)
 	if len(entries) != 1 {
 		t.Fatalf("the project holds %d entries after the lock was released, want only opencode.json", len(entries))
-	}
-}
-
-// Lock orders read-merge-write: two merges of different settings at once both end up in the file.
-func TestLock_ConcurrentMergesKeepBoth(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "opencode.jsonc")
-	p := Provider{ID: ProviderID, Name: "Model Gateway", BaseURL: "http://127.0.0.1:8787/v1", APIKey: "{env:GW_API_KEY}",
-		Models: []Model{{ID: "a/one", Name: "One", Context: 1000, Output: 100}, {ID: "a/two", Name: "Two", Context: 1000, Output: 100}}}
-	var wg sync.WaitGroup
-	for _, opts := range []MergeOptions{{Model: "a/one", SmallModel: "a/two"}, {}} {
-		wg.Go(func() {
-			release, err := Lock(path)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer release()
-			src, _, err := Read(path)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			res, err := Merge(src, p, opts)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			var original []byte
-			if _, err := os.Stat(path); err == nil {
-				original = src
-			}
-			if _, err := Write(path, original, res.Data); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	sum, err := ReadModels([]byte(readString(t, path)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Model != "gw/a/one" || len(sum.Providers) != 1 || len(sum.Providers[0].Models) != 2 {
-		t.Fatalf("after two merges at once: model %q, providers %+v; want the default of the one and both models", sum.Model, sum.Providers)
 	}
 }
 

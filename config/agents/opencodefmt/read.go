@@ -1,7 +1,8 @@
-package opencode
+package opencodefmt
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -33,7 +34,10 @@ type ProviderInfo struct {
 	// KeyRef is the variable of {env:VAR} or the path of {file:path};
 	// empty for other kinds so that a literal key is never carried.
 	KeyRef string
-	Models []string // ids in file order
+	// LocalToken is the local token written as the key, to compare with
+	// gw serve's ("" for other kinds).
+	LocalToken string
+	Models     []string // ids in file order
 }
 
 // Summary is what `gw doctor` needs from an OpenCode config.
@@ -85,7 +89,11 @@ func ReadModels(src []byte) (Summary, error) {
 		}
 		opts := jsonc.ObjOf(jsonc.Member(p, "options"))
 		info := ProviderInfo{ID: id, Name: jsonc.Str(jsonc.Member(p, "name")), BaseURL: jsonc.Str(jsonc.Member(opts, "baseURL"))}
-		info.KeyKind, info.KeyRef = classifyKey(jsonc.Str(jsonc.Member(opts, "apiKey")))
+		key := jsonc.Str(jsonc.Member(opts, "apiKey"))
+		info.KeyKind, info.KeyRef = classifyKey(key)
+		if info.KeyKind == KeyLocalToken {
+			info.LocalToken = key
+		}
 		if models := jsonc.ObjOf(jsonc.Member(p, "models")); models != nil {
 			for _, mm := range models.Members {
 				if name := jsonc.MemberName(mm); !slices.Contains(info.Models, name) {
@@ -112,6 +120,32 @@ func classifyKey(key string) (KeyKind, string) {
 		return KeyFile, m[2]
 	}
 	return KeyLiteral, ""
+}
+
+// References lists, for the user to read, what src sets for the provider
+// id, whatever its npm package: `provider "gw"`, `"model" is "gw/…"`,
+// `"small_model" is "gw/…"`. Empty when it sets none of them; an
+// unparsable config is a *ParseError.
+func References(src []byte, id string) ([]string, error) {
+	body := bytes.TrimPrefix(src, []byte(bom))
+	if hujson.Extra(body).IsValid() {
+		return nil, nil
+	}
+	root, _, _, err := parseDoc(bytes.Clone(body), "\n")
+	if err != nil {
+		return nil, err
+	}
+	top, _ := root.Value.(*hujson.Object)
+	var refs []string
+	if member(objOf(member(top, "provider")), id) != nil {
+		refs = append(refs, fmt.Sprintf("provider %q", id))
+	}
+	for _, k := range []string{"model", "small_model"} {
+		if v := str(member(top, k)); strings.HasPrefix(v, id+"/") {
+			refs = append(refs, fmt.Sprintf("%q is %q", k, v))
+		}
+	}
+	return refs, nil
 }
 
 // Shorthands for the readers of this package (see jsonc for the editing).

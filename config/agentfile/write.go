@@ -1,4 +1,4 @@
-package opencode
+package agentfile
 
 import (
 	"bytes"
@@ -7,9 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-
-	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/modelgateway/gw/internal/fsutil"
 )
@@ -106,7 +103,7 @@ func Write(path string, original, data []byte) (Written, error) {
 	return w, nil
 }
 
-// Lock takes the lock other gw processes honour for the OpenCode config at
+// Lock takes the lock other gw processes honour for the agent config at
 // path (a symlink's target): held around reading, merging and writing it, so
 // that two gw init agent at once do not both merge into the same content and
 // lose the first one's change. The lock file, ".<name>.lock" beside the
@@ -168,44 +165,3 @@ func resolveTarget(path string) (string, error) {
 
 // ShellQuote makes a path safe to paste into a shell command gw prints.
 func ShellQuote(s string) string { return fsutil.ShellQuote(s) }
-
-// Diff is a unified diff of a config change, for --dry-run. Carriage
-// returns are shown as-is so a CRLF file's diff applies to it.
-func Diff(path string, old, new []byte) string {
-	if string(old) == string(new) {
-		return ""
-	}
-	// The path as it is (not git's a/ b/ prefixes, which would double the
-	// slash of an absolute path): the diff applies with patch -p0.
-	from, to := filepath.ToSlash(path), filepath.ToSlash(path)
-	if old == nil {
-		from = "/dev/null"
-	}
-	ud := difflib.UnifiedDiff{
-		A:        splitLines(string(old)),
-		B:        splitLines(string(new)),
-		FromFile: from,
-		ToFile:   to,
-		Context:  3,
-	}
-	s, err := difflib.GetUnifiedDiffString(ud)
-	if err != nil {
-		return fmt.Sprintf("(cannot compute diff: %v)\n", err)
-	}
-	return s
-}
-
-// splitLines keeps line endings and marks a missing final newline the way
-// diff(1) does, so the output is a valid patch.
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := strings.SplitAfter(s, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	} else {
-		lines[len(lines)-1] += "\n\\ No newline at end of file\n"
-	}
-	return lines
-}

@@ -1,8 +1,7 @@
-package opencode
+package agentfile
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -275,37 +274,5 @@ func TestDiff(t *testing.T) {
 	}
 	if got := Diff("opencode.json", nil, []byte("{}\n")); !strings.HasPrefix(got, "--- /dev/null\n+++ opencode.json\n") {
 		t.Fatalf("Diff of a new file =\n%s", got)
-	}
-}
-
-// The --dry-run diff is a real patch: applied with patch(1) to the old file
-// it gives the new one, CRLF, BOM and missing final newlines included.
-func TestDiffAppliesWithPatch(t *testing.T) {
-	patchBin, err := exec.LookPath("patch")
-	if err != nil {
-		t.Skip("patch(1) not installed")
-	}
-	files, _ := filepath.Glob("testdata/corpus/*")
-	for _, name := range files {
-		src, _ := os.ReadFile(name)
-		res, err := Merge(src, testProvider(), MergeOptions{})
-		if err != nil || !res.Changed || len(src) == 0 {
-			continue
-		}
-		t.Run(filepath.Base(name), func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "opencode.jsonc"), src, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(patchBin, "-p0", "--binary", "-s")
-			cmd.Dir = dir
-			cmd.Stdin = strings.NewReader(Diff("opencode.jsonc", src, res.Data))
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("patch: %v\n%s", err, out)
-			}
-			if got := readString(t, filepath.Join(dir, "opencode.jsonc")); got != string(res.Data) {
-				t.Fatalf("patched file differs from the merge:\n%q\nwant\n%q", got, res.Data)
-			}
-		})
 	}
 }

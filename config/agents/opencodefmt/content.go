@@ -1,4 +1,4 @@
-package opencode
+package opencodefmt
 
 import "encoding/json"
 

@@ -51,7 +51,7 @@ func claudeSettings(base, token, model string) string {
 // token it passes; another port, a stale token or a file that does not parse fail with the command that
 // fixes it; a key in the file is a warning; its model ids, spelled as written, are checked against the
 // service; an agent's own provider elsewhere is only noted.
-func TestRun_OtherAgentConfigs(t *testing.T) {
+func TestRun_AgentEntryConfigs(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	const proxyAddr = "127.0.0.1:18787"
 	cases := []struct {
@@ -108,7 +108,7 @@ func TestRun_OtherAgentConfigs(t *testing.T) {
 }
 
 // The model check of a misspelled id in another agent's config names the file and the exact id.
-func TestRun_OtherAgentMisspelledModel(t *testing.T) {
+func TestRun_AgentEntryMisspelledModel(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	in := input(s.BaseURL, standin.DemoKeyFull)
 	af := agentFiles(t, "claude-code", claudeSettings("http://127.0.0.1:18787", localToken, "vendor-a/model-a-sonet-4.5"))
@@ -124,7 +124,7 @@ func TestRun_OtherAgentMisspelledModel(t *testing.T) {
 
 // An installed agent of another version than the one gw's writer was checked against is noted, once,
 // with what to do; the tested version is not.
-func TestRun_OtherAgentVersionNoted(t *testing.T) {
+func TestRun_AgentVersionNoted(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	for _, installed := range []string{"0.99.0", "0.225.2", ""} {
 		in := input(s.BaseURL, standin.DemoKeyFull)
@@ -138,5 +138,63 @@ func TestRun_OtherAgentVersionNoted(t *testing.T) {
 		if want := map[bool]int{true: 1, false: 0}[installed == "0.99.0"]; n != want || (n == 1 && !strings.Contains(text, "@factory/cli@0.225.2")) {
 			t.Errorf("installed %q: %q", installed, text)
 		}
+	}
+}
+
+// One check covers every agent: OpenCode's providers and another agent's entry are reported together,
+// OpenCode's file first as gw doctor lists them, and a problem in either fails the one check.
+func TestRun_OneCheckForEveryAgent(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	dir := t.TempDir()
+	oc := writeFile(t, dir, "opencode.jsonc", opencodeConfig(s.BaseURL, "{env:GW_API_KEY}", []string{"vendor-a/model-a-sonnet-4.6"}, ""))
+	kilo := agentFiles(t, "kilo", `{"provider": {"gw": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "http://127.0.0.1:18787/v1", "apiKey": "`+localToken+`"}, "models": {"vendor-b/model-b-3-flash-preview": {}}}}}`)
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	in.ProxyAddr, in.LocalToken = "127.0.0.1:18787", localToken
+	in.Agents = append(openCodeFiles(oc), kilo)
+	rep := runDoctor(t, in)
+	c := wantStatus(t, rep, IDAgentConfig, Pass)
+	want := oc + `: provider "gw" reaches ` + s.BaseURL + " with 1 model; " + kilo.Files[0] + ": Kilo uses gw serve at http://127.0.0.1:18787/v1 with 1 model"
+	if c.Detail != want {
+		t.Errorf("detail %q\nwant   %q", c.Detail, want)
+	}
+	for _, id := range []string{"vendor-a/model-a-sonnet-4.6", "vendor-b/model-b-3-flash-preview"} {
+		if _, ok := rep.Get("model:" + id); !ok {
+			t.Errorf("model %s of an agent's config was not checked", id)
+		}
+	}
+
+	// Kilo's token is stale: the one check fails, saying so, with OpenCode's provider still in its detail.
+	in.LocalToken = "gw-local-ffffffffffffffffffffffffffffffff"
+	rep = runDoctor(t, in)
+	c = wantStatus(t, rep, IDAgentConfig, Fail)
+	if !strings.Contains(c.Cause, kilo.Files[0]+": Kilo holds a local token that gw serve no longer accepts") ||
+		!strings.Contains(fixText(in, c), "gw init agent --agent kilo") || !strings.Contains(c.Detail, oc) {
+		t.Errorf("stale token: %+v, fix %q", c, fixText(in, c))
+	}
+}
+
+// When no agent's config exists, the check says which agents it looked for, not one agent's files.
+func TestRun_NoAgentConfigSaysWhichAgentsWereLookedFor(t *testing.T) {
+	s := startStandin(t, standin.Options{})
+	in := input(s.BaseURL, standin.DemoKeyFull)
+	var names []string
+	for _, a := range all.Configurable() {
+		af := agentFiles(t, a.Name) // nothing written
+		in.Agents = append(in.Agents, af, af)
+		names = append(names, a.Display)
+	}
+	rep := runDoctor(t, in)
+	c := wantStatus(t, rep, IDAgentConfig, Skip)
+	if want := "no coding agent config found (looked for the configs of " + strings.Join(names, ", ") + ")"; c.Cause != want {
+		t.Errorf("cause %q\nwant  %q", c.Cause, want)
+	}
+	if !strings.Contains(c.Cause, "OpenCode") || !strings.Contains(c.Cause, "Claude Code") {
+		t.Errorf("cause %q does not name the agents", c.Cause)
+	}
+
+	in.Agents = nil
+	c = wantStatus(t, runDoctor(t, in), IDAgentConfig, Skip)
+	if c.Cause != "no coding agent config to check" {
+		t.Errorf("no agents at all: %q", c.Cause)
 	}
 }

@@ -1,4 +1,4 @@
-package opencode
+package opencodefmt
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/modelgateway/gw/config/agentfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -99,7 +101,7 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, Diff(name, want, got))
+		t.Errorf("%s differs from the golden file:\n%s", name, agentfile.Diff(name, want, got))
 	}
 }
 
@@ -139,7 +141,7 @@ func checkMerged(t *testing.T, src []byte, res Result, p Provider, opts MergeOpt
 		t.Fatalf("second merge refused: %v", err)
 	}
 	if again.Changed || !bytes.Equal(again.Data, res.Data) || len(again.Added)+len(again.Removed)+len(again.Updated) > 0 {
-		t.Errorf("second identical merge changed something:\n%s", Diff("config", res.Data, again.Data))
+		t.Errorf("second identical merge changed something:\n%s", agentfile.Diff("config", res.Data, again.Data))
 	}
 }
 
@@ -385,7 +387,7 @@ func TestMergeModeSwitchTouchesOnlyOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := Diff("opencode.jsonc", first.Data, second.Data)
+	d := agentfile.Diff("opencode.jsonc", first.Data, second.Data)
 	var changed []string
 	for _, l := range strings.Split(d, "\n") {
 		if (strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+")) && !strings.HasPrefix(l, "---") && !strings.HasPrefix(l, "+++") {

@@ -1,13 +1,14 @@
 package opencode
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
-	"github.com/tailscale/hujson"
+	"github.com/modelgateway/gw/config/agentfile"
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/agents/opencodefmt"
 )
 
 // OpenCode (checked against 1.18.x) reads both opencode.json and
@@ -27,32 +28,6 @@ func Sibling(path string) (other string, otherWins, ok bool) {
 		return filepath.Join(dir, "opencode.jsonc"), true, true
 	}
 	return "", false, false
-}
-
-// References lists, for the user to read, what src sets for the provider
-// id, whatever its npm package: `provider "gw"`, `"model" is "gw/…"`,
-// `"small_model" is "gw/…"`. Empty when it sets none of them; an
-// unparsable config is a *ParseError.
-func References(src []byte, id string) ([]string, error) {
-	body := bytes.TrimPrefix(src, []byte(bom))
-	if hujson.Extra(body).IsValid() {
-		return nil, nil
-	}
-	root, _, _, err := parseDoc(bytes.Clone(body), "\n")
-	if err != nil {
-		return nil, err
-	}
-	top, _ := root.Value.(*hujson.Object)
-	var refs []string
-	if member(objOf(member(top, "provider")), id) != nil {
-		refs = append(refs, fmt.Sprintf("provider %q", id))
-	}
-	for _, k := range []string{"model", "small_model"} {
-		if v := str(member(top, k)); strings.HasPrefix(v, id+"/") {
-			refs = append(refs, fmt.Sprintf("%q is %q", k, v))
-		}
-	}
-	return refs, nil
 }
 
 // Other is the other config file OpenCode reads beside a config (opencode.json beside opencode.jsonc, and
@@ -76,7 +51,7 @@ func ReadOther(path, id string) (o Other, ok bool) {
 		return Other{}, false
 	}
 	o = Other{Path: other, Of: path, Provider: id, Wins: wins}
-	data, exists, err := Read(other)
+	data, exists, err := agentfile.Read(other)
 	if err != nil {
 		o.Err = err
 		return o, true
@@ -84,7 +59,7 @@ func ReadOther(path, id string) (o Other, ok bool) {
 	if !exists {
 		return Other{}, false
 	}
-	o.Refs, o.Err = References(data, id)
+	o.Refs, o.Err = opencodefmt.References(data, id)
 	return o, true
 }
 
@@ -112,7 +87,7 @@ func (o Other) Fix() string {
 // Note says what Other is when it raises no Problem: a file gw could not read (so it may still set
 // something), or one OpenCode merges with the first.
 func (o Other) Note() string {
-	var pe *ParseError
+	var pe *agents.ParseError
 	switch {
 	case errors.As(o.Err, &pe):
 		return fmt.Sprintf("OpenCode also reads %s, which does not parse (%d:%d: %s); fix it by hand", o.Path, pe.Line, pe.Column, pe.Msg)
@@ -124,4 +99,13 @@ func (o Other) Note() string {
 		winner = o.Path
 	}
 	return fmt.Sprintf("OpenCode also reads %s and merges it with %s (where both set a key, %s wins)", o.Path, o.Of, filepath.Base(winner))
+}
+
+// companion is Other as agents.Agent's Companion hook: gw's provider in the file beside path.
+func companion(path string) (agents.Companion, bool) {
+	o, ok := ReadOther(path, agents.ProviderID)
+	if !ok {
+		return agents.Companion{}, false
+	}
+	return agents.Companion{Path: o.Path, Wins: o.Wins, Unreadable: o.Err != nil, Problem: o.Problem(), Fix: o.Fix(), Note: o.Note()}, true
 }
