@@ -25,8 +25,6 @@ const (
 	Schema = "https://opencode.ai/config.json"
 )
 
-const bom = "\uFEFF"
-
 // Model is one model declared to OpenCode: Context is what it compacts relative to, Reasoning makes it
 // send reasoning_effort.
 type Model = agents.Model

@@ -14,6 +14,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/modelgateway/gw/config/agentfile"
+	"github.com/modelgateway/gw/config/textedit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -151,15 +152,15 @@ func checkMerged(t *testing.T, src []byte, res Result, p Provider, opts MergeOpt
 // byte, every comment outside our provider in the same order, and in our
 // provider the user's own keys.
 func preserved(src, out []byte, id string) error {
-	if bytes.HasPrefix(src, []byte(bom)) != bytes.HasPrefix(out, []byte(bom)) {
+	if bytes.HasPrefix(src, []byte(textedit.BOM)) != bytes.HasPrefix(out, []byte(textedit.BOM)) {
 		return fmt.Errorf("byte-order mark not preserved")
 	}
 	if bytes.Contains(src, []byte("\r\n")) && bytes.Count(out, []byte("\n")) != bytes.Count(out, []byte("\r\n")) && bytes.Count(src, []byte("\n")) == bytes.Count(src, []byte("\r\n")) {
 		return fmt.Errorf("CRLF file gained bare LF line endings")
 	}
-	body := bytes.TrimPrefix(src, []byte(bom))
+	body := bytes.TrimPrefix(src, []byte(textedit.BOM))
 	if hujson.Extra(body).IsValid() {
-		if len(bytes.TrimSpace(body)) > 0 && !bytes.HasPrefix(bytes.TrimPrefix(out, []byte(bom)), body) {
+		if len(bytes.TrimSpace(body)) > 0 && !bytes.HasPrefix(bytes.TrimPrefix(out, []byte(textedit.BOM)), body) {
 			return fmt.Errorf("leading comments of an otherwise empty file not preserved")
 		}
 		return nil
@@ -168,7 +169,7 @@ func preserved(src, out []byte, id string) error {
 	if err != nil {
 		return fmt.Errorf("source does not parse: %v", err)
 	}
-	b, _, _, err := parseDoc(bytes.Clone(bytes.TrimPrefix(out, []byte(bom))), "\n")
+	b, _, _, err := parseDoc(bytes.Clone(bytes.TrimPrefix(out, []byte(textedit.BOM))), "\n")
 	if err != nil {
 		return fmt.Errorf("output does not parse: %v\n%s", err, out)
 	}

@@ -1,7 +1,6 @@
 package opencodefmt
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -9,9 +8,9 @@ import (
 
 	"github.com/tailscale/hujson"
 
-	"github.com/modelgateway/gw/config/jsonc"
-
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/jsonc"
+	"github.com/modelgateway/gw/config/textedit"
 )
 
 // KeyKind says what a provider's apiKey setting holds, without its text.
@@ -55,11 +54,11 @@ var substRef = regexp.MustCompile(`^\{(env|file):([^}]+)\}$`)
 // with their base URL, the kind of API key setting and the model ids. An
 // unparsable config is a *ParseError with line and column.
 func ReadModels(src []byte) (Summary, error) {
-	body := bytes.TrimPrefix(src, []byte(bom))
+	body := textedit.Open(src).Body
 	if hujson.Extra(body).IsValid() {
 		return Summary{}, nil // empty or only comments: nothing configured
 	}
-	root, _, _, err := parseDoc(bytes.Clone(body), "\n")
+	root, _, _, err := parseDoc(body, "\n")
 	if err != nil {
 		return Summary{}, err
 	}
@@ -127,11 +126,11 @@ func classifyKey(key string) (KeyKind, string) {
 // `"small_model" is "gw/…"`. Empty when it sets none of them; an
 // unparsable config is a *ParseError.
 func References(src []byte, id string) ([]string, error) {
-	body := bytes.TrimPrefix(src, []byte(bom))
+	body := textedit.Open(src).Body
 	if hujson.Extra(body).IsValid() {
 		return nil, nil
 	}
-	root, _, _, err := parseDoc(bytes.Clone(body), "\n")
+	root, _, _, err := parseDoc(body, "\n")
 	if err != nil {
 		return nil, err
 	}
