@@ -53,6 +53,13 @@ func TestErrorWithFix(t *testing.T) {
 		"base URL from GW_BASE_URL": {WithFixFrom(fmt.Errorf("listing: %w", refused), config.SourceEnv, keychain.SourceKeychain),
 			"listing: unable to connect to API: the connection was refused\n" +
 				"fix: check the host and port of the base URL; run: export GW_BASE_URL=<the service's address from the dashboard, ending in /v1>"},
+		"base URL from --base-url": {WithFixFrom(refused, config.SourceFlag, ""),
+			"unable to connect to API: the connection was refused\n" +
+				"fix: check the host and port of the base URL; run again with --base-url <the service's address from the dashboard, ending in /v1>"},
+		"key from the insecure file": {WithFixFrom(wrongKey, config.SourceDefault, keychain.SourceFile),
+			"API key invalid or unauthorized: the service refused the key\n" +
+				"fix: create a new key on the dashboard and run: gw auth login --insecure-storage " +
+				"(if the key is right, check the balance: some services refuse an empty account the same way)"},
 		"key from GW_API_KEY": {WithFixFrom(wrongKey, config.SourceConfig, keychain.SourceEnv),
 			"API key invalid or unauthorized: the service refused the key\n" +
 				"fix: create a new key on the dashboard and set GW_API_KEY to it, or run: unset GW_API_KEY (gw then uses the stored key); " +

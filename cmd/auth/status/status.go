@@ -113,7 +113,7 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 
 	base, src, baseErr := f.BaseURL(baseFlag)
 	rep.BaseURL, rep.BaseURLSource = base, string(src)
-	say.BaseURL = src
+	say.BaseURL = cmdutil.BaseURLSource(src)
 	if baseErr != nil {
 		fix := remedy.Remedy{Do: remedy.SetBaseURL}
 		var bp *config.BaseURLProblem
@@ -140,7 +140,7 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		}
 	} else {
 		rep.KeySource, rep.KeyBackend, rep.Key = string(key.Source), key.Backend, keychain.Mask(key.Key)
-		say.Key = key.Source
+		say.Key = key.Source.Fix()
 	}
 
 	if baseErr == nil && keyErr == nil {
