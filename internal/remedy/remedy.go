@@ -77,6 +77,8 @@ const (
 	StartServe   Action = "start_serve"   // nothing answers where an agent sends its requests
 	RestartServe Action = "restart_serve" // it runs with another local token
 	FreePort     Action = "free_port"     // another program holds the port; Value: the address
+	// ListenHere: gw serve --listen names an address that is not this machine's.
+	ListenHere Action = "listen_here"
 	// ServeOnConfiguredPort: gw serve runs on another port than the configured one the agents use.
 	// Value: the configured port, Also: the port it runs on.
 	ServeOnConfiguredPort Action = "serve_on_configured_port"

@@ -204,6 +204,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "restart gw serve so it uses this install's local token"
 	case remedy.FreePort:
 		return "stop the program on " + v + ", or run gw serve --port N on a free port and re-run gw init agent"
+	case remedy.ListenHere:
+		return "give --listen an IP address of this machine (127.0.0.1 for this machine only, 0.0.0.0 for every address)"
 	case remedy.ServeOnConfiguredPort:
 		return "restart gw serve without --port (it then listens on " + v + "), or point the agents at port " +
 			r.Also + ": gw init agent --port " + r.Also
