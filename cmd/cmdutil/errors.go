@@ -99,14 +99,34 @@ type sourcedError struct {
 func (e *sourcedError) Error() string { return e.err.Error() }
 func (e *sourcedError) Unwrap() error { return e.err }
 
-// ErrorWithFix is err as gw prints it: its message, and the one thing to do about it on a line of its own
-// ("fix: …", FixFor) when err carries a remedy.
+// ErrorWithFix is err as gw prints it: its message; the one thing to do about it on a line of its own
+// ("fix: …", FixFor) when err carries a remedy; and "(nothing was changed)" last when err says so
+// (NothingChanged). root.Run prints every error through it, so no command builds these lines by hand.
 func ErrorWithFix(err error) string {
+	s := err.Error()
 	if fix := FixFor(err); fix != "" {
-		return err.Error() + "\nfix: " + fix
+		s += "\nfix: " + fix
 	}
-	return err.Error()
+	if errors.As(err, new(*unchangedError)) {
+		s += "\n(nothing was changed)"
+	}
+	return s
 }
+
+// NothingChanged is err for a command that stopped before it wrote anything: ErrorWithFix says
+// "(nothing was changed)" under it (and under its fix, when err carries a remedy). Its message, exit code
+// and remedy are err's.
+func NothingChanged(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &unchangedError{err: err}
+}
+
+type unchangedError struct{ err error }
+
+func (e *unchangedError) Error() string { return e.err.Error() }
+func (e *unchangedError) Unwrap() error { return e.err }
 
 // FixFor is the one thing to do about err, in words for a command's "fix:" line: the remedy err carries
 // (remedy.Of), said for where its base URL and key came from (WithFixFrom); "" when err carries none.

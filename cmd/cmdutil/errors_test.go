@@ -76,3 +76,40 @@ func TestErrorWithFix(t *testing.T) {
 		}
 	}
 }
+
+// A command that stopped before writing says so once, last, under the fix; the error keeps its exit code and
+// its remedy however it is wrapped, and an error that did not say so gets no such line.
+func TestErrorWithFix_NothingChanged(t *testing.T) {
+	bad := remedy.With(errors.New("--models: vendor-a/model-a-sonet-4.5 is not a model of your account"),
+		remedy.Remedy{Do: remedy.UseID, Value: "vendor-a/model-a-sonnet-4.5"})
+	for name, tc := range map[string]struct {
+		err  error
+		want string
+		code ExitCode
+	}{
+		"with a fix": {NothingChanged(bad),
+			"--models: vendor-a/model-a-sonet-4.5 is not a model of your account\n" +
+				"fix: use the exact id: vendor-a/model-a-sonnet-4.5\n" +
+				"(nothing was changed)", ExitError},
+		"words of a library as the fix": {NothingChanged(remedy.With(errors.New("opencode.json: the provider \"gw\" is disabled"),
+			remedy.Remedy{Do: remedy.Say, Value: "remove \"gw\" from disabled_providers, then run again"})),
+			"opencode.json: the provider \"gw\" is disabled\n" +
+				"fix: remove \"gw\" from disabled_providers, then run again\n" +
+				"(nothing was changed)", ExitError},
+		"wrapped, usage error": {fmt.Errorf("gw init agent: %w", NothingChanged(FlagErrorf("--default x is not among the models being added"))),
+			"gw init agent: --default x is not among the models being added\n(nothing was changed)", ExitUsage},
+		"without a fix": {NothingChanged(errors.New("no model chosen")), "no model chosen\n(nothing was changed)", ExitError},
+		"not said": {bad, "--models: vendor-a/model-a-sonet-4.5 is not a model of your account\n" +
+			"fix: use the exact id: vendor-a/model-a-sonnet-4.5", ExitError},
+	} {
+		if got := ErrorWithFix(tc.err); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", name, got, tc.want)
+		}
+		if got := ExitCodeFor(tc.err); got != tc.code {
+			t.Errorf("%s: exit %d, want %d", name, got, tc.code)
+		}
+	}
+	if NothingChanged(nil) != nil {
+		t.Error("NothingChanged(nil) is an error")
+	}
+}
