@@ -45,8 +45,8 @@ func TestModelsRun_TerminalTable(t *testing.T) {
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
 	e.Vars["GW_API_KEY"] = standin.DemoKeyPartial
-	e.Factory.IOStreams.SetStdoutTTY(true)
-	if err := modelsRun(context.Background(), &ModelsOptions{Factory: e.Factory}); err != nil {
+	e.IO.SetStdoutTTY(true)
+	if err := modelsRun(context.Background(), &ModelsOptions{IO: e.IO, Models: e.Factory.ListModels}); err != nil {
 		t.Fatal(err)
 	}
 	want := `ID                                NAME                     CONTEXT  
