@@ -1,6 +1,3 @@
-// Package keychain keeps the API key: in the OS keychain, in an explicitly
-// insecure file, or read from GW_API_KEY. It also cleans pasted keys and masks
-// them for display.
 package keychain
 
 import (

@@ -1,5 +1,17 @@
 // Package cmdutil holds what every command shares: the Factory of dependencies, the typed errors that
 // root.Main turns into exit codes, and small output helpers.
+//
+// The Factory is built once per run (root.Main) and holds no global state. A command does not keep it: its
+// NewCmdX hands the options struct the functions the command uses (IO, Config, ResolveBaseURL, Key, API…),
+// so the options say what a command may touch and a test fakes only that. The key is found by one policy,
+// Factory.Key (GW_API_KEY › the OS keychain › the insecure file while the user chose it), whose variants
+// are KeyOptions.
+//
+// Errors: FlagError (exit 2), NoKeyError (exit 4), ErrSilent (already said), ErrCancel (exit 3),
+// ExitStatusError (gw run's agent's status); ExitCodeFor decides by type only, never by an error's words,
+// and maps the TUI's esc and ctrl-c. ErrorWithFix is the one rendering of a failure: its message, "fix: …"
+// when it carries a remedy (said for where its base URL and key came from: WithFixFrom), and "(nothing was
+// changed)" when it says so (NothingChanged). Commands build neither line by hand.
 package cmdutil
 
 import (
