@@ -55,6 +55,7 @@ const (
 	CheckNetwork  Action = "check_network"  // no network, or no DNS server
 	RetryNetwork  Action = "retry_network"  // an answer did not come in time
 	RetryCut      Action = "retry_cut"      // the connection was cut before the answer
+	RetryStream   Action = "retry_stream"   // the service's stream broke off or failed mid-answer
 	NetworkHangs  Action = "network_hangs"  // a check of gw doctor did not finish in time
 	TrustRoot     Action = "trust_root"     // a TLS-inspecting network; Value: the certificate's issuer ("" unknown)
 	CheckClock    Action = "check_clock"    // the certificate is not valid now

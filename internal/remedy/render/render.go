@@ -131,6 +131,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "check the network connection and retry" + c.doctorTail("; if it keeps failing, run: gw doctor")
 	case remedy.RetryCut:
 		return "retry; if it keeps happening, a firewall or proxy is cutting the connection" + c.doctorTail(" — run: gw doctor")
+	case remedy.RetryStream:
+		return "retry" + c.doctorTail("; if it keeps happening, run: gw doctor")
 	case remedy.NetworkHangs:
 		return "check the network connection (a VPN, firewall or proxy may be swallowing connections), then run gw doctor again"
 	case remedy.TrustRoot:
