@@ -1,7 +1,3 @@
-// Package api is the one client of the hosted Model Gateway Service: its
-// HTTP transport, the model list, the built-in model catalogue and the single
-// classification of every failure into the three conditions the service's
-// users are told about.
 package api
 
 import (

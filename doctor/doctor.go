@@ -1,11 +1,3 @@
-// Package doctor walks the path from gw's configuration to a working model and reports, check by check, what
-// works and what does not: config → base URL → DNS → TCP → TLS → HTTP /models without and with the key → the
-// model list → each model id, plus every coding agent's config (one check for all of them, each file read
-// the way its agent reads it: config/agents), the local proxy and where the key is kept.
-//
-// Every check runs and none stops the others: a check that cannot run because one before it failed is
-// reported as skipped, saying why. Independent checks run concurrently and every network step is bounded, so
-// Run answers within Input.Timeout (15 s by default) even when the network hangs.
 package doctor
 
 import (

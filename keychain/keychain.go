@@ -1,6 +1,3 @@
-// Package keychain keeps the API key: in the OS keychain, in an explicitly
-// insecure file, or read from GW_API_KEY. It also cleans pasted keys and masks
-// them for display.
 package keychain
 
 import (
@@ -17,8 +14,9 @@ const Service = "gw"
 // DefaultAccount is the profile used until gw grows profiles.
 const DefaultAccount = "default"
 
-// EnvVar overrides every stored key. It is never written anywhere.
-const EnvVar = "GW_API_KEY"
+// EnvVar overrides every stored key. It is never written anywhere. Its name is the one the fixes say
+// (remedy.EnvKey).
+const EnvVar = remedy.EnvKey
 
 // ErrNotFound is returned (wrapped) by every Store when no key is stored for
 // the account, and by Resolve when no source has a key.
@@ -32,6 +30,19 @@ const (
 	SourceKeychain Source = "keychain"
 	SourceFile     Source = "file"
 )
+
+// Fix is s as a fix names it (render.Context's Key): the renderer knows no keychain.
+func (s Source) Fix() remedy.Source {
+	switch s {
+	case SourceEnv:
+		return remedy.Source{Kind: remedy.FromEnv, Name: EnvVar}
+	case SourceFile:
+		return remedy.Source{Kind: remedy.FromFile}
+	case SourceKeychain:
+		return remedy.Source{Kind: remedy.FromStore}
+	}
+	return remedy.Source{}
+}
 
 // Store keeps one key per account.
 type Store interface {

@@ -381,3 +381,18 @@ func TestOSStore_HungKeychainNotPiledOn_FakeBlockingKeyring(t *testing.T) {
 		t.Errorf("%d calls reached the keychain, want 2 (the stuck one and the one after it ended)", n)
 	}
 }
+
+// The renderer knows no keychain: each source is given to it as a remedy.Source, GW_API_KEY by its name, so a
+// fix says to change the variable rather than store another key while it is set.
+func TestSourceFix(t *testing.T) {
+	for src, want := range map[Source]remedy.Source{
+		SourceEnv:      {Kind: remedy.FromEnv, Name: "GW_API_KEY"},
+		SourceFile:     {Kind: remedy.FromFile},
+		SourceKeychain: {Kind: remedy.FromStore},
+		"":             {},
+	} {
+		if got := src.Fix(); got != want {
+			t.Errorf("%q.Fix() = %+v, want %+v", src, got, want)
+		}
+	}
+}

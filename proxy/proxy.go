@@ -1,19 +1,3 @@
-// Package proxy is gw serve's handler: a localhost-only /v1 reverse proxy to
-// the hosted service that swaps the client's local token for the real key.
-//
-// A request passes a filter (no browser Origin, no cross-site fetch, a
-// loopback Host with the listener's port, the local token, a /v1/ path)
-// before httputil.ReverseProxy forwards it. Rewrite, not Director, sets the
-// key: Rewrite runs after hop-by-hop headers are removed, so a client's
-// "Connection: Authorization" cannot strip it. Responses stream through
-// unbuffered; usage is read from the stream as it passes.
-//
-// Two other protocols are translated onto the service's chat completions
-// instead of being forwarded (translate.go): POST /v1/messages and
-// /v1/messages/count_tokens (the Anthropic Messages API, for Claude Code)
-// and POST /v1/responses (the OpenAI Responses API, for Codex). They pass
-// the same filter; gw serve's own errors on them come in their protocol's
-// shape.
 package proxy
 
 import (

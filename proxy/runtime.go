@@ -97,11 +97,18 @@ func Run(ctx context.Context, o RunOptions) error {
 	// Read again at every refresh, so gw auth login/logout (and a switch to
 	// --insecure-storage) reach a running gw serve without a restart.
 	keys := NewKeyCacheFrom(o.KeySource, o.KeyRefresh)
+	// What to do is the key error's remedy, said by the one renderer for gw serve's user (a command's reader);
+	// gw doctor when the error carries none.
 	if _, err := keys.Get(ctx); errors.Is(err, keychain.ErrNotFound) {
 		fmt.Fprintln(errOut, "warning: no API key stored yet; requests will be refused until you "+
 			render.Text(remedy.Remedy{Do: remedy.StoreKey}, render.Context{Where: render.Command}))
 	} else if err != nil {
-		fmt.Fprintf(errOut, "warning: the API key cannot be read (%v); requests will be refused until it can: run gw doctor\n", err)
+		fix, ok := remedy.Of(err)
+		if !ok {
+			fix = remedy.Remedy{Do: remedy.RunDoctor}
+		}
+		fmt.Fprintf(errOut, "warning: the API key cannot be read (%v); requests will be refused until it can: %s\n",
+			err, render.Text(fix, render.Context{Where: render.Command}))
 	}
 
 	host := "127.0.0.1"
@@ -161,7 +168,7 @@ func Run(ctx context.Context, o RunOptions) error {
 			return fmt.Errorf("gw serve is already running on %s; use it, or stop it first", addr)
 		}
 		if o.Host != "" && !errors.As(err, &pe) {
-			return fmt.Errorf("%w\nfix: give --listen an IP address of this machine (127.0.0.1 for this machine only, 0.0.0.0 for every address)", err)
+			return remedy.With(err, remedy.Remedy{Do: remedy.ListenHere}) // said under the error (cmdutil.ErrorWithFix)
 		}
 		return err
 	}

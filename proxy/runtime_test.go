@@ -277,3 +277,28 @@ func TestRunRefusesAStateFileThatIsALink(t *testing.T) {
 		t.Errorf("stderr:\n%s", r.errOut.String())
 	}
 }
+
+// A key gw serve cannot read at start is a warning whose fix is the key error's own remedy, said by the one
+// renderer (the keychain's, here); gw doctor when the error carries none.
+func TestRun_KeyUnreadableSaysItsFix(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"keychain failed", &keychain.UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session")},
+			"; requests will be refused until it can: start or unlock the OS keychain, then run: gw auth login;"},
+		{"no remedy", errors.New("disk on fire"),
+			"warning: the API key cannot be read (disk on fire); requests will be refused until it can: run: gw doctor\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startRun(t, RunOptions{KeySource: func(context.Context) (string, keychain.Source, error) { return "", "", tc.err }})
+			if err := r.wait(t); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(r.errOut.String(), tc.want) {
+				t.Errorf("stderr:\n%s\nwant it to contain %q", r.errOut, tc.want)
+			}
+		})
+	}
+}

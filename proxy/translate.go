@@ -381,7 +381,7 @@ func errorMessage(e *api.Error) string {
 // serveFix is a fix in the words of gw serve's answers to an agent, for a
 // key from the source from ("" when not known).
 func serveFix(r remedy.Remedy, from keychain.Source) string {
-	return render.Text(r, render.Context{Where: render.Serve, Key: from})
+	return render.Text(r, render.Context{Where: render.Serve, Key: from.Fix()})
 }
 
 // geminiModels answers the Gemini API's model list (GET /v1beta/models,

@@ -106,4 +106,11 @@
 // reasoning signatures sent back and those the answer carried, the tokens
 // billed and cached), for the last 1000 requests; Options.BeforeEvent gates
 // each SSE event.
+//
+// # The scripted model
+//
+// Its "model" is scripted by the user's words, for tests of real agents: a tool is called when the last
+// message asks for one by name, each backticked snippet making one call (a snippet name=value sets that
+// parameter); numbered lines asking for tools script a multi-step session, one call a request, each once the
+// previous result is back; after a tool result the answer quotes it.
 package standin

@@ -1,5 +1,3 @@
-// Package tui holds everything that talks to the user's terminal: the IO streams (terminal and colour
-// detection, prompting, spinners) and the interactive model picker.
 package tui
 
 import (

@@ -1,5 +1,17 @@
 // Package cmdutil holds what every command shares: the Factory of dependencies, the typed errors that
 // root.Main turns into exit codes, and small output helpers.
+//
+// The Factory is built once per run (root.Main) and holds no global state. A command does not keep it: its
+// NewCmdX hands the options struct the functions the command uses (IO, Config, ResolveBaseURL, Key, API…),
+// so the options say what a command may touch and a test fakes only that. The key is found by one policy,
+// Factory.Key (GW_API_KEY › the OS keychain › the insecure file while the user chose it), whose variants
+// are KeyOptions.
+//
+// Errors: FlagError (exit 2), NoKeyError (exit 4), ErrSilent (already said), ErrCancel (exit 3),
+// ExitStatusError (gw run's agent's status); ExitCodeFor decides by type only, never by an error's words,
+// and maps the TUI's esc and ctrl-c. ErrorWithFix is the one rendering of a failure: its message, "fix: …"
+// when it carries a remedy (said for where its base URL and key came from: WithFixFrom), and "(nothing was
+// changed)" when it says so (NothingChanged). Commands build neither line by hand.
 package cmdutil
 
 import (
@@ -73,26 +85,60 @@ func WithFixFrom(err error, src config.Source, keySrc keychain.Source) error {
 	if err == nil {
 		return nil
 	}
-	return &sourcedError{err: err, base: src, key: keySrc}
+	return &sourcedError{err: err, base: BaseURLSource(src), key: keySrc.Fix()}
+}
+
+// BaseURLSource is where the base URL came from as a fix names it (render.Context's BaseURL): the
+// renderer knows no config.
+func BaseURLSource(src config.Source) remedy.Source {
+	switch src {
+	case config.SourceEnv:
+		return remedy.Source{Kind: remedy.FromEnv, Name: config.EnvBaseURL}
+	case config.SourceFlag:
+		return remedy.Source{Kind: remedy.FromFlag, Name: "--base-url"}
+	case config.SourceConfig, config.SourceDefault:
+		return remedy.Source{Kind: remedy.FromStore}
+	}
+	return remedy.Source{}
 }
 
 type sourcedError struct {
 	err  error
-	base config.Source
-	key  keychain.Source
+	base remedy.Source
+	key  remedy.Source
 }
 
 func (e *sourcedError) Error() string { return e.err.Error() }
 func (e *sourcedError) Unwrap() error { return e.err }
 
-// ErrorWithFix is err as gw prints it: its message, and the one thing to do about it on a line of its own
-// ("fix: …", FixFor) when err carries a remedy.
+// ErrorWithFix is err as gw prints it: its message; the one thing to do about it on a line of its own
+// ("fix: …", FixFor) when err carries a remedy; and "(nothing was changed)" last when err says so
+// (NothingChanged). root.Run prints every error through it, so no command builds these lines by hand.
 func ErrorWithFix(err error) string {
+	s := err.Error()
 	if fix := FixFor(err); fix != "" {
-		return err.Error() + "\nfix: " + fix
+		s += "\nfix: " + fix
 	}
-	return err.Error()
+	if errors.As(err, new(*unchangedError)) {
+		s += "\n(nothing was changed)"
+	}
+	return s
 }
+
+// NothingChanged is err for a command that stopped before it wrote anything: ErrorWithFix says
+// "(nothing was changed)" under it (and under its fix, when err carries a remedy). Its message, exit code
+// and remedy are err's.
+func NothingChanged(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &unchangedError{err: err}
+}
+
+type unchangedError struct{ err error }
+
+func (e *unchangedError) Error() string { return e.err.Error() }
+func (e *unchangedError) Unwrap() error { return e.err }
 
 // FixFor is the one thing to do about err, in words for a command's "fix:" line: the remedy err carries
 // (remedy.Of), said for where its base URL and key came from (WithFixFrom); "" when err carries none.

@@ -81,39 +81,40 @@ func (f *Factory) Keychain(ctx context.Context) keychain.Store {
 	return keychain.Session(ctx, f.Keyring())
 }
 
-// LookupKey finds the API key: GW_API_KEY › OS keychain › the insecure file, the last only while the config
-// says the user chose --insecure-storage (a file left behind is never picked up silently). Errors are the
-// keychain package's (keychain.ErrNotFound when there is no key), for callers that report them themselves.
-// It asks the process's keychain store with the store's own time-out (gw serve, which asks again every few
-// seconds); a command uses LookupKeyIn(f.Keychain(ctx)).
-func (f *Factory) LookupKey() (keychain.Resolved, error) { return f.LookupKeyIn(f.Keyring()) }
-
-// ServeKey is LookupKey in the shape gw serve's key cache reads it (proxy.KeyFrom): the key and where it
-// came from, so a key the service refuses is named with its source. gw serve and gw run's own serve use it.
-func (f *Factory) ServeKey(context.Context) (string, keychain.Source, error) {
-	r, err := f.LookupKey()
-	return r.Key, r.Source, err
+// KeyOptions are the variants of gw's one key policy (Key).
+type KeyOptions struct {
+	// Keychain is the OS keychain to ask; nil: a session of this command's (Keychain(ctx)), whose calls share
+	// one deadline. gw doctor passes its own session, which also names the backend; gw serve the process's
+	// store (Keyring()), each call with the store's own time-out, as it asks again every few seconds.
+	Keychain keychain.Store
+	// AsIs returns the keychain package's errors as they are (wrapping keychain.ErrNotFound when there is no
+	// key), for callers that report them themselves (gw doctor, gw serve). Without it, a missing or unreadable
+	// key is a *NoKeyError (exit 4) whose message says why and what to do, and an OS keychain that failed while
+	// the key came from the file is said on stderr, unless the user chose the file (--insecure-storage): then
+	// the keychain is not theirs to fix.
+	AsIs bool
 }
 
-// LookupKeyIn is LookupKey asking kr for the OS keychain.
-func (f *Factory) LookupKeyIn(kr keychain.Store) (keychain.Resolved, error) {
+// Key is gw's one key policy: GW_API_KEY › the OS keychain › the insecure file, the last only while the
+// config says the user chose --insecure-storage (a file left behind is never picked up silently). Every
+// command and gw serve find the key through it, with the variants of KeyOptions.
+func (f *Factory) Key(ctx context.Context, o KeyOptions) (keychain.Resolved, error) {
+	kr := o.Keychain
+	if kr == nil {
+		kr = f.Keychain(ctx)
+	}
+	insecure := f.insecureStorage()
 	var file keychain.Store
-	if c, _, err := f.Config(); err == nil && c.InsecureStorage {
+	if insecure {
+		var err error
 		if file, err = f.FileStore(); err != nil {
 			return keychain.Resolved{}, err
 		}
 	}
-	return keychain.Resolve(f.Getenv, kr, file, Profile)
-}
-
-// ResolveKey is LookupKey for commands that need a key: a missing key is a *NoKeyError (exit 4), also when
-// the OS keychain could not be read (its reason and the way around it are in the message). A keychain that
-// failed while the key came from the file is said on stderr, unless the user chose the file
-// (--insecure-storage): then the keychain is not theirs to fix. The keychain calls share one deadline
-// (Keychain).
-func (f *Factory) ResolveKey(ctx context.Context) (keychain.Resolved, error) {
-	insecure := f.insecureStorage()
-	r, err := f.LookupKeyIn(f.Keychain(ctx))
+	r, err := keychain.Resolve(f.Getenv, kr, file, Profile)
+	if o.AsIs {
+		return r, err
+	}
 	switch {
 	case err == nil:
 		if r.Warning != nil && !(insecure && r.Source == keychain.SourceFile) {
@@ -124,17 +125,14 @@ func (f *Factory) ResolveKey(ctx context.Context) (keychain.Resolved, error) {
 		if insecure {
 			return r, storedInFile(&NoKeyError{Msg: "no API key stored", Fix: remedy.Remedy{Do: remedy.Login}})
 		}
+		// Said on one line, as gw's first message to a new user (a warning of gw init editor quotes it).
 		return r, &NoKeyError{Msg: "no API key stored: run gw auth login (or set GW_API_KEY)"}
 	case f.Getenv(keychain.EnvVar) != "":
 		return r, err // GW_API_KEY is set but unusable: its own message says so
 	case insecure:
 		// Resolve reports the keychain's failure when the file had no key either; a failing file is the
 		// user's to fix, so it is returned as it is.
-		fs, ferr := f.FileStore()
-		if ferr != nil {
-			return r, err
-		}
-		if _, ferr := fs.Get(Profile); errors.Is(ferr, keychain.ErrNotFound) {
+		if _, ferr := file.Get(Profile); errors.Is(ferr, keychain.ErrNotFound) {
 			return r, storedInFile(&NoKeyError{Msg: "no API key stored", Fix: remedy.Remedy{Do: remedy.Login}})
 		}
 		return r, err
@@ -142,6 +140,18 @@ func (f *Factory) ResolveKey(ctx context.Context) (keychain.Resolved, error) {
 		// Only the OS keychain was asked, and it failed: there is no key gw can use.
 		return r, &NoKeyError{Msg: "no API key: the OS keychain could not be read: " + err.Error(), Fix: f.KeychainRemedy(err)}
 	}
+}
+
+// ServeKey is Key in the shape gw serve's key cache reads it (proxy.KeyFrom): the key and where it came
+// from, so a key the service refuses is named with its source, from the process's keychain store.
+func (f *Factory) ServeKey(ctx context.Context) (string, keychain.Source, error) {
+	r, err := f.Key(ctx, KeyOptions{Keychain: f.Keyring(), AsIs: true})
+	return r.Key, r.Source, err
+}
+
+// LookupKeyIn is Key(ctx, KeyOptions{Keychain: kr, AsIs: true}), the shape gw doctor reads it in.
+func (f *Factory) LookupKeyIn(kr keychain.Store) (keychain.Resolved, error) {
+	return f.Key(context.Background(), KeyOptions{Keychain: kr, AsIs: true})
 }
 
 // storedInFile: the user keeps the key in the insecure file, so storing one is gw auth login --insecure-storage.

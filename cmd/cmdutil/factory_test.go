@@ -61,7 +61,7 @@ func TestFactoryResolveKey_RealKeychain(t *testing.T) {
 		storeInKeychain(t)
 		e := newEnv(t)
 		e.Vars[keychain.EnvVar] = fromEnv
-		r, err := e.Factory.ResolveKey(context.Background())
+		r, err := e.Factory.Key(context.Background(), cmdutil.KeyOptions{})
 		if err != nil || r.Key != fromEnv || r.Source != keychain.SourceEnv {
 			t.Fatalf("ResolveKey = %s from %q, %v; want the GW_API_KEY key from env", keychain.Mask(r.Key), r.Source, err)
 		}
@@ -70,7 +70,7 @@ func TestFactoryResolveKey_RealKeychain(t *testing.T) {
 	t.Run("the OS keychain", func(t *testing.T) {
 		storeInKeychain(t)
 		e := newEnv(t)
-		r, err := e.Factory.ResolveKey(context.Background())
+		r, err := e.Factory.Key(context.Background(), cmdutil.KeyOptions{})
 		if err != nil || r.Key != stored || r.Source != keychain.SourceKeychain {
 			t.Fatalf("ResolveKey = %s from %q, %v; want the stored key from the keychain", keychain.Mask(r.Key), r.Source, err)
 		}
@@ -85,7 +85,7 @@ func TestFactoryResolveKey_RealKeychain(t *testing.T) {
 	t.Run("the insecure file the user chose", func(t *testing.T) {
 		e := newEnv(t)
 		chooseFile(t, e)
-		r, err := e.Factory.ResolveKey(context.Background())
+		r, err := e.Factory.Key(context.Background(), cmdutil.KeyOptions{})
 		if err != nil || r.Key != inFile || r.Source != keychain.SourceFile {
 			t.Fatalf("ResolveKey = %s from %q, %v; want the file's key", keychain.Mask(r.Key), r.Source, err)
 		}
@@ -93,7 +93,7 @@ func TestFactoryResolveKey_RealKeychain(t *testing.T) {
 
 	t.Run("none anywhere", func(t *testing.T) {
 		e := newEnv(t)
-		_, err := e.Factory.ResolveKey(context.Background())
+		_, err := e.Factory.Key(context.Background(), cmdutil.KeyOptions{})
 		var nk *cmdutil.NoKeyError
 		if !errors.As(err, &nk) || cmdutil.ExitCodeFor(err) != cmdutil.ExitAuth {
 			t.Fatalf("ResolveKey error %v (exit %d), want a NoKeyError (exit 4)", err, cmdutil.ExitCodeFor(err))
@@ -107,7 +107,7 @@ func TestFactoryResolveKey_RealKeychain(t *testing.T) {
 		noBus(t)
 		e := newEnv(t)
 		chooseFile(t, e)
-		r, err := e.Factory.ResolveKey(context.Background())
+		r, err := e.Factory.Key(context.Background(), cmdutil.KeyOptions{})
 		if err != nil || r.Key != inFile || r.Source != keychain.SourceFile {
 			t.Fatalf("ResolveKey = %s from %q, %v; want the file's key", keychain.Mask(r.Key), r.Source, err)
 		}
@@ -123,7 +123,7 @@ func TestFactoryResolveKey_RealKeychain(t *testing.T) {
 	t.Run("a failing keychain and nothing else", func(t *testing.T) {
 		noBus(t)
 		e := newEnv(t)
-		_, err := e.Factory.ResolveKey(context.Background())
+		_, err := e.Factory.Key(context.Background(), cmdutil.KeyOptions{})
 		var nk *cmdutil.NoKeyError
 		if !errors.As(err, &nk) {
 			t.Fatalf("ResolveKey error %v, want a NoKeyError", err)
@@ -144,7 +144,7 @@ func TestFactoryResolveKey_KeychainInstall_FakeKeychain(t *testing.T) {
 		}
 		return "sudo apt install gnome-keyring"
 	}
-	_, err := e.Factory.ResolveKey(context.Background())
+	_, err := e.Factory.Key(context.Background(), cmdutil.KeyOptions{})
 	var nk *cmdutil.NoKeyError
 	if !errors.As(err, &nk) {
 		t.Fatalf("ResolveKey error %v, want a NoKeyError", err)

@@ -18,7 +18,7 @@ func (f *Factory) ListModels(ctx context.Context, baseURL string) ([]api.JoinedM
 	if err != nil {
 		return nil, err
 	}
-	key, err := f.ResolveKey(ctx)
+	key, err := f.Key(ctx, KeyOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,10 @@ import (
 
 // ModelsOptions holds the flags and dependencies of `gw models`.
 type ModelsOptions struct {
-	Factory *cmdutil.Factory
+	IO *tui.IOStreams
+	// Models lists the account's models joined with the catalogue, for the --base-url given.
+	Models func(ctx context.Context, baseURL string) ([]api.JoinedModel, error)
+
 	BaseURL string
 	JSON    bool
 	Pick    bool
@@ -25,7 +28,7 @@ type ModelsOptions struct {
 
 // NewCmdModels binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdModels(f *cmdutil.Factory, runF func(context.Context, *ModelsOptions) error) *cobra.Command {
-	opts := &ModelsOptions{Factory: f}
+	opts := &ModelsOptions{IO: f.IOStreams, Models: f.ListModels}
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List the models your account can use",
@@ -58,13 +61,12 @@ marked as such. With --pick, an interactive picker prints the chosen id(s) to st
 }
 
 func modelsRun(ctx context.Context, opts *ModelsOptions) error {
-	f := opts.Factory
-	ios := f.IOStreams
+	ios := opts.IO
 	// The picker draws on stderr and prints on stdout, so id=$(gw models --pick) works: stdout may be a pipe.
 	if opts.Pick && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--pick needs a terminal; run gw models (or gw models --json) to list the ids instead")
 	}
-	entries, err := f.ListModels(ctx, opts.BaseURL)
+	entries, err := opts.Models(ctx, opts.BaseURL)
 	if err != nil {
 		return err
 	}

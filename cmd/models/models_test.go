@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
 	"github.com/modelgateway/gw/standin"
@@ -45,8 +46,8 @@ func TestModelsRun_TerminalTable(t *testing.T) {
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
 	e.Vars["GW_API_KEY"] = standin.DemoKeyPartial
-	e.Factory.IOStreams.SetStdoutTTY(true)
-	if err := modelsRun(context.Background(), &ModelsOptions{Factory: e.Factory}); err != nil {
+	e.IO.SetStdoutTTY(true)
+	if err := modelsRun(context.Background(), &ModelsOptions{IO: e.IO, Models: e.Factory.ListModels}); err != nil {
 		t.Fatal(err)
 	}
 	want := `ID                                NAME                     CONTEXT  
@@ -58,5 +59,19 @@ Not in your subscription: vendor-a/model-a-opus-4.6, vendor-a/model-a-opus-4.5-t
 `
 	if e.Out.String() != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", e.Out, want)
+	}
+}
+
+// --pick without a terminal is refused before the service is asked: the list (a fake that fails the test if
+// called) is never fetched, so no spinner, no key lookup and no request happen for a command that cannot run.
+func TestModelsRun_PickWithoutTerminalAsksNothing_FakeModels(t *testing.T) {
+	e := cmdtest.New(t)
+	o := &ModelsOptions{IO: e.IO, Pick: true, Models: func(context.Context, string) ([]api.JoinedModel, error) {
+		t.Fatal("the models were fetched")
+		return nil, nil
+	}}
+	err := modelsRun(context.Background(), o)
+	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--pick needs a terminal") {
+		t.Fatalf("err = %v", err)
 	}
 }

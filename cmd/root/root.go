@@ -1,4 +1,13 @@
-// Package root builds the gw command tree and is the one place where errors become exit codes.
+// Package root builds the gw command tree and is the one place where errors become exit codes and are
+// printed (cmdutil.ErrorWithFix). Refused arguments and flag values are never echoed (one may be a key); a
+// command adds its own advice through cmdutil (NoArgs, SetFlagWant).
+//
+// Its testscripts (testdata/script, one file per command or behaviour) run the real binary's code and
+// compare what a person reads with golden files in the script: scrub first turns the run's work dir,
+// addresses and local token into $WORK, $FAKEGW_HOSTPORT and gw-local-$TOKEN; json PATH WANT checks JSON
+// output (checks[id=key].fix). go test ./cmd/root -run TestScripts -update rewrites the goldens. Tests here
+// also hold the tree's rules: a command imports no other command's package
+// (TestCommandsImportNoOtherCommand).
 package root
 
 import (
@@ -44,12 +53,13 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 		// Already said (a report, the agent gw run ran), or the user's own doing (esc, ctrl-c, no): nothing
 		// to add.
 	case code == cmdutil.ExitUsage:
-		fmt.Fprintf(errOut, "gw: %v\n", err)
+		fmt.Fprintf(errOut, "gw: %s\n", cmdutil.ErrorWithFix(err))
 		if !strings.Contains(err.Error(), "--help") {
 			fmt.Fprintln(errOut, "Run 'gw --help' for usage.")
 		}
 	default:
-		// The one thing to do about it, when the error carries a remedy, on a line of its own.
+		// The one thing to do about it, when the error carries a remedy, on a line of its own (and "(nothing
+		// was changed)" when the error says so): cmdutil.ErrorWithFix is the one place these lines are made.
 		fmt.Fprintf(errOut, "gw: %s\n", cmdutil.ErrorWithFix(err))
 	}
 	return code

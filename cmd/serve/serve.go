@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"runtime"
 	"strconv"
@@ -19,11 +20,18 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/proxy/relay"
+	"github.com/modelgateway/gw/tui"
 )
 
 // ServeOptions holds the flags and dependencies of `gw serve`.
 type ServeOptions struct {
-	Factory *cmdutil.Factory
+	IO             *tui.IOStreams
+	Config         func() (config.File, config.Paths, error)
+	ResolveBaseURL func(flag string) (string, config.Source, error)
+	// Key is read again every KeyRefresh, so a new key reaches a running gw serve (cmdutil's ServeKey).
+	Key       proxy.KeyFrom
+	API       func(baseURL, key string, timeout time.Duration) *api.Client
+	Transport func() http.RoundTripper
 
 	Port          int
 	PortSet       bool // --port was given (0 is a valid choice: a free port)
@@ -43,7 +51,8 @@ type ServeOptions struct {
 
 // NewCmdServe binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{Factory: f}
+	opts := &ServeOptions{IO: f.IOStreams, Config: f.Config, ResolveBaseURL: f.BaseURL, Key: f.ServeKey,
+		API: f.APIClient, Transport: f.Transport}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run a localhost /v1 proxy that adds your API key to each request",
@@ -131,12 +140,11 @@ func splitListen(s string) (host, port string, err error) {
 }
 
 func serveRun(ctx context.Context, opts *ServeOptions) error {
-	f := opts.Factory
-	cfg, paths, err := f.Config()
+	cfg, paths, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	base, _, err := f.BaseURL(opts.BaseURL)
+	base, _, err := opts.ResolveBaseURL(opts.BaseURL)
 	if err != nil {
 		return err
 	}
@@ -148,7 +156,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return fmt.Errorf("creating the local token for gw serve: %w", err)
 	}
-	transport := f.Transport()
+	transport := opts.Transport()
 	if opts.HeaderTimeout != api.DefaultResponseHeaderTimeout && opts.HeaderTimeout > 0 {
 		transport = api.NewTransport(api.TransportOptions{ResponseHeaderTimeout: opts.HeaderTimeout})
 	}
@@ -157,16 +165,16 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		port = opts.Port
 	}
 	return proxy.Run(ctx, proxy.RunOptions{
-		Out:        f.IOStreams.Out,
-		ErrOut:     f.IOStreams.ErrOut,
+		Out:        opts.IO.Out,
+		ErrOut:     opts.IO.ErrOut,
 		StateDir:   paths.StateDir,
 		Upstream:   upstream,
 		Transport:  transport,
-		KeySource:  f.ServeKey,
+		KeySource:  opts.Key,
 		KeyRefresh: opts.KeyRefresh,
 		LocalToken: token,
 		ListModels: func(ctx context.Context, key string) ([]string, error) {
-			models, err := f.APIClient(base, key, 10*time.Second).Models(ctx)
+			models, err := opts.API(base, key, 10*time.Second).Models(ctx)
 			ids := make([]string, 0, len(models))
 			for _, m := range models {
 				ids = append(ids, m.ID)

@@ -88,8 +88,9 @@ func startServe(t *testing.T, opts *ServeOptions, env *cmdtest.Env) *running {
 	t.Cleanup(func() { up.Close(); srv.Close() })
 	env.Vars["GW_BASE_URL"] = srv.URL + "/v1"
 	r := &running{env: env, up: up, out: &testutil.SyncBuffer{}, errOut: &testutil.SyncBuffer{}, done: make(chan error, 1)}
-	env.Factory.IOStreams.Out, env.Factory.IOStreams.ErrOut = r.out, r.errOut
-	opts.Factory = env.Factory
+	env.IO.Out, env.IO.ErrOut = r.out, r.errOut
+	f := env.Factory
+	opts.IO, opts.Config, opts.ResolveBaseURL, opts.Key, opts.API, opts.Transport = env.IO, f.Config, f.BaseURL, f.ServeKey, f.APIClient, f.Transport
 	if opts.Grace == 0 {
 		opts.Grace = time.Second
 	}

@@ -1,11 +1,3 @@
-// Package fsutil holds gw's file operations that a hostile or broken file system must not turn against
-// the user: reading a file only when it is a regular one of a sane size (a config symlinked to /dev/zero
-// or a named pipe is refused at once, never read until memory runs out or waited on forever), replacing
-// a file atomically while keeping its owner, group and mode, writing a backup without ever writing
-// through a link, and file locks whose lock file cannot be a planted link.
-//
-// Every file gw reads or writes goes through it: config.json and its lock, the insecure credentials file,
-// OpenCode's configs, their backups, temporary files and locks, gw serve's log and its address file.
 package fsutil
 
 import (

@@ -2,7 +2,18 @@
 // the balance, set the base URL to X, use the id Y, start gw serve, install a keychain with this command…).
 // Library packages (api, config, keychain, doctor) return remedies and hold no sentences of the command line;
 // package remedy/render is the one place a remedy becomes words, for where the reader is (a command, gw doctor's
-// report, gw serve's answer to an agent) and where the base URL and the key came from.
+// report, gw serve's answer to an agent) and where the base URL and the key came from (Source, a value the
+// packages that know the stores make: keychain.Source.Fix, cmdutil.BaseURLSource).
+//
+// A failure knows what to do as data. Say carries a plain instruction that names no gw command (edit this
+// file). The reader's context decides the words: SetBaseURL(X) is "run: export GW_BASE_URL=X", "run again with
+// --base-url X" or "run: gw auth login --base-url X" for where the base URL came from; NewKey says to set or
+// unset GW_API_KEY when the key came from it; Login and RepairKeychain know a key kept in the file the user
+// chose. Commands print a remedy through cmdutil.ErrorWithFix (root.Run does, for every failure); gw auth
+// status and gw doctor call render.Text for their reports; the protocol translators say an api.Error's fix to
+// an agent's user ("send the request again", not "run the command again").
+//
+// Neither this package nor render imports a store (keychain, config) or a command: TestRenderKnowsNoStore.
 package remedy
 
 // Action is what the user does. The names are stable (a machine-readable answer may carry them).
@@ -44,6 +55,7 @@ const (
 	CheckNetwork  Action = "check_network"  // no network, or no DNS server
 	RetryNetwork  Action = "retry_network"  // an answer did not come in time
 	RetryCut      Action = "retry_cut"      // the connection was cut before the answer
+	RetryStream   Action = "retry_stream"   // the service's stream broke off or failed mid-answer
 	NetworkHangs  Action = "network_hangs"  // a check of gw doctor did not finish in time
 	TrustRoot     Action = "trust_root"     // a TLS-inspecting network; Value: the certificate's issuer ("" unknown)
 	CheckClock    Action = "check_clock"    // the certificate is not valid now
@@ -77,6 +89,8 @@ const (
 	StartServe   Action = "start_serve"   // nothing answers where an agent sends its requests
 	RestartServe Action = "restart_serve" // it runs with another local token
 	FreePort     Action = "free_port"     // another program holds the port; Value: the address
+	// ListenHere: gw serve --listen names an address that is not this machine's.
+	ListenHere Action = "listen_here"
 	// ServeOnConfiguredPort: gw serve runs on another port than the configured one the agents use.
 	// Value: the configured port, Also: the port it runs on.
 	ServeOnConfiguredPort Action = "serve_on_configured_port"

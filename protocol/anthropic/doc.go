@@ -18,4 +18,42 @@
 // and write events in exactly Anthropic's field order. The decisions behind
 // the translation were checked against the real CLI; its recorded requests
 // are in testdata/claude-code.
+//
+// # Decisions
+//
+// Small types of its own rather than anthropic-sdk-go's: the SDK's request types are for building requests,
+// not for reading whatever a client sends (unknown fields, betas, mid-conversation system turns,
+// tool_reference blocks), and the answer's events need an exact field order and shape. Decisions, each
+// checked against the real Claude Code (requests recorded in testdata/claude-code/, re-recorded with
+// GW_RECORD_CLAUDE_CODE=1): the system prompt and role: "system" turns become one leading system message
+// (many chat backends refuse a system message elsewhere), without Claude Code's x-anthropic-billing-header
+// block (it changes every request and would defeat the service's prompt cache); thinking blocks coming back
+// go to the service on the same assistant message in the dialect they came in (see "Thinking across turns"
+// below); a tool_result becomes a tool message (its images follow in a user message; an error result starts
+// with Error: ); deferred tools are offered once a tool_reference loaded them;
+// thinking/output_config.effort become reasoning_effort for the catalogue's reasoning models only;
+// Anthropic's server tools and top_k are left out and named in Meta.Dropped. In the stream, thinking and
+// text go out as they come, but a tool call goes out whole once its arguments are complete (as {"arguments":
+// "…"} when they are not a JSON object): Claude Code repeats a request without end when a tool_use block
+// stops with arguments that do not parse. A cut stream ends with an error event (never message_stop); an
+// immediate failure is an HTTP error (the answer's header waits for the first event or the first ping). The
+// spec's three conditions are sent with x-should-retry: false (Claude Code otherwise retries a 401 or 502
+// for minutes), and an unknown model is a 400, not a 404, because Claude Code replaces every 404's message
+// with its own. count_tokens is answered locally: one token per 4 bytes of the translated request, an
+// estimate.
+//
+// Prompt caching is carried over in the shape gateways selling these models over chat completions
+// (OpenRouter, LiteLLM) accept: a Messages cache_control (with its ttl) stays on the content part its
+// block became (the system message is then a list of text parts), a tool's on the function tool, a
+// tool_use's on the tool call, a tool_result's on its tool message's text part (or on the last image
+// after it); a top-level one (automatic caching) goes on the last part. metadata.user_id becomes user;
+// Codex's prompt_cache_key is passed on. Usage comes back as each API counts it: Anthropic's input_tokens
+// without the cached (cached_tokens, or LiteLLM's cache_read_input_tokens) and written
+// (cache_write_tokens, cache_creation_tokens, cache_creation_input_tokens) tokens, which are
+// cache_read_input_tokens and cache_creation_input_tokens; the Responses API's input_tokens with
+// cached_tokens among them. Until the service has counted, message_start and response.created carry
+// chat.EstimateTokens of the translated request (Meta.InputTokens; images count 1600 tokens each, not
+// their bytes). A service that refuses one of these optional fields (a 400 naming it: chat.RefusedField) is
+// sent the request again without it (chat.Without: as it was before breakpoints), and chat.Refusals
+// remembers that per model for the life of gw serve.
 package anthropic

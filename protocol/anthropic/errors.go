@@ -183,3 +183,8 @@ func invalid(field, format string, args ...any) *Error {
 	}
 	return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: msg}
 }
+
+// retryStream is what to do about a stream that broke off, as gw serve's answer says it (render.Serve).
+func retryStream() string {
+	return render.Text(remedy.Remedy{Do: remedy.RetryStream}, render.Context{Where: render.Serve})
+}

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -106,5 +107,17 @@ func TestWriteErrorFinal(t *testing.T) {
 	WriteError(rec, &Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Message: "later"})
 	if rec.Header().Get("X-Should-Retry") != "" {
 		t.Errorf("a retryable error says %q", rec.Header().Get("X-Should-Retry"))
+	}
+}
+
+// A stream that broke off says so with the spec's message first and what to do after it, in gw serve's
+// words for an agent's user (the renderer's, Serve).
+func TestStreamError_BrokeOffSaysWhatToDo(t *testing.T) {
+	for err, want := range map[error]string{
+		io.ErrUnexpectedEOF: "unable to connect to API: the service's stream ended before the answer was complete — retry; if it keeps happening, run: gw doctor",
+	} {
+		if got := streamError(err); got.Message != want || got.Status != http.StatusBadGateway {
+			t.Errorf("%v: %d %q\nwant 502 %q", err, got.Status, got.Message, want)
+		}
 	}
 }

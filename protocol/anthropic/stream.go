@@ -416,7 +416,7 @@ func streamError(err error) *Error {
 		return FromAPIError(ae)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return &Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
-			Message: "unable to connect to API: the service's stream ended before the answer was complete — retry; if it keeps happening, run: gw doctor"}
+			Message: "unable to connect to API: the service's stream ended before the answer was complete — " + retryStream()}
 	}
 	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
 		c := *ae
@@ -428,7 +428,7 @@ func streamError(err error) *Error {
 		return FromAPIError(&c)
 	}
 	return &Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
-		Message: "unable to connect to API: the service's stream broke off (" + err.Error() + ") — retry; if it keeps happening, run: gw doctor"}
+		Message: "unable to connect to API: the service's stream broke off (" + err.Error() + ") — " + retryStream()}
 }
 
 func (s *StreamWriter) event(name string, v any) {

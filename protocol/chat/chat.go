@@ -1,13 +1,3 @@
-// Package chat holds the OpenAI chat-completions types that gw serve's
-// protocol translators (protocol/anthropic, protocol/responses) produce and
-// consume: the request sent to the service, its answer, and its stream.
-//
-// They are small types of gw's own rather than openai-go's: the translators
-// need exact control over which fields are sent (the service rejects nothing
-// it does not know, but agents' histories carry fields it must not see), the
-// stream parser must accept what OpenAI-compatible gateways actually send
-// (reasoning_content, reasoning, usage-only chunks, missing indices), and a
-// few structs keep encoding cheap on the hot path.
 package chat
 
 import json "github.com/go-json-experiment/json/v1"

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 )
 
@@ -168,7 +169,7 @@ func streamError(err error) (code, message string) {
 		}
 		return code, Message(ae)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "server_error", api.ServiceUnreachable.Message() + ": the service's stream broke off before the answer was complete — retry; if it keeps happening, run: gw doctor"
+		return "server_error", api.ServiceUnreachable.Message() + ": the service's stream broke off before the answer was complete — " + retryStream()
 	}
 	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
 		// In the Messages API's words (protocol/anthropic's streamError).
@@ -179,5 +180,10 @@ func streamError(err error) (code, message string) {
 		c.Cause = "the service's stream broke off: " + c.Cause
 		return "server_error", Message(&c)
 	}
-	return "server_error", api.ServiceUnreachable.Message() + ": the service's stream failed: " + err.Error() + " — retry; if it keeps happening, run: gw doctor"
+	return "server_error", api.ServiceUnreachable.Message() + ": the service's stream failed: " + err.Error() + " — " + retryStream()
+}
+
+// retryStream is what to do about a stream that broke off, as gw serve's answer says it (render.Serve).
+func retryStream() string {
+	return render.Text(remedy.Remedy{Do: remedy.RetryStream}, render.Context{Where: render.Serve})
 }

@@ -733,3 +733,15 @@ func TestDeltaEventsAsEncodingJSON(t *testing.T) {
 		t.Error("appendDelta wrote an event that is not a delta")
 	}
 }
+
+// A stream that broke off says so with the spec's message first and what to do after it, in gw serve's
+// words for an agent's user (the renderer's, Serve).
+func TestStreamError_BrokeOffSaysWhatToDo(t *testing.T) {
+	for err, want := range map[error]string{
+		io.ErrUnexpectedEOF: "unable to connect to API: the service's stream broke off before the answer was complete — retry; if it keeps happening, run: gw doctor",
+	} {
+		if code, got := streamError(err); got != want || code != "server_error" {
+			t.Errorf("%v: %s %q\nwant server_error %q", err, code, got, want)
+		}
+	}
+}

@@ -1,13 +1,3 @@
-// Package relay is gw serve's one loop for every translated protocol: it
-// reads the client's request (bounded, gzip accepted), lets the protocol's
-// translator (protocol/translate) turn it into a chat request, calls the
-// service, and relays the answer through the translator — whole, or as a
-// stream with pings while the service is silent, flushed whenever the
-// service has nothing more to give at once, bounded in every dimension, ended
-// in the protocol's error event when the service stalls or breaks off, and
-// cancelled upstream when the client hangs up. What happened is returned for
-// the request log. package proxy routes /v1/messages and /v1/responses here;
-// a new protocol is one more translator and inherits all of it.
 package relay
 
 import (

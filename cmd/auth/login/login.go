@@ -17,6 +17,7 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/tui"
 )
 
 // ValidateTimeout bounds the check of the key against the service.
@@ -24,7 +25,15 @@ const ValidateTimeout = 15 * time.Second
 
 // LoginOptions holds the flags and dependencies of `gw auth login`.
 type LoginOptions struct {
-	Factory         *cmdutil.Factory
+	IO             *tui.IOStreams
+	Config         func() (config.File, config.Paths, error)
+	ResolveBaseURL func(flag string) (string, config.Source, error)
+	API            func(baseURL, key string, timeout time.Duration) *api.Client
+	Keychain       func(context.Context) keychain.Store
+	FileStore      func() (keychain.Store, error)
+	KeychainRemedy func(error) remedy.Remedy
+	Getenv         func(string) string
+
 	BaseURL         string
 	WithKey         bool
 	InsecureStorage bool
@@ -32,7 +41,8 @@ type LoginOptions struct {
 
 // NewCmdLogin binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
-	opts := &LoginOptions{Factory: f}
+	opts := &LoginOptions{IO: f.IOStreams, Config: f.Config, ResolveBaseURL: f.BaseURL, API: f.APIClient,
+		Keychain: f.Keychain, FileStore: f.FileStore, KeychainRemedy: f.KeychainRemedy, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "login",
 		Short: "Store your API key in the OS keychain",
@@ -73,10 +83,9 @@ func argsHint(cmd *cobra.Command) string {
 }
 
 func loginRun(ctx context.Context, opts *LoginOptions) error {
-	f := opts.Factory
-	ios := f.IOStreams
+	ios := opts.IO
 
-	base, src, err := f.BaseURL(opts.BaseURL)
+	base, src, err := opts.ResolveBaseURL(opts.BaseURL)
 	if err != nil {
 		return err
 	}
@@ -95,14 +104,14 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 
 	stop := ios.StartSpinner("Checking the key with " + base)
 	vctx, cancel := context.WithTimeout(ctx, ValidateTimeout)
-	models, err := f.APIClient(base, key, 0).Models(vctx)
+	models, err := opts.API(base, key, 0).Models(vctx)
 	cancel()
 	stop()
 	if err != nil {
 		return fmt.Errorf("nothing stored: %w", refused(err, key, src))
 	}
 
-	_, paths, err := f.Config()
+	_, paths, err := opts.Config()
 	if err != nil {
 		return err
 	}
@@ -127,7 +136,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	if opts.InsecureStorage {
 		fmt.Fprintf(ios.ErrOut, "! The key is in a plain file readable by your user. Prefer the OS keychain where there is one.\n")
 	}
-	if f.Getenv("GW_API_KEY") != "" {
+	if opts.Getenv(keychain.EnvVar) != "" {
 		fmt.Fprintf(ios.ErrOut, "! GW_API_KEY is set in this environment and takes precedence over the stored key.\n")
 	}
 	return nil
@@ -146,7 +155,7 @@ func refused(err error, key string, src config.Source) error {
 }
 
 func readKey(opts *LoginOptions) (string, error) {
-	ios := opts.Factory.IOStreams
+	ios := opts.IO
 	if opts.WithKey {
 		b, err := io.ReadAll(io.LimitReader(ios.In, 64<<10))
 		if err != nil {
@@ -164,8 +173,7 @@ func readKey(opts *LoginOptions) (string, error) {
 // store writes the key to the chosen store and returns that store's name. A key stored in the keychain
 // replaces one left in the insecure file, so no stale copy lingers on disk.
 func store(ctx context.Context, opts *LoginOptions, key string) (string, error) {
-	f := opts.Factory
-	fileStore, err := f.FileStore()
+	fileStore, err := opts.FileStore()
 	if err != nil {
 		return "", err
 	}
@@ -176,12 +184,12 @@ func store(ctx context.Context, opts *LoginOptions, key string) (string, error) 
 		return fileStore.Backend(), nil
 	}
 	// One deadline for every keychain call, naming the keychain in a message included.
-	kr := f.Keychain(ctx)
+	kr := opts.Keychain(ctx)
 	if err := kr.Set(cmdutil.Profile, key); err != nil {
-		return "", remedy.With(fmt.Errorf("could not store the key in the OS keychain (%s): %w", kr.Backend(), err), f.KeychainRemedy(err))
+		return "", remedy.With(fmt.Errorf("could not store the key in the OS keychain (%s): %w", kr.Backend(), err), opts.KeychainRemedy(err))
 	}
 	if err := fileStore.Delete(cmdutil.Profile); err != nil && !errors.Is(err, keychain.ErrNotFound) {
-		fmt.Fprintf(f.IOStreams.ErrOut, "! could not remove the old key from %s: %v\n", fileStore.Backend(), err)
+		fmt.Fprintf(opts.IO.ErrOut, "! could not remove the old key from %s: %v\n", fileStore.Backend(), err)
 	}
 	return kr.Backend(), nil
 }

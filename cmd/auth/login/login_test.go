@@ -59,7 +59,7 @@ func TestLoginRun_StoresSanitisedKeyAndBaseURL(t *testing.T) {
 	srv := e.StartService(t, standin.Options{})
 	e.In.WriteString("  'Bearer " + standin.DemoKeyFull + "'\n")
 
-	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	err := loginRun(context.Background(), withKey(options(e)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestLoginRun_RefusedKeyStoresNothing(t *testing.T) {
 	e.StartService(t, standin.Options{})
 	e.In.WriteString("sk-not-a-key-of-the-service\n")
 
-	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	err := loginRun(context.Background(), withKey(options(e)))
 	if err == nil || !strings.HasPrefix(cmdutil.ErrorWithFix(err), "nothing stored: API key invalid or unauthorized: ") || !strings.Contains(cmdutil.ErrorWithFix(err), "\nfix: ") {
 		t.Fatalf("err = %v", err)
 	}
@@ -108,7 +108,7 @@ func TestLoginRun_MistypedKeyIsShownMaskedWithPasteAdvice(t *testing.T) {
 	e.StartService(t, standin.Options{})
 	e.In.WriteString("sk-gw-demo-parital\n")
 
-	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	err := loginRun(context.Background(), withKey(options(e)))
 	if err == nil {
 		t.Fatal("a mistyped key was accepted")
 	}
@@ -130,7 +130,7 @@ func TestLoginRun_NoBalanceGivesNoPasteAdvice(t *testing.T) {
 	e.StartService(t, standin.Options{})
 	e.In.WriteString(standin.DemoKeyNoBalance + "\n")
 
-	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	err := loginRun(context.Background(), withKey(options(e)))
 	if err == nil || strings.Contains(cmdutil.ErrorWithFix(err), "key tried") || strings.Contains(cmdutil.ErrorWithFix(err), "paste") || !strings.Contains(cmdutil.ErrorWithFix(err), "\nfix: top up") {
 		t.Errorf("err = %v", err)
 	}
@@ -142,7 +142,7 @@ func TestLoginRun_KeychainFailureDoesNotFallBackToFile(t *testing.T) {
 	e.Keyring.Err = errors.New("no Secret Service on the bus")
 	e.In.WriteString(standin.DemoKeyFull)
 
-	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	err := loginRun(context.Background(), withKey(options(e)))
 	if err == nil || !strings.Contains(cmdutil.ErrorWithFix(err), "gw auth login --insecure-storage") {
 		t.Fatalf("err = %v", err)
 	}
@@ -160,7 +160,7 @@ func TestLoginRun_KeychainMissingNamesWhatToInstall_FakeKeychain(t *testing.T) {
 	e.Factory.KeychainInstall = func(error) string { return "sudo apt install gnome-keyring" }
 	e.In.WriteString(standin.DemoKeyFull)
 
-	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory, WithKey: true})
+	err := loginRun(context.Background(), withKey(options(e)))
 	if err == nil || !strings.Contains(cmdutil.ErrorWithFix(err), "\nfix: install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run: gw auth login; where you cannot install one, run: gw auth login --insecure-storage") {
 		t.Fatalf("err = %v", err)
 	}
@@ -169,8 +169,18 @@ func TestLoginRun_KeychainMissingNamesWhatToInstall_FakeKeychain(t *testing.T) {
 func TestLoginRun_NoKeyIsExit4(t *testing.T) {
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
-	err := loginRun(context.Background(), &LoginOptions{Factory: e.Factory})
+	err := loginRun(context.Background(), options(e))
 	if cmdutil.ExitCodeFor(err) != cmdutil.ExitAuth {
 		t.Fatalf("err = %v, exit %d", err, cmdutil.ExitCodeFor(err))
 	}
 }
+
+// options are gw auth login's dependencies from the test environment: the real ones, on a fake keychain and
+// the stand-in of the service.
+func options(e *cmdtest.Env) *LoginOptions {
+	f := e.Factory
+	return &LoginOptions{IO: e.IO, Config: f.Config, ResolveBaseURL: f.BaseURL, API: f.APIClient,
+		Keychain: f.Keychain, FileStore: f.FileStore, KeychainRemedy: f.KeychainRemedy, Getenv: f.Getenv}
+}
+
+func withKey(o *LoginOptions) *LoginOptions { o.WithKey = true; return o }

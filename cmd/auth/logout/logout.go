@@ -12,16 +12,21 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/tui"
 )
 
 // LogoutOptions holds the dependencies of `gw auth logout`.
 type LogoutOptions struct {
-	Factory *cmdutil.Factory
+	IO        *tui.IOStreams
+	Config    func() (config.File, config.Paths, error)
+	Keychain  func(context.Context) keychain.Store
+	FileStore func() (keychain.Store, error)
+	Getenv    func(string) string
 }
 
 // NewCmdLogout binds the command; runF replaces the run in flag-parsing tests.
 func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
-	opts := &LogoutOptions{Factory: f}
+	opts := &LogoutOptions{IO: f.IOStreams, Config: f.Config, Keychain: f.Keychain, FileStore: f.FileStore, Getenv: f.Getenv}
 	return &cobra.Command{
 		Use:     "logout",
 		Short:   "Remove the API key from the OS keychain (and the insecure file)",
@@ -37,18 +42,17 @@ func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions)
 }
 
 func logoutRun(ctx context.Context, opts *LogoutOptions) error {
-	f := opts.Factory
-	out, errOut := f.IOStreams.Out, f.IOStreams.ErrOut
-	fileStore, err := f.FileStore()
+	out, errOut := opts.IO.Out, opts.IO.ErrOut
+	fileStore, err := opts.FileStore()
 	if err != nil {
 		return err
 	}
-	c, paths, cfgErr := f.Config()
+	c, paths, cfgErr := opts.Config()
 	insecure := cfgErr == nil && c.InsecureStorage
 	removed := 0
 	var failures []error
 	// One deadline for every keychain call, naming the keychain in a message included.
-	kr := f.Keychain(ctx)
+	kr := opts.Keychain(ctx)
 	for _, s := range []keychain.Store{kr, fileStore} {
 		err := s.Delete(cmdutil.Profile)
 		switch {
@@ -76,7 +80,7 @@ func logoutRun(ctx context.Context, opts *LogoutOptions) error {
 	if removed == 0 && len(failures) == 0 {
 		fmt.Fprintln(out, "No key was stored.")
 	}
-	if f.Getenv("GW_API_KEY") != "" {
+	if opts.Getenv(keychain.EnvVar) != "" {
 		fmt.Fprintln(errOut, "! GW_API_KEY is still set in this environment; gw uses it until you unset it.")
 	}
 	return errors.Join(failures...)

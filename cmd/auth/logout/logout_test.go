@@ -34,7 +34,7 @@ func TestLogoutRun_RemovesFromKeychainAndFile(t *testing.T) {
 	if err := fs.Set(cmdutil.Profile, "sk-old-654321"); err != nil {
 		t.Fatal(err)
 	}
-	if err := logoutRun(context.Background(), &LogoutOptions{Factory: e.Factory}); err != nil {
+	if err := logoutRun(context.Background(), options(e)); err != nil {
 		t.Fatal(err)
 	}
 	paths, _ := e.Factory.Paths()
@@ -56,7 +56,7 @@ func TestLogoutRun_RemovesFromKeychainAndFile(t *testing.T) {
 func TestLogoutRun_NothingStoredAndEnvStillSet(t *testing.T) {
 	e := cmdtest.New(t)
 	e.Vars["GW_API_KEY"] = "sk-env-123456"
-	if err := logoutRun(context.Background(), &LogoutOptions{Factory: e.Factory}); err != nil {
+	if err := logoutRun(context.Background(), options(e)); err != nil {
 		t.Fatal(err)
 	}
 	if e.Out.String() != "No key was stored.\n" {
@@ -70,8 +70,14 @@ func TestLogoutRun_NothingStoredAndEnvStillSet(t *testing.T) {
 func TestLogoutRun_UnreachableKeychainIsAFailure(t *testing.T) {
 	e := cmdtest.New(t)
 	e.Keyring.Err = errors.New("no Secret Service")
-	err := logoutRun(context.Background(), &LogoutOptions{Factory: e.Factory})
+	err := logoutRun(context.Background(), options(e))
 	if err == nil || cmdutil.ExitCodeFor(err) != cmdutil.ExitError {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// options are gw auth logout's dependencies from the test environment (a fake keychain, real files).
+func options(e *cmdtest.Env) *LogoutOptions {
+	f := e.Factory
+	return &LogoutOptions{IO: e.IO, Config: f.Config, Keychain: f.Keychain, FileStore: f.FileStore, Getenv: f.Getenv}
 }

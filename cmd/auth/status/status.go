@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/tui"
 )
 
 // CheckTimeout bounds the check of the key against the service.
@@ -22,7 +24,13 @@ const CheckTimeout = 15 * time.Second
 
 // StatusOptions holds the flags and dependencies of `gw auth status`.
 type StatusOptions struct {
-	Factory *cmdutil.Factory
+	IO             *tui.IOStreams
+	Config         func() (config.File, config.Paths, error)
+	ResolveBaseURL func(flag string) (string, config.Source, error)
+	Key            func(context.Context, cmdutil.KeyOptions) (keychain.Resolved, error)
+	API            func(baseURL, key string, timeout time.Duration) *api.Client
+	KeychainRemedy func(error) remedy.Remedy
+
 	BaseURL string
 	JSON    bool
 }
@@ -50,7 +58,8 @@ type ErrorInfo struct {
 
 // NewCmdStatus binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{Factory: f}
+	opts := &StatusOptions{IO: f.IOStreams, Config: f.Config, ResolveBaseURL: f.BaseURL, Key: f.Key,
+		API: f.APIClient, KeychainRemedy: f.KeychainRemedy}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the base URL, where the key comes from, and whether the service accepts it",
@@ -71,18 +80,17 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions)
 }
 
 func statusRun(ctx context.Context, opts *StatusOptions) error {
-	f := opts.Factory
 	// A malformed --base-url is a usage error (exit 2), as in every command, not a status to report.
-	if _, _, err := f.BaseURL(opts.BaseURL); cmdutil.ExitCodeFor(err) == cmdutil.ExitUsage {
+	if _, _, err := opts.ResolveBaseURL(opts.BaseURL); cmdutil.ExitCodeFor(err) == cmdutil.ExitUsage {
 		return err
 	}
-	rep := collect(ctx, f, opts.BaseURL)
+	rep := collect(ctx, opts)
 	if opts.JSON {
-		if err := cmdutil.WriteJSON(f.IOStreams.Out, rep); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, rep); err != nil {
 			return err
 		}
 	} else {
-		show(f, rep)
+		show(opts.IO.Out, rep)
 	}
 	if rep.Error != nil {
 		return cmdutil.ErrSilent
@@ -90,7 +98,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	return nil
 }
 
-func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
+func collect(ctx context.Context, opts *StatusOptions) Report {
 	var rep Report
 	// Fixes are said for where the base URL and the key came from.
 	say := render.Context{Where: render.Command}
@@ -100,7 +108,7 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		}
 	}
 
-	if c, _, err := f.Config(); err != nil {
+	if c, _, err := opts.Config(); err != nil {
 		fix, ok := remedy.Of(err)
 		if !ok {
 			fix = remedy.Remedy{Do: remedy.Say, Value: "fix or remove the file named above"}
@@ -111,9 +119,9 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		rep.LocalToken = c.LocalToken
 	}
 
-	base, src, baseErr := f.BaseURL(baseFlag)
+	base, src, baseErr := opts.ResolveBaseURL(opts.BaseURL)
 	rep.BaseURL, rep.BaseURLSource = base, string(src)
-	say.BaseURL = src
+	say.BaseURL = cmdutil.BaseURLSource(src)
 	if baseErr != nil {
 		fix := remedy.Remedy{Do: remedy.SetBaseURL}
 		var bp *config.BaseURLProblem
@@ -123,7 +131,7 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		fail("the base URL is not usable", baseErr.Error(), render.Text(fix, say))
 	}
 
-	key, keyErr := f.ResolveKey(ctx)
+	key, keyErr := opts.Key(ctx, cmdutil.KeyOptions{})
 	if keyErr != nil {
 		// The key's error says its fix for where the key is kept (cmdutil.FixFor).
 		var nk *cmdutil.NoKeyError
@@ -136,18 +144,18 @@ func collect(ctx context.Context, f *cmdutil.Factory, baseFlag string) Report {
 		case fix != "":
 			fail("the API key could not be read", keyErr.Error(), fix)
 		default:
-			fail("the API key could not be read", keyErr.Error(), render.Text(f.KeychainRemedy(keyErr), say))
+			fail("the API key could not be read", keyErr.Error(), render.Text(opts.KeychainRemedy(keyErr), say))
 		}
 	} else {
 		rep.KeySource, rep.KeyBackend, rep.Key = string(key.Source), key.Backend, keychain.Mask(key.Key)
-		say.Key = key.Source
+		say.Key = key.Source.Fix()
 	}
 
 	if baseErr == nil && keyErr == nil {
 		cctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 		defer cancel()
-		stop := f.IOStreams.StartSpinner("Checking the key with " + base)
-		models, err := f.APIClient(base, key.Key, 0).Models(cctx)
+		stop := opts.IO.StartSpinner("Checking the key with " + base)
+		models, err := opts.API(base, key.Key, 0).Models(cctx)
 		stop()
 		var ae *api.Error
 		switch {
@@ -169,8 +177,7 @@ func messageOf(ae *api.Error) string {
 	return "the service answered with an error"
 }
 
-func show(f *cmdutil.Factory, rep Report) {
-	out := f.IOStreams.Out
+func show(out io.Writer, rep Report) {
 	val := func(s, none string) string {
 		if s == "" {
 			return none

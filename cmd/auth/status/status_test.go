@@ -5,9 +5,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
+	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -30,7 +33,7 @@ func TestStatusRun_Good(t *testing.T) {
 	if err := e.Keyring.Set(cmdutil.Profile, standin.DemoKeyFull); err != nil {
 		t.Fatal(err)
 	}
-	if err := statusRun(context.Background(), &StatusOptions{Factory: e.Factory}); err != nil {
+	if err := statusRun(context.Background(), options(e)); err != nil {
 		t.Fatal(err)
 	}
 	want := regexp.MustCompile(`^Base URL:    ` + regexp.QuoteMeta(srv.URL) + `/v1 \(from env\)
@@ -47,7 +50,7 @@ func TestStatusRun_ExhaustedBalance(t *testing.T) {
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
 	e.Vars["GW_API_KEY"] = standin.DemoKeyNoBalance
-	err := statusRun(context.Background(), &StatusOptions{Factory: e.Factory, JSON: true})
+	err := statusRun(context.Background(), withJSON(options(e)))
 	if cmdutil.ExitCodeFor(err) != cmdutil.ExitError {
 		t.Fatalf("err = %v", err)
 	}
@@ -59,5 +62,38 @@ func TestStatusRun_ExhaustedBalance(t *testing.T) {
 	}
 	if strings.Contains(out, standin.DemoKeyNoBalance) {
 		t.Error("the key is printed")
+	}
+}
+
+// options are gw auth status's dependencies from the test environment: the real ones, on a fake keychain and
+// the stand-in of the service.
+func options(e *cmdtest.Env) *StatusOptions {
+	f := e.Factory
+	return &StatusOptions{IO: e.IO, Config: f.Config, ResolveBaseURL: f.BaseURL, Key: f.Key, API: f.APIClient,
+		KeychainRemedy: f.KeychainRemedy}
+}
+
+func withJSON(o *StatusOptions) *StatusOptions { o.JSON = true; return o }
+
+// A key that cannot be read is the status's error, with its fix, and the service is not asked with no key.
+// The key is a fake here (a keychain that fails in one particular way is what is tested); the rest is real.
+func TestStatusRun_FakeKeyUnreadable(t *testing.T) {
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	o := withJSON(options(e))
+	o.Key = func(context.Context, cmdutil.KeyOptions) (keychain.Resolved, error) {
+		return keychain.Resolved{}, &keychain.TimeoutError{Op: "reading the key", Backend: "Secret Service", Timeout: time.Second}
+	}
+	o.API = func(string, string, time.Duration) *api.Client {
+		t.Fatal("the service was asked without a key")
+		return nil
+	}
+	if err := statusRun(context.Background(), o); cmdutil.ExitCodeFor(err) != cmdutil.ExitError {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{`"message": "the API key could not be read"`, `"fix": "start or unlock the OS keychain, then run: gw auth login`} {
+		if !strings.Contains(e.Out.String(), want) {
+			t.Errorf("missing %s in:\n%s", want, e.Out)
+		}
 	}
 }

@@ -9,17 +9,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/keychain"
+	"github.com/modelgateway/gw/tui"
 )
 
 // TokenOptions holds the flags and dependencies of `gw auth token`.
 type TokenOptions struct {
-	Factory *cmdutil.Factory
-	Show    bool
+	IO  *tui.IOStreams
+	Key func(context.Context, cmdutil.KeyOptions) (keychain.Resolved, error)
+
+	Show bool
 }
 
 // NewCmdToken binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdToken(f *cmdutil.Factory, runF func(context.Context, *TokenOptions) error) *cobra.Command {
-	opts := &TokenOptions{Factory: f}
+	opts := &TokenOptions{IO: f.IOStreams, Key: f.Key}
 	cmd := &cobra.Command{
 		Use:   "token",
 		Short: "Print the API key (for pasting into an editor's settings)",
@@ -43,14 +47,13 @@ is given. Pipe it instead, e.g. gw auth token | pbcopy.`,
 }
 
 func tokenRun(ctx context.Context, opts *TokenOptions) error {
-	f := opts.Factory
-	if f.IOStreams.IsStdoutTTY() && !opts.Show {
+	if opts.IO.IsStdoutTTY() && !opts.Show {
 		return errors.New("refusing to print the key to a terminal: pipe it (gw auth token | pbcopy) or pass --show")
 	}
-	k, err := f.ResolveKey(ctx)
+	k, err := opts.Key(ctx, cmdutil.KeyOptions{})
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(f.IOStreams.Out, k.Key)
+	_, err = fmt.Fprintln(opts.IO.Out, k.Key)
 	return err
 }

@@ -24,11 +24,11 @@ func TestTokenRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := cmdtest.New(t)
-			e.Factory.IOStreams.SetStdoutTTY(tt.tty)
+			e.IO.SetStdoutTTY(tt.tty)
 			if tt.stored != "" {
 				_ = e.Keyring.Set(cmdutil.Profile, tt.stored)
 			}
-			err := tokenRun(context.Background(), &TokenOptions{Factory: e.Factory, Show: tt.show})
+			err := tokenRun(context.Background(), &TokenOptions{IO: e.IO, Key: e.Factory.Key, Show: tt.show})
 			if got := cmdutil.ExitCodeFor(err); got != tt.wantCode {
 				t.Fatalf("exit %d (%v), want %d", got, err, tt.wantCode)
 			}

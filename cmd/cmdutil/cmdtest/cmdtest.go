@@ -1,5 +1,7 @@
-// Package cmdtest builds factories for command tests: test IO streams, an isolated config dir, an in-memory
-// fake of the OS keychain, and the stand-in of the service on loopback. Only tests import it.
+// Package cmdtest builds what command tests run with: test IO streams, an isolated config dir, an in-memory
+// fake of the OS keychain, and the stand-in of the service on loopback, in a Factory whose methods a test
+// hands to the one command options field each (Key: e.Factory.Key), so a test fakes only what the command
+// uses. Only tests import it.
 package cmdtest
 
 import (
@@ -19,6 +21,7 @@ import (
 // Env is what a command test works with.
 type Env struct {
 	Factory *cmdutil.Factory
+	IO      *tui.IOStreams // Factory.IOStreams, writing to In, Out and ErrOut
 	In      *bytes.Buffer
 	Out     *bytes.Buffer
 	ErrOut  *bytes.Buffer
@@ -49,7 +52,7 @@ func New(t testing.TB) *Env {
 		Keyring:   func() keychain.Store { return kr },
 		Transport: func() http.RoundTripper { return transport },
 	}
-	return &Env{Factory: f, In: in, Out: out, ErrOut: errOut, Keyring: kr, Vars: vars, Dir: dir}
+	return &Env{Factory: f, IO: ios, In: in, Out: out, ErrOut: errOut, Keyring: kr, Vars: vars, Dir: dir}
 }
 
 // StartService starts the stand-in of the service with the demo accounts and points GW_BASE_URL at it.

@@ -14,11 +14,16 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/tui"
 )
 
 // EditorOptions holds the flags and dependencies of `gw init editor`.
 type EditorOptions struct {
-	Factory *cmdutil.Factory
+	IO             *tui.IOStreams
+	ResolveBaseURL func(flag string) (string, config.Source, error)
+	// Models lists the account's models joined with the catalogue, for the --base-url given.
+	Models func(ctx context.Context, baseURL string) ([]api.JoinedModel, error)
+
 	JSON    bool
 	BaseURL string
 }
@@ -41,7 +46,7 @@ const keyCommand = "gw auth token"
 
 // NewCmdEditor binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdEditor(f *cmdutil.Factory, runF func(context.Context, *EditorOptions) error) *cobra.Command {
-	opts := &EditorOptions{Factory: f}
+	opts := &EditorOptions{IO: f.IOStreams, ResolveBaseURL: f.BaseURL, Models: f.ListModels}
 	cmd := &cobra.Command{
 		Use:   "editor",
 		Short: "Print the Cursor settings for the gateway",
@@ -67,9 +72,8 @@ base URL; gw serve's localhost proxy cannot work for it. The model ids are your 
 }
 
 func editorRun(ctx context.Context, opts *EditorOptions) error {
-	f := opts.Factory
-	ios := f.IOStreams
-	base, _, err := f.BaseURL(opts.BaseURL)
+	ios := opts.IO
+	base, _, err := opts.ResolveBaseURL(opts.BaseURL)
 	if err != nil {
 		return err
 	}
@@ -78,7 +82,7 @@ func editorRun(ctx context.Context, opts *EditorOptions) error {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("the base URL %s is on this machine; Cursor's servers cannot reach it, so use the service's hosted address instead", base))
 	}
 
-	entries, err := f.ListModels(ctx, opts.BaseURL)
+	entries, err := opts.Models(ctx, opts.BaseURL)
 	if err == nil {
 		s.Models = api.SubscribedIDs(entries)
 		s.ModelsFrom = "account"

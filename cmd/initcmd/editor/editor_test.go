@@ -34,7 +34,7 @@ func TestEditorRun_Text(t *testing.T) {
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
 	e.Vars["GW_API_KEY"] = standin.DemoKeyPartial
-	if err := editorRun(context.Background(), &EditorOptions{Factory: e.Factory}); err != nil {
+	if err := editorRun(context.Background(), options(e)); err != nil {
 		t.Fatal(err)
 	}
 	service := e.Vars["GW_BASE_URL"]
@@ -71,7 +71,7 @@ func TestEditorRun_Text(t *testing.T) {
 func TestEditorRun_JSONWithoutKeyFallsBackToCatalogue(t *testing.T) {
 	e := cmdtest.New(t)
 	e.Vars["GW_BASE_URL"] = "https://gateway.example.com/v1"
-	if err := editorRun(context.Background(), &EditorOptions{Factory: e.Factory, JSON: true}); err != nil {
+	if err := editorRun(context.Background(), withJSON(options(e), true)); err != nil {
 		t.Fatal(err)
 	}
 	var s Setup
@@ -108,7 +108,7 @@ func TestEditorRun_TextAndJSONListTheSameSteps(t *testing.T) {
 	run := func(js bool) *cmdtest.Env {
 		e := cmdtest.New(t)
 		e.Vars["GW_BASE_URL"] = "https://gateway.example.com/v1"
-		if err := editorRun(context.Background(), &EditorOptions{Factory: e.Factory, JSON: js}); err != nil {
+		if err := editorRun(context.Background(), withJSON(options(e), js)); err != nil {
 			t.Fatal(err)
 		}
 		return e
@@ -131,3 +131,11 @@ func TestEditorRun_TextAndJSONListTheSameSteps(t *testing.T) {
 		t.Fatalf("catalogue wording or models missing:\n%s", text)
 	}
 }
+
+// options are gw init editor's dependencies from the test environment: the real ones, on a fake keychain and
+// the stand-in of the service.
+func options(e *cmdtest.Env) *EditorOptions {
+	return &EditorOptions{IO: e.IO, ResolveBaseURL: e.Factory.BaseURL, Models: e.Factory.ListModels}
+}
+
+func withJSON(o *EditorOptions, js bool) *EditorOptions { o.JSON = js; return o }

@@ -1,16 +1,15 @@
-// Package render is the one place a remedy becomes words. It knows where the reader is (a command's "fix:"
-// line, gw doctor's report, gw serve's answer to an agent) and where the base URL and the key came from:
-// GW_BASE_URL and --base-url override the config file that gw auth login writes, and GW_API_KEY overrides
-// the stored key, so a fix for those says to change them, not to log in again.
+// Package render is the one place a remedy becomes words. It is told where the reader is (a command's "fix:"
+// line, gw doctor's report, gw serve's answer to an agent) and where the base URL and the key came from, as
+// values (remedy.Source): GW_BASE_URL and --base-url override the config file that gw auth login writes, and
+// GW_API_KEY overrides the stored key, so a fix for those says to change them, not to log in again. It never
+// reads a store itself: it imports neither keychain nor config (TestRenderKnowsNoStore).
 package render
 
 import (
 	"cmp"
 	"strings"
 
-	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/remedy"
-	"github.com/modelgateway/gw/keychain"
 )
 
 // Where is who reads the fix.
@@ -25,11 +24,11 @@ const (
 // Context is what the words depend on besides the remedy.
 type Context struct {
 	Where Where
-	// BaseURL is where the base URL came from ("" when not known: said as for the config file).
-	BaseURL config.Source
-	// Key is where the key came from, or where it would be kept (keychain.SourceFile when the user chose
-	// --insecure-storage); "" when not known.
-	Key keychain.Source
+	// BaseURL is where the base URL came from (zero when not known: said as for the config file).
+	BaseURL remedy.Source
+	// Key is where the key came from, or where it would be kept (remedy.FromFile when the user chose
+	// --insecure-storage); zero when not known.
+	Key remedy.Source
 }
 
 // dashboardURL stands for a base URL gw does not know.
@@ -71,7 +70,7 @@ func (c Context) action(r remedy.Remedy) string {
 	// The API key.
 	case remedy.NewKey:
 		const balance = "if the key is right, check the balance: some services refuse an empty account the same way"
-		if c.Key == keychain.SourceEnv {
+		if c.Key.Kind == remedy.FromEnv {
 			return "create a new key on the dashboard and " + c.storeNewKey() + "; " + balance
 		}
 		return "create a new key on the dashboard and " + c.storeNewKey() + " (" + balance + ")"
@@ -80,11 +79,11 @@ func (c Context) action(r remedy.Remedy) string {
 	case remedy.TopUp:
 		return "top up the account's balance on the dashboard, then retry (the key itself is fine)"
 	case remedy.Login:
-		return "run: " + c.login() + " (or set " + keychain.EnvVar + ")"
+		return "run: " + c.login() + " (or set " + remedy.EnvKey + ")"
 	case remedy.StoreKey:
 		return "run: " + c.login()
 	case remedy.FixEnvKey:
-		return "set " + keychain.EnvVar + " to the key exactly as the dashboard shows it, or unset it to use the stored key"
+		return "set " + remedy.EnvKey + " to the key exactly as the dashboard shows it, or unset it to use the stored key"
 	case remedy.CheckPaste:
 		return "check it for a paste error first: compare its start, end and length with the key on the dashboard, and paste it again"
 
@@ -108,8 +107,8 @@ func (c Context) action(r remedy.Remedy) string {
 	case remedy.SetBaseURL:
 		return c.setBaseURL(v)
 	case remedy.UseDefaultBaseURL:
-		if c.BaseURL == config.SourceFlag {
-			return "run without --base-url to use " + v
+		if c.BaseURL.Kind == remedy.FromFlag && c.BaseURL.Name != "" {
+			return "run without " + c.BaseURL.Name + " to use " + v
 		}
 		return c.setBaseURL(v)
 	case remedy.CheckHostName:
@@ -132,6 +131,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "check the network connection and retry" + c.doctorTail("; if it keeps failing, run: gw doctor")
 	case remedy.RetryCut:
 		return "retry; if it keeps happening, a firewall or proxy is cutting the connection" + c.doctorTail(" — run: gw doctor")
+	case remedy.RetryStream:
+		return "retry" + c.doctorTail("; if it keeps happening, run: gw doctor")
 	case remedy.NetworkHangs:
 		return "check the network connection (a VPN, firewall or proxy may be swallowing connections), then run gw doctor again"
 	case remedy.TrustRoot:
@@ -207,6 +208,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "to have gw serve start at login and restart when it fails, run: gw service install"
 	case remedy.FreePort:
 		return "stop the program on " + v + ", or run gw serve --port N on a free port and re-run gw init agent"
+	case remedy.ListenHere:
+		return "give --listen an IP address of this machine (127.0.0.1 for this machine only, 0.0.0.0 for every address)"
 	case remedy.ServeOnConfiguredPort:
 		return "restart gw serve without --port (it then listens on " + v + "), or point the agents at port " +
 			r.Also + ": gw init agent --port " + r.Also
@@ -280,7 +283,7 @@ func (c Context) doctorTail(tail string) string {
 
 // login is the command that stores a key where the user keeps it.
 func (c Context) login() string {
-	if c.Key == keychain.SourceFile {
+	if c.Key.Kind == remedy.FromFile {
 		return "gw auth login --insecure-storage"
 	}
 	return "gw auth login"
@@ -288,8 +291,9 @@ func (c Context) login() string {
 
 // storeNewKey: GW_API_KEY overrides the stored key, so storing another changes nothing while it is set.
 func (c Context) storeNewKey() string {
-	if c.Key == keychain.SourceEnv {
-		return "set " + keychain.EnvVar + " to it, or run: unset " + keychain.EnvVar + " (gw then uses the stored key)"
+	if c.Key.Kind == remedy.FromEnv {
+		v := cmp.Or(c.Key.Name, remedy.EnvKey)
+		return "set " + v + " to it, or run: unset " + v + " (gw then uses the stored key)"
 	}
 	return "run: " + c.login()
 }
@@ -300,11 +304,17 @@ func (c Context) setBaseURL(v string) string {
 	if v == "" {
 		v = dashboardURL
 	}
-	switch c.BaseURL {
-	case config.SourceEnv:
-		return "run: export " + config.EnvBaseURL + "=" + v
-	case config.SourceFlag:
-		return "run again with --base-url " + v
+	switch c.BaseURL.Kind {
+	case remedy.FromEnv:
+		if c.BaseURL.Name == "" {
+			break // a source that does not name itself is said as the config file
+		}
+		return "run: export " + c.BaseURL.Name + "=" + v
+	case remedy.FromFlag:
+		if c.BaseURL.Name == "" {
+			break
+		}
+		return "run again with " + c.BaseURL.Name + " " + v
 	}
 	return "run: gw auth login --base-url " + v
 }
@@ -317,7 +327,7 @@ func (c Context) repairKeychain(install string) string {
 	if install != "" {
 		first = "install a Secret Service, the Linux keychain (none is installed here): " + install + "; then run: gw auth login"
 	}
-	if c.Key == keychain.SourceFile {
+	if c.Key.Kind == remedy.FromFile {
 		if install == "" {
 			return "once an OS keychain is available, run: gw auth login (it stores the key there)"
 		}
@@ -327,5 +337,5 @@ func (c Context) repairKeychain(install string) string {
 	if install != "" {
 		without = "where you cannot install one"
 	}
-	return first + "; " + without + ", run: gw auth login --insecure-storage (or set " + keychain.EnvVar + ")"
+	return first + "; " + without + ", run: gw auth login --insecure-storage (or set " + remedy.EnvKey + ")"
 }

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/remedy"
-	"github.com/modelgateway/gw/keychain"
 )
 
 // actions lists every Action constant declared in package remedy, read from its source, so that an action
@@ -42,12 +40,22 @@ func actions(t *testing.T) []remedy.Action {
 	return out
 }
 
+// The sources as keychain and cmdutil give them (keychain.Source.Fix, cmdutil.BaseURLSource).
+var (
+	baseEnv   = remedy.Source{Kind: remedy.FromEnv, Name: "GW_BASE_URL"}
+	baseFlag  = remedy.Source{Kind: remedy.FromFlag, Name: "--base-url"}
+	baseStore = remedy.Source{Kind: remedy.FromStore}
+	keyEnv    = remedy.Source{Kind: remedy.FromEnv, Name: "GW_API_KEY"}
+	keyFile   = remedy.Source{Kind: remedy.FromFile}
+	keyStore  = remedy.Source{Kind: remedy.FromStore}
+)
+
 var contexts = []Context{
 	{},
-	{Where: Command, BaseURL: config.SourceEnv, Key: keychain.SourceEnv},
-	{Where: Command, BaseURL: config.SourceFlag, Key: keychain.SourceFile},
-	{Where: Doctor, BaseURL: config.SourceConfig, Key: keychain.SourceKeychain},
-	{Where: Doctor, BaseURL: config.SourceDefault},
+	{Where: Command, BaseURL: baseEnv, Key: keyEnv},
+	{Where: Command, BaseURL: baseFlag, Key: keyFile},
+	{Where: Doctor, BaseURL: baseStore, Key: keyStore},
+	{Where: Doctor, BaseURL: remedy.Source{Kind: remedy.FromFlag}}, // a source that does not name itself
 	{Where: Serve},
 }
 
@@ -86,21 +94,21 @@ func TestText_BaseURLFollowsItsSource(t *testing.T) {
 	const u = "https://gw.example/v1"
 	for _, tc := range []struct {
 		r    remedy.Remedy
-		src  config.Source
+		src  remedy.Source
 		want string
 	}{
-		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, config.SourceEnv, "run: export GW_BASE_URL=" + u},
-		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, config.SourceFlag, "run again with --base-url " + u},
-		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, config.SourceConfig, "run: gw auth login --base-url " + u},
-		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, config.SourceDefault, "run: gw auth login --base-url " + u},
-		{remedy.Remedy{Do: remedy.SetBaseURL}, "", "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>"},
-		{remedy.Remedy{Do: remedy.UseDefaultBaseURL, Value: u}, config.SourceEnv, "run: export GW_BASE_URL=" + u},
-		{remedy.Remedy{Do: remedy.UseDefaultBaseURL, Value: u}, config.SourceFlag, "run without --base-url to use " + u},
-		{remedy.Remedy{Do: remedy.CheckHostPort}, config.SourceEnv,
+		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, baseEnv, "run: export GW_BASE_URL=" + u},
+		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, baseFlag, "run again with --base-url " + u},
+		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, baseStore, "run: gw auth login --base-url " + u},
+		{remedy.Remedy{Do: remedy.SetBaseURL, Value: u}, baseStore, "run: gw auth login --base-url " + u},
+		{remedy.Remedy{Do: remedy.SetBaseURL}, remedy.Source{}, "run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>"},
+		{remedy.Remedy{Do: remedy.UseDefaultBaseURL, Value: u}, baseEnv, "run: export GW_BASE_URL=" + u},
+		{remedy.Remedy{Do: remedy.UseDefaultBaseURL, Value: u}, baseFlag, "run without --base-url to use " + u},
+		{remedy.Remedy{Do: remedy.CheckHostPort}, baseEnv,
 			"check the host and port of the base URL; run: export GW_BASE_URL=<the service's address from the dashboard, ending in /v1>"},
 	} {
 		if got := Text(tc.r, Context{BaseURL: tc.src}); got != tc.want {
-			t.Errorf("%s from %q:\n got %q\nwant %q", tc.r.Do, tc.src, got, tc.want)
+			t.Errorf("%s from %+v:\n got %q\nwant %q", tc.r.Do, tc.src, got, tc.want)
 		}
 	}
 }
@@ -109,18 +117,18 @@ func TestText_BaseURLFollowsItsSource(t *testing.T) {
 // the note about the balance is said once, not in a second pair of brackets.
 func TestText_KeyFollowsItsSource(t *testing.T) {
 	wrong := remedy.Remedy{Do: remedy.NewKey}
-	if got, want := Text(wrong, Context{Key: keychain.SourceKeychain}),
+	if got, want := Text(wrong, Context{Key: keyStore}),
 		"create a new key on the dashboard and run: gw auth login (if the key is right, check the balance: some services refuse an empty account the same way)"; got != want {
 		t.Errorf("keychain:\n got %q\nwant %q", got, want)
 	}
-	if got, want := Text(wrong, Context{Key: keychain.SourceEnv}),
+	if got, want := Text(wrong, Context{Key: keyEnv}),
 		"create a new key on the dashboard and set GW_API_KEY to it, or run: unset GW_API_KEY (gw then uses the stored key); if the key is right, check the balance: some services refuse an empty account the same way"; got != want {
 		t.Errorf("GW_API_KEY:\n got %q\nwant %q", got, want)
 	}
-	if got := Text(wrong, Context{Key: keychain.SourceFile}); !strings.Contains(got, "run: gw auth login --insecure-storage") {
+	if got := Text(wrong, Context{Key: keyFile}); !strings.Contains(got, "run: gw auth login --insecure-storage") {
 		t.Errorf("file: %q does not store the new key where the user keeps it", got)
 	}
-	if got := Text(remedy.Remedy{Do: remedy.Login}, Context{Key: keychain.SourceFile}); got != "run: gw auth login --insecure-storage (or set GW_API_KEY)" {
+	if got := Text(remedy.Remedy{Do: remedy.Login}, Context{Key: keyFile}); got != "run: gw auth login --insecure-storage (or set GW_API_KEY)" {
 		t.Errorf("login into the chosen file: %q", got)
 	}
 }
@@ -131,20 +139,20 @@ func TestText_RepairKeychain(t *testing.T) {
 	install := remedy.Remedy{Do: remedy.RepairKeychain, Value: "sudo apt install gnome-keyring"}
 	for _, tc := range []struct {
 		r    remedy.Remedy
-		key  keychain.Source
+		key  remedy.Source
 		want string
 	}{
-		{remedy.Remedy{Do: remedy.RepairKeychain}, "",
+		{remedy.Remedy{Do: remedy.RepairKeychain}, remedy.Source{},
 			"start or unlock the OS keychain, then run: gw auth login; on a machine without one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
-		{install, "",
+		{install, remedy.Source{},
 			"install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run: gw auth login; where you cannot install one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
-		{remedy.Remedy{Do: remedy.RepairKeychain}, keychain.SourceFile,
+		{remedy.Remedy{Do: remedy.RepairKeychain}, keyFile,
 			"once an OS keychain is available, run: gw auth login (it stores the key there)"},
-		{install, keychain.SourceFile,
+		{install, keyFile,
 			"install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run: gw auth login (it stores the key there)"},
 	} {
 		if got := Text(tc.r, Context{Key: tc.key}); got != tc.want {
-			t.Errorf("%q from %q:\n got %q\nwant %q", tc.r.Value, tc.key, got, tc.want)
+			t.Errorf("%q from %+v:\n got %q\nwant %q", tc.r.Value, tc.key, got, tc.want)
 		}
 	}
 }
