@@ -15,6 +15,7 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/doctor"
 	"github.com/modelgateway/gw/cmd/initcmd"
+	"github.com/modelgateway/gw/cmd/logs"
 	"github.com/modelgateway/gw/cmd/models"
 	"github.com/modelgateway/gw/cmd/run"
 	"github.com/modelgateway/gw/cmd/serve"
@@ -84,6 +85,7 @@ service's failures it is and the one thing to do about it.`,
 	cmd.AddCommand(initcmd.NewCmdInit(f))
 	cmd.AddCommand(run.NewCmdRun(f, nil))
 	cmd.AddCommand(version.NewCmdVersion(f, nil))
+	cmd.AddCommand(logs.NewCmdLogs(f, nil))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "exit-codes",
 		Short: "What gw's exit codes mean",
