@@ -124,4 +124,3 @@ func TestAsyncLogCloseWithinGivesUpOnAStuckOutput(t *testing.T) {
 		t.Errorf("Write after close: %d, %v", n, err)
 	}
 }
-

@@ -31,7 +31,6 @@ func TestLogFieldsCannotForgeALine(t *testing.T) {
 	}
 }
 
-
 // A line written is read back as it was written, whatever the client put
 // in the fields it controls.
 func TestLineRoundTrip(t *testing.T) {
@@ -90,16 +89,16 @@ func TestParseRefusesWhatIsNotARequestLine(t *testing.T) {
 
 func TestAgentOf(t *testing.T) {
 	for ua, want := range map[string]string{
-		"claude-cli/2.1.330 (external, cli)":                       "claude-code",
-		"codex_cli_rs/0.46.0 (Ubuntu 24.4.0; x86_64) xterm-256color": "codex",
-		"codex_exec/0.46.0 (Mac OS 15.0.0; arm64) dumb":              "codex",
+		"claude-cli/2.1.330 (external, cli)":                           "claude-code",
+		"codex_cli_rs/0.46.0 (Ubuntu 24.4.0; x86_64) xterm-256color":   "codex",
+		"codex_exec/0.46.0 (Mac OS 15.0.0; arm64) dumb":                "codex",
 		"opencode/1.18.2 ai-sdk/provider-utils/3.0.10 runtime/bun/1.3": "opencode",
-		"GeminiCLI/0.9.0 (linux; x64)":                               "gemini",
-		"QwenCode/0.1.0 (linux; x64)":                                "qwen-code",
-		"OpenAI/JS 5.20.0":                                           "",
-		"curl/8.5.0":                                                 "",
-		"":                                                           "",
-		strings.Repeat("a", 100) + "/1":                              "",
+		"GeminiCLI/0.9.0 (linux; x64)":                                 "gemini",
+		"QwenCode/0.1.0 (linux; x64)":                                  "qwen-code",
+		"OpenAI/JS 5.20.0":                                             "",
+		"curl/8.5.0":                                                   "",
+		"":                                                             "",
+		strings.Repeat("a", 100) + "/1":                                "",
 	} {
 		if got := AgentOf(ua); got != want {
 			t.Errorf("AgentOf(%q) = %q, want %q", ua, got, want)
