@@ -60,8 +60,8 @@ func (p *Parser) Parse(line []byte, e *Entry) bool {
 		if raw == nil {
 			break
 		}
-		k, v, isKV := bytes.Cut(raw, eq)
-		if !isKV {
+		i := bytes.IndexByte(raw, '=')
+		if i < 0 {
 			if n, ok := bytes.CutPrefix(raw, times); ok {
 				if c, err := strconv.Atoi(string(n)); err == nil && c > 1 {
 					e.Count = c
@@ -71,6 +71,7 @@ func (p *Parser) Parse(line []byte, e *Entry) bool {
 			note = appendNote(note, raw)
 			continue
 		}
+		k, v := raw[:i], raw[i+1:]
 		switch string(k) {
 		case "agent":
 			e.Agent = p.field(v, quoted)
@@ -85,10 +86,7 @@ func (p *Parser) Parse(line []byte, e *Entry) bool {
 		case "condition":
 			e.Condition = p.field(v, quoted)
 		case "dur":
-			d, err := time.ParseDuration(string(v))
-			if err == nil {
-				e.Dur = d
-			}
+			e.Dur = parseDur(v)
 		case "prompt_tokens":
 			e.Input, _ = atoi(v)
 			e.HasUsage = true
@@ -113,10 +111,7 @@ func (p *Parser) Parse(line []byte, e *Entry) bool {
 	return status && proto
 }
 
-var (
-	eq    = []byte("=")
-	times = []byte("×")
-)
+var times = []byte("×")
 
 func appendNote(note, tok []byte) []byte {
 	if len(note) > 0 {
@@ -252,4 +247,53 @@ func (p *Parser) zone(offset int) *time.Location {
 		p.zones[offset] = z
 	}
 	return z
+}
+
+// parseDur reads a duration as Duration.String writes it (850ms, 3.2s,
+// 2m5s, 1.5µs) without the allocation time.ParseDuration makes of a []byte;
+// 0 when it is not one.
+func parseDur(b []byte) time.Duration {
+	var d time.Duration
+	for len(b) > 0 {
+		i := 0
+		var whole, frac, scale int64 = 0, 0, 1
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			whole = whole*10 + int64(b[i]-'0')
+			i++
+		}
+		if i < len(b) && b[i] == '.' {
+			i++
+			for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+				if scale < 1e9 {
+					frac, scale = frac*10+int64(b[i]-'0'), scale*10
+				}
+				i++
+			}
+		}
+		if i == 0 || i > 20 {
+			return 0
+		}
+		b = b[i:]
+		var unit time.Duration
+		switch {
+		case len(b) >= 1 && b[0] == 'h':
+			unit, b = time.Hour, b[1:]
+		case len(b) >= 2 && b[0] == 'm' && b[1] == 's':
+			unit, b = time.Millisecond, b[2:]
+		case len(b) >= 1 && b[0] == 'm':
+			unit, b = time.Minute, b[1:]
+		case len(b) >= 1 && b[0] == 's':
+			unit, b = time.Second, b[1:]
+		case len(b) >= 2 && b[0] == 'n' && b[1] == 's':
+			unit, b = time.Nanosecond, b[2:]
+		case len(b) >= 2 && b[0] == 'u' && b[1] == 's':
+			unit, b = time.Microsecond, b[2:]
+		case len(b) >= 3 && string(b[:3]) == "µs":
+			unit, b = time.Microsecond, b[3:]
+		default:
+			return 0
+		}
+		d += time.Duration(whole)*unit + time.Duration(frac)*unit/time.Duration(scale)
+	}
+	return d
 }

@@ -138,3 +138,17 @@ func TestWrite_ExistingLogIsMadePrivate(t *testing.T) {
 		t.Errorf("serve.log = %q", b)
 	}
 }
+
+func TestParseDurReadsWhatDurationStringWrites(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, 999, 1500, 850 * time.Millisecond, 1234567 * time.Nanosecond, 3200 * time.Millisecond,
+		125 * time.Second, 3*time.Hour + 2*time.Minute + 1500*time.Millisecond, 59*time.Minute + 59*time.Second + 999999*time.Microsecond} {
+		if got := parseDur([]byte(d.String())); got != d {
+			t.Errorf("parseDur(%q) = %v", d.String(), got)
+		}
+	}
+	for _, bad := range []string{"", "x", "3", "3x", "s", "-3s", "1.5"} {
+		if got := parseDur([]byte(bad)); got != 0 {
+			t.Errorf("parseDur(%q) = %v, want 0", bad, got)
+		}
+	}
+}
