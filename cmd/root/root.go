@@ -19,6 +19,7 @@ import (
 	"github.com/modelgateway/gw/cmd/models"
 	"github.com/modelgateway/gw/cmd/run"
 	"github.com/modelgateway/gw/cmd/serve"
+	"github.com/modelgateway/gw/cmd/statusline"
 	"github.com/modelgateway/gw/cmd/usage"
 	"github.com/modelgateway/gw/cmd/version"
 )
@@ -88,6 +89,7 @@ service's failures it is and the one thing to do about it.`,
 	cmd.AddCommand(version.NewCmdVersion(f, nil))
 	cmd.AddCommand(logs.NewCmdLogs(f, nil))
 	cmd.AddCommand(usage.NewCmdUsage(f, nil))
+	cmd.AddCommand(statusline.NewCmdStatusline(f, nil))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "exit-codes",
 		Short: "What gw's exit codes mean",
