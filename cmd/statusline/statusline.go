@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -149,7 +150,11 @@ func modelName(v input) string {
 		return r
 	}, m)
 	if len(m) > 60 {
-		m = m[:60] + "…"
+		cut := 60
+		for cut > 0 && !utf8.RuneStart(m[cut]) {
+			cut--
+		}
+		m = m[:cut] + "…"
 	}
 	return m
 }
