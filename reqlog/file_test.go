@@ -183,3 +183,33 @@ func TestFollowAcrossRotation(t *testing.T) {
 		t.Errorf("rotated into %d files only", len(files))
 	}
 }
+
+// BenchmarkFileWrite is the cost of one line through File (lock, open,
+// rotation check, write, close: what every batch of gw serve's lines pays,
+// off the request's path) against a write to a file kept open, the
+// baseline.
+func BenchmarkFileWrite(b *testing.B) {
+	e := Entry{Time: time.Now(), Method: "POST", Path: "/v1/messages", Agent: "claude-code", Model: "vendor-a/model-a-sonnet-4.5",
+		Status: 200, Dur: time.Second, HasUsage: true, Input: 12000, Cached: 10000, Output: 420, Proto: "messages", Stream: true}
+	line := Append(nil, &e)
+	b.Run("baseline-open-file", func(b *testing.B) {
+		f, err := os.OpenFile(filepath.Join(b.TempDir(), Name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		for b.Loop() {
+			if _, err := f.Write(line); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("file", func(b *testing.B) {
+		f := &File{Path: filepath.Join(b.TempDir(), Name)}
+		for b.Loop() {
+			if _, err := f.Write(line); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
