@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,15 +157,15 @@ func New(o Options) (*Handler, error) {
 		store:     responses.NewStore(0, 0),
 	}
 	if o.StateDir != "" {
-		// A log that cannot be written (a link planted at serve.log) is
-		// skipped: the agent's terminal is not gw's to report it on.
-		if file, err := reqlog.Open(o.StateDir); err == nil {
-			h.fileLog = newAsyncLog(file, maxPendingFile, "gw: %d request log lines dropped: the disk did not keep up", nil)
-			if o.Log != nil {
-				h.log.w = tee{o.Log, h.fileLog}
-			} else {
-				h.log.w = h.fileLog
-			}
+		// Created with its first line. A log that cannot be written (a link
+		// planted at serve.log) gets nothing: the agent's terminal is not
+		// gw's to report it on.
+		file := &reqlog.File{Path: filepath.Join(o.StateDir, reqlog.Name)}
+		h.fileLog = newAsyncLog(file, maxPendingFile, "gw: %d request log lines dropped: the disk did not keep up", nil)
+		if o.Log != nil {
+			h.log.w = tee{o.Log, h.fileLog}
+		} else {
+			h.log.w = h.fileLog
 		}
 	}
 	h.rp = &httputil.ReverseProxy{

@@ -2,6 +2,7 @@ package reqlog
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -38,9 +39,14 @@ func (t *Totals) CacheRatio() float64 {
 	return float64(min(t.Cached, t.Input)) / float64(t.Input)
 }
 
-// Other is the condition gw usage counts the failures under that are none
-// of the service's three (rate limits, server errors, gw's own refusals…).
-const Other = "other"
+// The conditions gw usage counts the failures under that are none of the
+// service's three: requests gw serve refused itself (no or a wrong local
+// token, a foreign Host or Origin: nothing reached the service), and the
+// rest (rate limits, server errors, a client gone…).
+const (
+	Refused = "refused"
+	Other   = "other"
+)
 
 // Tally adds up the request log by day, model and agent. The zero value is
 // ready; set Loc for the days (time.Local when nil).
@@ -48,7 +54,7 @@ type Tally struct {
 	Loc   *time.Location
 	Total Totals
 	// Errors counts failed requests by condition: KeyRejected,
-	// ServiceUnreachable, UnknownModel or Other.
+	// ServiceUnreachable, UnknownModel, Refused or Other.
 	Errors  map[string]int
 	days    map[int64]*Totals // by day number since the epoch, in Loc
 	models  map[string]*Totals
@@ -70,7 +76,11 @@ func (t *Tally) Add(e *Entry) {
 	t.Total.add(e)
 	if e.Status >= 400 {
 		c := e.Condition
-		if c == "" {
+		switch {
+		case c != "":
+		case strings.HasPrefix(e.Note, "refused=") || strings.Contains(e.Note, " refused="):
+			c = Refused
+		default:
 			c = Other
 		}
 		if t.Errors == nil {

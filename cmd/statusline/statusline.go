@@ -182,8 +182,10 @@ func today(path string, now time.Time) (string, bool) {
 		s += " (" + strconv.Itoa(int(t.Total.CacheRatio()*100+0.5)) + "% cached)"
 	}
 	s += ", " + count(t.Total.Output) + " out"
-	if t.Total.Errors > 0 {
-		s += ", " + strconv.Itoa(t.Total.Errors) + " failed"
+	// What gw serve refused itself is left out: Claude Code checks the
+	// address without a token at start, and that is no failure.
+	if n := t.Total.Errors - t.Errors[reqlog.Refused]; n > 0 {
+		s += ", " + strconv.Itoa(n) + " failed"
 	}
 	return s, true
 }

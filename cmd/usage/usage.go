@@ -37,7 +37,7 @@ func NewCmdUsage(f *cmdutil.Factory, runF func(context.Context, *UsageOptions) e
 		Long: `Show what went through gw serve, from its request log: requests, and the input, cached and
 output tokens the service reported, per day, model or agent; the share of input tokens read
 from the service's cache; and the requests that failed, by condition (key rejected, service
-unreachable, unknown model, other).`,
+unreachable, unknown model, refused by gw serve itself, other).`,
 		Example: `  gw usage
   gw usage --since 30d --by model
   gw usage --by agent --json`,
@@ -82,7 +82,16 @@ type row struct {
 
 // conditions are the error conditions in the order they are shown: the
 // service's three, then the rest.
-var conditions = []string{reqlog.KeyRejected, reqlog.ServiceUnreachable, reqlog.UnknownModel, reqlog.Other}
+var conditions = []string{reqlog.KeyRejected, reqlog.ServiceUnreachable, reqlog.UnknownModel, reqlog.Refused, reqlog.Other}
+
+// conditionWords are the conditions as the table's summary says them.
+var conditionWords = map[string]string{
+	reqlog.KeyRejected:        "key rejected",
+	reqlog.ServiceUnreachable: "service unreachable",
+	reqlog.UnknownModel:       "unknown model",
+	reqlog.Refused:            "refused by gw serve (no or wrong local token)",
+	reqlog.Other:              "other",
+}
 
 func usageRun(opts *UsageOptions) error {
 	f := opts.Factory
@@ -151,7 +160,7 @@ func usageRun(opts *UsageOptions) error {
 	var parts []string
 	for _, c := range conditions {
 		if n := tally.Errors[c]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", strings.ReplaceAll(c, "_", " "), n))
+			parts = append(parts, fmt.Sprintf("%s %d", conditionWords[c], n))
 		}
 	}
 	fmt.Fprintf(ios.Out, "%s Failed requests: %s (gw logs --status error shows them)\n", cs.WarningIcon(), strings.Join(parts, ", "))
