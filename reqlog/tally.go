@@ -94,17 +94,17 @@ func (t *Tally) Add(e *Entry) {
 		// asked only then.
 		t.newDay(e.Time)
 	}
-	t.bucket(&t.days, t.lastDay).add(e)
+	bucket(&t.days, t.lastDay).add(e)
 	model := e.Model
 	if model == "" {
 		model = "-"
 	}
-	t.named(&t.models, model).add(e)
+	bucket(&t.models, model).add(e)
 	agent := e.Agent
 	if agent == "" {
 		agent = "-"
 	}
-	t.named(&t.agents, agent).add(e)
+	bucket(&t.agents, agent).add(e)
 }
 
 func (t *Tally) newDay(at time.Time) {
@@ -118,21 +118,10 @@ func (t *Tally) newDay(at time.Time) {
 	t.lastDay = int64(y)*10000 + int64(m)*100 + int64(d)
 }
 
-func (t *Tally) bucket(m *map[int64]*Totals, k int64) *Totals {
+// bucket is m's Totals for k, added when missing.
+func bucket[K comparable](m *map[K]*Totals, k K) *Totals {
 	if *m == nil {
-		*m = make(map[int64]*Totals)
-	}
-	b := (*m)[k]
-	if b == nil {
-		b = &Totals{}
-		(*m)[k] = b
-	}
-	return b
-}
-
-func (t *Tally) named(m *map[string]*Totals, k string) *Totals {
-	if *m == nil {
-		*m = make(map[string]*Totals)
+		*m = make(map[K]*Totals)
 	}
 	b := (*m)[k]
 	if b == nil {

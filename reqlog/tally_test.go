@@ -43,6 +43,18 @@ func genEntry(i int, start time.Time) Entry {
 	return e
 }
 
+// tallyOf adds up the whole log at path, days in UTC, as gw usage does.
+func tallyOf(path string) (*Tally, error) {
+	tally := &Tally{Loc: time.UTC}
+	err := Scan(path, time.Time{}, func(l *Line) bool {
+		if l.OK {
+			tally.Add(&l.Entry)
+		}
+		return true
+	})
+	return tally, err
+}
+
 // gw usage's sums of a generated log, written through File with
 // rotations, against the totals worked out from the generator's rules.
 func TestTallyOfAGeneratedLog(t *testing.T) {
@@ -65,13 +77,8 @@ func TestTallyOfAGeneratedLog(t *testing.T) {
 	if _, err := f.Write([]byte("gw serve: 3 request log lines dropped: the disk did not keep up\n")); err != nil {
 		t.Fatal(err)
 	}
-	tally := Tally{Loc: time.UTC}
-	if err := Scan(path, time.Time{}, func(l *Line) bool {
-		if l.OK {
-			tally.Add(&l.Entry)
-		}
-		return true
-	}); err != nil {
+	tally, err := tallyOf(path)
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -172,13 +179,8 @@ func BenchmarkScanAndTally(b *testing.B) {
 	b.Run("scan-and-tally", func(b *testing.B) {
 		b.SetBytes(int64(size))
 		for b.Loop() {
-			tally := Tally{Loc: time.UTC}
-			if err := Scan(path, time.Time{}, func(l *Line) bool {
-				if l.OK {
-					tally.Add(&l.Entry)
-				}
-				return true
-			}); err != nil {
+			tally, err := tallyOf(path)
+			if err != nil {
 				b.Fatal(err)
 			}
 			if tally.Total.Requests != n {
