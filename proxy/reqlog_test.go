@@ -76,3 +76,29 @@ func TestLogSaysKeyRejectedWithoutTheKey(t *testing.T) {
 		t.Errorf("the key is in the log:\n%s", log)
 	}
 }
+
+// The tokens the service read from its cache reach the log line, on the
+// chat pass-through (prompt_cache_key) and through the Messages translator
+// (cache_control), the second time the same long prompt is sent.
+func TestLogCountsCachedTokens(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	ctx := waitCtx(t)
+	long := strings.Repeat("the same long instructions, word after word. ", 400)
+	chat := `{"model":"` + sonnet + `","prompt_cache_key":"k1","messages":[{"role":"user","content":"` + long + `"}]}`
+	messages := `{"model":"` + sonnet + `","max_tokens":10,"system":[{"type":"text","text":"` + long + `","cache_control":{"type":"ephemeral"}}],` +
+		`"messages":[{"role":"user","content":"hi"}]}`
+	for _, c := range []struct{ path, body string }{{"/v1/chat/completions", chat}, {"/v1/messages", messages}} {
+		for range 2 {
+			readAll(t, r.do(ctx, "POST", c.path, c.body, nil))
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(r.log.String(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("log:\n%s", r.log.String())
+	}
+	for _, i := range []int{1, 3} {
+		if !strings.Contains(lines[i], " cached_tokens=") || strings.Contains(lines[i-1], " cached_tokens=") {
+			t.Errorf("want cached tokens on the second of two identical requests only:\n%s\n%s", lines[i-1], lines[i])
+		}
+	}
+}
