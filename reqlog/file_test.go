@@ -136,7 +136,7 @@ func TestFollowAcrossRotation(t *testing.T) {
 	got := make(chan string, n+1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Follow(ctx, path, time.Millisecond, func(l *Line) bool {
+		done <- Follow(ctx, path, time.Time{}, time.Millisecond, func(l *Line) bool {
 			got <- string(l.Raw)
 			return !strings.HasSuffix(string(l.Raw), " "+strconv.Itoa(n-1))
 		})
@@ -212,4 +212,50 @@ func BenchmarkFileWrite(b *testing.B) {
 			}
 		}
 	})
+}
+
+// gw logs -f --since: the lines since then, across rotated files, then the
+// new ones, none missed or repeated between the two.
+func TestFollowSinceThenNewLines(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, Name)
+	f := &File{Path: path, MaxSize: 1 << 10, Keep: 100}
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	write := func(i int) {
+		t.Helper()
+		e := Entry{Time: t0.Add(time.Duration(i) * time.Minute), Method: "POST", Path: "/v1/messages", Model: "m" + strconv.Itoa(i), Status: 200, Proto: "messages"}
+		if _, err := f.Write(Append(nil, &e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 50 {
+		write(i)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got := make(chan string, 200)
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(ctx, path, t0.Add(10*time.Minute), time.Millisecond, func(l *Line) bool {
+			got <- l.Model
+			return l.Model != "m99"
+		})
+	}()
+	for i := 50; i < 100; i++ {
+		write(i)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	close(got)
+	i := 10
+	for m := range got {
+		if m != "m"+strconv.Itoa(i) {
+			t.Fatalf("line %d: got %s", i, m)
+		}
+		i++
+	}
+	if i != 100 {
+		t.Errorf("followed up to %d, want 100", i)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/modelgateway/gw/internal/fsutil"
@@ -29,29 +30,56 @@ const readBuf = 256 << 10
 // false. A log that does not exist yet has no lines. Files last written
 // before since are not read.
 func Scan(path string, since time.Time, fn func(*Line) bool) error {
+	files, err := openFiles(path)
+	if err != nil {
+		return err
+	}
+	defer closeAll(files)
 	var p Parser
 	var l Line
 	buf := make([]byte, readBuf)
-	for i := maxRotated(path); i >= 0; i-- {
-		name := Rotated(path, i)
-		f, fi, err := fsutil.OpenRegular(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if !since.IsZero() && fi.ModTime().Before(since) {
-			f.Close()
-			continue
-		}
-		_, more, err := scanFrom(f, buf, &p, &l, since, fn)
-		f.Close()
-		if err != nil || !more {
+	for _, f := range files {
+		if more, err := scanFile(f, buf, &p, &l, since, fn); err != nil || !more {
 			return err
 		}
 	}
 	return nil
+}
+
+// scanFile reads f from its start, unless it was last written before since.
+func scanFile(f *os.File, buf []byte, p *Parser, l *Line, since time.Time, fn func(*Line) bool) (bool, error) {
+	if fi, err := f.Stat(); err == nil && !since.IsZero() && fi.ModTime().Before(since) {
+		return true, nil
+	}
+	_, more, err := scanFrom(f, buf, p, l, since, fn)
+	return more, err
+}
+
+// openFiles opens the files of the log at path, oldest first. It holds the
+// log's lock while it opens them, so that a rotation cannot move a file
+// from one name to the next between two opens (each is then read through
+// its descriptor, whatever its name has become). No state directory, or
+// no file: none.
+func openFiles(path string) ([]*os.File, error) {
+	if _, err := os.Lstat(filepath.Dir(path)); err != nil {
+		return nil, nil
+	}
+	if lock, err := fsutil.Acquire(fsutil.LockPath(path)); err == nil {
+		defer lock.Release()
+	}
+	var files []*os.File
+	for i := maxRotated(path); i >= 0; i-- {
+		f, _, err := fsutil.OpenRegular(Rotated(path, i))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			closeAll(files)
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
 
 // maxRotated is the highest n for which path.n exists (0: none).
@@ -118,11 +146,12 @@ func scanFrom(r io.Reader, buf []byte, p *Parser, l *Line, since time.Time, fn f
 	}
 }
 
-// Follow calls fn for each line written to the log at path from now on,
-// following it across rotations (lines written to a file just before it was
-// rotated are read from it before the new one), until ctx is done or fn
-// returns false. It checks for new lines every poll.
-func Follow(ctx context.Context, path string, poll time.Duration, fn func(*Line) bool) error {
+// Follow calls fn for each line of the log at path from since on (the zero
+// time: from now on), then for each line written to it, following it
+// across rotations (lines written to a file just before it was rotated are
+// read from it before the new one), until ctx is done or fn returns false.
+// It checks for new lines every poll.
+func Follow(ctx context.Context, path string, since time.Time, poll time.Duration, fn func(*Line) bool) error {
 	var p Parser
 	var l Line
 	buf := make([]byte, readBuf)
@@ -144,7 +173,34 @@ func Follow(ctx context.Context, path string, poll time.Duration, fn func(*Line)
 			off = nfi.Size()
 		}
 	}
-	open(true)
+	if since.IsZero() {
+		open(true)
+	} else {
+		// The lines since then, and the current file from its start: opened
+		// together, so that no line written in between is missed.
+		files, err := openFiles(path)
+		if err != nil {
+			return err
+		}
+		if len(files) > 0 {
+			for i, old := range files[:len(files)-1] {
+				if more, _ := scanFile(old, buf, &p, &l, since, fn); !more {
+					closeAll(files[i:])
+					return nil
+				}
+				old.Close()
+			}
+			f = files[len(files)-1]
+			if fi, err = f.Stat(); err != nil {
+				return err
+			}
+			n, more, _ := scanFrom(f, buf, &p, &l, since, fn)
+			if !more {
+				return nil
+			}
+			off = n
+		}
+	}
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {

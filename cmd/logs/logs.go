@@ -140,7 +140,7 @@ func logsRun(ctx context.Context, opts *LogsOptions) error {
 		return werr == nil
 	}
 
-	if !opts.Follow || !since.IsZero() {
+	if !opts.Follow {
 		if !opts.JSON {
 			// The columns are as wide as the lines shown need: a first
 			// pass measures them (reading the log costs far less than
@@ -157,15 +157,10 @@ func logsRun(ctx context.Context, opts *LogsOptions) error {
 		if err := reqlog.Scan(path, since, show); err != nil {
 			return err
 		}
-		if werr != nil {
-			return nil // the reader went away (gw logs | head)
-		}
-	}
-	if !opts.Follow {
-		if pr.n == 0 && ios.IsStdoutTTY() && !opts.JSON {
+		if werr == nil && pr.n == 0 && ios.IsStdoutTTY() && !opts.JSON {
 			fmt.Fprintln(ios.ErrOut, noLines(opts, path))
 		}
-		return nil
+		return nil // a write error: the reader went away (gw logs | head)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -173,7 +168,7 @@ func logsRun(ctx context.Context, opts *LogsOptions) error {
 	if poll == 0 {
 		poll = 250 * time.Millisecond
 	}
-	return reqlog.Follow(ctx, path, poll, show)
+	return reqlog.Follow(ctx, path, since, poll, show)
 }
 
 func noLines(opts *LogsOptions, path string) string {
