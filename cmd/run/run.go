@@ -58,8 +58,8 @@ the local token through its environment only (arguments show in ps). ARGS go to 
 are; gw's own flags come before AGENT.
 
 The running gw serve is used when it answers on the configured port; otherwise gw serves on a free
-loopback port for as long as the agent runs. gw prints nothing while the agent runs: the terminal
-is the agent's. Signals (ctrl-c, SIGTERM, SIGHUP, window size changes) reach the agent, and gw
+loopback port for as long as the agent runs, writing its request log to gw serve's (gw logs, gw
+usage). gw prints nothing while the agent runs: the terminal is the agent's. Signals (ctrl-c, SIGTERM, SIGHUP, window size changes) reach the agent, and gw
 exits with the agent's status (128+N when signal N ended it). GW_API_KEY is not passed on.
 
 Agents: ` + runList() + `. Continue, Cline and Crush take
