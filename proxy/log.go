@@ -34,7 +34,7 @@ type logger struct {
 	mu       sync.Mutex
 	w        io.Writer
 	buf      []byte      // the line being written, reused: Write must not keep it
-	agent    string      // the agent of requests whose User-Agent names none (gw run's)
+	agent    string      // the agent every request comes from (gw run's), over its User-Agent
 	refusals refusalRuns // repeated refusals, counted instead of written
 }
 
@@ -78,9 +78,9 @@ func (l *logger) writeSummary(e *entry, end time.Time, count int) { l.writeLine(
 
 // writeLine writes e's line, which stands for count requests; l.mu is held.
 func (l *logger) writeLine(e *entry, end time.Time, model string, count int) {
-	agent := e.agent
+	agent := l.agent
 	if agent == "" {
-		agent = l.agent
+		agent = e.agent
 	}
 	l.buf = reqlog.Append(l.buf[:0], &reqlog.Entry{
 		Time: end, Method: e.method, Path: e.path, Agent: agent, Model: model,

@@ -69,8 +69,10 @@ type Options struct {
 	AcceptHosts []string
 	// Log receives one line per request; nil writes none.
 	Log io.Writer
-	// Agent names the agent whose requests a User-Agent does not name
-	// (gw run knows the agent it started); "" when not known.
+	// Agent names the agent every request comes from (gw run knows the
+	// agent it started); "" names it from each request's User-Agent. It
+	// wins over the User-Agent: some agents send another's (Kilo sends
+	// OpenCode's).
 	Agent string
 	// StateDir, when set, has the request log also appended to serve.log
 	// there (reqlog.File), as gw serve's own is: for a handler served

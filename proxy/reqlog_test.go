@@ -11,26 +11,41 @@ import (
 	"github.com/modelgateway/gw/reqlog"
 )
 
-// Each line names the agent that sent the request, from its User-Agent or,
-// when that names none, the agent gw run started; and a failure's
-// condition as the service's error table names it. Neither the key nor the
-// local token is ever in it.
+// Each line names the agent that sent the request, from its User-Agent;
+// and a failure's condition as the service's error table names it. Neither
+// the key nor the local token is ever in it.
 func TestLogNamesTheAgentAndTheCondition(t *testing.T) {
-	state := t.TempDir()
-	r := newRig(t, rigOpts{proxy: func(o *Options) { o.Agent, o.StateDir = "codex", state }})
+	r := newRig(t, rigOpts{})
 	ctx := waitCtx(t)
-	send := func(model, ua string) {
-		t.Helper()
-		hdr := http.Header{}
-		if ua != "" {
-			hdr.Set("User-Agent", ua)
-		}
-		res := r.do(ctx, "POST", "/v1/chat/completions", chatBody(model, false), hdr)
-		readAll(t, res)
+	send(t, r, ctx, sonnet, "claude-cli/2.1.330 (external, cli)")
+	send(t, r, ctx, sonnet, "OpenAI/JS 5.20.0")
+	send(t, r, ctx, "vendor-a/no-such-model", "GeminiCLI/0.9.0 (linux; x64)")
+	log := r.log.String()
+	lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3:\n%s", len(lines), log)
 	}
-	send(sonnet, "claude-cli/2.1.330 (external, cli)")
-	send(sonnet, "")
-	send("vendor-a/no-such-model", "GeminiCLI/0.9.0 (linux; x64)")
+	for i, want := range []string{" POST /v1/chat/completions agent=claude-code model=" + sonnet + " status=200 ",
+		" POST /v1/chat/completions model=" + sonnet + " status=200 ",
+		" agent=gemini model=vendor-a/no-such-model status=404 condition=unknown_model "} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d: %s\nwant it to contain %q", i, lines[i], want)
+		}
+	}
+	if strings.Contains(log, realKey) || strings.Contains(log, testToken) || strings.Contains(log, realKey[len(realKey)-8:]) {
+		t.Errorf("the log holds the key or the local token:\n%s", log)
+	}
+}
+
+// gw run's handler names the agent it started on every line, whatever the
+// User-Agent says (Kilo sends OpenCode's), and appends to serve.log in the
+// state directory as well as to its Log.
+func TestLogOfGwRunNamesItsAgentInServeLog(t *testing.T) {
+	state := t.TempDir()
+	r := newRig(t, rigOpts{proxy: func(o *Options) { o.Agent, o.StateDir = "kilo", state }})
+	ctx := waitCtx(t)
+	send(t, r, ctx, sonnet, "opencode/1.18.2 ai-sdk/provider-utils/3.0.10")
+	send(t, r, ctx, sonnet, "")
 	if err := r.h.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -38,21 +53,21 @@ func TestLogNamesTheAgentAndTheCondition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, log := range map[string]string{"Log": r.log.String(), "serve.log": string(file)} {
-		lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
-		if len(lines) != 3 {
-			t.Fatalf("%s has %d lines, want 3:\n%s", name, len(lines), log)
-		}
-		for i, want := range []string{" agent=claude-code model=" + sonnet + " status=200 ", " agent=codex model=" + sonnet + " status=200 ",
-			" agent=gemini model=vendor-a/no-such-model status=404 condition=unknown_model "} {
-			if !strings.Contains(lines[i], want) {
-				t.Errorf("%s line %d: %s\nwant it to contain %q", name, i, lines[i], want)
-			}
-		}
-		if strings.Contains(log, realKey) || strings.Contains(log, testToken) || strings.Contains(log, realKey[len(realKey)-8:]) {
-			t.Errorf("%s holds the key or the local token:\n%s", name, log)
-		}
+	if string(file) != r.log.String() || strings.Count(string(file), " agent=kilo model="+sonnet+" status=200 ") != 2 {
+		t.Errorf("serve.log:\n%s\nLog:\n%s", file, r.log.String())
 	}
+	if strings.Contains(string(file), realKey) || strings.Contains(string(file), testToken) {
+		t.Errorf("serve.log holds the key or the local token:\n%s", file)
+	}
+}
+
+func send(t *testing.T, r *rig, ctx context.Context, model, ua string) {
+	t.Helper()
+	hdr := http.Header{}
+	if ua != "" {
+		hdr.Set("User-Agent", ua)
+	}
+	readAll(t, r.do(ctx, "POST", "/v1/chat/completions", chatBody(model, false), hdr))
 }
 
 // A key the service refuses is logged as key_rejected, and the key (which

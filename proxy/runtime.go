@@ -30,7 +30,8 @@ type RunOptions struct {
 	ErrOut io.Writer // messages and the request log
 	// StateDir holds serve.log; "" keeps the request log on ErrOut only.
 	StateDir string
-	// Agent names the agent whose requests a User-Agent does not name.
+	// Agent names the agent every request comes from; "": each request's
+	// User-Agent says.
 	Agent string
 
 	Upstream   *url.URL          // the service's base URL, ending in /v1

@@ -16,7 +16,7 @@ var agentsByProduct = map[string]string{
 	"gemini-cli":      "gemini",
 	"qwencode":        "qwen-code", // QwenCode/0.1.0 (linux; x64)
 	"qwen-code":       "qwen-code",
-	"kilo-code":       "kilo",
+	"kilo-code":       "kilo", // Kilo sends opencode/… too, for most requests
 	"kilocode":        "kilo",
 	"kilo":            "kilo",
 	"cline":           "cline",
