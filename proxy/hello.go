@@ -68,10 +68,13 @@ func (h *Handler) hello(w http.ResponseWriter, r *http.Request, e *entry) {
 	e.note = "hello"
 	if r.Header.Get(ProbeHeader) != "" {
 		e.note = "probe" // gw's own, as gw doctor and gw run send it
+		// gw statusline's, asked at every turn of Claude Code: a line
+		// each would bury the requests.
+		e.quiet = r.Header.Get(ProbeHeader) == probeQuiet
 	}
 	if ref := h.filter.checkSender(r); ref != nil {
 		w.Header().Set("Connection", "close")
-		e.note = "refused=" + ref.code
+		e.note, e.quiet = "refused="+ref.code, false
 		e.status = writeErrorAs(w, protoChat, ref.status, ref.code, ref.message)
 		return
 	}

@@ -2,11 +2,10 @@ package proxy
 
 import (
 	"io"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
+
+	"github.com/modelgateway/gw/reqlog"
 )
 
 // entry is what the request log says about one request. It never holds the
@@ -24,6 +23,9 @@ type entry struct {
 	stream   bool   // answered as a stream
 	usage    Usage
 	hasUsage bool
+	agent    string // from the client's User-Agent; "" when not known
+	cond     string // the service's failure condition (reqlog.KeyRejected, …)
+	quiet    bool   // gw's own status probe: not written
 }
 
 // logger writes one line per request, in one Write; concurrent requests
@@ -32,11 +34,12 @@ type logger struct {
 	mu       sync.Mutex
 	w        io.Writer
 	buf      []byte      // the line being written, reused: Write must not keep it
+	agent    string      // the agent every request comes from (gw run's), over its User-Agent
 	refusals refusalRuns // repeated refusals, counted instead of written
 }
 
 func (l *logger) write(e *entry, end time.Time) {
-	if l == nil || l.w == nil {
+	if l == nil || l.w == nil || e.quiet {
 		return
 	}
 	model := e.modelID
@@ -75,68 +78,16 @@ func (l *logger) writeSummary(e *entry, end time.Time, count int) { l.writeLine(
 
 // writeLine writes e's line, which stands for count requests; l.mu is held.
 func (l *logger) writeLine(e *entry, end time.Time, model string, count int) {
-	b := end.AppendFormat(l.buf[:0], timeLayout)
-	b = append(b, ' ')
-	b = appendField(b, e.method)
-	b = append(b, ' ')
-	b = appendField(b, e.path)
-	if model != "" {
-		b = append(b, " model="...)
-		b = appendField(b, model)
+	agent := l.agent
+	if agent == "" {
+		agent = e.agent
 	}
-	b = append(b, " status="...)
-	b = strconv.AppendInt(b, int64(e.status), 10)
-	b = append(b, " dur="...)
-	b = append(b, end.Sub(e.start).Round(time.Microsecond).String()...)
-	if e.hasUsage {
-		b = append(b, " prompt_tokens="...)
-		b = strconv.AppendInt(b, e.usage.PromptTokens, 10)
-		b = append(b, " completion_tokens="...)
-		b = strconv.AppendInt(b, e.usage.CompletionTokens, 10)
-	}
-	b = append(b, " proto="...)
-	b = append(b, e.proto.String()...)
-	b = append(b, " stream="...)
-	b = strconv.AppendBool(b, e.stream)
-	if e.note != "" {
-		b = append(b, ' ')
-		b = append(b, e.note...)
-	}
-	b = appendCount(b, count)
-	b = append(b, '\n')
-	l.buf = b
-	_, _ = l.w.Write(b)
-}
-
-// timeLayout is the request log's time: RFC 3339 with milliseconds.
-const timeLayout = "2006-01-02T15:04:05.000Z07:00"
-
-// appendField writes client-provided text so it cannot forge a log line:
-// quoted when it holds spaces, quotes or control characters, and bounded.
-func appendField(b []byte, s string) []byte {
-	const max = 200
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	if s != "" && plainField(s) {
-		return append(b, s...)
-	}
-	return strconv.AppendQuote(b, s)
-}
-
-// plainField reports whether s can be logged unquoted: printable, without
-// spaces, quotes or '='. ASCII is checked byte by byte, the rest by rune.
-func plainField(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			return strings.IndexFunc(s[i:], func(r rune) bool {
-				return unicode.IsSpace(r) || !unicode.IsPrint(r) || r == '"' || r == '='
-			}) < 0
-		}
-		if c <= ' ' || c == 0x7f || c == '"' || c == '=' {
-			return false
-		}
-	}
-	return true
+	l.buf = reqlog.Append(l.buf[:0], &reqlog.Entry{
+		Time: end, Method: e.method, Path: e.path, Agent: agent, Model: model,
+		Status: e.status, Condition: e.cond, Dur: end.Sub(e.start),
+		HasUsage: e.hasUsage, Input: e.usage.PromptTokens, Cached: e.usage.CachedTokens,
+		Output: e.usage.CompletionTokens, Reasoning: e.usage.ReasoningTokens,
+		Proto: e.proto.String(), Stream: e.stream, Note: e.note, Count: count,
+	})
+	_, _ = l.w.Write(l.buf)
 }

@@ -3,20 +3,14 @@ package proxy
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/modelgateway/gw/internal/fsutil"
+	"github.com/modelgateway/gw/reqlog"
 )
 
-// LogName is the request log's file in gw's state directory; at start-up
-// one larger than maxLogSize is moved to LogName+".1".
-const (
-	LogName    = "serve.log"
-	maxLogSize = 10 << 20
-)
+// LogName is the request log's file in gw's state directory (see reqlog).
+const LogName = reqlog.Name
 
 // Bounds of the request log lines waiting to be written. The terminal's is
 // about 2,500 lines, far more than a burst of requests produces while a
@@ -188,20 +182,4 @@ func (t tee) Write(p []byte) (int, error) {
 		_, _ = w.Write(p)
 	}
 	return len(p), nil
-}
-
-// openLog opens serve.log in stateDir, never through a link (a serve.log
-// planted as a link to ~/.bashrc would get every request line). A log file
-// that cannot be opened is reported on errOut and skipped (nil).
-func openLog(stateDir string, errOut io.Writer) *os.File {
-	path := filepath.Join(stateDir, LogName)
-	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > maxLogSize {
-		_ = os.Rename(path, path+".1") // a link at serve.log.1 is replaced, not followed
-	}
-	file, err := fsutil.OpenAppend(path, 0o600)
-	if err != nil {
-		fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
-		return nil
-	}
-	return file
 }

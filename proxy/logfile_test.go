@@ -3,9 +3,6 @@ package proxy
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -125,40 +122,5 @@ func TestAsyncLogCloseWithinGivesUpOnAStuckOutput(t *testing.T) {
 	// Later lines neither hang nor are written past the stuck one.
 	if n, err := l.Write([]byte("late\n")); n != 5 || err != nil {
 		t.Errorf("Write after close: %d, %v", n, err)
-	}
-}
-
-// A serve.log left readable by others (0644: an older gw, a hand chmod) is made 0600 when gw serve opens
-// it, its lines kept and the new ones appended.
-func TestOpenLog_ExistingLogIsMadePrivate(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no Unix permission bits")
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, LogName)
-	if err := os.WriteFile(path, []byte("an older line\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, 0o644); err != nil { // whatever the umask
-		t.Fatal(err)
-	}
-	var errOut strings.Builder
-	f := openLog(dir, &errOut)
-	if f == nil {
-		t.Fatalf("serve.log not opened: %s", errOut.String())
-	}
-	if _, err := f.WriteString("a new line\n"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("serve.log has mode %04o after gw serve opened it, want 0600", fi.Mode().Perm())
-	}
-	if b, _ := os.ReadFile(path); string(b) != "an older line\na new line\n" {
-		t.Errorf("serve.log = %q", b)
 	}
 }

@@ -40,6 +40,19 @@ var (
 // (and its user) holding the port when the system tells, and say what
 // to do.
 func Probe(ctx context.Context, addr, token string) error {
+	return probe(ctx, addr, token, "1")
+}
+
+// probeQuiet marks a probe that gw serve does not write to its request log.
+const probeQuiet = "quiet"
+
+// ProbeQuietly is Probe that gw serve leaves out of its request log: for
+// gw statusline, which probes at every turn of the agent.
+func ProbeQuietly(ctx context.Context, addr, token string) error {
+	return probe(ctx, addr, token, probeQuiet)
+}
+
+func probe(ctx context.Context, addr, token, mark string) error {
 	host, portText, err := net.SplitHostPort(addr)
 	port, perr := strconv.Atoi(portText)
 	if err != nil || perr != nil || !config.IsLoopbackHost(host) {
@@ -75,7 +88,7 @@ func Probe(ctx context.Context, addr, token string) error {
 	if err != nil {
 		return fmt.Errorf("probing %s: %w", addr, err)
 	}
-	req.Header.Set(ProbeHeader, "1")
+	req.Header.Set(ProbeHeader, mark)
 	res, err := tr.RoundTrip(req)
 	if err != nil {
 		return fmt.Errorf("%w on %s: %v; start it with: gw serve", ErrNotRunning, addr, err)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +23,22 @@ import (
 	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/responses"
 	"github.com/modelgateway/gw/proxy/relay"
+	"github.com/modelgateway/gw/reqlog"
 )
+
+// condition is the request log's name of a failure condition of the
+// service's error table; "" for the failures it does not name.
+func condition(c api.Condition) string {
+	switch c {
+	case api.KeyRejected:
+		return reqlog.KeyRejected
+	case api.ServiceUnreachable:
+		return reqlog.ServiceUnreachable
+	case api.UnknownModel:
+		return reqlog.UnknownModel
+	}
+	return ""
+}
 
 // Options configure the handler. Upstream, Transport, Key and LocalToken are
 // required.
@@ -37,6 +53,15 @@ type Options struct {
 	AcceptHosts []string
 	// Log receives one line per request; nil writes none.
 	Log io.Writer
+	// Agent names the agent every request comes from (gw run knows the
+	// agent it started); "" names it from each request's User-Agent. It
+	// wins over the User-Agent: some agents send another's (Kilo sends
+	// OpenCode's).
+	Agent string
+	// StateDir, when set, has the request log also appended to serve.log
+	// there (reqlog.File), as gw serve's own is: for a handler served
+	// without Run (gw run's). Close writes the lines still waiting.
+	StateDir string
 	// ModelIDs lists the ids an unknown model is compared with for "did you
 	// mean"; nil or an error: the built-in catalogue.
 	ModelIDs func(ctx context.Context) ([]string, error)
@@ -60,6 +85,7 @@ type Handler struct {
 	identity  []string // the Accept-Encoding value "identity", shared by every request
 	gzip      []string // and "gzip"
 	relay     relay.Options
+	fileLog   *asyncLog        // serve.log, when Options.StateDir is set
 	store     *responses.Store // the Responses API's kept answers
 	refusals  chat.Refusals    // optional fields the service refused, by model
 }
@@ -109,12 +135,24 @@ func New(o Options) (*Handler, error) {
 		upstream:  &up,
 		chatURL:   up.JoinPath("chat/completions").String(),
 		transport: o.Transport,
-		log:       &logger{w: o.Log},
+		log:       &logger{w: o.Log, agent: o.Agent},
 		modelIDs:  o.ModelIDs,
 		identity:  []string{"identity"},
 		gzip:      []string{"gzip"},
 		relay:     o.Relay,
 		store:     responses.NewStore(0, 0),
+	}
+	if o.StateDir != "" {
+		// Created with its first line. A log that cannot be written (a link
+		// planted at serve.log) gets nothing: the agent's terminal is not
+		// gw's to report it on.
+		file := &reqlog.File{Path: filepath.Join(o.StateDir, reqlog.Name)}
+		h.fileLog = newAsyncLog(file, maxPendingFile, "gw: %d request log lines dropped: the disk did not keep up", nil)
+		if o.Log != nil {
+			h.log.w = tee{o.Log, h.fileLog}
+		} else {
+			h.log.w = h.fileLog
+		}
 	}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite:   h.rewrite,
@@ -131,6 +169,15 @@ func New(o Options) (*Handler, error) {
 	return h, nil
 }
 
+// Close writes the request log lines still waiting for serve.log; call it
+// once the handler serves no more (Serve has returned).
+func (h *Handler) Close() error {
+	if h.fileLog != nil {
+		return h.fileLog.Close()
+	}
+	return nil
+}
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := protoOf(r.URL.Path)
 	// The model lists gw serve answers itself speak their client's protocol, errors included.
@@ -140,7 +187,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case codexCatalog(r):
 		p = protoResponses
 	}
-	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: p}}
+	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: p,
+		agent: reqlog.AgentOf(r.Header.Get("User-Agent"))}}
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
@@ -180,7 +228,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			status, code = http.StatusServiceUnavailable, CodeKeyUnavailable
 			msg = api.KeyRejected.Message() + ": gw serve could not read the key (" + kr.err.Error() + ") — " + serveFix(fix, kr.from)
 		}
-		e.note = "refused=" + code
+		e.note, e.cond = "refused="+code, reqlog.KeyRejected
 		e.status = writeErrorAs(w, p, status, code, msg)
 		return
 	}
@@ -480,6 +528,9 @@ func (h *Handler) explainError(res *http.Response, c *call, body []byte) []byte 
 		model = e.model.Model()
 	}
 	ae := api.ClassifyResponse(res.StatusCode, res.Header, body, model)
+	if ae != nil {
+		e.cond = condition(ae.Condition)
+	}
 	if ae != nil && ae.Condition == api.KeyRejected && c.key != "" {
 		e.note = "rejected=" + string(ae.Kind)
 		return keyRejectedBody(body, explainKeyRejected(ae, c.key, c.from), res.Header)
@@ -539,7 +590,7 @@ func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error
 			}
 		}
 		// Not a refusal by gw serve: the service could not be reached.
-		e.status, e.note = http.StatusBadGateway, "failed="+CodeUnreachable
+		e.status, e.note, e.cond = http.StatusBadGateway, "failed="+CodeUnreachable, reqlog.ServiceUnreachable
 		writeError(w, e.status, CodeUnreachable, msg)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy/relay"
+	"github.com/modelgateway/gw/reqlog"
 )
 
 // RunOptions are what gw serve runs with, once its flags and gw's config
@@ -29,6 +30,9 @@ type RunOptions struct {
 	ErrOut io.Writer // messages and the request log
 	// StateDir holds serve.log; "" keeps the request log on ErrOut only.
 	StateDir string
+	// Agent names the agent every request comes from; "": each request's
+	// User-Agent says.
+	Agent string
 
 	Upstream   *url.URL          // the service's base URL, ending in /v1
 	Transport  http.RoundTripper // to the service
@@ -123,8 +127,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	// slow, stuck or closed terminal costs the file no line.
 	var reqLog io.Writer = errLog
 	if o.StateDir != "" {
-		if file := openLog(o.StateDir, errOut); file != nil {
-			defer file.Close()
+		if file, err := reqlog.Open(o.StateDir); err != nil {
+			fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
+		} else {
 			l := newAsyncLog(file, maxPendingFile,
 				"gw serve: %d request log lines dropped: the disk did not keep up", nil)
 			defer l.Close() // every line written before the file closes
@@ -138,6 +143,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		Transport:   o.Transport,
 		Key:         keys,
 		LocalToken:  o.LocalToken,
+		Agent:       o.Agent,
 		AcceptHosts: acceptHosts,
 		Log:         reqLog,
 		Relay:       relay.Options{IdleTimeout: o.UpstreamIdleTimeout},

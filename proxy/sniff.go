@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/modelgateway/gw/protocol/chat"
 )
 
 // maxSniffLine bounds the copy kept of one SSE line (or of a whole JSON
@@ -17,6 +19,17 @@ const maxSniffLine = 64 << 10
 type Usage struct {
 	PromptTokens     int64
 	CompletionTokens int64
+	CachedTokens     int64 // of PromptTokens, read from the service's cache
+	ReasoningTokens  int64 // of CompletionTokens
+}
+
+// usageOf is the request log's Usage of the service's usage object.
+func usageOf(u *chat.Usage) Usage {
+	out := Usage{PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens), CachedTokens: int64(u.CacheRead())}
+	if u.CompletionDetails != nil {
+		out.ReasoningTokens = int64(max(0, u.CompletionDetails.ReasoningTokens))
+	}
+	return out
 }
 
 // usageReader passes a response body through unchanged and, on the side,
@@ -119,15 +132,12 @@ func (u *usageReader) inspect(b []byte) {
 		return
 	}
 	var v struct {
-		Usage *struct {
-			PromptTokens     int64 `json:"prompt_tokens"`
-			CompletionTokens int64 `json:"completion_tokens"`
-		} `json:"usage"`
+		Usage *chat.Usage `json:"usage"`
 	}
 	if json.Unmarshal(b, &v) != nil || v.Usage == nil {
 		return
 	}
-	u.e.usage = Usage{PromptTokens: v.Usage.PromptTokens, CompletionTokens: v.Usage.CompletionTokens}
+	u.e.usage = usageOf(v.Usage)
 	u.e.hasUsage = true
 }
 

@@ -75,7 +75,7 @@ func TestUsageReaderFindsTopLevelUsageInAJSONAnswer(t *testing.T) {
 			if _, err := io.Copy(&out, u); err != nil || out.String() != answer {
 				t.Fatalf("%s: bytes changed in passing (err %v)", name, err)
 			}
-			if !e.hasUsage || e.usage != (Usage{PromptTokens: 11, CompletionTokens: 22}) {
+			if !e.hasUsage || e.usage != (Usage{PromptTokens: 11, CompletionTokens: 22, CachedTokens: 3}) {
 				t.Errorf("%s, length %d: usage %+v (found %v)", name, length, e.usage, e.hasUsage)
 			}
 		}
@@ -88,8 +88,11 @@ func TestUsageCountsThatAreNotPlainNumbersAreDecoded(t *testing.T) {
 		found bool
 		want  Usage
 	}{
-		{`{"usage":{"completion_tokens":3}}`, true, Usage{0, 3}},
-		{`{"usage":{"prompt_tokens":-2,"completion_tokens":3}}`, true, Usage{-2, 3}},
+		{`{"usage":{"completion_tokens":3}}`, true, Usage{CompletionTokens: 3}},
+		{`{"usage":{"prompt_tokens":-2,"completion_tokens":3}}`, true, Usage{PromptTokens: -2, CompletionTokens: 3}},
+		{`{"usage":{"prompt_tokens":10,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":7},"completion_tokens_details":{"reasoning_tokens":2}}}`,
+			true, Usage{PromptTokens: 10, CompletionTokens: 3, CachedTokens: 7, ReasoningTokens: 2}},
+		{`{"usage":{"prompt_tokens":10,"completion_tokens":3,"cache_read_input_tokens":4}}`, true, Usage{PromptTokens: 10, CompletionTokens: 3, CachedTokens: 4}},
 		{`{"usage":{"prompt_tokens":5.5,"completion_tokens":1}}`, false, Usage{}},
 		{`{"usage":{"prompt_tokens":"x","completion_tokens":3}}`, false, Usage{}},
 	}

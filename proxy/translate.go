@@ -150,7 +150,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p p
 	e.modelID, e.status, e.stream = out.Model, out.Status, out.Stream
 	e.note = joinNonEmpty(e.note, out.Note)
 	if out.Usage != nil {
-		e.usage = Usage{PromptTokens: int64(out.Usage.PromptTokens), CompletionTokens: int64(out.Usage.CompletionTokens)}
+		e.usage = usageOf(out.Usage)
 		e.hasUsage = true
 	}
 }
@@ -271,6 +271,9 @@ func (b *upstreamBody) Close() error {
 func (t *translation) classify(status int, header http.Header, body []byte, model string) *api.Error {
 	body = t.c.scrub.errorBody(header, body)
 	ae := api.ClassifyResponse(status, header, body, model)
+	if ae != nil {
+		t.c.cond = condition(ae.Condition)
+	}
 	if ae != nil && ae.Condition == api.KeyRejected {
 		t.c.note = joinNonEmpty(t.c.note, "rejected="+string(ae.Kind))
 	}
@@ -312,10 +315,13 @@ func (t *translation) forAccount(ae *api.Error, model string) *api.Error {
 // reach the service classified.
 func (t *translation) classifyTransport(err error) *api.Error {
 	var ae *api.Error
-	if errors.As(err, &ae) {
-		return ae
+	if !errors.As(err, &ae) {
+		ae = api.ClassifyTransport(err)
 	}
-	return api.ClassifyTransport(err)
+	if ae != nil && ae.Kind != api.KindCanceled {
+		t.c.cond = condition(ae.Condition)
+	}
+	return ae
 }
 
 // explainKeyRejected says, for a key the service refused, that it is the key

@@ -24,10 +24,13 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/doctor"
 	"github.com/modelgateway/gw/cmd/initcmd"
+	"github.com/modelgateway/gw/cmd/logs"
 	"github.com/modelgateway/gw/cmd/models"
 	"github.com/modelgateway/gw/cmd/run"
 	"github.com/modelgateway/gw/cmd/serve"
 	"github.com/modelgateway/gw/cmd/service"
+	"github.com/modelgateway/gw/cmd/statusline"
+	"github.com/modelgateway/gw/cmd/usage"
 	"github.com/modelgateway/gw/cmd/version"
 )
 
@@ -96,6 +99,9 @@ service's failures it is and the one thing to do about it.`,
 	cmd.AddCommand(initcmd.NewCmdInit(f))
 	cmd.AddCommand(run.NewCmdRun(f, nil))
 	cmd.AddCommand(version.NewCmdVersion(f, nil))
+	cmd.AddCommand(logs.NewCmdLogs(f, nil))
+	cmd.AddCommand(usage.NewCmdUsage(f, nil))
+	cmd.AddCommand(statusline.NewCmdStatusline(f, nil))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "exit-codes",
 		Short: "What gw's exit codes mean",

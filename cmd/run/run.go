@@ -57,8 +57,8 @@ the local token through its environment only (arguments show in ps). ARGS go to 
 are; gw's own flags come before AGENT.
 
 The running gw serve is used when it answers on the configured port; otherwise gw serves on a free
-loopback port for as long as the agent runs. gw prints nothing while the agent runs: the terminal
-is the agent's. Signals (ctrl-c, SIGTERM, SIGHUP, window size changes) reach the agent, and gw
+loopback port for as long as the agent runs, writing its request log to gw serve's (gw logs, gw
+usage). gw prints nothing while the agent runs: the terminal is the agent's. Signals (ctrl-c, SIGTERM, SIGHUP, window size changes) reach the agent, and gw
 exits with the agent's status (128+N when signal N ended it). GW_API_KEY is not passed on.
 
 Agents: ` + runList() + `. Continue, Cline and Crush take
@@ -169,7 +169,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 
 	// The running gw serve, else one of our own for the agent's lifetime.
-	srv, err := serve(ctx, f, cfg, opts.BaseURL)
+	srv, err := serve(ctx, f, cfg, opts.BaseURL, a.Name)
 	if err != nil {
 		return err
 	}
@@ -313,7 +313,7 @@ type server struct {
 // serve finds the running gw serve (the configured port answering gw serve's probe with gw's local
 // token), or serves until stop — on gw serve's port when nothing listens there, else on a free loopback
 // port — with gw's local token (or, when gw has none yet, a token of its own that is never saved).
-func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL string) (*server, error) {
+func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL, agent string) (*server, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
 	var probed error = errors.New("gw has no local token yet")
 	if cfg.LocalToken != "" {
@@ -348,7 +348,8 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 		}
 	}
 	keys := proxy.NewKeyCacheFrom(f.ServeKey, proxy.DefaultKeyRefresh)
-	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: f.Transport(), Key: keys, LocalToken: token, Log: io.Discard})
+	paths, _ := f.Paths() // the request log goes to gw serve's serve.log, with the agent named
+	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: f.Transport(), Key: keys, LocalToken: token, Log: io.Discard, StateDir: paths.StateDir, Agent: agent})
 	if err != nil {
 		return nil, err
 	}
@@ -367,6 +368,7 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer h.Close()
 		_ = proxy.Serve(sctx, ln, h, stopGrace)
 	}()
 	return &server{addr: ln.Addr().String(), token: token, stop: func() { cancel(); <-done }}, nil

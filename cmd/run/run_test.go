@@ -185,7 +185,7 @@ const keyEnv = "GW_API_KEY"
 
 // gw run qwen-code: the agent is started with gw's settings in its environment and flags, the local token
 // in the environment only, the user's arguments after gw's, without GW_API_KEY; gw serves in-process and
-// the agent's request through it reaches the service; nothing is written under HOME.
+// the agent's request through it reaches the service; nothing is written under HOME but the request log.
 func TestRunRun_TokenInEnvironmentOnlyAndServedInProcess(t *testing.T) {
 	fakeAgentOnPath(t, "qwen")
 	e, opts := runEnv(t, "qwen-code", "report", "-p", "hello")
@@ -229,6 +229,11 @@ func TestRunRun_TokenInEnvironmentOnlyAndServedInProcess(t *testing.T) {
 	}
 	if after := tree(t, e.Dir); !slices.Equal(after, before) {
 		t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
+	}
+	// The request log is the one thing written: gw serve's, naming the agent gw run started.
+	if b, err := os.ReadFile(filepath.Join(e.Vars["XDG_STATE_HOME"], "gw", "serve.log")); err != nil ||
+		!strings.Contains(string(b), " GET /v1/models agent=qwen-code status=200 ") {
+		t.Errorf("serve.log (%v):\n%s", err, b)
 	}
 	// The in-process gw serve is gone with the agent.
 	if _, err := http.Get(r.Env["OPENAI_BASE_URL"] + "/models"); err == nil {
@@ -371,7 +376,9 @@ func tree(t *testing.T, dir string) []string {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() {
+		// The request log (serve.log and its lock), which every gw serve appends to, gw run's included.
+		if d.Type().IsRegular() && !strings.Contains(p, filepath.Join(".local", "state", "gw", "serve.log")) &&
+			!strings.HasSuffix(p, ".serve.log.lock") {
 			fi, _ := d.Info()
 			out = append(out, fmt.Sprintf("%s %d %d", strings.TrimPrefix(p, dir), fi.Size(), fi.ModTime().UnixNano()))
 		}

@@ -88,6 +88,10 @@ type Declaration struct {
 	Models []Model
 	// Default and Small are ids from Models; "" leaves the agent's choice.
 	Default, Small string
+	// StatusLine is the command an agent with a status line (Claude Code)
+	// is given for it where the user has none of their own: gw statusline.
+	// "" gives none.
+	StatusLine string
 }
 
 // Validate checks d before anything is written.

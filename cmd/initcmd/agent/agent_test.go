@@ -697,3 +697,26 @@ func TestAgentRun_TokenSavedMeanwhileSavesNothingOfGwConfig(t *testing.T) {
 		t.Errorf("OpenCode's config was not written: %v", err)
 	}
 }
+
+// Claude Code's status line goes into the user's own settings only: a
+// project's settings.local.json would override a status line the user has
+// in theirs.
+func TestAgentRun_StatusLineInTheUsersSettingsOnly(t *testing.T) {
+	for _, project := range []bool{false, true} {
+		e, _ := env(t)
+		if err := run(t, e, AgentOptions{Agent: "claude-code", Project: project, Models: []string{"vendor-a/model-a-haiku-4.5"}}); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(e.Vars["HOME"], ".claude", "settings.json")
+		if project {
+			path = filepath.Join(e.Dir, ".claude", "settings.local.json")
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), `"statusLine": {"type": "command", "command": "gw statusline"}`); got == project {
+			t.Errorf("project %v: status line written %v:\n%s", project, got, b)
+		}
+	}
+}

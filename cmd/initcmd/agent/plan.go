@@ -185,6 +185,11 @@ func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string
 		}
 	}
 	p.decl = agents.Declaration{BaseURL: ep.baseURL, Token: ep.token, Default: def, Small: small, Mode: agents.Proxy}
+	if !opts.Project {
+		// In the user's own settings, where their status line would be: a
+		// project's settings would override one they have there.
+		p.decl.StatusLine = "gw statusline"
+	}
 	if opts.Mode == ModeDirect {
 		p.decl.Mode = agents.Direct
 	}

@@ -141,7 +141,15 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		drop = append(drop, EnvSmallFast)
 	}
 	env := jsonc.Want{Container: true, Fields: vars(d, false), Drop: drop}
-	if _, err := f.Apply(top, jsonc.Want{Fields: []jsonc.Field{{Key: "env", Val: env}}}); err != nil {
+	fields := []jsonc.Field{{Key: "env", Val: env}}
+	// gw's status line only where the user has no statusLine of their own
+	// (whatever its value): theirs is never touched.
+	statusLine := d.StatusLine != "" && !hasStatusLine(src)
+	if statusLine {
+		fields = append(fields, jsonc.Field{Key: "statusLine", Val: jsonc.Want{Inline: true,
+			Fields: []jsonc.Field{{Key: "type", Val: "command"}, {Key: "command", Val: d.StatusLine}}}})
+	}
+	if _, err := f.Apply(top, jsonc.Want{Fields: fields}); err != nil {
 		return agents.Result{}, err
 	}
 	res := agents.Result{Data: f.Pack(), Created: !before.Configured}
@@ -163,7 +171,16 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	}
 	res.Warnings = append(res.Warnings, warnings(res.Data)...)
 	res.Notes = TierNotes(d)
+	if statusLine {
+		res.Notes = append(res.Notes, fmt.Sprintf("Added Claude Code's status line: %s (gw serve up or down, the model, today's tokens); remove \"statusLine\" from the file to drop it", d.StatusLine))
+	}
 	return res, nil
+}
+
+// hasStatusLine reports whether the settings src have a statusLine.
+func hasStatusLine(src []byte) bool {
+	top, err := jsonc.ReadTop(src, dialect)
+	return err == nil && top != nil && jsonc.Member(top, "statusLine") != nil
 }
 
 // warnings: settings that stop Claude Code from using what gw wrote.

@@ -93,3 +93,48 @@ func TestPath(t *testing.T) {
 		t.Error(p)
 	}
 }
+
+// gw's status line is added where the settings have none, and a user's own
+// statusLine is kept byte for byte: the file differs from a merge without
+// a status line nowhere.
+func TestStatusLineOnlyWhereTheUserHasNone(t *testing.T) {
+	d := agentstest.Decl()
+	d.StatusLine = "gw statusline"
+	res, err := Merge([]byte("{\n  \"theme\": \"dark\"\n}\n"), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Data), `"statusLine": {"type": "command", "command": "gw statusline"}`) {
+		t.Errorf("no status line added:\n%s", res.Data)
+	}
+	if len(res.Notes) == 0 || !strings.Contains(res.Notes[len(res.Notes)-1], "gw statusline") {
+		t.Errorf("notes %q do not say the status line was added", res.Notes)
+	}
+	again, err := Merge(res.Data, d)
+	if err != nil || again.Changed {
+		t.Errorf("a second merge changed the file (%v):\n%s", err, again.Data)
+	}
+
+	for _, own := range []string{
+		`{"type": "command", "command": "~/.claude/statusline.sh", "padding": 0}`,
+		`{"type":"command","command":"bunx ccusage statusline"}`,
+		`null`,
+		`"not an object"`,
+	} {
+		src := []byte("{\n  \"statusLine\": " + own + ",\n  \"theme\": \"dark\"\n}\n")
+		with, err := Merge(src, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := Merge(src, agentstest.Decl())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(with.Data) != string(without.Data) || !strings.Contains(string(with.Data), `"statusLine": `+own+",") {
+			t.Errorf("the user's statusLine %s was not kept as it was:\n%s", own, with.Data)
+		}
+		if strings.Contains(strings.Join(with.Notes, "\n"), "status line") {
+			t.Errorf("notes say a status line was added: %q", with.Notes)
+		}
+	}
+}
