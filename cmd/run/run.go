@@ -191,7 +191,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		defer os.RemoveAll(dir)
 		if spec.Prepare != nil {
-			if spec, err = spec.Prepare(spec, dir, env); err != nil {
+			place := agents.RunPlace{Dir: dir, Env: env, Args: opts.Args, Terminal: f.IOStreams.IsStdinTTY() && f.IOStreams.IsStdoutTTY()}
+			if spec, err = spec.Prepare(spec, place); err != nil {
 				return fmt.Errorf("writing %s's settings for this run: %w", a.Display, err)
 			}
 		}

@@ -546,9 +546,10 @@ func TestRunRun_RunFilesLiveAsLongAsTheAgent(t *testing.T) {
 	}
 }
 
-// An agent whose settings for the run are made from the user's own files (Gemini CLI without a sign-in
-// chosen): they are there while it runs, in a directory gone when it has ended, gw run says so, and
-// nothing under HOME changed. A sign-in of another kind chosen in the user's settings is said as a warning.
+// An agent whose settings for the run are made from the user's own files (Gemini CLI with a task and
+// without a sign-in chosen): they are there while it runs, in a directory gone when it has ended, gw run
+// says so, and nothing under HOME changed. On a terminal without a task, Gemini CLI is interactive and
+// keeps its own home. A sign-in of another kind chosen in the user's settings is said as a warning.
 func TestRunRun_PreparedHomeLivesAsLongAsTheAgent(t *testing.T) {
 	fakeAgentOnPath(t, "gemini")
 	e, opts := runEnv(t, "gemini", "report", "-p", "do it")
@@ -573,6 +574,23 @@ func TestRunRun_PreparedHomeLivesAsLongAsTheAgent(t *testing.T) {
 	}
 	if after := tree(t, e.Dir); !slices.Equal(after, before) {
 		t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
+	}
+
+	e.Out.Reset()
+	e.ErrOut.Reset()
+	e.Factory.IOStreams.SetStdinTTY(true)
+	e.Factory.IOStreams.SetStdoutTTY(true)
+	interactive := *opts
+	interactive.Args = nil
+	if err := runRun(t.Context(), &interactive); err != nil {
+		t.Fatalf("%v\nstderr: %s", err, e.ErrOut)
+	}
+	r = report{}
+	if err := json.Unmarshal(e.Out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, e.Out)
+	}
+	if r.Env["GEMINI_CLI_HOME"] != "" || e.ErrOut.Len() > 0 {
+		t.Errorf("interactively: GEMINI_CLI_HOME %q; gw printed: %s", r.Env["GEMINI_CLI_HOME"], e.ErrOut)
 	}
 
 	settings := filepath.Join(e.Vars["HOME"], ".gemini", "settings.json")

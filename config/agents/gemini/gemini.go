@@ -33,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/modelgateway/gw/config/agents"
@@ -334,27 +335,34 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 	}, Prepare: Home}, nil
 }
 
-// Home chooses the API key route for gw run, when the user's settings
-// choose no sign-in, without writing them. Gemini CLI's auth type cannot
-// be set in its environment: with GOOGLE_GEMINI_BASE_URL and no
-// selectedType it picks its "gateway" type, which its non-interactive mode
-// (-p) refuses ("Invalid auth method selected."); and it reads a system
-// settings file only when root owns it and every directory above it. What
-// it does read from a place of gw run's choosing is its home,
-// $GEMINI_CLI_HOME: so Home makes one in dir, the run's private directory,
-// with a copy of the user's settings.json with security.auth.selectedType
-// "gemini-api-key" added, and a link to each other entry of the user's
-// .gemini (history, trusted folders, GEMINI.md, extensions, commands…) and
-// of the home directory itself (~ in a setting still finds the user's
-// files). The user's files are only read; gw run removes dir, and so the
-// links, when Gemini CLI ends. The system settings still apply, above it.
+// Home chooses the API key route for a run of gw run without a terminal,
+// or with a task to do (-p, a query), when the user's settings choose no
+// sign-in, without writing them. Gemini CLI's auth type cannot be set in
+// its environment: with GOOGLE_GEMINI_BASE_URL and no selectedType it
+// picks its "gateway" type, which it refuses without a terminal or with a
+// task ("Invalid auth method selected."); and it reads a system settings
+// file only when root owns it and every directory above it. What it does
+// read from a place of gw run's choosing is its home, $GEMINI_CLI_HOME: so
+// Home makes one in the run's private directory, with a copy of the user's
+// settings.json (as private as the original, gone with the directory) with
+// security.auth.selectedType "gemini-api-key" added, and a link to each
+// other entry of the user's .gemini (history, trusted folders, GEMINI.md,
+// extensions, commands…) and of the home directory itself (~ in a setting
+// still finds the user's files). The user's files are only read; gw run
+// removes the directory, and so the links, when Gemini CLI ends: what
+// Gemini CLI saves meanwhile into its settings, or into a file of its
+// .gemini the user did not have yet, is not kept. The system settings
+// still apply, above it.
 //
-// When a settings file already chooses a sign-in, Home leaves Gemini CLI
-// its own home: the API key route works as it is, and another (a Google
+// Interactively Gemini CLI keeps its own home: its auth dialog asks once,
+// with the API key route preselected (GEMINI_DEFAULT_AUTH_TYPE), and saves
+// the choice itself. When a settings file already chooses a sign-in, it
+// keeps it too: the API key route works as it is, and another (a Google
 // login, Vertex AI) is the user's or the administrator's choice, which
 // wins and is said as a warning, since Gemini CLI then does not use gw
 // serve. So does a settings file Home cannot read: Gemini CLI reports it.
-func Home(spec agents.RunSpec, dir string, e agents.Env) (agents.RunSpec, error) {
+func Home(spec agents.RunSpec, p agents.RunPlace) (agents.RunSpec, error) {
+	e := p.Env
 	home := e.Getenv(homeEnv)
 	if home == "" {
 		var err error
@@ -363,7 +371,7 @@ func Home(spec agents.RunSpec, dir string, e agents.Env) (agents.RunSpec, error)
 		}
 	}
 	userPath := filepath.Join(home, dirName, settingsFile)
-	files := []struct{ path, what string }{{systemSettingsPath(e), "Gemini CLI's system settings (which win over the user's)"}}
+	files := []struct{ path, what string }{{systemSettingsPath(e), "Gemini CLI's system settings, which win over the user's"}}
 	if e.WorkDir != "" && filepath.Clean(e.WorkDir) != filepath.Clean(home) {
 		files = append(files, struct{ path, what string }{filepath.Join(e.WorkDir, dirName, settingsFile), "the project's settings"})
 	}
@@ -375,7 +383,7 @@ func Home(spec agents.RunSpec, dir string, e agents.Env) (agents.RunSpec, error)
 			continue
 		}
 		if err != nil {
-			spec.Warnings = append(spec.Warnings, fmt.Sprintf("cannot read %s (%v); Gemini CLI's -p then needs security.auth.selectedType %q there", f.path, err, AuthType))
+			spec.Warnings = append(spec.Warnings, fmt.Sprintf("cannot read %s (%v); without a terminal Gemini CLI needs security.auth.selectedType %q there", f.path, err, AuthType))
 			return spec, nil
 		}
 		t, err := selectedType(src)
@@ -393,23 +401,76 @@ func Home(spec agents.RunSpec, dir string, e agents.Env) (agents.RunSpec, error)
 			user = src
 		}
 	}
+	if !headless(p.Args, p.Terminal, e.Getenv) {
+		return spec, nil
+	}
 	settings, err := withAuthType(user)
 	if err != nil {
 		return spec, nil
 	}
-	if err := mirror(home, dir, dirName); err != nil {
+	if err := mirror(home, p.Dir, dirName); err != nil {
 		return withoutHome(spec, err), nil
 	}
-	if err := mirror(filepath.Join(home, dirName), filepath.Join(dir, dirName), settingsFile); err != nil {
+	if err := mirror(filepath.Join(home, dirName), filepath.Join(p.Dir, dirName), settingsFile); err != nil {
 		return withoutHome(spec, err), nil
 	}
-	if err := os.WriteFile(filepath.Join(dir, dirName, settingsFile), settings, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(p.Dir, dirName, settingsFile), settings, 0o600); err != nil {
 		return spec, err
 	}
-	spec.Env = append(spec.Env, homeEnv+"="+dir)
-	spec.Notes = append(spec.Notes, fmt.Sprintf("Gemini CLI's settings choose no sign-in, so for this run it gets a copy of them with the API key route (gw serve's) chosen; "+
-		"a change it saves to its settings meanwhile is not kept (gw init agent --agent gemini chooses the route in %s for good)", userPath))
+	spec.Env = append(spec.Env, homeEnv+"="+p.Dir)
+	spec.Notes = append(spec.Notes, fmt.Sprintf("Gemini CLI's settings choose no sign-in, so this run gets a home of its own with a copy of them choosing the API key route (gw serve's); "+
+		"what it saves meanwhile into its settings or into a new file of its .gemini is not kept (gw init agent --agent gemini chooses the route in %s for good)", userPath))
 	return spec, nil
+}
+
+// Gemini CLI's options (0.61.0) that take a value, and those that may; its
+// subcommands, which need no sign-in.
+var (
+	valueFlags = []string{"-m", "--model", "--approval-mode", "--policy", "--admin-policy", "--allowed-mcp-server-names",
+		"--allowed-tools", "-e", "--extensions", "--session-file", "--session-id", "--include-directories", "-o", "--output-format"}
+	optionalValueFlags = []string{"-w", "--worktree", "-r", "--resume", "--delete-session", "--fake-responses",
+		"--fake-responses-non-strict", "--record-responses"}
+	subcommands = []string{"mcp", "extensions", "extension", "skills", "skill", "hooks", "hook", "gemma"}
+)
+
+// headless reports whether Gemini CLI, started with args, runs without its
+// interactive interface, as it decides: a task given with -p or as a query,
+// no terminal, or CI; -i (a task, then interactive) and a subcommand are
+// not.
+func headless(args []string, terminal bool, getenv func(string) string) bool {
+	task := !terminal
+	if getenv("GEMINI_CLI_INTEGRATION_TEST") != "true" && (getenv("CI") == "true" || getenv("GITHUB_ACTIONS") == "true") {
+		task = true
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case a == "--":
+			return len(args) > i+1 || task
+		case name == "-i" || name == "--prompt-interactive":
+			return false
+		case name == "-p" || name == "--prompt":
+			task = true
+			if !hasValue {
+				i++
+			}
+		case slices.Contains(valueFlags, name):
+			if !hasValue {
+				i++
+			}
+		case slices.Contains(optionalValueFlags, name):
+			if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+			}
+		case strings.HasPrefix(a, "-"):
+		case slices.Contains(subcommands, a):
+			return false
+		default:
+			task = true // a query
+		}
+	}
+	return task
 }
 
 // withoutHome is spec when Home could not make Gemini CLI's home (links not

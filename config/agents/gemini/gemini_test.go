@@ -155,18 +155,63 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// prepared is gw run's spec for `gemini -p …` on a terminal, and the run's directory.
 func prepared(t *testing.T, e agents.Env) (spec agents.RunSpec, dir string) {
+	t.Helper()
+	return preparedFor(t, e, true, "-p", "fix it")
+}
+
+func preparedFor(t *testing.T, e agents.Env, terminal bool, args ...string) (spec agents.RunSpec, dir string) {
 	t.Helper()
 	spec, err := Run(agentstest.Decl())
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir = t.TempDir()
-	spec, err = spec.Prepare(spec, dir, e)
+	spec, err = spec.Prepare(spec, agents.RunPlace{Dir: dir, Env: e, Args: args, Terminal: terminal})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return spec, dir
+}
+
+// Interactively, Gemini CLI keeps its own home (its auth dialog asks once, and it saves the choice
+// itself); a task, no terminal or CI gives it the run's home.
+func TestHomeOnlyWithoutItsInteractiveInterface(t *testing.T) {
+	cases := []struct {
+		args     []string
+		terminal bool
+		ci       bool
+		want     bool
+	}{
+		{nil, true, false, false},
+		{nil, false, false, true},
+		{nil, true, true, true},
+		{[]string{"-m", "x", "--yolo"}, true, false, false},
+		{[]string{"-p", "fix it"}, true, false, true},
+		{[]string{"--prompt=fix it"}, true, false, true},
+		{[]string{"--yolo", "fix it"}, true, false, true}, // a query
+		{[]string{"-m", "fix"}, true, false, false},       // a model, not a query
+		{[]string{"-r", "latest"}, true, false, false},
+		{[]string{"-i", "fix it"}, false, false, false},
+		{[]string{"extensions", "list"}, false, false, false},
+		{[]string{"--", "fix it"}, true, false, true},
+	}
+	for _, c := range cases {
+		env := map[string]string{}
+		if c.ci {
+			env["CI"] = "true"
+		}
+		if got := headless(c.args, c.terminal, func(k string) string { return env[k] }); got != c.want {
+			t.Errorf("gemini %q (terminal %v, CI %v): headless %v, want %v", c.args, c.terminal, c.ci, got, c.want)
+		}
+	}
+	_, e, _ := homeMachine(t, map[string]string{})
+	spec, dir := preparedFor(t, e, true)
+	want, _ := Run(agentstest.Decl())
+	if entries, _ := os.ReadDir(dir); !slices.Equal(spec.Env, want.Env) || len(spec.Notes)+len(spec.Warnings) != 0 || len(entries) != 0 {
+		t.Errorf("interactively: env %q, notes %q, warnings %q, the run's directory %v", spec.Env, spec.Notes, spec.Warnings, entries)
+	}
 }
 
 // A user who never chose a sign-in: Gemini CLI gets a home of its own for the run, with the API key route
@@ -250,7 +295,7 @@ func TestHomeWhenASignInIsChosen(t *testing.T) {
 		{"ProjectVertex", map[string]string{"project/.gemini/settings.json": `{"security":{"auth":{"selectedType":"vertex-ai"}}}`,
 			".gemini/settings.json": `{"security":{"auth":{"selectedType":"gemini-api-key"}}}`}, `"vertex-ai" in HOME/project/.gemini/settings.json (the project's settings)`},
 		{"SystemVertex", map[string]string{"/etc/settings.json": `{"security":{"auth":{"selectedType":"vertex-ai"}}}`,
-			".gemini/settings.json": `{"security":{"auth":{"selectedType":"gemini-api-key"}}}`}, `(Gemini CLI's system settings (which win over the user's))`},
+			".gemini/settings.json": `{"security":{"auth":{"selectedType":"gemini-api-key"}}}`}, `(Gemini CLI's system settings, which win over the user's)`},
 		{"Unparsable", map[string]string{".gemini/settings.json": `{"security": {`}, ""},
 	}
 	for _, c := range cases {
