@@ -22,7 +22,8 @@
 // (strip-json-comments, then JSON.parse). With GOOGLE_GEMINI_BASE_URL set
 // and no selectedType, Gemini CLI picks its "gateway" auth type, which its
 // non-interactive mode then refuses ("Invalid auth method selected."):
-// selectedType is what makes the base URL work.
+// selectedType is what makes the base URL work. gw init agent writes it; gw
+// run, which writes nothing of the user's, gives it for the run (Home).
 package gemini
 
 import (
