@@ -125,17 +125,28 @@ func TestGeminiCLIFailsAtOnce(t *testing.T) {
 	refused := "http://" + ln.Addr().String() + "/v1"
 	ln.Close() // nothing listens there now: connection refused
 
+	// A service that says the balance is exhausted with a 429, as OpenAI's insufficient_quota does.
+	quota := func(context.Context, *tr.Call) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}`))}, nil
+	}
 	failures := []struct {
 		name, key, base, model, want string
+		up                           upstream // instead of the service at base with key
 	}{
-		{"Unreachable", standin.DemoKeyFull, refused, model, "unable to connect to API: "},
-		{"WrongKey", "sk-wrong", svc.BaseURL, model, "API key invalid or unauthorized: "},
-		{"UnknownModel", standin.DemoKeyFull, svc.BaseURL, "vendor-b/model-b-3-flash-previw", "model not found / invalid model: "},
+		{"Unreachable", standin.DemoKeyFull, refused, model, "unable to connect to API: ", nil},
+		{"WrongKey", "sk-wrong", svc.BaseURL, model, "API key invalid or unauthorized: ", nil},
+		{"NoBalanceSaidWith429", "", "", model, "API key invalid or unauthorized: the account's balance is exhausted", quota},
+		{"UnknownModel", standin.DemoKeyFull, svc.BaseURL, "vendor-b/model-b-3-flash-previw", "model not found / invalid model: ", nil},
 	}
 	for _, f := range failures {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
-			gw, requests := startCountingGateway(t, upstreamTo(f.base, f.key, svc.Client()))
+			up := f.up
+			if up == nil {
+				up = upstreamTo(f.base, f.key, svc.Client())
+			}
+			gw, requests := startCountingGateway(t, up)
 			home, project := newProject(t, nil)
 			r := runGeminiArgs(t, bin, project, geminiEnv(home, gw, "gw-local-harness"), "-m", f.model, "-p", "say hello")
 			if r.err == nil {

@@ -94,18 +94,22 @@ func errorAnswer(e *Error) tr.Answer {
 // FromAPIError is gw's classified failure of the service as a Gemini API
 // error: the spec's message for the condition, then gw's cause, then the
 // fix ("API key invalid or unauthorized: … — run gw auth login"). The code
-// is the service's status (502 when it sent its error with 200; 401 for a
-// key it refused that way), except for two of the spec's conditions:
+// is the service's status (502 when it sent its error with 200), except
+// for the spec's three conditions, which Gemini CLI must show at once: it
+// retries a 429 and every 5xx, ten times over about two minutes and
+// silently, and no retry fixes these.
 //
-//   - an unknown model is a 400: Gemini CLI classifies every 404 as its
-//     model not found and applies its model-fallback policy to it, which
-//     hides the fix;
-//   - a service gw serve could not reach is a 400 FAILED_PRECONDITION (as
-//     Google's API answers a request its environment cannot serve): Gemini
-//     CLI retries a 429 and every 5xx, ten times over about two minutes
-//     and silently, so a 502 or 504 would keep the user waiting for a fix
-//     no retry brings. A rate limit and the service's own 5xx (overloaded)
-//     keep their status, and are retried.
+//   - A service gw serve could not reach is a 400 FAILED_PRECONDITION (as
+//     Google's API answers a request its environment cannot serve), not a
+//     502 or 504.
+//   - An unknown model is a 400, whatever the service answered: Gemini CLI
+//     also classifies every 404 as its own model not found and applies its
+//     model-fallback policy to it, which hides the fix.
+//   - A rejected key is a 401, an exhausted balance a 402, also when the
+//     service said so with a 429 (OpenAI's insufficient_quota) or a 5xx.
+//
+// A rate limit and the service's own 5xx (overloaded) keep their status,
+// and Gemini CLI retries them.
 func FromAPIError(e *api.Error) *Error {
 	code := e.Status
 	status := ""
@@ -116,10 +120,13 @@ func FromAPIError(e *api.Error) *Error {
 		code = http.StatusBadRequest // also when it came with 200 or inside a stream: no retry fixes it
 	case e.Kind == api.KindRateLimited:
 		code = http.StatusTooManyRequests
-	case e.Condition == api.UnknownModel && (code == http.StatusNotFound || code < 400):
+	case e.Condition == api.UnknownModel:
 		code = http.StatusBadRequest
-	case e.Condition == api.KeyRejected && code < 400:
+	case e.Condition == api.KeyRejected && (code < 400 || code == http.StatusTooManyRequests || code >= 500):
 		code = http.StatusUnauthorized
+		if e.Kind == api.KindNoBalance {
+			code = http.StatusPaymentRequired
+		}
 	case code < 400:
 		code = http.StatusBadGateway
 	}
