@@ -77,15 +77,15 @@ var agentCLIs = []agentCLI{
 	{name: "codex", bin: "codex", cache: "codex/node_modules/.bin", require: "GW_REQUIRE_CODEX",
 		route: "/v1/responses", tool: "exec_command",
 		task: func(p string) []string { return append(append([]string{"exec"}, codexOffline...), p) }},
-	// Gemini CLI runs -p only in a trusted folder, and only with an auth type chosen in its settings (gw
-	// init agent writes it; gw run cannot: see config/agents/gemini's Run), so the user here has chosen
-	// it, with usage statistics and update checks off.
+	// Gemini CLI runs -p only in a trusted folder, and only with a sign-in chosen in its settings: gw init
+	// agent chooses the API key route there, gw run for the run only (config/agents/gemini's Home). The
+	// user here has turned usage statistics and update checks off, and chosen no sign-in.
 	{name: "gemini", bin: "gemini", cache: "gemini-cli/node_modules/.bin", require: "GW_REQUIRE_GEMINI_CLI",
 		env:   []string{"GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_TELEMETRY_ENABLED=false", "NO_COLOR=1"},
 		route: "/v1beta/models", tool: "read_file",
 		task: func(p string) []string { return []string{"--yolo", "-p", p} },
-		home: map[string]string{".gemini/settings.json": `{"security":{"auth":{"selectedType":"gemini-api-key"}},` +
-			`"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false}}` + "\n"}},
+		home: map[string]string{".gemini/settings.json": `{"privacy":{"usageStatisticsEnabled":false},` +
+			`"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false}}` + "\n"}},
 }
 
 // prompt asks for the agent's file-reading tool on path; the stand-in's scripted model calls the offered

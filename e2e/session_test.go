@@ -53,6 +53,8 @@ type sessionAgent struct {
 	// runFiles are config files the agent reads (by path under HOME) beyond those gw init agent writes,
 	// which gw run must not write either.
 	runFiles []string
+	// cleanHome: the user has nothing of the agent's under HOME (not its agentCLIs settings either).
+	cleanHome bool
 }
 
 var sessionAgents = []sessionAgent{
@@ -162,8 +164,10 @@ var sessionAgents = []sessionAgent{
 	},
 	{
 		// Gemini CLI's replace asks for an instruction besides the strings; its shell tool refuses any `$(`
-		// (command substitution, and so the arithmetic of the other agents' command), so awk computes.
-		name: "gemini",
+		// (command substitution, and so the arithmetic of the other agents' command), so awk computes. On a
+		// clean HOME, where it has chosen no sign-in, gw run gives it one for the run: its directory under
+		// HOME is still missing afterwards (what Gemini CLI keeps of the run went to the run's own home).
+		name: "gemini", cleanHome: true, runFiles: []string{".gemini"},
 		steps: func(notes string) []string {
 			return []string{
 				"Use the read_file tool on `" + notes + "`.",
@@ -293,7 +297,9 @@ func session(t *testing.T, gw string, a sessionAgent, dir string, viaRun bool) {
 	m.env = append(m.env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	m.env = append(m.env, c.env...)
 	m.run(t, nil, key+"\n", gw, "auth", "login", "--base-url", svc.BaseURL, "--with-key")
-	m.writeHome(t, c.home)
+	if !a.cleanHome {
+		m.writeHome(t, c.home)
+	}
 	notes := filepath.Join(m.work, "notes.txt")
 	if err := os.WriteFile(notes, []byte(sessionBefore), 0o600); err != nil {
 		t.Fatal(err)

@@ -180,23 +180,29 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range overrides(a, configured, d) {
-		fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
-	}
-	for _, n := range spec.Notes {
-		fmt.Fprintln(f.IOStreams.ErrOut, "note: "+n)
-	}
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ
 	}
-	if len(spec.Files) > 0 {
+	if len(spec.Files) > 0 || spec.Prepare != nil {
 		dir, err := writeRunFiles(spec.Files)
 		if err != nil {
 			return fmt.Errorf("writing %s's settings for this run: %w", a.Display, err)
 		}
 		defer os.RemoveAll(dir)
+		if spec.Prepare != nil {
+			place := agents.RunPlace{Dir: dir, Env: env, Args: opts.Args, Terminal: f.IOStreams.IsStdinTTY() && f.IOStreams.IsStdoutTTY()}
+			if spec, err = spec.Prepare(spec, place); err != nil {
+				return fmt.Errorf("writing %s's settings for this run: %w", a.Display, err)
+			}
+		}
 		spec = inRunDir(spec, dir)
+	}
+	for _, w := range append(overrides(a, configured, d), spec.Warnings...) {
+		fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
+	}
+	for _, n := range spec.Notes {
+		fmt.Fprintln(f.IOStreams.ErrOut, "note: "+n)
 	}
 	child := exec.Command(bin, append(slices.Clone(spec.Args), opts.Args...)...)
 	child.Env = childEnv(environ(), spec.Env)

@@ -49,6 +49,8 @@ type report struct {
 	Status int               `json:"status"` // of GET {OPENAI_BASE_URL}/models with OPENAI_API_KEY, when set
 	// Files are the arguments naming a file that exists while the agent runs, with their content and mode.
 	Files map[string]runFile `json:"files"`
+	// GeminiSettings is $GEMINI_CLI_HOME/.gemini/settings.json while the agent runs, when it is set.
+	GeminiSettings string `json:"gemini_settings"`
 }
 
 type runFile struct {
@@ -79,6 +81,10 @@ func fakeAgent(mode string) int {
 		for _, kv := range os.Environ() {
 			k, v, _ := strings.Cut(kv, "=")
 			r.Env[k] = v
+		}
+		if h := os.Getenv("GEMINI_CLI_HOME"); h != "" {
+			b, _ := os.ReadFile(filepath.Join(h, ".gemini", "settings.json"))
+			r.GeminiSettings = string(b)
 		}
 		if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
 			req, _ := http.NewRequest(http.MethodGet, base+"/models", nil)
@@ -544,5 +550,73 @@ func TestRunRun_RunFilesLiveAsLongAsTheAgent(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(path)); err == nil {
 		t.Errorf("%s is still there after droid ended", filepath.Dir(path))
+	}
+}
+
+// An agent whose settings for the run are made from the user's own files (Gemini CLI with a task and
+// without a sign-in chosen): they are there while it runs, in a directory gone when it has ended, gw run
+// says so, and nothing under HOME changed. On a terminal without a task, Gemini CLI is interactive and
+// keeps its own home. A sign-in of another kind chosen in the user's settings is said as a warning.
+func TestRunRun_PreparedHomeLivesAsLongAsTheAgent(t *testing.T) {
+	fakeAgentOnPath(t, "gemini")
+	e, opts := runEnv(t, "gemini", "report", "-p", "do it")
+	e.Vars["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] = filepath.Join(t.TempDir(), "settings.json")
+	before := tree(t, e.Dir)
+	if err := runRun(t.Context(), opts); err != nil {
+		t.Fatalf("%v\nstderr: %s", err, e.ErrOut)
+	}
+	var r report
+	if err := json.Unmarshal(e.Out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, e.Out)
+	}
+	home := r.Env["GEMINI_CLI_HOME"]
+	if home == "" || !strings.Contains(r.GeminiSettings, `"selectedType": "gemini-api-key"`) {
+		t.Fatalf("GEMINI_CLI_HOME %q, its settings %q", home, r.GeminiSettings)
+	}
+	if _, err := os.Stat(home); err == nil {
+		t.Errorf("%s is still there after gemini ended", home)
+	}
+	if !strings.Contains(e.ErrOut.String(), "note: Gemini CLI's settings choose no sign-in") {
+		t.Errorf("gw printed: %s", e.ErrOut)
+	}
+	if after := tree(t, e.Dir); !slices.Equal(after, before) {
+		t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
+	}
+
+	e.Out.Reset()
+	e.ErrOut.Reset()
+	e.Factory.IOStreams.SetStdinTTY(true)
+	e.Factory.IOStreams.SetStdoutTTY(true)
+	interactive := *opts
+	interactive.Args = nil
+	if err := runRun(t.Context(), &interactive); err != nil {
+		t.Fatalf("%v\nstderr: %s", err, e.ErrOut)
+	}
+	r = report{}
+	if err := json.Unmarshal(e.Out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, e.Out)
+	}
+	if r.Env["GEMINI_CLI_HOME"] != "" || e.ErrOut.Len() > 0 {
+		t.Errorf("interactively: GEMINI_CLI_HOME %q; gw printed: %s", r.Env["GEMINI_CLI_HOME"], e.ErrOut)
+	}
+
+	settings := filepath.Join(e.Vars["HOME"], ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"security":{"auth":{"selectedType":"oauth-personal"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.Out.Reset()
+	e.ErrOut.Reset()
+	if err := runRun(t.Context(), opts); err != nil {
+		t.Fatalf("%v\nstderr: %s", err, e.ErrOut)
+	}
+	r = report{}
+	if err := json.Unmarshal(e.Out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, e.Out)
+	}
+	if r.Env["GEMINI_CLI_HOME"] != "" || !strings.Contains(e.ErrOut.String(), `warning: security.auth.selectedType is "oauth-personal" in `+settings) {
+		t.Errorf("GEMINI_CLI_HOME %q; gw printed: %s", r.Env["GEMINI_CLI_HOME"], e.ErrOut)
 	}
 }

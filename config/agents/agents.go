@@ -270,10 +270,28 @@ type RunSpec struct {
 	// RunDir in Args and Env stands for that directory. They hold no
 	// secret: the token stays in Env.
 	Files map[string][]byte
+	// Prepare, when set, runs before the agent starts and returns the spec
+	// to run with: for an agent whose settings for the run must be made from
+	// the user's own files, which it only reads (Gemini CLI's settings with
+	// the API key route chosen, for a user who never chose a sign-in).
+	Prepare func(spec RunSpec, p RunPlace) (RunSpec, error)
+	// Warnings are settings of the user's that keep the agent from gw serve
+	// all the same (said as warnings).
+	Warnings []string
 }
 
 // RunDir stands for the directory of RunSpec.Files in its Args and Env.
 const RunDir = "{gw-run-dir}"
+
+// RunPlace is where gw run starts an agent, for RunSpec.Prepare.
+type RunPlace struct {
+	Dir  string   // the run's private directory (RunDir), made for it, Files in it
+	Env  Env      // the user's environment and working directory
+	Args []string // the user's arguments to the agent
+	// Terminal: the agent's input and output are a terminal, so it may be
+	// interactive.
+	Terminal bool
+}
 
 // KeyKind says what an agent's key setting holds, without its text.
 type KeyKind string

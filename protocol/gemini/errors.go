@@ -16,16 +16,25 @@ import (
 type Error struct {
 	Code    int
 	Message string
+	// Status is Google's status name; "" is StatusOf(Code).
+	Status string
 }
 
-func (e *Error) Error() string { return StatusOf(e.Code) + ": " + e.Message }
+func (e *Error) Error() string { return e.status() + ": " + e.Message }
+
+func (e *Error) status() string {
+	if e.Status != "" {
+		return e.Status
+	}
+	return StatusOf(e.Code)
+}
 
 // Body is the error's JSON body.
 func (e *Error) Body() []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(errorOut{Error: errorDetail{Code: e.Code, Message: e.Message, Status: StatusOf(e.Code)}})
+	_ = enc.Encode(errorOut{Error: errorDetail{Code: e.Code, Message: e.Message, Status: e.status()}})
 	return buf.Bytes()
 }
 
@@ -85,21 +94,39 @@ func errorAnswer(e *Error) tr.Answer {
 // FromAPIError is gw's classified failure of the service as a Gemini API
 // error: the spec's message for the condition, then gw's cause, then the
 // fix ("API key invalid or unauthorized: … — run gw auth login"). The code
-// is the service's status (502 when it could not be reached or sent its
-// error with 200; 401 for a key it refused that way), except an unknown
-// model, which is a 400: Gemini CLI classifies every 404 as its model not
-// found and applies its model-fallback policy to it, which hides the fix.
+// is the service's status (502 when it sent its error with 200), except
+// for the spec's three conditions, which Gemini CLI must show at once: it
+// retries a 429 and every 5xx, ten times over about two minutes and
+// silently, and no retry fixes these.
+//
+//   - A service gw serve could not reach is a 400 FAILED_PRECONDITION (as
+//     Google's API answers a request its environment cannot serve), not a
+//     502 or 504.
+//   - An unknown model is a 400, whatever the service answered: Gemini CLI
+//     also classifies every 404 as its own model not found and applies its
+//     model-fallback policy to it, which hides the fix.
+//   - A rejected key is a 401, an exhausted balance a 402, also when the
+//     service said so with a 429 (OpenAI's insufficient_quota) or a 5xx.
+//
+// A rate limit and the service's own 5xx (overloaded) keep their status,
+// and Gemini CLI retries them.
 func FromAPIError(e *api.Error) *Error {
 	code := e.Status
+	status := ""
 	switch {
+	case e.Condition == api.ServiceUnreachable:
+		code, status = http.StatusBadRequest, "FAILED_PRECONDITION"
 	case e.Kind == api.KindContextOverflow:
 		code = http.StatusBadRequest // also when it came with 200 or inside a stream: no retry fixes it
 	case e.Kind == api.KindRateLimited:
 		code = http.StatusTooManyRequests
-	case e.Condition == api.UnknownModel && (code == http.StatusNotFound || code < 400):
+	case e.Condition == api.UnknownModel:
 		code = http.StatusBadRequest
-	case e.Condition == api.KeyRejected && code < 400:
+	case e.Condition == api.KeyRejected && (code < 400 || code == http.StatusTooManyRequests || code >= 500):
 		code = http.StatusUnauthorized
+		if e.Kind == api.KindNoBalance {
+			code = http.StatusPaymentRequired
+		}
 	case code < 400:
 		code = http.StatusBadGateway
 	}
@@ -110,7 +137,7 @@ func FromAPIError(e *api.Error) *Error {
 	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
 		msg += " — " + fix
 	}
-	return &Error{Code: code, Message: msg}
+	return &Error{Code: code, Message: msg, Status: status}
 }
 
 // invalid is a 400 naming the field at fault and what to do.

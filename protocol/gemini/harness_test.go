@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -36,12 +37,24 @@ type upstream func(ctx context.Context, c *tr.Call) (*http.Response, error)
 // /v1beta).
 func startGateway(t *testing.T, up upstream) string {
 	t.Helper()
+	url, _ := startCountingGateway(t, up)
+	return url
+}
+
+// startCountingGateway is startGateway, and how many requests for a model's
+// answer (generateContent or streamGenerateContent) it has received so far.
+func startCountingGateway(t *testing.T, up upstream) (string, func() int) {
+	t.Helper()
+	var n atomic.Int32
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ":generateContent") || strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
+			n.Add(1)
+		}
 		o := &relay.Options{PingInterval: time.Second, Upstream: relay.Upstream(up)}
 		relay.Serve(w, r, Protocol{}, o)
 	}))
 	t.Cleanup(ts.Close)
-	return ts.URL
+	return ts.URL, func() int { return int(n.Load()) }
 }
 
 // startService serves the stand-in with its demo accounts.
@@ -180,9 +193,15 @@ func (r geminiRun) result(t *testing.T) geminiResult {
 // runGemini runs `gemini -p prompt` in dir, with every tool allowed.
 func runGemini(t *testing.T, bin, dir string, env []string, model, prompt string) geminiRun {
 	t.Helper()
+	return runGeminiArgs(t, bin, dir, env, "-m", model, "--yolo", "--output-format", "json", "-p", prompt)
+}
+
+// runGeminiArgs runs gemini with args in dir, for at most 2 minutes.
+func runGeminiArgs(t *testing.T, bin, dir string, env []string, args ...string) geminiRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-m", model, "--yolo", "--output-format", "json", "-p", prompt)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader("")
@@ -193,7 +212,7 @@ func runGemini(t *testing.T, bin, dir string, env []string, model, prompt string
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	began := time.Now()
 	err := cmd.Run()
-	t.Logf("%.1fs: gemini -p %q", time.Since(began).Seconds(), prompt)
+	t.Logf("%.1fs: gemini %q", time.Since(began).Seconds(), args)
 	return geminiRun{stdout: stdout.String(), stderr: stderr.String(), err: err}
 }
 

@@ -114,8 +114,8 @@ func TestGenAISDK(t *testing.T) {
 	}{
 		{"WrongKey", "error", "sk-wrong", svc.BaseURL, model, "API key invalid or unauthorized: ", 401},
 		{"MisspelledModel", "error", standin.DemoKeyFull, svc.BaseURL, "vendor-b/model-b-3-flash-previw", "model not found / invalid model: ", 400},
-		{"Unreachable", "error", standin.DemoKeyFull, "http://" + apitest.ClosedAddr(t) + "/v1", model, "unable to connect to API: ", 502},
-		{"UnreachableStream", "streamError", standin.DemoKeyFull, "http://" + apitest.ClosedAddr(t) + "/v1", model, "unable to connect to API: ", 502},
+		{"Unreachable", "error", standin.DemoKeyFull, "http://" + apitest.ClosedAddr(t) + "/v1", model, "unable to connect to API: ", 400},
+		{"UnreachableStream", "streamError", standin.DemoKeyFull, "http://" + apitest.ClosedAddr(t) + "/v1", model, "unable to connect to API: ", 400},
 	}
 	for _, e := range errs {
 		t.Run(e.name, func(t *testing.T) {

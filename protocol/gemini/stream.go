@@ -170,7 +170,12 @@ func streamError(err error) *Error {
 			c.Cause = "the connection was cut before the answer was complete"
 		}
 		c.Cause = "the service's stream broke off: " + c.Cause
-		return FromAPIError(&c)
+		ge := FromAPIError(&c)
+		if c.Kind == api.KindReset {
+			// A cut answer: a new request usually gets through, so Gemini CLI may retry it.
+			ge.Code, ge.Status = http.StatusBadGateway, ""
+		}
+		return ge
 	}
 	return &Error{Code: http.StatusBadGateway, Message: fmt.Sprintf("the service's stream failed: %v", err)}
 }

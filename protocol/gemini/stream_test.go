@@ -220,7 +220,10 @@ func TestWholeAnswer(t *testing.T) {
 
 // Errors in Google's shape: the code is the HTTP status, the status its
 // name; an unknown model is a 400 (Gemini CLI reads a 404 as its own model
-// missing).
+// missing), whatever status came with it, an unreachable service a 400
+// FAILED_PRECONDITION, an exhausted balance said with a 429 a 402 (Gemini
+// CLI retries a 429 and a 5xx for minutes); a rate limit and the service's
+// 503 keep theirs (Gemini CLI retries them).
 func TestErrorShape(t *testing.T) {
 	cases := []struct {
 		e         *api.Error
@@ -229,9 +232,15 @@ func TestErrorShape(t *testing.T) {
 		msgPrefix string
 	}{
 		{&api.Error{Condition: api.UnknownModel, Status: 404, Cause: "no such model"}, 400, "INVALID_ARGUMENT", "model not found / invalid model: no such model"},
+		{&api.Error{Condition: api.UnknownModel, Status: 500, Cause: "no such model"}, 400, "INVALID_ARGUMENT", "model not found / invalid model: no such model"},
 		{&api.Error{Condition: api.KeyRejected, Status: 401, Cause: "refused"}, 401, "UNAUTHENTICATED", "API key invalid or unauthorized: refused"},
-		{&api.Error{Condition: api.ServiceUnreachable, Cause: "connection refused"}, 502, "UNAVAILABLE", "unable to connect to API: connection refused"},
-		{&api.Error{Status: 429, Cause: "slow down"}, 429, "RESOURCE_EXHAUSTED", "slow down"},
+		{&api.Error{Condition: api.KeyRejected, Kind: api.KindNoBalance, Status: 429, Cause: "no balance"}, 402, "FAILED_PRECONDITION", "API key invalid or unauthorized: no balance"},
+		{&api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Status: 403, Cause: "refused"}, 403, "PERMISSION_DENIED", "API key invalid or unauthorized: refused"},
+		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindRefused, Cause: "connection refused"}, 400, "FAILED_PRECONDITION", "unable to connect to API: connection refused"},
+		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindTimeout, Status: 504, Cause: "no answer"}, 400, "FAILED_PRECONDITION", "unable to connect to API: no answer"},
+		{&api.Error{Condition: api.ServiceUnreachable, Kind: api.KindBaseURL, Status: 404, Cause: "the endpoint does not exist"}, 400, "FAILED_PRECONDITION", "unable to connect to API: the endpoint does not exist"},
+		{&api.Error{Status: 429, Kind: api.KindRateLimited, Cause: "slow down"}, 429, "RESOURCE_EXHAUSTED", "slow down"},
+		{&api.Error{Status: 503, Kind: api.KindServerError, Cause: "overloaded"}, 503, "UNAVAILABLE", "overloaded"},
 	}
 	for _, c := range cases {
 		x := &exchange{meta: Meta{Model: "m"}}

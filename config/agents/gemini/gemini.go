@@ -22,13 +22,19 @@
 // (strip-json-comments, then JSON.parse). With GOOGLE_GEMINI_BASE_URL set
 // and no selectedType, Gemini CLI picks its "gateway" auth type, which its
 // non-interactive mode then refuses ("Invalid auth method selected."):
-// selectedType is what makes the base URL work.
+// selectedType is what makes the base URL work. gw init agent writes it; gw
+// run, which writes nothing of the user's, gives it for the run (Home).
 package gemini
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/modelgateway/gw/config/agents"
@@ -311,18 +317,10 @@ func readEnv(src []byte) map[string]string {
 	return out
 }
 
-// Run is gw run's route: the environment only. GOOGLE_GEMINI_BASE_URL,
-// GEMINI_API_KEY (the local token) and GEMINI_MODEL win over .env files
-// (Gemini CLI never overrides a variable already set). Gemini CLI's auth
-// type cannot be set in the environment: with GOOGLE_GEMINI_BASE_URL and no
-// selectedType in its settings it picks its "gateway" type, which its
-// non-interactive mode (-p) refuses ("Invalid auth method selected."), and
-// its system settings files, the one other place, are read only when root
-// owns them. So gw run gemini -p needs security.auth.selectedType
-// "gemini-api-key" in the user's settings (gw init agent --agent gemini
-// writes it, and the settings hold no secret); interactively, Gemini CLI's
-// auth dialog asks once, with the API key route preselected
-// (GEMINI_DEFAULT_AUTH_TYPE).
+// Run is gw run's route: GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY (the local
+// token) and GEMINI_MODEL in the environment, where they win over .env
+// files (Gemini CLI never overrides a variable already set), and Home for
+// the sign-in.
 func Run(d agents.Declaration) (agents.RunSpec, error) {
 	if d.Mode == agents.Direct {
 		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
@@ -335,5 +333,222 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 		EnvAPIKey + "=" + d.Token,
 		EnvModel + "=" + d.DefaultModel().ID,
 		"GEMINI_DEFAULT_AUTH_TYPE=" + AuthType,
-	}}, nil
+	}, Prepare: Home}, nil
+}
+
+// Home chooses the API key route for a run of gw run without a terminal,
+// or with a task to do (-p, a query), when the user's settings choose no
+// sign-in, without writing them. Gemini CLI's auth type cannot be set in
+// its environment: with GOOGLE_GEMINI_BASE_URL and no selectedType it
+// picks its "gateway" type, which it refuses without a terminal or with a
+// task ("Invalid auth method selected."); and it reads a system settings
+// file only when root owns it and every directory above it. What it does
+// read from a place of gw run's choosing is its home, $GEMINI_CLI_HOME: so
+// Home makes one in the run's private directory, with a copy of the user's
+// settings.json (as private as the original, gone with the directory) with
+// security.auth.selectedType "gemini-api-key" added, and a link to each
+// other entry of the user's .gemini (history, trusted folders, GEMINI.md,
+// extensions, commands…) and of the home directory itself (~ in a setting
+// still finds the user's files). The user's files are only read; gw run
+// removes the directory, and so the links, when Gemini CLI ends: what
+// Gemini CLI saves meanwhile into its settings, or into a file of its
+// .gemini the user did not have yet, is not kept. The system settings
+// still apply, above it.
+//
+// Interactively Gemini CLI keeps its own home: its auth dialog asks once,
+// with the API key route preselected (GEMINI_DEFAULT_AUTH_TYPE), and saves
+// the choice itself. When a settings file already chooses a sign-in, it
+// keeps it too: the API key route works as it is, and another (a Google
+// login, Vertex AI) is the user's or the administrator's choice, which
+// wins and is said as a warning, since Gemini CLI then does not use gw
+// serve. So does a settings file Home cannot read: Gemini CLI reports it.
+func Home(spec agents.RunSpec, p agents.RunPlace) (agents.RunSpec, error) {
+	e := p.Env
+	home := e.Getenv(homeEnv)
+	if home == "" {
+		var err error
+		if home, err = e.Home(); err != nil {
+			return spec, err
+		}
+	}
+	userPath := filepath.Join(home, dirName, settingsFile)
+	files := []struct{ path, what string }{{systemSettingsPath(e), "Gemini CLI's system settings, which win over the user's"}}
+	if e.WorkDir != "" && filepath.Clean(e.WorkDir) != filepath.Clean(home) {
+		files = append(files, struct{ path, what string }{filepath.Join(e.WorkDir, dirName, settingsFile), "the project's settings"})
+	}
+	files = append(files, struct{ path, what string }{userPath, "the user's settings"})
+	var user []byte
+	for _, f := range files {
+		src, err := os.ReadFile(f.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			spec.Warnings = append(spec.Warnings, fmt.Sprintf("cannot read %s (%v); without a terminal Gemini CLI needs security.auth.selectedType %q there", f.path, err, AuthType))
+			return spec, nil
+		}
+		t, err := selectedType(src)
+		if err != nil {
+			return spec, nil // Gemini CLI says what is wrong with the file
+		}
+		switch {
+		case t == AuthType:
+			return spec, nil
+		case t != "":
+			spec.Warnings = append(spec.Warnings, fmt.Sprintf("security.auth.selectedType is %q in %s (%s), so Gemini CLI signs in that way and does not use gw serve; set it to %q there, or remove it", t, f.path, f.what, AuthType))
+			return spec, nil
+		}
+		if f.path == userPath {
+			user = src
+		}
+	}
+	if !headless(p.Args, p.Terminal, e.Getenv) {
+		return spec, nil
+	}
+	settings, err := withAuthType(user)
+	if err != nil {
+		return spec, nil
+	}
+	if err := mirror(home, p.Dir, dirName); err != nil {
+		return withoutHome(spec, err), nil
+	}
+	if err := mirror(filepath.Join(home, dirName), filepath.Join(p.Dir, dirName), settingsFile); err != nil {
+		return withoutHome(spec, err), nil
+	}
+	if err := os.WriteFile(filepath.Join(p.Dir, dirName, settingsFile), settings, 0o600); err != nil {
+		return spec, err
+	}
+	spec.Env = append(spec.Env, homeEnv+"="+p.Dir)
+	spec.Notes = append(spec.Notes, fmt.Sprintf("Gemini CLI's settings choose no sign-in, so this run gets a home of its own with a copy of them choosing the API key route (gw serve's); "+
+		"what it saves meanwhile into its settings or into a new file of its .gemini is not kept (gw init agent --agent gemini chooses the route in %s for good)", userPath))
+	return spec, nil
+}
+
+// Gemini CLI's options (0.61.0) that take a value, and those that may; its
+// subcommands, which need no sign-in.
+var (
+	valueFlags = []string{"-m", "--model", "--approval-mode", "--policy", "--admin-policy", "--allowed-mcp-server-names",
+		"--allowed-tools", "-e", "--extensions", "--session-file", "--session-id", "--include-directories", "-o", "--output-format"}
+	optionalValueFlags = []string{"-w", "--worktree", "-r", "--resume", "--delete-session", "--fake-responses",
+		"--fake-responses-non-strict", "--record-responses"}
+	subcommands = []string{"mcp", "extensions", "extension", "skills", "skill", "hooks", "hook", "gemma"}
+)
+
+// headless reports whether Gemini CLI, started with args, runs without its
+// interactive interface, as it decides: a task given with -p or as a query,
+// no terminal, or CI; -i (a task, then interactive) and a subcommand are
+// not.
+func headless(args []string, terminal bool, getenv func(string) string) bool {
+	task := !terminal
+	if getenv("GEMINI_CLI_INTEGRATION_TEST") != "true" && (getenv("CI") == "true" || getenv("GITHUB_ACTIONS") == "true") {
+		task = true
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case a == "--":
+			return len(args) > i+1 || task
+		case name == "-i" || name == "--prompt-interactive":
+			return false
+		case name == "-p" || name == "--prompt":
+			task = true
+			if !hasValue {
+				i++
+			}
+		case slices.Contains(valueFlags, name):
+			if !hasValue {
+				i++
+			}
+		case slices.Contains(optionalValueFlags, name):
+			if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+			}
+		case strings.HasPrefix(a, "-"):
+		case slices.Contains(subcommands, a):
+			return false
+		default:
+			task = true // a query
+		}
+	}
+	return task
+}
+
+// withoutHome is spec when Home could not make Gemini CLI's home (links not
+// allowed): -p then needs the API key route chosen in the user's settings.
+func withoutHome(spec agents.RunSpec, err error) agents.RunSpec {
+	spec.Warnings = append(spec.Warnings, fmt.Sprintf("could not give Gemini CLI a home of its own for this run (%v); its -p mode needs security.auth.selectedType %q in its settings: run gw init agent --agent gemini", err, AuthType))
+	return spec
+}
+
+// selectedType is security.auth.selectedType in a settings file ("" for
+// none).
+func selectedType(src []byte) (string, error) {
+	top, err := jsonc.ReadTop(src, dialect)
+	if err != nil {
+		return "", err
+	}
+	auth := jsonc.ObjOf(jsonc.Member(jsonc.ObjOf(jsonc.Member(top, "security")), "auth"))
+	return jsonc.Str(jsonc.Member(auth, "selectedType")), nil
+}
+
+// withAuthType is settings.json src (nil: none) with the API key route
+// chosen, everything else kept.
+func withAuthType(src []byte) ([]byte, error) {
+	f, err := jsonc.Parse(src, dialect)
+	if err != nil {
+		return nil, err
+	}
+	top, err := f.Top(displayName)
+	if err != nil {
+		return nil, err
+	}
+	want := jsonc.Want{Fields: []jsonc.Field{
+		{Key: "security", Val: jsonc.Want{Container: true, Fields: []jsonc.Field{
+			{Key: "auth", Val: jsonc.Want{Container: true, Fields: []jsonc.Field{{Key: "selectedType", Val: AuthType}}}},
+		}}},
+	}}
+	if _, err := f.Apply(top, want); err != nil {
+		return nil, err
+	}
+	return f.Pack(), nil
+}
+
+// mirror links every entry of directory from, but skip, into directory to
+// (made when missing, only the user can read it). A missing from is empty.
+func mirror(from, to, skip string) error {
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(from)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, en := range entries {
+		if en.Name() == skip {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(from, en.Name()), filepath.Join(to, en.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// systemSettingsPath is where Gemini CLI reads its system settings:
+// $GEMINI_CLI_SYSTEM_SETTINGS_PATH, else the system's place for them.
+func systemSettingsPath(e agents.Env) string {
+	if p := e.Getenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH"); p != "" {
+		return p
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		return "/Library/Application Support/GeminiCli/settings.json"
+	case "windows":
+		return `C:\ProgramData\gemini-cli\settings.json`
+	}
+	return "/etc/gemini-cli/settings.json"
 }
