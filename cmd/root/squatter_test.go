@@ -78,13 +78,25 @@ func cmdSquat(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(os.WriteFile(bin, data, 0o755))
 
-	cmd := exec.Command(bin, "0")
-	cmd.Dir = dir
-	asUser(cmd, nobody)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
+	// A test forking at the moment the copy was written holds it open until
+	// its child execs: the start is tried again while the file is busy.
+	var (
+		cmd *exec.Cmd
+		out io.ReadCloser
+	)
+	for try := 0; ; try++ {
+		cmd = exec.Command(bin, "0")
+		cmd.Dir = dir
+		asUser(cmd, nobody)
+		cmd.Stderr = os.Stderr
+		out, err = cmd.StdoutPipe()
+		ts.Check(err)
+		if err = cmd.Start(); err == nil || !textBusy(err) || try == 50 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	ts.Check(err)
-	ts.Check(cmd.Start())
 	logged := make(chan struct{})
 	var once sync.Once
 	stop := func() {

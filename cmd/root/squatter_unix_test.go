@@ -3,6 +3,7 @@
 package root
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -11,3 +12,8 @@ import (
 func asUser(cmd *exec.Cmd, uid int) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
 }
+
+// textBusy reports a program that could not start because a file descriptor
+// open for writing it was still held by another process: a child another
+// test forked while the copy was being written holds it until its exec.
+func textBusy(err error) bool { return errors.Is(err, syscall.ETXTBSY) }
