@@ -175,9 +175,12 @@ func runEnv(t *testing.T, agent, mode string, args ...string) (*cmdtest.Env, *Ru
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
 	e.Vars["GW_API_KEY"] = standin.DemoKeyPartial
-	opts := &RunOptions{Factory: e.Factory, Agent: agent, Args: args, Environ: func() []string {
-		return []string{fakeAgentEnv + "=" + mode, "HOME=" + e.Vars["HOME"], keyEnv + "=" + standin.DemoKeyPartial, "OPENAI_API_KEY=sk-users-own"}
-	}}
+	f := e.Factory
+	opts := &RunOptions{IO: e.IO, Getenv: f.Getenv, WorkDir: f.WorkDir, Config: f.Config, Models: f.ListModels,
+		ResolveBaseURL: f.BaseURL, Key: cmdutil.Serving(f.Key), Transport: f.Transport,
+		Agent: agent, Args: args, Environ: func() []string {
+			return []string{fakeAgentEnv + "=" + mode, "HOME=" + e.Vars["HOME"], keyEnv + "=" + standin.DemoKeyPartial, "OPENAI_API_KEY=sk-users-own"}
+		}}
 	return e, opts
 }
 

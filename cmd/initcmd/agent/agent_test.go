@@ -59,7 +59,7 @@ func TestNewCmdAgent_Flags(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := *got
-			g.Factory, g.Pick = nil, nil
+			g.Pick = nil
 			if g.Mode != tt.want.Mode || !slices.Equal(g.Models, tt.want.Models) || g.Default != tt.want.Default ||
 				g.Project != tt.want.Project || g.DryRun != tt.want.DryRun || g.Yes != tt.want.Yes || g.Port != tt.want.Port {
 				t.Fatalf("options = %+v, want %+v", g, tt.want)
@@ -82,7 +82,7 @@ func run(t *testing.T, e *cmdtest.Env, opts AgentOptions) error {
 	t.Helper()
 	e.Out.Reset()
 	e.ErrOut.Reset()
-	opts.Factory = e.Factory
+	withEnv(e, &opts)
 	if opts.Agent == "" {
 		opts.Agent = "opencode"
 	}
@@ -96,6 +96,15 @@ func run(t *testing.T, e *cmdtest.Env, opts AgentOptions) error {
 		}
 	}
 	return agentRun(context.Background(), &opts)
+}
+
+// withEnv gives opts what gw init agent uses from e: its terminal, environment, working directory and
+// config, and the stand-in's models.
+func withEnv(e *cmdtest.Env, opts *AgentOptions) *AgentOptions {
+	f := e.Factory
+	opts.IO, opts.Getenv, opts.WorkDir, opts.Config = e.IO, f.Getenv, f.WorkDir, f.Config
+	opts.ResolveBaseURL, opts.ListModels, opts.DefaultBaseURL = f.BaseURL, f.ListModels, f.DefaultBaseURL
+	return opts
 }
 
 // scrub replaces the temporary directory, the stand-in's address and the

@@ -270,7 +270,7 @@ type endpoint struct {
 // --port where it differs from the configured port, so that a plain gw serve and gw doctor use the port
 // the agent was pointed at.
 func proxyEndpoint(opts *AgentOptions) (endpoint, gwChange, error) {
-	c, paths, err := opts.Factory.Config()
+	c, paths, err := opts.Config()
 	if err != nil {
 		return endpoint{}, gwChange{}, err
 	}
@@ -367,7 +367,7 @@ func pickModels(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, c
 		}
 		items = append(items, it)
 	}
-	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Models to add to " + a.Display + " (tab toggles, enter confirms)", Items: items, Multi: true})
+	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: "Models to add to " + a.Display + " (tab toggles, enter confirms)", Items: items, Multi: true})
 	if err := pickErr(err); err != nil {
 		return nil, err
 	}
@@ -385,7 +385,7 @@ func pickDefault(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, 
 			items = append(items, tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context})
 		}
 	}
-	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Default model for " + a.Display + " (esc: leave it unchanged)", Items: items})
+	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: "Default model for " + a.Display + " (esc: leave it unchanged)", Items: items})
 	if errors.Is(err, tui.ErrCancelled) {
 		return "", nil
 	}
