@@ -275,7 +275,7 @@ func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, smal
 			continue
 		}
 		if e := api.ModelError(kv.id, subscribed); e != nil {
-			return "", "", fmt.Errorf("%s: %s\nfix: %s", kv.flag, e.Cause, cmdutil.FixFor(e))
+			return "", "", cmdutil.FlagModelError(kv.flag, e)
 		}
 	}
 	if opts.Model != "" {
@@ -339,8 +339,8 @@ func serve(ctx context.Context, opts *RunOptions, cfg config.File) (*server, err
 			if !ok {
 				fix = remedy.Remedy{Do: remedy.FreePort, Value: addr}
 			}
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %v; gw run serves the agent on a free port instead\nfix: %s\n",
-				probed, render.Text(fix, render.Context{Where: render.Command}))
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", cmdutil.ErrorWithFix(
+				remedy.With(fmt.Errorf("%w; gw run serves the agent on a free port instead", probed), fix)))
 		}
 	}
 	base, _, err := opts.ResolveBaseURL(opts.BaseURL)

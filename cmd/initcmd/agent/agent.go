@@ -311,7 +311,7 @@ func configFiles(opts *AgentOptions, a agents.Agent) ([]string, error) {
 	if project {
 		for _, path := range files {
 			if err := fsutil.CheckInside(wd, path); err != nil {
-				return nil, fmt.Errorf("%w\n(nothing was changed)", err)
+				return nil, cmdutil.NothingChanged(err)
 			}
 		}
 	}
@@ -334,13 +334,13 @@ func (l *configLock) take() error {
 		if l.inside != "" {
 			if err := fsutil.CheckInside(l.inside, p); err != nil {
 				l.release()
-				return fmt.Errorf("%w\n(nothing was changed)", err)
+				return cmdutil.NothingChanged(err)
 			}
 		}
 		release, err := agentfile.Lock(p)
 		if err != nil {
 			l.release()
-			return fmt.Errorf("%w\n(nothing was changed)", err)
+			return cmdutil.NothingChanged(err)
 		}
 		l.held = append(l.held, release)
 	}

@@ -279,7 +279,7 @@ func TestAgentRun_UnknownModelNamesClosestAndWritesNothing(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", err.Error(), `--models: "vendor-a/model-a-haiku-4-5" is not spelled as the service lists it; the closest listed id is vendor-a/model-a-haiku-4.5
+	compare(t, "error", cmdutil.ErrorWithFix(err), `--models: "vendor-a/model-a-haiku-4-5" is not spelled as the service lists it; the closest listed id is vendor-a/model-a-haiku-4.5
 fix: use the exact id: vendor-a/model-a-haiku-4.5
 (nothing was changed)`)
 	err = run(t, e, AgentOptions{Models: []string{"vendor-a/model-a-opus-4.6"}})
@@ -294,7 +294,7 @@ fix: use the exact id: vendor-a/model-a-haiku-4.5
 func TestAgentRun_DefaultMustBeAmongModels(t *testing.T) {
 	e, _ := env(t)
 	err := run(t, e, AgentOptions{Models: []string{"vendor-a/model-a-haiku-4.5"}, Default: "vendor-a/model-a-sonnet-4.5"})
-	if err == nil || err.Error() != "--default vendor-a/model-a-sonnet-4.5 is not among the models being added; add it to --models\n(nothing was changed)" {
+	if err == nil || cmdutil.ErrorWithFix(err) != "--default vendor-a/model-a-sonnet-4.5 is not among the models being added; add it to --models\n(nothing was changed)" {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -364,8 +364,9 @@ func TestAgentRun_BrokenConfigIsLeftUntouched(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), `$DIR/home/.config/opencode/opencode.jsonc:3:3: invalid character '"' after object value (expecting ',' or '}')
-OpenCode's config does not parse; fix it by hand and run again (nothing was changed)`)
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), `$DIR/home/.config/opencode/opencode.jsonc:3:3: invalid character '"' after object value (expecting ',' or '}')
+OpenCode's config does not parse; fix it by hand and run again
+(nothing was changed)`)
 	if data, _ := os.ReadFile(path); string(data) != broken {
 		t.Fatal("the broken file was changed")
 	}
@@ -468,7 +469,7 @@ func TestAgentRun_ReadOnlyConfig(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc is read-only (mode 0444); make it writable with: chmod u+w $DIR/home/.config/opencode/opencode.jsonc\n(nothing was changed)")
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "$DIR/home/.config/opencode/opencode.jsonc is read-only (mode 0444); make it writable with: chmod u+w $DIR/home/.config/opencode/opencode.jsonc\n(nothing was changed)")
 }
 
 // editWhileAsked is stdin whose answer arrives after the file was edited
@@ -508,7 +509,7 @@ func TestAgentRun_FileEditedAtThePromptIsKept(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc changed since gw read it; run gw init agent again\n(nothing was changed)")
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "$DIR/home/.config/opencode/opencode.jsonc changed since gw read it; run gw init agent again\n(nothing was changed)")
 	if data, _ := os.ReadFile(path); string(data) != edit {
 		t.Fatalf("the edit made at the prompt was lost; file holds:\n%s", data)
 	}
@@ -651,8 +652,8 @@ func TestCheckCompanion_RefusesWhenTheOtherFileWins(t *testing.T) {
 		t.Fatalf("checkCompanion = %q, nil; want an error", note)
 	}
 	for _, want := range []string{jsonc + ` also sets provider "gw"`, "so what opencode.jsonc sets overrides " + filepath.Join(dir, "opencode.json"), `remove the "gw" provider`, "merge the two files", "nothing was changed"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not contain %q", err, want)
+		if !strings.Contains(cmdutil.ErrorWithFix(err), want) {
+			t.Errorf("error %q does not contain %q", cmdutil.ErrorWithFix(err), want)
 		}
 	}
 
@@ -698,7 +699,7 @@ func TestAgentRun_TokenSavedMeanwhileSavesNothingOfGwConfig(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc was written, but gw serve's local token and port were not saved: another gw run set a different token meanwhile\nrun gw init agent --agent opencode --port 18999 again")
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "$DIR/home/.config/opencode/opencode.jsonc was written, but gw serve's local token and port were not saved: another gw run set a different token meanwhile\nrun gw init agent --agent opencode --port 18999 again")
 	if data, _ := os.ReadFile(gwConfig); string(data) != other {
 		t.Errorf("gw's config changed:\n%s", data)
 	}

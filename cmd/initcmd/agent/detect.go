@@ -68,7 +68,7 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 		return agents.Agent{}, err
 	}
 	if len(ids) == 0 {
-		return agents.Agent{}, errors.New("no agent chosen; nothing was changed")
+		return agents.Agent{}, cmdutil.NothingChanged(errors.New("no agent chosen"))
 	}
 	a, _ := all.Lookup(ids[0])
 	return a, nil

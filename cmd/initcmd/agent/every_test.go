@@ -192,7 +192,7 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 			}
 			rest := readAll(t, files[1:])
 			err = run(t, e, AgentOptions{Agent: a.Name, Models: []string{"all"}, Yes: true})
-			if err == nil || !regexp.MustCompile(`^`+regexp.QuoteMeta(files[0])+`:\d+:\d+: `).MatchString(err.Error()) || !strings.Contains(err.Error(), a.Display+"'s config does not parse; fix it by hand and run again (nothing was changed)") {
+			if err == nil || !regexp.MustCompile(`^`+regexp.QuoteMeta(files[0])+`:\d+:\d+: `).MatchString(err.Error()) || !strings.HasSuffix(cmdutil.ErrorWithFix(err), "\n"+a.Display+"'s config does not parse; fix it by hand and run again\n(nothing was changed)") {
 				t.Errorf("broken config: %v", err)
 			}
 			if got := readAll(t, files[:1])[0]; got != text {
