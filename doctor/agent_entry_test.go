@@ -80,7 +80,7 @@ func TestRun_AgentEntryConfigs(t *testing.T) {
 		{"Factory droid on another port", agentFiles(t, "droid", `{"customModels": [{"id": "custom:gw/vendor-a/model-a-haiku-4.5", "model": "vendor-a/model-a-haiku-4.5", "baseUrl": "http://127.0.0.1:9999/v1", "apiKey": "`+localToken+`"}]}`),
 			Fail, "service unreachable", []string{"Factory droid points at http://127.0.0.1:9999/v1, but gw serve listens on port 18787"}, "run: gw init agent --agent droid (it rewrites the address", []string{"vendor-a/model-a-haiku-4.5"}},
 		{"Crush's config does not parse", agentFiles(t, "crush", "{\n  \"providers\": {\n    \"gw\": \n}\n"),
-			Fail, "", []string{"crush.json:4:1: Crush's config does not parse"}, "(Crush cannot read it either); run: gw init agent --agent crush", nil},
+			Fail, "", []string{"crush.json:4:1: Crush's config does not parse"}, "(Crush cannot read it either), then run: gw init agent --agent crush", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

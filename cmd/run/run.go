@@ -313,7 +313,7 @@ func overrides(a agents.Agent, cfgs []configured, d agents.Declaration) []string
 
 // initAgent is the fix that writes gw's entry into a's config, in render's words.
 func initAgent(a agents.Agent) string {
-	return render.Text(remedy.Remedy{Do: remedy.InitAgentFor, Value: a.Name}, render.Context{Where: render.Command})
+	return render.Text(remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()}, render.Context{Where: render.Command})
 }
 
 // server is the gw serve the agent talks to.

@@ -98,18 +98,21 @@ const (
 	// install), said after StartServe when nothing answers.
 	InstallService Action = "install_service"
 
-	// The coding agent's config. Where an action takes the agent's name (gw init agent --agent NAME), "" is
-	// OpenCode's config as gw init agent finds it.
-	SetUpAgent       Action = "set_up_agent"        // no agent config yet
-	InitAgent        Action = "init_agent"          // no provider for the service in it
-	InitAgentBaseURL Action = "init_agent_base_url" // the provider's baseURL is wrong; Value: the agent's name
-	InitAgentProxy   Action = "init_agent_proxy"    // the key is written in the file; Value: the agent's name
-	InitAgentModels  Action = "init_agent_models"   // "model" names no declared model; Value: ids (comma-separated, "" none), Also: the default
-	FixAgentFile     Action = "fix_agent_file"      // OpenCode's file does not parse; Value: its path
-	// InitAgentFor: configure the agent named by Value with gw init agent --agent; "" when no agent in
-	// particular (agents are configured, none reaches the service): the one the user uses.
+	// The coding agent's config. The agent is the remedy's Agent (gw init agent --agent NAME); a zero Agent
+	// is no agent in particular, said as plain gw init agent.
+	SetUpAgent       Action = "set_up_agent"        // no agent config yet: configure Agent
+	InitAgent        Action = "init_agent"          // no provider for the service in Agent's config
+	InitAgentBaseURL Action = "init_agent_base_url" // the address gw's entry in Agent's config sends requests to is wrong
+	// InitAgentProviderURL: the baseURL of a provider in Agent's config (an agent that declares providers of
+	// its own) is wrong.
+	InitAgentProviderURL Action = "init_agent_provider_url"
+	InitAgentProxy       Action = "init_agent_proxy"  // the key is written in Agent's config
+	InitAgentModels      Action = "init_agent_models" // "model" names no declared model; Value: ids (comma-separated, "" none), Also: the default
+	FixAgentFile         Action = "fix_agent_file"    // Agent's config file does not parse; Value: its path
+	// InitAgentFor: configure Agent with gw init agent --agent; a zero Agent when no agent in particular
+	// (agents are configured, none reaches the service): the one the user uses.
 	InitAgentFor Action = "init_agent_for"
-	// InitAgentToken: the agent holds a local token gw serve no longer accepts. Value: the agent's name.
+	// InitAgentToken: Agent's config holds a local token gw serve no longer accepts.
 	InitAgentToken Action = "init_agent_token"
 
 	// Say is an instruction in plain words for a case of its own (edit this file): it names no gw command and
@@ -124,8 +127,18 @@ type Remedy struct {
 	Also  string // a second value, for the actions that take one
 	// In is the agent config file the change goes into (a model id named there), "" when none.
 	In string
+	// Agent is the coding agent whose config the change is about (the actions on an agent's config); zero
+	// when none in particular.
+	Agent Agent
 	// Then are further steps, said after this one (for CheckPaste: what to do when the key was pasted right).
 	Then []Remedy
+}
+
+// Agent is a coding agent as a fix names it: its gw init agent --agent name ("opencode") and the name its
+// users know it by ("OpenCode"). config/agents' Agent.Remedy makes it; the renderer holds no agent's name.
+type Agent struct {
+	Name    string
+	Display string
 }
 
 // IsZero reports whether r says nothing to do.
