@@ -45,7 +45,9 @@ type agentTally struct {
 }
 
 func (t *agentTally) addFix(f remedy.Remedy) {
-	if !slices.ContainsFunc(t.fixes, func(g remedy.Remedy) bool { return g.Do == f.Do && g.Value == f.Value && g.Also == f.Also && g.Agent == f.Agent }) {
+	if !slices.ContainsFunc(t.fixes, func(g remedy.Remedy) bool {
+		return g.Do == f.Do && g.Value == f.Value && g.Also == f.Also && g.Agent == f.Agent
+	}) {
 		t.fixes = append(t.fixes, f)
 	}
 }
