@@ -108,7 +108,8 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 				return cmdutil.FlagErrorf("unknown agent (not shown); gw run starts one of %s", strings.Join(runNames(), ", "))
 			}
 			if a.Run == nil {
-				return cmdutil.FlagErrorf("gw run cannot point %s at gw: %s", a.Display, a.NoRun)
+				return &cmdutil.FlagError{Err: remedy.With(fmt.Errorf("gw run cannot point %s at gw: %s", a.Display, a.NoRun),
+					remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()})}
 			}
 			if opts.SmallModel != "" && opts.Model == "" {
 				return cmdutil.FlagErrorf("--small-model goes with --model")

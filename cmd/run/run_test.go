@@ -125,9 +125,9 @@ func TestNewCmdRun_Args(t *testing.T) {
 		{args: []string{"--model", "vendor-a/model-a-haiku-4.5", "qwen-code", "--", "--", "x"}, agent: "qwen-code", rest: []string{"--", "x"}, model: "vendor-a/model-a-haiku-4.5"},
 		{args: nil, wantErr: "gw run needs the agent to run: one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini"},
 		{args: []string{"cursor"}, wantErr: "unknown agent (not shown); gw run starts one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini"},
-		{args: []string{"continue"}, wantErr: "gw run cannot point Continue at gw: Continue takes its models only from a config file; run: gw init agent --agent continue"},
-		{args: []string{"cline"}, wantErr: "gw run cannot point Cline at gw: Cline takes the base URL only from its providers.json; run: gw init agent --agent cline"},
-		{args: []string{"crush"}, wantErr: "gw run cannot point Crush at gw: Crush takes its providers and models only from its config files; run: gw init agent --agent crush"},
+		{args: []string{"continue"}, wantErr: "gw run cannot point Continue at gw: Continue takes its models only from a config file\nfix: run: gw init agent --agent continue"},
+		{args: []string{"cline"}, wantErr: "gw run cannot point Cline at gw: Cline takes the base URL only from its providers.json\nfix: run: gw init agent --agent cline"},
+		{args: []string{"crush"}, wantErr: "gw run cannot point Crush at gw: Crush takes its providers and models only from its config files\nfix: run: gw init agent --agent crush"},
 		{args: []string{"--small-model", "x", "opencode"}, wantErr: "--small-model goes with --model"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -139,7 +139,7 @@ func TestNewCmdRun_Args(t *testing.T) {
 			cmd.SetErr(io.Discard)
 			err := cmd.Execute()
 			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr || cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage {
+				if err == nil || cmdutil.ErrorWithFix(err) != tt.wantErr || cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage {
 					t.Fatalf("err = %v, want usage error %q", err, tt.wantErr)
 				}
 				return

@@ -114,6 +114,16 @@ const (
 	InitAgentFor Action = "init_agent_for"
 	// InitAgentToken: Agent's config holds a local token gw serve no longer accepts.
 	InitAgentToken Action = "init_agent_token"
+	// InitAgentGlobal: Agent has no project config gw writes: its global one, without --project. Then, when
+	// given, are the alternatives (gw run: RunAgent).
+	InitAgentGlobal Action = "init_agent_global"
+	// InitAgentDirect: gw run points Agent at gw serve; the service itself is gw init agent --mode direct.
+	InitAgentDirect Action = "init_agent_direct"
+	// RunAgent: gw writes no config for Agent; gw run starts it pointed at gw.
+	RunAgent Action = "run_agent"
+	// AgentVersion: the installed Agent is another version than the one gw writes its config for; if it
+	// ignores gw's entry, configure it again or install that version. Value: the package@version to install.
+	AgentVersion Action = "agent_version"
 
 	// Say is an instruction in plain words for a case of its own (edit this file): it names no gw command and
 	// no environment variable, and reads the same wherever it is shown. Value: the words.

@@ -21,6 +21,7 @@ import (
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/internal/fsutil"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -102,7 +103,7 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 					return cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
 				}
 				if a.NoInit != "" {
-					return cmdutil.FlagErrorf("gw init agent has nothing to write for %s: %s", a.Display, a.NoInit)
+					return noInit(a)
 				}
 				if opts.Mode == ModeDirect && a.DirectRefusal != "" {
 					return directRefused(a)
@@ -160,6 +161,15 @@ func agentList() string {
 		parts = append(parts, a.Display+" ("+a.Name+")")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// noInit is the usage error of --agent for an agent gw only runs: gw run starts it pointed at gw.
+func noInit(a agents.Agent) error {
+	var fix remedy.Remedy
+	if a.Run != nil {
+		fix = remedy.Remedy{Do: remedy.RunAgent, Agent: a.RemedyAgent()}
+	}
+	return &cmdutil.FlagError{Err: remedy.With(fmt.Errorf("gw init agent has nothing to write for %s: %s", a.Display, a.NoInit), fix)}
 }
 
 // directRefused is the usage error of --mode direct for an agent that only works through gw serve.
@@ -302,7 +312,7 @@ func configFiles(opts *AgentOptions, a agents.Agent) ([]string, error) {
 	files, err := a.Files(scope, agents.Env{Getenv: opts.Getenv, WorkDir: wd})
 	if err != nil {
 		if project {
-			return nil, cmdutil.FlagErrorf("--project: %v", err)
+			return nil, &cmdutil.FlagError{Err: fmt.Errorf("--project: %w", err)} // with the agent's remedy
 		}
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 			return agents.Agent{}, cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
 		}
 		if a.NoInit != "" {
-			return agents.Agent{}, cmdutil.FlagErrorf("gw init agent has nothing to write for %s: %s", a.Display, a.NoInit)
+			return agents.Agent{}, noInit(a)
 		}
 		return a, nil
 	}

@@ -58,6 +58,9 @@ func Text(r remedy.Remedy, c Context) string {
 	if r.Do == remedy.CheckPaste {
 		return s + "; if they match, " + strings.Join(then, "; ")
 	}
+	if r.Do == remedy.InitAgentGlobal {
+		return s + ", or " + strings.Join(then, "; ")
+	}
 	return strings.Join(append([]string{s}, then...), "; ")
 }
 
@@ -237,6 +240,18 @@ func (c Context) action(r remedy.Remedy) string {
 			return "run: " + initAgent(r.Agent) + " (it adds the models and sets the default)"
 		}
 		return "run: " + initAgent(r.Agent) + " --models " + v + " --default " + r.Also
+	case remedy.InitAgentGlobal:
+		return "run: " + initAgent(r.Agent) + " without --project"
+	case remedy.InitAgentDirect:
+		return "for the service itself, run: " + initAgent(r.Agent) + " --mode direct"
+	case remedy.RunAgent:
+		return "run: gw run " + cmp.Or(r.Agent.Name, "AGENT")
+	case remedy.AgentVersion:
+		s := "if " + cmp.Or(r.Agent.Display, "the agent") + " ignores gw's entry, run " + initAgent(r.Agent) + " again"
+		if v != "" {
+			s += ", or install " + v
+		}
+		return s
 	case remedy.FixAgentFile:
 		return "fix " + v + " by hand (" + cmp.Or(r.Agent.Display, "the agent") + " cannot read it either), then run: " + initAgent(r.Agent)
 
