@@ -509,7 +509,7 @@ func TestAgentRun_FileEditedAtThePromptIsKept(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "$DIR/home/.config/opencode/opencode.jsonc changed since gw read it; run gw init agent again\n(nothing was changed)")
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "$DIR/home/.config/opencode/opencode.jsonc changed since gw read it\nfix: run the command again\n(nothing was changed)")
 	if data, _ := os.ReadFile(path); string(data) != edit {
 		t.Fatalf("the edit made at the prompt was lost; file holds:\n%s", data)
 	}

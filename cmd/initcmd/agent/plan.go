@@ -120,7 +120,12 @@ func (p *plan) apply() (written, error) {
 			if len(w) == 0 {
 				return w, cmdutil.NothingChanged(err)
 			}
-			return w, fmt.Errorf("%w\n%s was written but %s was not; fix what is wrong and run gw init agent --agent %s again", err, w[len(w)-1].Path, f.path, p.agent.Name)
+			// The first file is written: what to do is the error's own remedy, else gw init agent again.
+			fix, ok := remedy.Of(err)
+			if !ok {
+				fix = remedy.Remedy{Do: remedy.InitAgentFor, Agent: p.agent.RemedyAgent()}
+			}
+			return w, remedy.With(fmt.Errorf("%w\n%s was written but %s was not", err, w[len(w)-1].Path, f.path), fix)
 		}
 		w = append(w, fw)
 	}
