@@ -41,6 +41,8 @@ type agentTally struct {
 	unreachable  int
 	unreadable   *Check
 	versionNoted []string // agents whose installed version was noted
+	// versionFixes are what to do about those versions, said after the check's detail (its Note).
+	versionFixes []remedy.Remedy
 	pairsWarned  []string // configs whose companion file was reported, so a pair given twice is reported once
 }
 
@@ -81,8 +83,8 @@ func (t *agentTally) foundAgent(af AgentFiles) {
 	}
 	if af.Installed != "" && af.Installed != a.Version && !slices.Contains(t.versionNoted, a.Name) {
 		t.versionNoted = append(t.versionNoted, a.Name)
-		t.notes = append(t.notes, fmt.Sprintf("%s %s is installed; gw writes its config as %s %s reads it (if %s ignores gw's entry, run gw init agent --agent %s again, or install %s@%s)",
-			a.Display, af.Installed, a.Display, a.Version, a.Display, a.Name, a.Package, a.Version))
+		t.notes = append(t.notes, fmt.Sprintf("%s %s is installed; gw writes its config as %s %s reads it", a.Display, af.Installed, a.Display, a.Version))
+		t.versionFixes = append(t.versionFixes, remedy.Remedy{Do: remedy.AgentVersion, Agent: a.RemedyAgent(), Value: a.Package + "@" + a.Version})
 	}
 }
 
@@ -145,6 +147,9 @@ func (r *run) checkAgentConfigs() agentResult {
 		res.check = Check{ID: IDAgentConfig, Status: Warn, Cause: strings.Join(t.warnings, "; "), Fix: remedy.Steps(t.fixes...), Detail: detail}
 	default:
 		res.check = Check{ID: IDAgentConfig, Status: Pass, Detail: detail}
+	}
+	if res.check.Status != Skip {
+		res.check.Note = remedy.Steps(t.versionFixes...)
 	}
 	return res
 }

@@ -201,12 +201,13 @@ func TestText_Steps(t *testing.T) {
 func TestText_AgentIsTheRemedys(t *testing.T) {
 	some := remedy.Agent{Name: "some-agent", Display: "Some Agent"}
 	for _, a := range []remedy.Action{remedy.SetUpAgent, remedy.InitAgent, remedy.InitAgentBaseURL, remedy.InitAgentProviderURL,
-		remedy.InitAgentProxy, remedy.InitAgentModels, remedy.FixAgentFile, remedy.InitAgentFor, remedy.InitAgentToken} {
+		remedy.InitAgentProxy, remedy.InitAgentModels, remedy.FixAgentFile, remedy.InitAgentFor, remedy.InitAgentToken,
+		remedy.InitAgentGlobal, remedy.InitAgentDirect, remedy.AgentVersion} {
 		got := Text(remedy.Remedy{Do: a, Value: "VALUE", Also: "ALSO", Agent: some}, Context{})
 		if !strings.Contains(got, "gw init agent --agent some-agent") {
 			t.Errorf("%s for %s: %q does not name it", a, some.Name, got)
 		}
-		if (a == remedy.SetUpAgent || a == remedy.FixAgentFile) && !strings.Contains(got, "Some Agent") {
+		if (a == remedy.SetUpAgent || a == remedy.FixAgentFile || a == remedy.AgentVersion) && !strings.Contains(got, "Some Agent") {
 			t.Errorf("%s for %s: %q does not say its name", a, some.Name, got)
 		}
 		none := Text(remedy.Remedy{Do: a, Value: "VALUE", Also: "ALSO"}, Context{})
@@ -216,6 +217,12 @@ func TestText_AgentIsTheRemedys(t *testing.T) {
 		if !strings.Contains(none, "gw init agent") {
 			t.Errorf("%s without an agent: %q does not say gw init agent", a, none)
 		}
+	}
+	if got := Text(remedy.Remedy{Do: remedy.RunAgent, Agent: some}, Context{}); got != "run: gw run some-agent" {
+		t.Errorf("RunAgent: %q", got)
+	}
+	if got := Text(remedy.Remedy{Do: remedy.RunAgent}, Context{}); strings.Contains(got, "some") || !strings.Contains(got, "gw run ") {
+		t.Errorf("RunAgent without an agent: %q", got)
 	}
 	got := Text(remedy.Remedy{Do: remedy.FixAgentFile, Value: "/p/opencode.jsonc", Agent: remedy.Agent{Name: "opencode", Display: "OpenCode"}}, Context{})
 	if want := "fix /p/opencode.jsonc by hand (OpenCode cannot read it either), then run: gw init agent --agent opencode"; got != want {
