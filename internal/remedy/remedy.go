@@ -79,6 +79,7 @@ const (
 	UseID             Action = "use_id"             // misspelled; Value: the exact id
 	TrimID            Action = "trim_id"            // pasted with whitespace; Value: the id without it
 	ListModels        Action = "list_models"        // no id is close: see the list
+	SetModel          Action = "set_model"          // the request names no model: set one of the listed ids
 	OtherModel        Action = "other_model"        // not in the plan; Value: a close id the account has (""), Also: the id beyond the plan, when it is not the one asked for
 	CheckSubscription Action = "check_subscription" // the account has no models
 	// SetClaudeModels: Claude Code asked for one of its own ids (claude-…), which gw never maps behind the

@@ -187,6 +187,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "use the exact id, without the whitespace: " + v
 	case remedy.ListModels:
 		return "run: gw models (and use an id exactly as listed there)"
+	case remedy.SetModel:
+		return "set the model id (run: gw models to list them)"
 	case remedy.OtherModel:
 		s := "pick one of the account's models (run: gw models) or upgrade the plan on the dashboard"
 		if v != "" {
