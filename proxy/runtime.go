@@ -202,7 +202,8 @@ func Run(ctx context.Context, o RunOptions) error {
 	// as it would unbuffered (unless the terminal does not take it).
 	errLog.Flush(termFlushWait)
 	fmt.Fprintf(o.Out, "gw serve: listening on http://%s/v1 (forwarding to %s)\n", bound, o.Upstream)
-	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (gw auth status shows it; gw init agent --mode proxy writes it). Ctrl-C stops.\n", bound)
+	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (%s). Ctrl-C stops.\n", bound,
+		render.Text(remedy.Remedy{Do: remedy.UseLocalToken}, render.Context{Where: render.Command}))
 
 	stopNow, stopNowCancel := context.WithCancel(context.Background())
 	defer stopNowCancel()

@@ -95,6 +95,8 @@ const (
 	// ServeOnConfiguredPort: gw serve runs on another port than the configured one the agents use.
 	// Value: the configured port, Also: the port it runs on.
 	ServeOnConfiguredPort Action = "serve_on_configured_port"
+	// UseLocalToken: a client of gw serve sends its local token as its key, not the API key: where to find it.
+	UseLocalToken Action = "use_local_token"
 	// InstallService: have the platform start gw serve at login and restart it when it fails (gw service
 	// install), said after StartServe when nothing answers.
 	InstallService Action = "install_service"

@@ -209,6 +209,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "run: gw serve (and keep it running while the agent works)"
 	case remedy.RestartServe:
 		return "restart gw serve so it uses this install's local token"
+	case remedy.UseLocalToken:
+		return "gw auth status shows the token, gw init agent --mode proxy writes it into the agent config"
 	case remedy.InstallService:
 		return "to have gw serve start at login and restart when it fails, run: gw service install"
 	case remedy.FreePort:
