@@ -34,17 +34,22 @@ type agentTally struct {
 	problems  []string
 	warnings  []string
 	fixes     []remedy.Remedy // with warnings, without repeats
-	// problemFixes go with problems; baseURLFix: a provider's base URL is wrong (said first).
+	// problemFixes go with problems; baseURLFix: the agent whose provider's base URL is wrong (said first;
+	// zero when none).
 	problemFixes []remedy.Remedy
-	baseURLFix   bool
+	baseURLFix   remedy.Agent
 	unreachable  int
 	unreadable   *Check
 	versionNoted []string // agents whose installed version was noted
+	// versionFixes are what to do about those versions, said after the check's detail (its Note).
+	versionFixes []remedy.Remedy
 	pairsWarned  []string // configs whose companion file was reported, so a pair given twice is reported once
 }
 
 func (t *agentTally) addFix(f remedy.Remedy) {
-	if !slices.ContainsFunc(t.fixes, func(g remedy.Remedy) bool { return g.Do == f.Do && g.Value == f.Value && g.Also == f.Also }) {
+	if !slices.ContainsFunc(t.fixes, func(g remedy.Remedy) bool {
+		return g.Do == f.Do && g.Value == f.Value && g.Also == f.Also && g.Agent == f.Agent
+	}) {
 		t.fixes = append(t.fixes, f)
 	}
 }
@@ -78,8 +83,8 @@ func (t *agentTally) foundAgent(af AgentFiles) {
 	}
 	if af.Installed != "" && af.Installed != a.Version && !slices.Contains(t.versionNoted, a.Name) {
 		t.versionNoted = append(t.versionNoted, a.Name)
-		t.notes = append(t.notes, fmt.Sprintf("%s %s is installed; gw writes its config as %s %s reads it (if %s ignores gw's entry, run gw init agent --agent %s again, or install %s@%s)",
-			a.Display, af.Installed, a.Display, a.Version, a.Display, a.Name, a.Package, a.Version))
+		t.notes = append(t.notes, fmt.Sprintf("%s %s is installed; gw writes its config as %s %s reads it", a.Display, af.Installed, a.Display, a.Version))
+		t.versionFixes = append(t.versionFixes, remedy.Remedy{Do: remedy.AgentVersion, Agent: a.RemedyAgent(), Value: a.Package + "@" + a.Version})
 	}
 }
 
@@ -117,8 +122,8 @@ func (r *run) checkAgentConfigs() agentResult {
 		if t.unreachable > 0 {
 			c = unreachable(c)
 		}
-		if t.baseURLFix {
-			fix = append(fix, remedy.Remedy{Do: remedy.InitAgentBaseURL})
+		if t.baseURLFix != (remedy.Agent{}) {
+			fix = append(fix, remedy.Remedy{Do: remedy.InitAgentProviderURL, Agent: t.baseURLFix})
 		}
 		c.Cause = strings.Join(t.problems, "; ")
 		c.Fix = remedy.Steps(append(fix, t.problemFixes...)...)
@@ -126,13 +131,14 @@ func (r *run) checkAgentConfigs() agentResult {
 	case t.found == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Skip,
 			Cause: "no coding agent config found (looked for the configs of " + strings.Join(t.lookedFor, ", ") + ")",
-			Fix:   remedy.Remedy{Do: remedy.SetUpAgent}}
+			// The first agent looked for (OpenCode, as config/agents/all lists them) is the one suggested.
+			Fix: remedy.Remedy{Do: remedy.SetUpAgent, Agent: in.Agents[0].Agent.RemedyAgent()}}
 	case t.ours == 0 && len(t.foundIn) == 1 && providersOf(in.Agents, t.foundIn[0]) != nil:
 		// One agent with providers of its own, none of them the service's.
 		a := providersOf(in.Agents, t.foundIn[0])
 		res.check = Check{ID: IDAgentConfig, Status: Warn,
 			Cause: strings.Join(append([]string{a.Display + " is configured, but no provider in its config reaches the service"}, t.warnings...), "; "),
-			Fix:   remedy.Steps(append([]remedy.Remedy{{Do: remedy.InitAgentFor, Value: a.Name}}, t.fixes...)...), Detail: detail}
+			Fix:   remedy.Steps(append([]remedy.Remedy{{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()}}, t.fixes...)...), Detail: detail}
 	case t.ours == 0:
 		res.check = Check{ID: IDAgentConfig, Status: Warn,
 			Cause: strings.Join(append([]string{"coding agents are configured (" + strings.Join(t.foundIn, ", ") + "), but none reaches the service"}, t.warnings...), "; "),
@@ -141,6 +147,9 @@ func (r *run) checkAgentConfigs() agentResult {
 		res.check = Check{ID: IDAgentConfig, Status: Warn, Cause: strings.Join(t.warnings, "; "), Fix: remedy.Steps(t.fixes...), Detail: detail}
 	default:
 		res.check = Check{ID: IDAgentConfig, Status: Pass, Detail: detail}
+	}
+	if res.check.Status != Skip {
+		res.check.Note = remedy.Steps(t.versionFixes...)
 	}
 	return res
 }
@@ -195,7 +204,7 @@ func unreadableFix(a agents.Agent, path string, err error) remedy.Remedy {
 	if errors.As(err, &tl) {
 		return remedy.Remedy{Do: remedy.Say, Value: "check that " + path + " is " + a.Display + "'s config; move it away if it is not"}
 	}
-	return remedy.Remedy{Do: remedy.FixAgentFile, Value: path}
+	return remedy.Remedy{Do: remedy.FixAgentFile, Value: path, Agent: a.RemedyAgent()}
 }
 
 // nModels is "1 model" or "N models".

@@ -41,15 +41,14 @@ func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 			cause = fmt.Sprintf("%s:%d:%d: %s's config does not parse: %s", path, pe.Line, pe.Column, a.Display, pe.Msg)
 		}
 		t.fail(Check{ID: IDAgentConfig, Status: Fail, Cause: cause,
-			Fix: remedy.Steps(remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("fix %s by hand (%s cannot read it either)", path, a.Display)},
-				remedy.Remedy{Do: remedy.InitAgentFor, Value: a.Name})})
+			Fix: remedy.Remedy{Do: remedy.FixAgentFile, Value: path, Agent: a.RemedyAgent()}})
 		return
 	}
 	if !insp.Configured {
 		t.notes = append(t.notes, fmt.Sprintf("%s: %s is not pointed at the service", path, a.Display))
 		if insp.KeyKind == agents.KeyLiteral {
 			t.warnings = append(t.warnings, fmt.Sprintf("%s: %s has an API key written into the file", path, a.Display))
-			t.addFix(remedy.Remedy{Do: remedy.InitAgentProxy, Value: a.Name})
+			t.addFix(remedy.Remedy{Do: remedy.InitAgentProxy, Agent: a.RemedyAgent()})
 		}
 		return
 	}
@@ -69,19 +68,19 @@ func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 		switch f.Kind {
 		case agents.FindOtherPort, agents.FindOtherURL:
 			t.problems = append(t.problems, fmt.Sprintf("%s: %s %s", path, what, f.Text))
-			t.problemFixes = append(t.problemFixes, remedy.Remedy{Do: remedy.InitAgentBaseURL, Value: a.Name})
+			t.problemFixes = append(t.problemFixes, remedy.Remedy{Do: remedy.InitAgentBaseURL, Agent: a.RemedyAgent()})
 			t.unreachable++
 			bad = true
 		case agents.FindStaleToken:
 			t.problems = append(t.problems, fmt.Sprintf("%s: %s %s, so its requests are refused", path, what, f.Text))
-			t.problemFixes = append(t.problemFixes, remedy.Remedy{Do: remedy.InitAgentToken, Value: a.Name})
+			t.problemFixes = append(t.problemFixes, remedy.Remedy{Do: remedy.InitAgentToken, Agent: a.RemedyAgent()})
 			bad = true
 		case agents.FindPlainKey:
 			t.warnings = append(t.warnings, fmt.Sprintf("%s: %s %s", path, what, f.Text))
-			t.addFix(remedy.Remedy{Do: remedy.InitAgentProxy, Value: a.Name})
+			t.addFix(remedy.Remedy{Do: remedy.InitAgentProxy, Agent: a.RemedyAgent()})
 		default:
 			t.warnings = append(t.warnings, fmt.Sprintf("%s: %s", path, f.Text))
-			t.addFix(remedy.Remedy{Do: remedy.InitAgentFor, Value: a.Name})
+			t.addFix(remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()})
 		}
 	}
 	if bad {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
+	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -80,7 +81,7 @@ func TestRun_AgentEntryConfigs(t *testing.T) {
 		{"Factory droid on another port", agentFiles(t, "droid", `{"customModels": [{"id": "custom:gw/vendor-a/model-a-haiku-4.5", "model": "vendor-a/model-a-haiku-4.5", "baseUrl": "http://127.0.0.1:9999/v1", "apiKey": "`+localToken+`"}]}`),
 			Fail, "service unreachable", []string{"Factory droid points at http://127.0.0.1:9999/v1, but gw serve listens on port 18787"}, "run: gw init agent --agent droid (it rewrites the address", []string{"vendor-a/model-a-haiku-4.5"}},
 		{"Crush's config does not parse", agentFiles(t, "crush", "{\n  \"providers\": {\n    \"gw\": \n}\n"),
-			Fail, "", []string{"crush.json:4:1: Crush's config does not parse"}, "(Crush cannot read it either); run: gw init agent --agent crush", nil},
+			Fail, "", []string{"crush.json:4:1: Crush's config does not parse"}, "(Crush cannot read it either), then run: gw init agent --agent crush", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +90,7 @@ func TestRun_AgentEntryConfigs(t *testing.T) {
 			in.Agents = []AgentFiles{tc.agent}
 			rep := runDoctor(t, in)
 			c := wantStatus(t, rep, IDAgentConfig, tc.status)
-			text := c.Cause + " | " + c.Detail
+			text := c.Cause + " | " + c.Detail + " (" + render.Text(c.Note, render.Context{Where: render.Doctor}) + ")"
 			for _, p := range tc.parts {
 				if !strings.Contains(text, p) {
 					t.Errorf("agent_config %+v: want %q", c, p)
@@ -133,9 +134,9 @@ func TestRun_AgentVersionNoted(t *testing.T) {
 		in.ProxyAddr, in.LocalToken, in.Agents = "127.0.0.1:18787", localToken, []AgentFiles{af, af}
 		rep := runDoctor(t, in)
 		c, _ := rep.Get(IDAgentConfig)
-		text := c.Cause + " | " + c.Detail
+		text := c.Cause + " | " + c.Detail + " (" + render.Text(c.Note, render.Context{Where: render.Doctor}) + ")"
 		n := strings.Count(text, "Factory droid 0.99.0 is installed")
-		if want := map[bool]int{true: 1, false: 0}[installed == "0.99.0"]; n != want || (n == 1 && !strings.Contains(text, "@factory/cli@0.225.2")) {
+		if want := map[bool]int{true: 1, false: 0}[installed == "0.99.0"]; n != want || (n == 1 && !strings.Contains(text, "(if Factory droid ignores gw's entry, run gw init agent --agent droid again, or install @factory/cli@0.225.2)")) {
 			t.Errorf("installed %q: %q", installed, text)
 		}
 	}

@@ -64,17 +64,17 @@ func (r *run) checkProvider(a agents.Agent, path string, p agents.Provider, t *a
 	}
 	if p.LiteralKey {
 		t.warnings = append(t.warnings, fmt.Sprintf("%s: provider %q has the API key written into the file", path, p.Name))
-		t.addFix(remedy.Remedy{Do: remedy.InitAgentProxy, Value: a.Name})
+		t.addFix(remedy.Remedy{Do: remedy.InitAgentProxy, Agent: a.RemedyAgent()})
 	}
 	if len(p.Undeclared) > 0 {
 		t.problems = append(t.problems, fmt.Sprintf("%s: %s, but provider %q does not declare that model, so %s cannot use it",
 			path, strings.Join(p.Undeclared, " and "), p.Name, a.Display))
-		t.problemFixes = append(t.problemFixes, undeclaredFix(path, p))
+		t.problemFixes = append(t.problemFixes, undeclaredFix(a, path, p))
 	}
 	t.addModels(path, p.Models)
 	if r.isProxy(p.BaseURL) && p.LocalToken != "" && p.LocalToken != r.in.LocalToken {
 		t.problems = append(t.problems, fmt.Sprintf("%s: provider %q holds a local token that gw serve no longer accepts (gw's config has another one), so its requests are refused", path, p.Name))
-		t.problemFixes = append(t.problemFixes, remedy.Remedy{Do: remedy.InitAgentToken, Value: a.Name})
+		t.problemFixes = append(t.problemFixes, remedy.Remedy{Do: remedy.InitAgentToken, Agent: a.RemedyAgent()})
 	}
 	if r.isProxy(p.BaseURL) {
 		t.res.proxyUsers = append(t.res.proxyUsers, fmt.Sprintf("%s (provider %q)", path, p.Name))
@@ -84,18 +84,20 @@ func (r *run) checkProvider(a agents.Agent, path string, p agents.Provider, t *a
 	if prob := r.providerBaseURLProblem(path, p); prob != "" {
 		t.problems = append(t.problems, prob)
 		t.unreachable++
-		t.baseURLFix = true
+		if t.baseURLFix == (remedy.Agent{}) {
+			t.baseURLFix = a.RemedyAgent()
+		}
 		return
 	}
 	t.notes = append(t.notes, fmt.Sprintf("%s: provider %q reaches %s with %s", path, p.Name, p.BaseURL, nModels(len(p.Declared))))
 }
 
 // undeclaredFix: what points "model" and "small_model" back at a model the provider declares.
-func undeclaredFix(path string, p agents.Provider) remedy.Remedy {
+func undeclaredFix(a agents.Agent, path string, p agents.Provider) remedy.Remedy {
 	switch {
 	case p.Name == agents.ProviderID:
 		// gw's own provider: gw init agent writes it (with no models declared, it adds them).
-		return remedy.Remedy{Do: remedy.InitAgentModels, Value: strings.Join(p.Declared, ","), Also: firstOr(p.Declared, "")}
+		return remedy.Remedy{Do: remedy.InitAgentModels, Value: strings.Join(p.Declared, ","), Also: firstOr(p.Declared, ""), Agent: a.RemedyAgent()}
 	case len(p.Declared) == 0:
 		return remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("declare the model under provider %q in %s, or point \"model\" at a provider that has it", p.Name, path)}
 	}

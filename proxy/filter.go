@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 )
 
 // refusal is why the filter turned a request away.
@@ -127,7 +129,7 @@ func (f *filter) checkToken(r *http.Request) *refusal {
 	if auth == "" && xKey == "" {
 		return &refusal{http.StatusUnauthorized, CodeLocalTokenMissing, api.KeyRejected.Message() +
 			": gw serve needs its local token as the client's key (Authorization: Bearer gw-local-…, or x-api-key: gw-local-…); " +
-			"gw auth status shows it, gw init agent --mode proxy writes it into the agent config"}
+			localTokenFix()}
 	}
 	if xKey != "" && f.localToken != "" && equalConstantTime(xKey, f.localToken) {
 		return nil
@@ -145,9 +147,14 @@ func (f *filter) checkToken(r *http.Request) *refusal {
 		}
 		return &refusal{http.StatusUnauthorized, CodeLocalTokenInvalid, api.KeyRejected.Message() +
 			": the client's key is not this install's gw serve local token" + hint +
-			"; gw auth status shows the token, gw init agent --mode proxy writes it into the agent config"}
+			"; " + localTokenFix()}
 	}
 	return nil
+}
+
+// localTokenFix is where a client finds the local token, in the renderer's words for gw serve's answer.
+func localTokenFix() string {
+	return render.Text(remedy.Remedy{Do: remedy.UseLocalToken}, render.Context{Where: render.Serve})
 }
 
 // equalConstantTime is subtle.ConstantTimeCompare for strings: the time

@@ -37,8 +37,8 @@ var (
 // listening there must belong to this user. So a stranger that listened
 // first on gw serve's port learns nothing, and the caller may then send
 // the token there or point an agent at it. The errors name the process
-// (and its user) holding the port when the system tells, and say what
-// to do.
+// (and its user) holding the port when the system tells, and carry what
+// to do as a remedy.
 func Probe(ctx context.Context, addr, token string) error {
 	return probe(ctx, addr, token, "1")
 }
@@ -91,7 +91,7 @@ func probe(ctx context.Context, addr, token, mark string) error {
 	req.Header.Set(ProbeHeader, mark)
 	res, err := tr.RoundTrip(req)
 	if err != nil {
-		return fmt.Errorf("%w on %s: %v; start it with: gw serve", ErrNotRunning, addr, err)
+		return remedy.With(fmt.Errorf("%w on %s: %v", ErrNotRunning, addr, err), remedy.Remedy{Do: remedy.StartServe})
 	}
 	defer res.Body.Close()
 	held := func() string { // looked up only for a failure: it reads every process's descriptors
@@ -106,17 +106,17 @@ func probe(ctx context.Context, addr, token, mark string) error {
 	if hello.Proof == "" {
 		var eb errorBody
 		if json.Unmarshal(raw, &eb) != nil || eb.Error.Type != "gw_error" {
-			return remedy.With(fmt.Errorf("%w on %s (HTTP %d)%s; gw sent it nothing; stop it or run gw serve --port on a free port", ErrNotGwServe, addr, res.StatusCode, held()),
+			return remedy.With(fmt.Errorf("%w on %s (HTTP %d)%s; gw sent it nothing", ErrNotGwServe, addr, res.StatusCode, held()),
 				remedy.Remedy{Do: remedy.FreePort, Value: addr})
 		}
 		// gw serve's error shape without a proof: a gw serve from before
 		// the proof, or something copying its errors.
-		return remedy.With(fmt.Errorf("%w on %s: it answers as gw serve but cannot prove it holds this install's local token%s; gw sent it nothing; restart gw serve",
+		return remedy.With(fmt.Errorf("%w on %s: it answers as gw serve but cannot prove it holds this install's local token%s; gw sent it nothing",
 			ErrTokenRejected, addr, held()), remedy.Remedy{Do: remedy.RestartServe})
 	}
 	got, err := hex.DecodeString(hello.Proof)
 	if err != nil || reached == "" || !hmac.Equal(got, helloProof(token, nonce, reached)) {
-		return remedy.With(fmt.Errorf("%w on %s: it was started with another local token, or is another program posing as gw serve%s; gw sent it nothing; restart gw serve",
+		return remedy.With(fmt.Errorf("%w on %s: it was started with another local token, or is another program posing as gw serve%s; gw sent it nothing",
 			ErrTokenRejected, addr, held()), remedy.Remedy{Do: remedy.RestartServe})
 	}
 	return nil

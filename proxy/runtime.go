@@ -189,8 +189,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		fmt.Fprintf(errOut, "gw serve: listening on every address of this machine, port %d\n", ln.Addr().(*net.TCPAddr).Port)
 	}
 	if port := ln.Addr().(*net.TCPAddr).Port; o.ConfiguredPort != 0 && port != o.ConfiguredPort {
-		fmt.Fprintf(errOut, "gw serve: port %d is not the configured port %d, where gw init agent points agents: they will not reach this gw serve (run gw serve without --port, or point them here: gw init agent --port %d)\n",
-			port, o.ConfiguredPort, port)
+		fix := remedy.Remedy{Do: remedy.ServeOnConfiguredPort, Value: strconv.Itoa(o.ConfiguredPort), Also: strconv.Itoa(port)}
+		fmt.Fprintf(errOut, "gw serve: port %d is not the configured port %d, where gw init agent points agents: they will not reach this gw serve; %s\n",
+			port, o.ConfiguredPort, render.Text(fix, render.Context{Where: render.Command}))
 	}
 	// Where gw doctor finds this gw serve when it is not on the configured
 	// port (noted before the address is printed, so whoever reads the
@@ -207,7 +208,8 @@ func Run(ctx context.Context, o RunOptions) error {
 	// as it would unbuffered (unless the terminal does not take it).
 	errLog.Flush(termFlushWait)
 	fmt.Fprintf(o.Out, "gw serve: listening on http://%s/v1 (forwarding to %s)\n", bound, o.Upstream)
-	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (gw auth status shows it; gw init agent --mode proxy writes it). Ctrl-C stops.\n", bound)
+	fmt.Fprintf(errOut, "Point your agent at http://%s/v1 with the local token as its API key (%s). Ctrl-C stops.\n", bound,
+		render.Text(remedy.Remedy{Do: remedy.UseLocalToken}, render.Context{Where: render.Command}))
 
 	stopNow, stopNowCancel := context.WithCancel(context.Background())
 	defer stopNowCancel()

@@ -228,7 +228,7 @@ func TestRunOnAnotherPortSaysSoAndNotesItsAddress(t *testing.T) {
 	state := t.TempDir()
 	r := startRun(t, RunOptions{StateDir: state, ConfiguredPort: 1})
 	_, port, _ := net.SplitHostPort(r.addr)
-	want := "gw serve: port " + port + " is not the configured port 1, where gw init agent points agents: they will not reach this gw serve (run gw serve without --port, or point them here: gw init agent --port " + port + ")\n"
+	want := "gw serve: port " + port + " is not the configured port 1, where gw init agent points agents: they will not reach this gw serve; restart gw serve without --port (it then listens on 1), or point the agents at port " + port + ": gw init agent --port " + port + "\n"
 	st, err := ReadState(state)
 	if err != nil || st.Addr != r.addr || st.PID != os.Getpid() {
 		t.Errorf("state file: %+v, %v; want %s", st, err, r.addr)

@@ -84,9 +84,11 @@ func (f *Factory) Keychain(ctx context.Context) keychain.Store {
 // KeyOptions are the variants of gw's one key policy (Key).
 type KeyOptions struct {
 	// Keychain is the OS keychain to ask; nil: a session of this command's (Keychain(ctx)), whose calls share
-	// one deadline. gw doctor passes its own session, which also names the backend; gw serve the process's
-	// store (Keyring()), each call with the store's own time-out, as it asks again every few seconds.
+	// one deadline. gw doctor passes its own session, which also names the backend.
 	Keychain keychain.Store
+	// Process asks the process's keychain store (Keyring()) instead, each call with the store's own
+	// time-out: gw serve asks again every few seconds for as long as it runs (Serving).
+	Process bool
 	// AsIs returns the keychain package's errors as they are (wrapping keychain.ErrNotFound when there is no
 	// key), for callers that report them themselves (gw doctor, gw serve). Without it, a missing or unreadable
 	// key is a *NoKeyError (exit 4) whose message says why and what to do, and an OS keychain that failed while
@@ -100,7 +102,11 @@ type KeyOptions struct {
 // command and gw serve find the key through it, with the variants of KeyOptions.
 func (f *Factory) Key(ctx context.Context, o KeyOptions) (keychain.Resolved, error) {
 	kr := o.Keychain
-	if kr == nil {
+	switch {
+	case kr != nil:
+	case o.Process:
+		kr = f.Keyring()
+	default:
 		kr = f.Keychain(ctx)
 	}
 	insecure := f.insecureStorage()
@@ -142,16 +148,15 @@ func (f *Factory) Key(ctx context.Context, o KeyOptions) (keychain.Resolved, err
 	}
 }
 
-// ServeKey is Key in the shape gw serve's key cache reads it (proxy.KeyFrom): the key and where it came
-// from, so a key the service refuses is named with its source, from the process's keychain store.
-func (f *Factory) ServeKey(ctx context.Context) (string, keychain.Source, error) {
-	r, err := f.Key(ctx, KeyOptions{Keychain: f.Keyring(), AsIs: true})
-	return r.Key, r.Source, err
-}
-
-// LookupKeyIn is Key(ctx, KeyOptions{Keychain: kr, AsIs: true}), the shape gw doctor reads it in.
-func (f *Factory) LookupKeyIn(kr keychain.Store) (keychain.Resolved, error) {
-	return f.Key(context.Background(), KeyOptions{Keychain: kr, AsIs: true})
+// Serving is key, gw's one key policy (Factory.Key), in the shape gw serve's key cache reads it again every
+// few seconds (proxy.KeyFrom): the key and where it came from, so a key the service refuses is named with its
+// source; asked of the process's keychain store (KeyOptions.Process), with the keychain's errors as they are
+// (gw serve says them itself).
+func Serving(key func(context.Context, KeyOptions) (keychain.Resolved, error)) func(context.Context) (string, keychain.Source, error) {
+	return func(ctx context.Context) (string, keychain.Source, error) {
+		r, err := key(ctx, KeyOptions{Process: true, AsIs: true})
+		return r.Key, r.Source, err
+	}
 }
 
 // storedInFile: the user keeps the key in the insecure file, so storing one is gw auth login --insecure-storage.

@@ -2,10 +2,18 @@ package cmdutil
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
 )
+
+// FlagModelError is a model id given to flag that the account cannot use (e, from api.ModelError): "flag:
+// why", carrying e's remedy, which ErrorWithFix says on the fix line.
+func FlagModelError(flag string, e *api.Error) error {
+	return remedy.With(fmt.Errorf("%s: %s", flag, e.Cause), e.Fix)
+}
 
 // ModelListTimeout bounds ListModels' call to the service.
 const ModelListTimeout = 15 * time.Second

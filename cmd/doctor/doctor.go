@@ -21,14 +21,30 @@ import (
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/doctor"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/tui"
 )
 
 // DoctorOptions holds the flags and dependencies of `gw doctor`.
 type DoctorOptions struct {
-	Factory      *cmdutil.Factory
+	IO      *tui.IOStreams
+	Getenv  func(string) string
+	WorkDir func() (string, error)
+	Config  func() (config.File, config.Paths, error)
+	// Keychain is the OS keychain for this run: reading the key and naming the backend share its deadline.
+	Keychain func(context.Context) keychain.Store
+	// Key is gw's one key policy (cmdutil's Factory.Key); doctor asks it with its own keychain session and
+	// takes the keychain's errors as they are, to report them.
+	Key            func(context.Context, cmdutil.KeyOptions) (keychain.Resolved, error)
+	KeychainRemedy func(error) remedy.Remedy
+	// Version is gw's version (the User-Agent of doctor's requests); DefaultBaseURL the service's address
+	// built into gw ("" when the build has none).
+	Version        string
+	DefaultBaseURL string
+
 	JSON         bool
 	BaseURL      string
 	Models       []string
@@ -41,7 +57,9 @@ type DoctorOptions struct {
 
 // NewCmdDoctor binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
-	opts := &DoctorOptions{Factory: f}
+	opts := &DoctorOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, Config: f.Config,
+		Keychain: f.Keychain, Key: f.Key, KeychainRemedy: f.KeychainRemedy, Version: f.Version,
+		DefaultBaseURL: f.DefaultBaseURL}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check every step from this machine to a working model, and say what to fix",
@@ -111,11 +129,10 @@ func agentList() string {
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	start := time.Now()
-	f := opts.Factory
-	ios := f.IOStreams
+	ios := opts.IO
 
 	stop := ios.StartSpinner("Checking the path to the service")
-	in := gather(ctx, f, opts)
+	in := gather(ctx, opts)
 	// Reading the keychain may already have taken a while; the 15 s promise covers the whole command.
 	in.Timeout = max(doctor.DefaultTimeout-time.Since(start), 2*time.Second)
 	rep := doctor.Run(ctx, in)
@@ -137,31 +154,31 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 }
 
 // gather resolves everything doctor checks; failures to resolve become inputs (and so checks), not errors.
-func gather(ctx context.Context, f *cmdutil.Factory, opts *DoctorOptions) doctor.Input {
+func gather(ctx context.Context, opts *DoctorOptions) doctor.Input {
 	in := doctor.Input{
 		Models:  opts.Models,
 		NoProbe: opts.NoProbe,
-		Getenv:  f.Getenv,
-		Version: f.Version,
+		Getenv:  opts.Getenv,
+		Version: opts.Version,
 		Network: opts.Network,
 	}
-	in.CanonicalURL = f.DefaultBaseURL
+	in.CanonicalURL = opts.DefaultBaseURL
 
-	cfg, paths, cfgErr := f.Config()
+	cfg, paths, cfgErr := opts.Config()
 	in.ConfigPath, in.ConfigErr, in.ConfigBaseURL = paths.File(), cfgErr, cfg.BaseURL
 	if paths.ConfigDir == "" {
 		in.ConfigPath = ""
 	}
-	in.BaseURL, in.BaseURLSource = config.ResolveBaseURL(opts.BaseURL, f.Getenv(config.EnvBaseURL), cfg.BaseURL, f.DefaultBaseURL)
+	in.BaseURL, in.BaseURLSource = config.ResolveBaseURL(opts.BaseURL, opts.Getenv(config.EnvBaseURL), cfg.BaseURL, opts.DefaultBaseURL)
 
 	// Reading the key and naming the keychain share one deadline: a keychain that does not answer costs one
 	// time-out.
-	kr := f.Keychain(ctx)
-	in.Key, in.KeyErr = f.LookupKeyIn(kr)
+	kr := opts.Keychain(ctx)
+	in.Key, in.KeyErr = opts.Key(ctx, cmdutil.KeyOptions{Keychain: kr, AsIs: true})
 	if in.KeyErr != nil {
 		in.KeychainBackend = kr.Backend()
 	}
-	in.KeychainInstall = f.KeychainRemedy(cmp.Or(in.KeyErr, in.Key.Warning)).Value
+	in.KeychainInstall = opts.KeychainRemedy(cmp.Or(in.KeyErr, in.Key.Warning)).Value
 
 	in.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
 	in.LocalToken = cfg.LocalToken
@@ -171,25 +188,25 @@ func gather(ctx context.Context, f *cmdutil.Factory, opts *DoctorOptions) doctor
 		}
 	}
 
-	in.Agents = agentConfigs(f, opts.AgentConfigs)
+	in.Agents = agentConfigs(opts, opts.AgentConfigs)
 	return in
 }
 
 // agentConfigs are the config files the agent check reads: the ones --agent-config names, each as the agent
 // whose file it is; else the global and project config files of every agent gw configures (the ones that are
 // missing are left out of the report).
-func agentConfigs(f *cmdutil.Factory, given []string) []doctor.AgentFiles {
+func agentConfigs(opts *DoctorOptions, given []string) []doctor.AgentFiles {
 	var out []doctor.AgentFiles
 	if len(given) > 0 {
 		for _, p := range given {
 			if a, ok := all.ForFile(p); ok {
-				out = append(out, doctor.AgentFiles{Agent: a, Files: []string{p}, Installed: installedVersion(f, a)})
+				out = append(out, doctor.AgentFiles{Agent: a, Files: []string{p}, Installed: installedVersion(opts.Getenv, a)})
 			}
 		}
 		return out
 	}
-	wd, _ := f.WorkDir()
-	env := agents.Env{Getenv: f.Getenv, WorkDir: wd}
+	wd, _ := opts.WorkDir()
+	env := agents.Env{Getenv: opts.Getenv, WorkDir: wd}
 	var seen []string
 	for _, a := range all.Configurable() {
 		for _, scope := range []agents.Scope{agents.Global, agents.Project} {
@@ -201,7 +218,7 @@ func agentConfigs(f *cmdutil.Factory, given []string) []doctor.AgentFiles {
 				continue
 			}
 			seen = append(seen, files[0])
-			out = append(out, doctor.AgentFiles{Agent: a, Files: files, Installed: installedVersion(f, a)})
+			out = append(out, doctor.AgentFiles{Agent: a, Files: files, Installed: installedVersion(opts.Getenv, a)})
 		}
 	}
 	return out
@@ -305,11 +322,11 @@ func plural(n int, one, many string) string {
 
 // installedVersion is the version of a's command on PATH, read from its npm package (nothing is run); ""
 // when a has no package gw looks at, the command is not on PATH, or it was installed another way.
-func installedVersion(f *cmdutil.Factory, a agents.Agent) string {
+func installedVersion(getenv func(string) string, a agents.Agent) string {
 	if a.Package == "" {
 		return ""
 	}
-	for _, dir := range filepath.SplitList(f.Getenv("PATH")) {
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
 		if dir == "" {
 			continue
 		}

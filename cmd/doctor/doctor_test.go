@@ -109,9 +109,18 @@ func setup(t *testing.T, key string) (env *cmdtest.Env, replace func(string) str
 	return env, replace
 }
 
+// optionsOf is o with what gw doctor uses from env: the stand-in's address in the environment, the config
+// under env's directory, and the fake keychain behind gw's one key policy.
+func optionsOf(env *cmdtest.Env, o DoctorOptions) *DoctorOptions {
+	f := env.Factory
+	o.IO, o.Getenv, o.WorkDir, o.Config = env.IO, f.Getenv, f.WorkDir, f.Config
+	o.Keychain, o.Key, o.KeychainRemedy, o.Version = f.Keychain, f.Key, f.KeychainRemedy, f.Version
+	return &o
+}
+
 func TestDoctorRun_AllWell(t *testing.T) {
 	env, replace := setup(t, standin.DemoKeyPartial)
-	opts := &DoctorOptions{Factory: env.Factory, Models: []string{"vendor-a/model-a-haiku-4.5"}}
+	opts := optionsOf(env, DoctorOptions{Models: []string{"vendor-a/model-a-haiku-4.5"}})
 	if err := doctorRun(context.Background(), opts); err != nil {
 		t.Fatalf("doctorRun: %v\n%s", err, env.Out)
 	}
@@ -140,7 +149,7 @@ All checks passed.
 
 func TestDoctorRun_WrongKeyAndMisspelledModel(t *testing.T) {
 	env, replace := setup(t, "sk-not-a-real-key-0000")
-	opts := &DoctorOptions{Factory: env.Factory, Models: []string{"vendor-a/model-a-haiku-4-5"}}
+	opts := optionsOf(env, DoctorOptions{Models: []string{"vendor-a/model-a-haiku-4-5"}})
 	err := doctorRun(context.Background(), opts)
 	if !errors.Is(err, cmdutil.ErrSilent) || cmdutil.ExitCodeFor(err) != cmdutil.ExitError {
 		t.Fatalf("doctorRun returned %v, want the silent error (exit 1)", err)
@@ -170,7 +179,7 @@ func TestDoctorRun_WrongKeyAndMisspelledModel(t *testing.T) {
 func TestDoctorRun_JSON(t *testing.T) {
 	env, _ := setup(t, standin.DemoKeyFull)
 	env.Vars["GW_BASE_URL"] += "/" // a trailing slash: the seed's "base address differs"
-	opts := &DoctorOptions{Factory: env.Factory, JSON: true, Models: []string{"vendor-a/model-a-opus-4.6"}}
+	opts := optionsOf(env, DoctorOptions{JSON: true, Models: []string{"vendor-a/model-a-opus-4.6"}})
 	err := doctorRun(context.Background(), opts)
 	if !errors.Is(err, cmdutil.ErrSilent) {
 		t.Fatalf("doctorRun returned %v, want the silent error", err)
@@ -212,13 +221,15 @@ func TestDoctorRun_JSON(t *testing.T) {
 // global and the project config of every agent gw configures, OpenCode's among them like any other's.
 func TestAgentConfigs(t *testing.T) {
 	env := cmdtest.New(t)
-	got := agentConfigs(env.Factory, []string{"a/opencode.json", "b/.kilo/kilo.jsonc"})
+	// The agent check reads the environment and the working directory only.
+	opts := &DoctorOptions{Getenv: env.Factory.Getenv, WorkDir: env.Factory.WorkDir}
+	got := agentConfigs(opts, []string{"a/opencode.json", "b/.kilo/kilo.jsonc"})
 	if len(got) != 2 || got[0].Agent.Display != "OpenCode" || got[0].Files[0] != "a/opencode.json" ||
 		got[1].Agent.Display != "Kilo" || got[1].Files[0] != "b/.kilo/kilo.jsonc" {
 		t.Fatalf("--agent-config: %+v", got)
 	}
 
-	got = agentConfigs(env.Factory, nil)
+	got = agentConfigs(opts, nil)
 	var files []string
 	var displays []string
 	for _, af := range got {

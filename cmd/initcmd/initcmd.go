@@ -7,7 +7,19 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/initcmd/agent"
 	"github.com/modelgateway/gw/cmd/initcmd/editor"
+	"github.com/modelgateway/gw/config/agents/all"
 )
+
+// agentList names the agents gw init agent configures (config/agents/all), in parentheses, wrapped under the
+// description it follows.
+func agentList() string {
+	var names []string
+	for _, a := range all.Configurable() {
+		names = append(names, a.Display)
+	}
+	const indent = "                   "
+	return cmdutil.Wrap(cmdutil.ListWords(names), 100, indent)
+}
 
 // NewCmdInit attaches the init subcommands.
 func NewCmdInit(f *cmdutil.Factory) *cobra.Command {
@@ -17,7 +29,7 @@ func NewCmdInit(f *cmdutil.Factory) *cobra.Command {
 		Long: `Set up a coding tool to use the gateway:
 
   gw init agent    writes the gateway and your models into a coding agent's own config
-                   (OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush)
+` + agentList() + `
   gw init editor   prints the Cursor settings (hosted base URL, key, model ids)`,
 	}
 	cmd.AddCommand(agent.NewCmdAgent(f, nil))

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/reqlog"
 	"github.com/modelgateway/gw/tui"
@@ -24,13 +25,14 @@ import (
 
 // LogsOptions holds the flags and dependencies of `gw logs`.
 type LogsOptions struct {
-	Factory *cmdutil.Factory
-	Follow  bool
-	Since   string
-	JSON    bool
-	Agent   string
-	Model   string
-	Status  string
+	IO     *tui.IOStreams
+	Paths  func() (config.Paths, error)
+	Follow bool
+	Since  string
+	JSON   bool
+	Agent  string
+	Model  string
+	Status string
 
 	// Now is the clock --since counts back from (time.Now when nil).
 	Now func() time.Time
@@ -40,7 +42,7 @@ type LogsOptions struct {
 
 // NewCmdLogs binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdLogs(f *cmdutil.Factory, runF func(context.Context, *LogsOptions) error) *cobra.Command {
-	opts := &LogsOptions{Factory: f}
+	opts := &LogsOptions{IO: f.IOStreams, Paths: f.Paths}
 	cmd := &cobra.Command{
 		Use:   "logs",
 		Short: "Show the request log of gw serve",
@@ -99,9 +101,8 @@ func parseStatus(s string) (statusFilter, error) {
 }
 
 func logsRun(ctx context.Context, opts *LogsOptions) error {
-	f := opts.Factory
-	ios := f.IOStreams
-	p, err := f.Paths()
+	ios := opts.IO
+	p, err := opts.Paths()
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func TestLogsRun_TerminalColoursAndSince(t *testing.T) {
 			Condition: reqlog.ServiceUnreachable, Proto: "responses"},
 	)
 	e.Factory.IOStreams.SetStdoutTTY(true)
-	if err := logsRun(context.Background(), &LogsOptions{Factory: e.Factory, Since: "1h", Now: func() time.Time { return now }}); err != nil {
+	if err := logsRun(context.Background(), &LogsOptions{IO: e.Factory.IOStreams, Paths: e.Factory.Paths, Since: "1h", Now: func() time.Time { return now }}); err != nil {
 		t.Fatal(err)
 	}
 	out := e.Out.String()
@@ -100,7 +100,7 @@ func TestLogsRun_TerminalColoursAndSince(t *testing.T) {
 func TestLogsRun_NoLogYet(t *testing.T) {
 	e := cmdtest.New(t)
 	e.Factory.IOStreams.SetStdoutTTY(true)
-	if err := logsRun(context.Background(), &LogsOptions{Factory: e.Factory}); err != nil {
+	if err := logsRun(context.Background(), &LogsOptions{IO: e.Factory.IOStreams, Paths: e.Factory.Paths}); err != nil {
 		t.Fatal(err)
 	}
 	if e.Out.String() != "" || !strings.HasPrefix(e.ErrOut.String(), "No requests logged yet: gw serve writes them to ") {
@@ -118,7 +118,7 @@ func TestLogsRun_Follow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- logsRun(ctx, &LogsOptions{Factory: e.Factory, Follow: true, JSON: true, Agent: "codex", Poll: time.Millisecond})
+		done <- logsRun(ctx, &LogsOptions{IO: e.Factory.IOStreams, Paths: e.Factory.Paths, Follow: true, JSON: true, Agent: "codex", Poll: time.Millisecond})
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for i := 0; !strings.Contains(out.String(), `"model":"m2"`); i++ {
@@ -155,7 +155,7 @@ func TestLogsRun_NamedPipeRefused(t *testing.T) {
 	}
 	testutil.Mkfifo(t, filepath.Join(dir, reqlog.Name))
 	testutil.Within(t, 10*time.Second, "gw logs on a named pipe", func() {
-		err := logsRun(context.Background(), &LogsOptions{Factory: e.Factory})
+		err := logsRun(context.Background(), &LogsOptions{IO: e.Factory.IOStreams, Paths: e.Factory.Paths})
 		if err == nil || !strings.Contains(err.Error(), "named pipe") || e.Out.String() != "" {
 			t.Errorf("err = %v, stdout %q", err, e.Out)
 		}

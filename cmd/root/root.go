@@ -32,6 +32,7 @@ import (
 	"github.com/modelgateway/gw/cmd/statusline"
 	"github.com/modelgateway/gw/cmd/usage"
 	"github.com/modelgateway/gw/cmd/version"
+	"github.com/modelgateway/gw/config/agents/all"
 )
 
 // Main runs gw with the process's arguments and environment.
@@ -68,13 +69,23 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 	return code
 }
 
+// toolsLine is the help's first sentence: every agent gw configures or runs (config/agents/all), and Cursor
+// (gw init editor).
+func toolsLine() string {
+	var names []string
+	for _, a := range all.All() {
+		names = append(names, a.Display)
+	}
+	words := append([]string{"gw", "connects", "coding", "tools"}, cmdutil.ListWords(append(names, "Cursor"))...)
+	return cmdutil.Wrap(append(words, strings.Fields("to the Model Gateway Service.")...), 100, "")
+}
+
 // NewCmdRoot builds the command tree.
 func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gw <command>",
 		Short: "Use the Model Gateway Service with your coding tools",
-		Long: `gw connects coding tools (OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush,
-Cursor) to the Model Gateway Service.
+		Long: toolsLine() + `
 
 Your API key stays in the OS keychain: gw serve runs a localhost /v1 proxy that adds it to each
 request, so no agent config ever holds it. When something fails, gw doctor says which of the

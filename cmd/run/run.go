@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -29,11 +30,22 @@ import (
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
+	"github.com/modelgateway/gw/tui"
 )
 
 // RunOptions holds the arguments, flags and dependencies of `gw run`.
 type RunOptions struct {
-	Factory *cmdutil.Factory
+	IO      *tui.IOStreams
+	Getenv  func(string) string
+	WorkDir func() (string, error)
+	Config  func() (config.File, config.Paths, error)
+	// Models lists the account's models joined with the catalogue, for the --base-url given.
+	Models         func(ctx context.Context, baseURL string) ([]api.JoinedModel, error)
+	ResolveBaseURL func(flag string) (string, config.Source, error)
+	// Key and Transport are what the gw serve of gw run's own (when none runs) forwards with: the key as gw
+	// serve reads it (cmdutil.Serving), the shared transport to the service.
+	Key       proxy.KeyFrom
+	Transport func() http.RoundTripper
 
 	Agent      string
 	Args       []string // the agent's own arguments
@@ -47,7 +59,8 @@ type RunOptions struct {
 
 // NewCmdRun binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdRun(f *cmdutil.Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
-	opts := &RunOptions{Factory: f}
+	opts := &RunOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, Config: f.Config, Models: f.ListModels,
+		ResolveBaseURL: f.BaseURL, Key: cmdutil.Serving(f.Key), Transport: f.Transport}
 	cmd := &cobra.Command{
 		Use:   "run AGENT [-- ARGS...]",
 		Short: "Run a coding agent pointed at the gateway, with nothing written to disk",
@@ -95,7 +108,8 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 				return cmdutil.FlagErrorf("unknown agent (not shown); gw run starts one of %s", strings.Join(runNames(), ", "))
 			}
 			if a.Run == nil {
-				return cmdutil.FlagErrorf("gw run cannot point %s at gw: %s", a.Display, a.NoRun)
+				return &cmdutil.FlagError{Err: remedy.With(fmt.Errorf("gw run cannot point %s at gw: %s", a.Display, a.NoRun),
+					remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()})}
 			}
 			if opts.SmallModel != "" && opts.Model == "" {
 				return cmdutil.FlagErrorf("--small-model goes with --model")
@@ -136,17 +150,16 @@ func runList() string {
 }
 
 func runRun(ctx context.Context, opts *RunOptions) error {
-	f := opts.Factory
 	a, _ := all.Lookup(opts.Agent)
 	bin, err := exec.LookPath(a.Binary)
 	if err != nil {
 		return fmt.Errorf("%s is not on PATH (%s's command); install it: %s", a.Binary, a.Display, a.Install)
 	}
-	cfg, _, err := f.Config()
+	cfg, paths, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	entries, err := f.ListModels(ctx, opts.BaseURL)
+	entries, err := opts.Models(ctx, opts.BaseURL)
 	if err != nil {
 		return err
 	}
@@ -155,8 +168,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return errors.New("the service lists no models for this account; check the subscription on the dashboard")
 	}
 
-	wd, _ := f.WorkDir()
-	env := agents.Env{Getenv: f.Getenv, WorkDir: wd}
+	wd, _ := opts.WorkDir()
+	env := agents.Env{Getenv: opts.Getenv, WorkDir: wd}
 	configured := readConfigs(a, env)
 	def, small, err := models(opts, subscribed, configured)
 	if err != nil {
@@ -169,7 +182,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 
 	// The running gw serve, else one of our own for the agent's lifetime.
-	srv, err := serve(ctx, f, cfg, opts.BaseURL, a.Name)
+	srv, err := serve(ctx, opts, cfg, paths.StateDir, a.Name)
 	if err != nil {
 		return err
 	}
@@ -191,7 +204,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		defer os.RemoveAll(dir)
 		if spec.Prepare != nil {
-			place := agents.RunPlace{Dir: dir, Env: env, Args: opts.Args, Terminal: f.IOStreams.IsStdinTTY() && f.IOStreams.IsStdoutTTY()}
+			place := agents.RunPlace{Dir: dir, Env: env, Args: opts.Args, Terminal: opts.IO.IsStdinTTY() && opts.IO.IsStdoutTTY()}
 			if spec, err = spec.Prepare(spec, place); err != nil {
 				return fmt.Errorf("writing %s's settings for this run: %w", a.Display, err)
 			}
@@ -199,14 +212,14 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		spec = inRunDir(spec, dir)
 	}
 	for _, w := range append(overrides(a, configured, d), spec.Warnings...) {
-		fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
+		fmt.Fprintln(opts.IO.ErrOut, "warning: "+w)
 	}
 	for _, n := range spec.Notes {
-		fmt.Fprintln(f.IOStreams.ErrOut, "note: "+n)
+		fmt.Fprintln(opts.IO.ErrOut, "note: "+n)
 	}
 	child := exec.Command(bin, append(slices.Clone(spec.Args), opts.Args...)...)
 	child.Env = childEnv(environ(), spec.Env)
-	ios := f.IOStreams
+	ios := opts.IO
 	child.Stdin, child.Stdout, child.Stderr = ios.In, ios.Out, ios.ErrOut
 	code, err := runChild(child)
 	if err != nil {
@@ -269,7 +282,7 @@ func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, smal
 			continue
 		}
 		if e := api.ModelError(kv.id, subscribed); e != nil {
-			return "", "", fmt.Errorf("%s: %s\nfix: %s", kv.flag, e.Cause, cmdutil.FixFor(e))
+			return "", "", cmdutil.FlagModelError(kv.flag, e)
 		}
 	}
 	if opts.Model != "" {
@@ -307,7 +320,7 @@ func overrides(a agents.Agent, cfgs []configured, d agents.Declaration) []string
 
 // initAgent is the fix that writes gw's entry into a's config, in render's words.
 func initAgent(a agents.Agent) string {
-	return render.Text(remedy.Remedy{Do: remedy.InitAgentFor, Value: a.Name}, render.Context{Where: render.Command})
+	return render.Text(remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()}, render.Context{Where: render.Command})
 }
 
 // server is the gw serve the agent talks to.
@@ -319,7 +332,7 @@ type server struct {
 // serve finds the running gw serve (the configured port answering gw serve's probe with gw's local
 // token), or serves until stop — on gw serve's port when nothing listens there, else on a free loopback
 // port — with gw's local token (or, when gw has none yet, a token of its own that is never saved).
-func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL, agent string) (*server, error) {
+func serve(ctx context.Context, opts *RunOptions, cfg config.File, stateDir, agent string) (*server, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
 	var probed error = errors.New("gw has no local token yet")
 	if cfg.LocalToken != "" {
@@ -333,11 +346,11 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 			if !ok {
 				fix = remedy.Remedy{Do: remedy.FreePort, Value: addr}
 			}
-			fmt.Fprintf(f.IOStreams.ErrOut, "warning: %v; gw run serves the agent on a free port instead\nfix: %s\n",
-				probed, render.Text(fix, render.Context{Where: render.Command}))
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", cmdutil.ErrorWithFix(
+				remedy.With(fmt.Errorf("%w; gw run serves the agent on a free port instead", probed), fix)))
 		}
 	}
-	base, _, err := f.BaseURL(flagBaseURL)
+	base, _, err := opts.ResolveBaseURL(opts.BaseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -353,9 +366,9 @@ func serve(ctx context.Context, f *cmdutil.Factory, cfg config.File, flagBaseURL
 			return nil, err
 		}
 	}
-	keys := proxy.NewKeyCacheFrom(f.ServeKey, proxy.DefaultKeyRefresh)
-	paths, _ := f.Paths() // the request log goes to gw serve's serve.log, with the agent named
-	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: f.Transport(), Key: keys, LocalToken: token, Log: io.Discard, StateDir: paths.StateDir, Agent: agent})
+	keys := proxy.NewKeyCacheFrom(opts.Key, proxy.DefaultKeyRefresh)
+	// The request log goes to gw serve's serve.log, with the agent named.
+	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: opts.Transport(), Key: keys, LocalToken: token, Log: io.Discard, StateDir: stateDir, Agent: agent})
 	if err != nil {
 		return nil, err
 	}

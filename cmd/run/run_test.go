@@ -131,9 +131,9 @@ func TestNewCmdRun_Args(t *testing.T) {
 		{args: []string{"--model", "vendor-a/model-a-haiku-4.5", "qwen-code", "--", "--", "x"}, agent: "qwen-code", rest: []string{"--", "x"}, model: "vendor-a/model-a-haiku-4.5"},
 		{args: nil, wantErr: "gw run needs the agent to run: one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini"},
 		{args: []string{"cursor"}, wantErr: "unknown agent (not shown); gw run starts one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini"},
-		{args: []string{"continue"}, wantErr: "gw run cannot point Continue at gw: Continue takes its models only from a config file; run: gw init agent --agent continue"},
-		{args: []string{"cline"}, wantErr: "gw run cannot point Cline at gw: Cline takes the base URL only from its providers.json; run: gw init agent --agent cline"},
-		{args: []string{"crush"}, wantErr: "gw run cannot point Crush at gw: Crush takes its providers and models only from its config files; run: gw init agent --agent crush"},
+		{args: []string{"continue"}, wantErr: "gw run cannot point Continue at gw: Continue takes its models only from a config file\nfix: run: gw init agent --agent continue"},
+		{args: []string{"cline"}, wantErr: "gw run cannot point Cline at gw: Cline takes the base URL only from its providers.json\nfix: run: gw init agent --agent cline"},
+		{args: []string{"crush"}, wantErr: "gw run cannot point Crush at gw: Crush takes its providers and models only from its config files\nfix: run: gw init agent --agent crush"},
 		{args: []string{"--small-model", "x", "opencode"}, wantErr: "--small-model goes with --model"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestNewCmdRun_Args(t *testing.T) {
 			cmd.SetErr(io.Discard)
 			err := cmd.Execute()
 			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr || cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage {
+				if err == nil || cmdutil.ErrorWithFix(err) != tt.wantErr || cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage {
 					t.Fatalf("err = %v, want usage error %q", err, tt.wantErr)
 				}
 				return
@@ -181,9 +181,12 @@ func runEnv(t *testing.T, agent, mode string, args ...string) (*cmdtest.Env, *Ru
 	e := cmdtest.New(t)
 	e.StartService(t, standin.Options{})
 	e.Vars["GW_API_KEY"] = standin.DemoKeyPartial
-	opts := &RunOptions{Factory: e.Factory, Agent: agent, Args: args, Environ: func() []string {
-		return []string{fakeAgentEnv + "=" + mode, "HOME=" + e.Vars["HOME"], keyEnv + "=" + standin.DemoKeyPartial, "OPENAI_API_KEY=sk-users-own"}
-	}}
+	f := e.Factory
+	opts := &RunOptions{IO: e.IO, Getenv: f.Getenv, WorkDir: f.WorkDir, Config: f.Config, Models: f.ListModels,
+		ResolveBaseURL: f.BaseURL, Key: cmdutil.Serving(f.Key), Transport: f.Transport,
+		Agent: agent, Args: args, Environ: func() []string {
+			return []string{fakeAgentEnv + "=" + mode, "HOME=" + e.Vars["HOME"], keyEnv + "=" + standin.DemoKeyPartial, "OPENAI_API_KEY=sk-users-own"}
+		}}
 	return e, opts
 }
 

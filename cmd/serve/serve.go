@@ -28,7 +28,7 @@ type ServeOptions struct {
 	IO             *tui.IOStreams
 	Config         func() (config.File, config.Paths, error)
 	ResolveBaseURL func(flag string) (string, config.Source, error)
-	// Key is read again every KeyRefresh, so a new key reaches a running gw serve (cmdutil's ServeKey).
+	// Key is read again every KeyRefresh, so a new key reaches a running gw serve (gw's one key policy: cmdutil.Serving).
 	Key       proxy.KeyFrom
 	API       func(baseURL, key string, timeout time.Duration) *api.Client
 	Transport func() http.RoundTripper
@@ -51,7 +51,7 @@ type ServeOptions struct {
 
 // NewCmdServe binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IOStreams, Config: f.Config, ResolveBaseURL: f.BaseURL, Key: f.ServeKey,
+	opts := &ServeOptions{IO: f.IOStreams, Config: f.Config, ResolveBaseURL: f.BaseURL, Key: cmdutil.Serving(f.Key),
 		API: f.APIClient, Transport: f.Transport}
 	cmd := &cobra.Command{
 		Use:   "serve",

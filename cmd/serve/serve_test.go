@@ -90,7 +90,7 @@ func startServe(t *testing.T, opts *ServeOptions, env *cmdtest.Env) *running {
 	r := &running{env: env, up: up, out: &testutil.SyncBuffer{}, errOut: &testutil.SyncBuffer{}, done: make(chan error, 1)}
 	env.IO.Out, env.IO.ErrOut = r.out, r.errOut
 	f := env.Factory
-	opts.IO, opts.Config, opts.ResolveBaseURL, opts.Key, opts.API, opts.Transport = env.IO, f.Config, f.BaseURL, f.ServeKey, f.APIClient, f.Transport
+	opts.IO, opts.Config, opts.ResolveBaseURL, opts.Key, opts.API, opts.Transport = env.IO, f.Config, f.BaseURL, cmdutil.Serving(f.Key), f.APIClient, f.Transport
 	if opts.Grace == 0 {
 		opts.Grace = time.Second
 	}

@@ -49,7 +49,7 @@ func installRun(ctx context.Context, opts *InstallOptions) error {
 	if err != nil {
 		return err
 	}
-	out := opts.Factory.IOStreams.Out
+	out := opts.IO.Out
 	u := s.mgr.Unit
 	if opts.DryRun {
 		c, err := s.mgr.PlanInstall()
@@ -69,7 +69,7 @@ func installRun(ctx context.Context, opts *InstallOptions) error {
 		fmt.Fprintf(out, "To read the key, gw serve needs %s.\n", u.Needs)
 		s.printNotes(opts.Options)
 		if err := s.mgr.Ready(ctx); err != nil {
-			fmt.Fprintf(opts.Factory.IOStreams.ErrOut, "! %s\n", cmdutil.ErrorWithFix(err))
+			fmt.Fprintf(opts.IO.ErrOut, "! %s\n", cmdutil.ErrorWithFix(err))
 		}
 		return nil
 	}

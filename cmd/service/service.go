@@ -18,12 +18,15 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/autostart"
+	"github.com/modelgateway/gw/tui"
 )
 
 // Options are what the three commands share: the platform and how its tools are reached, which tests
 // replace.
 type Options struct {
-	Factory *cmdutil.Factory
+	IO     *tui.IOStreams
+	Getenv func(string) string
+	Config func() (config.File, config.Paths, error)
 	// Platform is runtime.GOOS's name of the platform whose file is written.
 	Platform string
 	// Run runs the platform's tool (autostart.Exec).
@@ -35,7 +38,7 @@ type Options struct {
 }
 
 func defaults(f *cmdutil.Factory) *Options {
-	return &Options{Factory: f, Platform: runtime.GOOS, Run: autostart.Exec, LookPath: exec.LookPath, Executable: gwPath}
+	return &Options{IO: f.IOStreams, Getenv: f.Getenv, Config: f.Config, Platform: runtime.GOOS, Run: autostart.Exec, LookPath: exec.LookPath, Executable: gwPath}
 }
 
 // NewCmdService attaches the service subcommands.
@@ -101,8 +104,7 @@ type setup struct {
 }
 
 func (o *Options) setup() (*setup, error) {
-	f := o.Factory
-	cfg, paths, err := f.Config()
+	cfg, paths, err := o.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +112,7 @@ func (o *Options) setup() (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := autostart.Spec{Exe: exe, Home: f.Getenv("HOME"), UID: os.Getuid(), TaskDir: paths.ConfigDir}
+	s := autostart.Spec{Exe: exe, Home: o.Getenv("HOME"), UID: os.Getuid(), TaskDir: paths.ConfigDir}
 	if s.Home == "" {
 		if s.Home, err = os.UserHomeDir(); err != nil {
 			return nil, fmt.Errorf("cannot find your home directory: %w", err)
@@ -122,7 +124,7 @@ func (o *Options) setup() (*setup, error) {
 	var notes []string
 	var set []string
 	for _, name := range []string{config.EnvConfigDir, config.EnvStateDir, "XDG_CONFIG_HOME", "XDG_STATE_HOME"} {
-		if f.Getenv(name) != "" {
+		if o.Getenv(name) != "" {
 			set = append(set, name)
 		}
 	}
@@ -140,10 +142,10 @@ func (o *Options) setup() (*setup, error) {
 		}
 		s.User = u.Username
 	}
-	if v := f.Getenv(config.EnvBaseURL); v != "" && v != cfg.BaseURL {
+	if v := o.Getenv(config.EnvBaseURL); v != "" && v != cfg.BaseURL {
 		notes = append(notes, config.EnvBaseURL+" is set here, but gw serve started at login does not see it: it uses the base URL in gw's config file (save it with: gw auth login --base-url URL)")
 	}
-	if f.Getenv("GW_API_KEY") != "" {
+	if o.Getenv("GW_API_KEY") != "" {
 		notes = append(notes, "GW_API_KEY is set here, but gw serve started at login does not see it: it reads the key from the OS keychain (store it there with: gw auth login)")
 	}
 	u, err := autostart.Generate(o.Platform, s)
@@ -155,7 +157,7 @@ func (o *Options) setup() (*setup, error) {
 		return nil, fmt.Errorf("cannot write the login service: %w", err)
 	}
 	return &setup{
-		mgr:   autostart.Manager{Unit: u, Run: o.Run, Getenv: f.Getenv, LookPath: o.LookPath},
+		mgr:   autostart.Manager{Unit: u, Run: o.Run, Getenv: o.Getenv, LookPath: o.LookPath},
 		cfg:   cfg,
 		paths: paths,
 		notes: notes,
@@ -164,7 +166,7 @@ func (o *Options) setup() (*setup, error) {
 
 func (s *setup) printNotes(o *Options) {
 	for _, n := range s.notes {
-		fmt.Fprintf(o.Factory.IOStreams.ErrOut, "! %s\n", n)
+		fmt.Fprintf(o.IO.ErrOut, "! %s\n", n)
 	}
 }
 

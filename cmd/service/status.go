@@ -100,7 +100,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	}
 	notRunning := errors.Is(err, proxy.ErrNotRunning)
 	if opts.JSON {
-		if err := cmdutil.WriteJSON(opts.Factory.IOStreams.Out, rep); err != nil {
+		if err := cmdutil.WriteJSON(opts.IO.Out, rep); err != nil {
 			return err
 		}
 	} else {
@@ -113,7 +113,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 }
 
 func show(opts *StatusOptions, rep Status, notRunning bool) {
-	out := opts.Factory.IOStreams.Out
+	out := opts.IO.Out
 	switch rep.Owner {
 	case "gw":
 		fmt.Fprintf(out, "At login: ✓ set up (%s)\n", rep.File)

@@ -38,7 +38,7 @@ func uninstallRun(ctx context.Context, opts *UninstallOptions) error {
 	if err != nil {
 		return err
 	}
-	out := opts.Factory.IOStreams.Out
+	out := opts.IO.Out
 	u := s.mgr.Unit
 	c, err := s.mgr.Uninstall(ctx)
 	if err != nil {

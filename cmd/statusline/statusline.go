@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/reqlog"
 	"github.com/modelgateway/gw/tui"
@@ -32,7 +33,8 @@ const (
 
 // StatuslineOptions holds the dependencies of `gw statusline`.
 type StatuslineOptions struct {
-	Factory *cmdutil.Factory
+	IO     *tui.IOStreams
+	Config func() (config.File, config.Paths, error)
 
 	// Now is the clock "today" is taken from (time.Now when nil).
 	Now func() time.Time
@@ -43,7 +45,7 @@ type StatuslineOptions struct {
 
 // NewCmdStatusline binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdStatusline(f *cmdutil.Factory, runF func(context.Context, *StatuslineOptions) error) *cobra.Command {
-	opts := &StatuslineOptions{Factory: f}
+	opts := &StatuslineOptions{IO: f.IOStreams, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "statusline",
 		Short: "Print a status line for Claude Code: gw serve up or down, the model, today's tokens",
@@ -74,8 +76,7 @@ type input struct {
 }
 
 func statuslineRun(ctx context.Context, opts *StatuslineOptions) error {
-	f := opts.Factory
-	ios := f.IOStreams
+	ios := opts.IO
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
@@ -99,7 +100,7 @@ func statuslineRun(ctx context.Context, opts *StatuslineOptions) error {
 	}
 
 	var parts []string
-	cfg, paths, err := f.Config()
+	cfg, paths, err := opts.Config()
 	switch {
 	case err != nil:
 		parts = append(parts, "gw: config unreadable, run gw doctor")

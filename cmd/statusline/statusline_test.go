@@ -57,7 +57,7 @@ func TestStatuslineRun_RecordedClaudeCodeJSON_TodaysTokens(t *testing.T) {
 		}
 	}
 	e.In.WriteString(recordedClaudeCodeStatus)
-	if err := statuslineRun(context.Background(), &StatuslineOptions{Factory: e.Factory, Now: func() time.Time { return now }}); err != nil {
+	if err := statuslineRun(context.Background(), &StatuslineOptions{IO: e.Factory.IOStreams, Config: e.Factory.Config, Now: func() time.Time { return now }}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "gw ○ down, run gw serve · vendor-a/model-a-opus-4.6 · today 20K in (75% cached), 2K out, 1 failed\n"; e.Out.String() != want {
@@ -91,7 +91,7 @@ func TestStatuslineRun_NeverHangs(t *testing.T) {
 	e.Factory.IOStreams.In = r
 	go func() { _, _ = w.Write([]byte(`{"model":{"display_name":"Sonnet`)) }() // and never more
 	testutil.Within(t, 10*time.Second, "gw statusline", func() {
-		if err := statuslineRun(context.Background(), &StatuslineOptions{Factory: e.Factory}); err != nil {
+		if err := statuslineRun(context.Background(), &StatuslineOptions{IO: e.Factory.IOStreams, Config: e.Factory.Config}); err != nil {
 			t.Error(err)
 		}
 	})

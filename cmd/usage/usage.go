@@ -13,16 +13,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/reqlog"
 	"github.com/modelgateway/gw/tui"
 )
 
 // UsageOptions holds the flags and dependencies of `gw usage`.
 type UsageOptions struct {
-	Factory *cmdutil.Factory
-	Since   string
-	By      string
-	JSON    bool
+	IO    *tui.IOStreams
+	Paths func() (config.Paths, error)
+	Since string
+	By    string
+	JSON  bool
 
 	// Now is the clock --since counts back from (time.Now when nil).
 	Now func() time.Time
@@ -30,7 +32,7 @@ type UsageOptions struct {
 
 // NewCmdUsage binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdUsage(f *cmdutil.Factory, runF func(context.Context, *UsageOptions) error) *cobra.Command {
-	opts := &UsageOptions{Factory: f}
+	opts := &UsageOptions{IO: f.IOStreams, Paths: f.Paths}
 	cmd := &cobra.Command{
 		Use:   "usage",
 		Short: "Show the tokens your agents spent, by day, model or agent",
@@ -94,9 +96,8 @@ var conditionWords = map[string]string{
 }
 
 func usageRun(opts *UsageOptions) error {
-	f := opts.Factory
-	ios := f.IOStreams
-	p, err := f.Paths()
+	ios := opts.IO
+	p, err := opts.Paths()
 	if err != nil {
 		return err
 	}

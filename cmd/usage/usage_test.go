@@ -63,7 +63,7 @@ func TestUsageRun_SinceCountsBackFromNow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := usageRun(&UsageOptions{Factory: e.Factory, Since: "7d", By: "model", JSON: true, Now: func() time.Time { return now }}); err != nil {
+	if err := usageRun(&UsageOptions{IO: e.Factory.IOStreams, Paths: e.Factory.Paths, Since: "7d", By: "model", JSON: true, Now: func() time.Time { return now }}); err != nil {
 		t.Fatal(err)
 	}
 	var r report

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/modelgateway/gw/internal/fsutil"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // BackupSuffix is appended to the config's name for the copy of the
@@ -83,7 +84,8 @@ func Write(path string, original, data []byte) (Written, error) {
 		return Written{}, fmt.Errorf("cannot inspect %s: %w", target, err)
 	}
 	if (old == nil) != (original == nil) || !bytes.Equal(old, original) {
-		return Written{}, fmt.Errorf("%s changed since gw read it; run gw init agent again", path)
+		// What the user approved is not what is there: the command, run again, shows the change anew.
+		return Written{}, remedy.With(fmt.Errorf("%s changed since gw read it", path), remedy.Remedy{Do: remedy.RunAgain})
 	}
 
 	w := Written{Path: target}
@@ -94,7 +96,7 @@ func Write(path string, original, data []byte) (Written, error) {
 			if errors.As(err, &nr) {
 				return Written{}, err // a link or a directory as the backup: it says what to do
 			}
-			return Written{}, fmt.Errorf("cannot keep a backup (nothing was changed): %w", err)
+			return Written{}, fmt.Errorf("cannot keep a backup, so %s was not written: %w", target, err)
 		}
 	}
 	if err := fsutil.WriteAtomic(target, data, mode); err != nil {

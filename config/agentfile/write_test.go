@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 func readString(t *testing.T, path string) string {
@@ -221,7 +223,7 @@ func TestWriteRefusesFileChangedSinceRead(t *testing.T) {
 			}
 			os.Remove(tt.path + BackupSuffix)
 			_, err := Write(tt.path, tt.original, []byte("{\"merged\": true}\n"))
-			if err == nil || err.Error() != tt.path+" changed since gw read it; run gw init agent again" {
+			if r, _ := remedy.Of(err); err == nil || err.Error() != tt.path+" changed since gw read it" || r.Do != remedy.RunAgain {
 				t.Fatalf("err = %v, want the file-changed refusal", err)
 			}
 			if got := readString(t, tt.path); got != tt.onDisk {

@@ -26,6 +26,7 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/jsonc"
 	"github.com/modelgateway/gw/config/textedit"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // Mode is how an agent reaches the service.
@@ -448,6 +449,10 @@ type Provider struct {
 	// Disabled: the config turns the provider off ("disabled_providers").
 	Disabled bool
 }
+
+// RemedyAgent is a as a fix names it (remedy.Remedy's Agent): the renderer says gw init agent --agent
+// a.Name, and a.Display where it names the agent.
+func (a Agent) RemedyAgent() remedy.Agent { return remedy.Agent{Name: a.Name, Display: a.Display} }
 
 // RunOnly returns a with Files, Merge and Inspect that refuse with reason, for an agent gw only runs.
 func (a Agent) RunOnly(reason string) Agent {

@@ -79,6 +79,7 @@ const (
 	UseID             Action = "use_id"             // misspelled; Value: the exact id
 	TrimID            Action = "trim_id"            // pasted with whitespace; Value: the id without it
 	ListModels        Action = "list_models"        // no id is close: see the list
+	SetModel          Action = "set_model"          // the request names no model: set one of the listed ids
 	OtherModel        Action = "other_model"        // not in the plan; Value: a close id the account has (""), Also: the id beyond the plan, when it is not the one asked for
 	CheckSubscription Action = "check_subscription" // the account has no models
 	// SetClaudeModels: Claude Code asked for one of its own ids (claude-…), which gw never maps behind the
@@ -94,23 +95,38 @@ const (
 	// ServeOnConfiguredPort: gw serve runs on another port than the configured one the agents use.
 	// Value: the configured port, Also: the port it runs on.
 	ServeOnConfiguredPort Action = "serve_on_configured_port"
+	// UseLocalToken: a client of gw serve sends its local token as its key, not the API key: where to find it.
+	UseLocalToken Action = "use_local_token"
 	// InstallService: have the platform start gw serve at login and restart it when it fails (gw service
 	// install), said after StartServe when nothing answers.
 	InstallService Action = "install_service"
 
-	// The coding agent's config. Where an action takes the agent's name (gw init agent --agent NAME), "" is
-	// OpenCode's config as gw init agent finds it.
-	SetUpAgent       Action = "set_up_agent"        // no agent config yet
-	InitAgent        Action = "init_agent"          // no provider for the service in it
-	InitAgentBaseURL Action = "init_agent_base_url" // the provider's baseURL is wrong; Value: the agent's name
-	InitAgentProxy   Action = "init_agent_proxy"    // the key is written in the file; Value: the agent's name
-	InitAgentModels  Action = "init_agent_models"   // "model" names no declared model; Value: ids (comma-separated, "" none), Also: the default
-	FixAgentFile     Action = "fix_agent_file"      // OpenCode's file does not parse; Value: its path
-	// InitAgentFor: configure the agent named by Value with gw init agent --agent; "" when no agent in
-	// particular (agents are configured, none reaches the service): the one the user uses.
+	// The coding agent's config. The agent is the remedy's Agent (gw init agent --agent NAME); a zero Agent
+	// is no agent in particular, said as plain gw init agent.
+	SetUpAgent       Action = "set_up_agent"        // no agent config yet: configure Agent
+	InitAgent        Action = "init_agent"          // no provider for the service in Agent's config
+	InitAgentBaseURL Action = "init_agent_base_url" // the address gw's entry in Agent's config sends requests to is wrong
+	// InitAgentProviderURL: the baseURL of a provider in Agent's config (an agent that declares providers of
+	// its own) is wrong.
+	InitAgentProviderURL Action = "init_agent_provider_url"
+	InitAgentProxy       Action = "init_agent_proxy"  // the key is written in Agent's config
+	InitAgentModels      Action = "init_agent_models" // "model" names no declared model; Value: ids (comma-separated, "" none), Also: the default
+	FixAgentFile         Action = "fix_agent_file"    // Agent's config file does not parse; Value: its path
+	// InitAgentFor: configure Agent with gw init agent --agent; a zero Agent when no agent in particular
+	// (agents are configured, none reaches the service): the one the user uses.
 	InitAgentFor Action = "init_agent_for"
-	// InitAgentToken: the agent holds a local token gw serve no longer accepts. Value: the agent's name.
+	// InitAgentToken: Agent's config holds a local token gw serve no longer accepts.
 	InitAgentToken Action = "init_agent_token"
+	// InitAgentGlobal: Agent has no project config gw writes: its global one, without --project. Then, when
+	// given, are the alternatives (gw run: RunAgent).
+	InitAgentGlobal Action = "init_agent_global"
+	// InitAgentDirect: gw run points Agent at gw serve; the service itself is gw init agent --mode direct.
+	InitAgentDirect Action = "init_agent_direct"
+	// RunAgent: gw writes no config for Agent; gw run starts it pointed at gw.
+	RunAgent Action = "run_agent"
+	// AgentVersion: the installed Agent is another version than the one gw writes its config for; if it
+	// ignores gw's entry, configure it again or install that version. Value: the package@version to install.
+	AgentVersion Action = "agent_version"
 
 	// Say is an instruction in plain words for a case of its own (edit this file): it names no gw command and
 	// no environment variable, and reads the same wherever it is shown. Value: the words.
@@ -124,8 +140,18 @@ type Remedy struct {
 	Also  string // a second value, for the actions that take one
 	// In is the agent config file the change goes into (a model id named there), "" when none.
 	In string
+	// Agent is the coding agent whose config the change is about (the actions on an agent's config); zero
+	// when none in particular.
+	Agent Agent
 	// Then are further steps, said after this one (for CheckPaste: what to do when the key was pasted right).
 	Then []Remedy
+}
+
+// Agent is a coding agent as a fix names it: its gw init agent --agent name ("opencode") and the name its
+// users know it by ("OpenCode"). config/agents' Agent.Remedy makes it; the renderer holds no agent's name.
+type Agent struct {
+	Name    string
+	Display string
 }
 
 // IsZero reports whether r says nothing to do.

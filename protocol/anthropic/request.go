@@ -11,6 +11,8 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -78,7 +80,7 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 	meta := Meta{Model: r.Model, Stream: r.Stream, StopSequences: r.StopSequences}
 	switch {
 	case r.Model == "":
-		return nil, meta, invalid("model", "is required; use an id listed by gw models, e.g. vendor-a/model-a-sonnet-4.5")
+		return nil, meta, invalid("model", "is required; %s", render.Text(remedy.Remedy{Do: remedy.SetModel}, render.Context{Where: render.Serve}))
 	case len(r.Messages) == 0:
 		return nil, meta, invalid("messages", "is empty; send at least one user message")
 	}

@@ -181,7 +181,7 @@ func TestParseRequestRejects(t *testing.T) {
 		{"empty body", ``, "the request body is empty"},
 		{"not JSON", `{"model":`, "not valid JSON"},
 		{"wrong type", `{"model":"m","messages":"hi"}`, "messages: is a JSON string where the Messages API expects an array"},
-		{"no model", `{"messages":[{"role":"user","content":"x"}]}`, "model: is required"},
+		{"no model", `{"messages":[{"role":"user","content":"x"}]}`, "model: is required; set the model id (run: gw models to list them)"},
 		{"no messages", `{"model":"m","messages":[]}`, "messages: is empty"},
 		{"unknown role", `{"model":"m","messages":[{"role":"tool","content":"x"}]}`, `messages[0].role: "tool" is not a role`},
 		{"unknown block", `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"video","source":{}}]}]}`,

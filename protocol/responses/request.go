@@ -12,6 +12,8 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -203,7 +205,7 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 		notStored: r.Store != nil && !*r.Store}
 	switch {
 	case strings.TrimSpace(r.Model) == "":
-		return nil, meta, badRequest("model", "missing; set the model id (run: gw models to list them)")
+		return nil, meta, badRequest("model", "missing; %s", render.Text(remedy.Remedy{Do: remedy.SetModel}, render.Context{Where: render.Serve}))
 	case r.PreviousResponseID != nil && *r.PreviousResponseID != "":
 		return nil, meta, unsupported("previous_response_id", "gw serve keeps no responses, so it cannot continue response %q; send the whole conversation in input (with store=false, as Codex does)", *r.PreviousResponseID)
 	case len(r.Conversation) > 0 && string(r.Conversation) != "null":

@@ -304,7 +304,7 @@ func TestParseRequest_BadInput(t *testing.T) {
 		{"malformed JSON", `{"model":"m","input":[}`, "", "not valid JSON (line 1, column 23"},
 		{"empty body", ``, "", "empty"},
 		{"not an object", `[1]`, "", "must be a JSON object"},
-		{"no model", `{"input":"hi"}`, "model", "gw models"},
+		{"no model", `{"input":"hi"}`, "model", "missing; set the model id (run: gw models to list them)"},
 		{"wrong type", `{"model":"m","input":"hi","stream":"yes"}`, "stream", "true or false"},
 		{"previous_response_id", `{"model":"m","previous_response_id":"resp_1","input":"hi"}`, "previous_response_id", "send the whole conversation in input"},
 		{"conversation", `{"model":"m","conversation":"conv_1","input":"hi"}`, "conversation", "keeps no conversations"},

@@ -16,10 +16,12 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/internal/fsutil"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -30,7 +32,17 @@ const (
 
 // AgentOptions holds the flags and dependencies of `gw init agent`.
 type AgentOptions struct {
-	Factory *cmdutil.Factory
+	IO      *tui.IOStreams
+	Getenv  func(string) string
+	WorkDir func() (string, error)
+	Config  func() (config.File, config.Paths, error)
+	// ResolveBaseURL is the base URL by gw's precedence, validated (--base-url is its flag).
+	ResolveBaseURL func(flag string) (string, config.Source, error)
+	// ListModels lists the account's models joined with the catalogue.
+	ListModels func(ctx context.Context, baseURL string) ([]api.JoinedModel, error)
+	// DefaultBaseURL is the service's address built into gw ("" when the build has none): an agent pointed
+	// there is pointed at the service.
+	DefaultBaseURL string
 
 	Agent      string // --agent; "": the picker chooses
 	Project    bool
@@ -49,7 +61,8 @@ type AgentOptions struct {
 
 // NewCmdAgent binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdAgent(f *cmdutil.Factory, runF func(context.Context, *AgentOptions) error) *cobra.Command {
-	opts := &AgentOptions{Factory: f, Pick: tui.Pick}
+	opts := &AgentOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, Config: f.Config,
+		ResolveBaseURL: f.BaseURL, ListModels: f.ListModels, DefaultBaseURL: f.DefaultBaseURL, Pick: tui.Pick}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Point a coding agent's own config at the gateway, with your subscription's models",
@@ -90,7 +103,7 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 					return cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
 				}
 				if a.NoInit != "" {
-					return cmdutil.FlagErrorf("gw init agent has nothing to write for %s: %s", a.Display, a.NoInit)
+					return noInit(a)
 				}
 				if opts.Mode == ModeDirect && a.DirectRefusal != "" {
 					return directRefused(a)
@@ -150,6 +163,15 @@ func agentList() string {
 	return strings.Join(parts, ", ")
 }
 
+// noInit is the usage error of --agent for an agent gw only runs: gw run starts it pointed at gw.
+func noInit(a agents.Agent) error {
+	var fix remedy.Remedy
+	if a.Run != nil {
+		fix = remedy.Remedy{Do: remedy.RunAgent, Agent: a.RemedyAgent()}
+	}
+	return &cmdutil.FlagError{Err: remedy.With(fmt.Errorf("gw init agent has nothing to write for %s: %s", a.Display, a.NoInit), fix)}
+}
+
 // directRefused is the usage error of --mode direct for an agent that only works through gw serve.
 func directRefused(a agents.Agent) error {
 	return cmdutil.FlagErrorf("--mode direct is not possible for %s: %s; use --mode proxy (the default)", a.Display, a.DirectRefusal)
@@ -176,8 +198,7 @@ func parseIDs(raw []string) ([]string, error) {
 // into the agent's config files, collect what gw's own config must gain), render (the diff or the
 // summary, and the question), apply (write the agent's files, then update gw's config in one go).
 func agentRun(ctx context.Context, opts *AgentOptions) error {
-	f := opts.Factory
-	ios := f.IOStreams
+	ios := opts.IO
 	if opts.Agent == "" && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
 	}
@@ -185,11 +206,11 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 		return cmdutil.FlagErrorf("--models required when not running interactively (e.g. --models all, or ids from gw models)")
 	}
 
-	baseURL, _, err := f.BaseURL(opts.BaseURL)
+	baseURL, _, err := opts.ResolveBaseURL(opts.BaseURL)
 	if err != nil {
 		return err
 	}
-	entries, err := f.ListModels(ctx, baseURL)
+	entries, err := opts.ListModels(ctx, baseURL)
 	if err != nil {
 		return err
 	}
@@ -203,7 +224,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if opts.Mode == ModeDirect && a.DirectRefusal != "" {
 		return directRefused(a)
 	}
-	files, err := configFiles(f, a, opts.Project)
+	files, err := configFiles(opts, a)
 	if err != nil {
 		return err
 	}
@@ -216,7 +237,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	lock := &configLock{paths: files}
 	if opts.Project {
 		// Checked again when the lock is taken: a run that asks first may write long after configFiles.
-		if lock.inside, err = f.WorkDir(); err != nil {
+		if lock.inside, err = opts.WorkDir(); err != nil {
 			return err
 		}
 	}
@@ -278,8 +299,9 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 
 // configFiles are the agent's config files gw init agent writes: the global ones, or with --project the
 // project's in the working directory. An agent without a project config is a usage error that says so.
-func configFiles(f *cmdutil.Factory, a agents.Agent, project bool) ([]string, error) {
-	wd, err := f.WorkDir()
+func configFiles(opts *AgentOptions, a agents.Agent) ([]string, error) {
+	project := opts.Project
+	wd, err := opts.WorkDir()
 	if err != nil {
 		return nil, err
 	}
@@ -287,10 +309,10 @@ func configFiles(f *cmdutil.Factory, a agents.Agent, project bool) ([]string, er
 	if project {
 		scope = agents.Project
 	}
-	files, err := a.Files(scope, agents.Env{Getenv: f.Getenv, WorkDir: wd})
+	files, err := a.Files(scope, agents.Env{Getenv: opts.Getenv, WorkDir: wd})
 	if err != nil {
 		if project {
-			return nil, cmdutil.FlagErrorf("--project: %v", err)
+			return nil, &cmdutil.FlagError{Err: fmt.Errorf("--project: %w", err)} // with the agent's remedy
 		}
 		return nil, err
 	}
@@ -299,7 +321,7 @@ func configFiles(f *cmdutil.Factory, a agents.Agent, project bool) ([]string, er
 	if project {
 		for _, path := range files {
 			if err := fsutil.CheckInside(wd, path); err != nil {
-				return nil, fmt.Errorf("%w\n(nothing was changed)", err)
+				return nil, cmdutil.NothingChanged(err)
 			}
 		}
 	}
@@ -322,13 +344,13 @@ func (l *configLock) take() error {
 		if l.inside != "" {
 			if err := fsutil.CheckInside(l.inside, p); err != nil {
 				l.release()
-				return fmt.Errorf("%w\n(nothing was changed)", err)
+				return cmdutil.NothingChanged(err)
 			}
 		}
 		release, err := agentfile.Lock(p)
 		if err != nil {
 			l.release()
-			return fmt.Errorf("%w\n(nothing was changed)", err)
+			return cmdutil.NothingChanged(err)
 		}
 		l.held = append(l.held, release)
 	}

@@ -59,7 +59,7 @@ func TestNewCmdAgent_Flags(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := *got
-			g.Factory, g.Pick = nil, nil
+			g.Pick = nil
 			if g.Mode != tt.want.Mode || !slices.Equal(g.Models, tt.want.Models) || g.Default != tt.want.Default ||
 				g.Project != tt.want.Project || g.DryRun != tt.want.DryRun || g.Yes != tt.want.Yes || g.Port != tt.want.Port {
 				t.Fatalf("options = %+v, want %+v", g, tt.want)
@@ -82,7 +82,7 @@ func run(t *testing.T, e *cmdtest.Env, opts AgentOptions) error {
 	t.Helper()
 	e.Out.Reset()
 	e.ErrOut.Reset()
-	opts.Factory = e.Factory
+	withEnv(e, &opts)
 	if opts.Agent == "" {
 		opts.Agent = "opencode"
 	}
@@ -96,6 +96,15 @@ func run(t *testing.T, e *cmdtest.Env, opts AgentOptions) error {
 		}
 	}
 	return agentRun(context.Background(), &opts)
+}
+
+// withEnv gives opts what gw init agent uses from e: its terminal, environment, working directory and
+// config, and the stand-in's models.
+func withEnv(e *cmdtest.Env, opts *AgentOptions) *AgentOptions {
+	f := e.Factory
+	opts.IO, opts.Getenv, opts.WorkDir, opts.Config = e.IO, f.Getenv, f.WorkDir, f.Config
+	opts.ResolveBaseURL, opts.ListModels, opts.DefaultBaseURL = f.BaseURL, f.ListModels, f.DefaultBaseURL
+	return opts
 }
 
 // scrub replaces the temporary directory, the stand-in's address and the
@@ -270,7 +279,7 @@ func TestAgentRun_UnknownModelNamesClosestAndWritesNothing(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", err.Error(), `--models: "vendor-a/model-a-haiku-4-5" is not spelled as the service lists it; the closest listed id is vendor-a/model-a-haiku-4.5
+	compare(t, "error", cmdutil.ErrorWithFix(err), `--models: "vendor-a/model-a-haiku-4-5" is not spelled as the service lists it; the closest listed id is vendor-a/model-a-haiku-4.5
 fix: use the exact id: vendor-a/model-a-haiku-4.5
 (nothing was changed)`)
 	err = run(t, e, AgentOptions{Models: []string{"vendor-a/model-a-opus-4.6"}})
@@ -285,7 +294,7 @@ fix: use the exact id: vendor-a/model-a-haiku-4.5
 func TestAgentRun_DefaultMustBeAmongModels(t *testing.T) {
 	e, _ := env(t)
 	err := run(t, e, AgentOptions{Models: []string{"vendor-a/model-a-haiku-4.5"}, Default: "vendor-a/model-a-sonnet-4.5"})
-	if err == nil || err.Error() != "--default vendor-a/model-a-sonnet-4.5 is not among the models being added; add it to --models\n(nothing was changed)" {
+	if err == nil || cmdutil.ErrorWithFix(err) != "--default vendor-a/model-a-sonnet-4.5 is not among the models being added; add it to --models\n(nothing was changed)" {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -355,8 +364,9 @@ func TestAgentRun_BrokenConfigIsLeftUntouched(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), `$DIR/home/.config/opencode/opencode.jsonc:3:3: invalid character '"' after object value (expecting ',' or '}')
-OpenCode's config does not parse; fix it by hand and run again (nothing was changed)`)
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), `$DIR/home/.config/opencode/opencode.jsonc:3:3: invalid character '"' after object value (expecting ',' or '}')
+OpenCode's config does not parse; fix it by hand and run again
+(nothing was changed)`)
 	if data, _ := os.ReadFile(path); string(data) != broken {
 		t.Fatal("the broken file was changed")
 	}
@@ -459,7 +469,7 @@ func TestAgentRun_ReadOnlyConfig(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc is read-only (mode 0444); make it writable with: chmod u+w $DIR/home/.config/opencode/opencode.jsonc\n(nothing was changed)")
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "$DIR/home/.config/opencode/opencode.jsonc is read-only (mode 0444); make it writable with: chmod u+w $DIR/home/.config/opencode/opencode.jsonc\n(nothing was changed)")
 }
 
 // editWhileAsked is stdin whose answer arrives after the file was edited
@@ -499,7 +509,7 @@ func TestAgentRun_FileEditedAtThePromptIsKept(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc changed since gw read it; run gw init agent again\n(nothing was changed)")
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "$DIR/home/.config/opencode/opencode.jsonc changed since gw read it\nfix: run the command again\n(nothing was changed)")
 	if data, _ := os.ReadFile(path); string(data) != edit {
 		t.Fatalf("the edit made at the prompt was lost; file holds:\n%s", data)
 	}
@@ -642,8 +652,8 @@ func TestCheckCompanion_RefusesWhenTheOtherFileWins(t *testing.T) {
 		t.Fatalf("checkCompanion = %q, nil; want an error", note)
 	}
 	for _, want := range []string{jsonc + ` also sets provider "gw"`, "so what opencode.jsonc sets overrides " + filepath.Join(dir, "opencode.json"), `remove the "gw" provider`, "merge the two files", "nothing was changed"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not contain %q", err, want)
+		if !strings.Contains(cmdutil.ErrorWithFix(err), want) {
+			t.Errorf("error %q does not contain %q", cmdutil.ErrorWithFix(err), want)
 		}
 	}
 
@@ -689,7 +699,7 @@ func TestAgentRun_TokenSavedMeanwhileSavesNothingOfGwConfig(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), "$DIR/home/.config/opencode/opencode.jsonc was written, but gw serve's local token and port were not saved: another gw run set a different token meanwhile\nrun gw init agent --agent opencode --port 18999 again")
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "$DIR/home/.config/opencode/opencode.jsonc was written, but gw serve's local token and port were not saved: another gw run set a different token meanwhile\nrun gw init agent --agent opencode --port 18999 again")
 	if data, _ := os.ReadFile(gwConfig); string(data) != other {
 		t.Errorf("gw's config changed:\n%s", data)
 	}

@@ -37,18 +37,17 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 			return agents.Agent{}, cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
 		}
 		if a.NoInit != "" {
-			return agents.Agent{}, cmdutil.FlagErrorf("gw init agent has nothing to write for %s: %s", a.Display, a.NoInit)
+			return agents.Agent{}, noInit(a)
 		}
 		return a, nil
 	}
-	f := opts.Factory
-	cfg, _, err := f.Config()
+	cfg, _, err := opts.Config()
 	if err != nil {
 		return agents.Agent{}, err
 	}
 	expect := agents.Expect{ProxyPort: cfg.ServePort(), LocalToken: cfg.LocalToken,
-		ServiceURLs: []string{baseURL, f.DefaultBaseURL}, Subscribed: api.SubscribedIDs(entries)}
-	list := detect(f, opts.Project, expect)
+		ServiceURLs: []string{baseURL, opts.DefaultBaseURL}, Subscribed: api.SubscribedIDs(entries)}
+	list := detect(opts, expect)
 	var items []tui.PickItem
 	for _, d := range list {
 		it := tui.PickItem{ID: d.agent.Name, Name: d.agent.Display, Note: d.state}
@@ -61,7 +60,7 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 	if opts.Project {
 		title = "Agent whose project config to write (enter chooses)"
 	}
-	ids, err := opts.Pick(f.IOStreams, tui.PickOptions{Title: title, Items: items})
+	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: title, Items: items})
 	if errors.Is(err, tui.ErrNoTTY) {
 		return agents.Agent{}, cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
 	}
@@ -69,7 +68,7 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 		return agents.Agent{}, err
 	}
 	if len(ids) == 0 {
-		return agents.Agent{}, errors.New("no agent chosen; nothing was changed")
+		return agents.Agent{}, cmdutil.NothingChanged(errors.New("no agent chosen"))
 	}
 	a, _ := all.Lookup(ids[0])
 	return a, nil
@@ -77,16 +76,17 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 
 // detect lists every supported agent, the ones found here first (on PATH or with a config file), each
 // with the state of its config for the scope.
-func detect(f *cmdutil.Factory, project bool, expect agents.Expect) []found {
-	wd, _ := f.WorkDir()
-	env := agents.Env{Getenv: f.Getenv, WorkDir: wd}
+func detect(opts *AgentOptions, expect agents.Expect) []found {
+	project := opts.Project
+	wd, _ := opts.WorkDir()
+	env := agents.Env{Getenv: opts.Getenv, WorkDir: wd}
 	scope := agents.Global
 	if project {
 		scope = agents.Project
 	}
 	var here, rest []found
 	for _, a := range all.Configurable() {
-		d := found{agent: a, bin: lookPath(a.Binary, f.Getenv("PATH"))}
+		d := found{agent: a, bin: lookPath(a.Binary, opts.Getenv("PATH"))}
 		files, err := a.Files(scope, env)
 		if err != nil && project {
 			d.noScope, d.state = true, "no project config"

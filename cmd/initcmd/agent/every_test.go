@@ -192,7 +192,7 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 			}
 			rest := readAll(t, files[1:])
 			err = run(t, e, AgentOptions{Agent: a.Name, Models: []string{"all"}, Yes: true})
-			if err == nil || !regexp.MustCompile(`^`+regexp.QuoteMeta(files[0])+`:\d+:\d+: `).MatchString(err.Error()) || !strings.Contains(err.Error(), a.Display+"'s config does not parse; fix it by hand and run again (nothing was changed)") {
+			if err == nil || !regexp.MustCompile(`^`+regexp.QuoteMeta(files[0])+`:\d+:\d+: `).MatchString(err.Error()) || !strings.HasSuffix(cmdutil.ErrorWithFix(err), "\n"+a.Display+"'s config does not parse; fix it by hand and run again\n(nothing was changed)") {
 				t.Errorf("broken config: %v", err)
 			}
 			if got := readAll(t, files[:1])[0]; got != text {
@@ -283,11 +283,11 @@ func TestAgentRun_ProjectScopeRefusedWhereTheAgentHasNone(t *testing.T) {
 // Without a terminal, --agent is required: a usage error naming every agent, nothing asked or written.
 func TestAgentRun_NoTerminalNeedsAgent(t *testing.T) {
 	e, _ := env(t)
-	opts := AgentOptions{Factory: e.Factory, Mode: ModeProxy, Models: []string{"all"}, Pick: func(*tui.IOStreams, tui.PickOptions) ([]string, error) {
+	opts := AgentOptions{Mode: ModeProxy, Models: []string{"all"}, Pick: func(*tui.IOStreams, tui.PickOptions) ([]string, error) {
 		t.Fatal("the picker was started")
 		return nil, nil
 	}}
-	err := agentRun(t.Context(), &opts)
+	err := agentRun(t.Context(), withEnv(e, &opts))
 	if cmdutil.ExitCodeFor(err) != cmdutil.ExitUsage || err.Error() != "--agent required when not running interactively: one of opencode, claude-code, codex, qwen-code, continue, cline, kilo, crush, pi, droid, gemini" {
 		t.Errorf("err = %v", err)
 	}
@@ -335,8 +335,8 @@ func TestAgentRun_PicksAmongTheAgentsFound_FakePicker(t *testing.T) {
 		return nil, nil
 	}
 	e.In.WriteString("y\n")
-	opts := AgentOptions{Factory: e.Factory, Mode: ModeProxy, Pick: pick, Models: []string{"all"}, Yes: true}
-	if err := agentRun(t.Context(), &opts); err != nil {
+	opts := AgentOptions{Mode: ModeProxy, Pick: pick, Models: []string{"all"}, Yes: true}
+	if err := agentRun(t.Context(), withEnv(e, &opts)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

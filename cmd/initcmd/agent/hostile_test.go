@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
 	"github.com/modelgateway/gw/config/agents/opencodefmt"
 	"github.com/modelgateway/gw/internal/testutil"
@@ -95,7 +96,7 @@ func TestAgentRun_ProjectBackupLinkedOutsideIsRefused(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), "refusing to write the backup $DIR/opencode.json.bak: it is a symlink (to $DIR/home/.bashrc); "+
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "refusing to write the backup $DIR/opencode.json.bak: it is a symlink (to $DIR/home/.bashrc); "+
 		"gw writes its backups only as regular files of its own, never through a link or into anything else; remove it (rm $DIR/opencode.json.bak) and run again\n(nothing was changed)")
 	if b, _ := os.ReadFile(bashrc); string(b) != "alias ll='ls -l'\n" {
 		t.Fatalf("~/.bashrc was written through the link: %q", b)
@@ -118,6 +119,6 @@ func TestAgentRun_ProjectConfigNamedPipeIsRefusedAtOnce(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	compare(t, "error", scrub(e, err.Error()), "refusing to read $DIR/opencode.json: it is a named pipe (FIFO), not a regular file; replace it with a regular file, or remove it")
+	compare(t, "error", scrub(e, cmdutil.ErrorWithFix(err)), "refusing to read $DIR/opencode.json: it is a named pipe (FIFO), not a regular file; replace it with a regular file, or remove it")
 	assertNoLeftovers(t, e.Dir)
 }

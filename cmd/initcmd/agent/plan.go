@@ -12,6 +12,7 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -117,9 +118,14 @@ func (p *plan) apply() (written, error) {
 		fw, err := agentfile.Write(f.path, f.old, f.result.Data)
 		if err != nil {
 			if len(w) == 0 {
-				return w, fmt.Errorf("%w\n(nothing was changed)", err)
+				return w, cmdutil.NothingChanged(err)
 			}
-			return w, fmt.Errorf("%w\n%s was written but %s was not; fix what is wrong and run gw init agent --agent %s again", err, w[len(w)-1].Path, f.path, p.agent.Name)
+			// The first file is written: what to do is the error's own remedy, else gw init agent again.
+			fix, ok := remedy.Of(err)
+			if !ok {
+				fix = remedy.Remedy{Do: remedy.InitAgentFor, Agent: p.agent.RemedyAgent()}
+			}
+			return w, remedy.With(fmt.Errorf("%w\n%s was written but %s was not", err, w[len(w)-1].Path, f.path), fix)
 		}
 		w = append(w, fw)
 	}
@@ -256,12 +262,12 @@ func mergeError(a agents.Agent, files []string, srcs [][]byte, d agents.Declarat
 				}
 			}
 		}
-		return fmt.Errorf("%s:%d:%d: %s\n%s's config does not parse; fix it by hand and run again (nothing was changed)", path, pe.Line, pe.Column, pe.Msg, a.Display)
+		return cmdutil.NothingChanged(fmt.Errorf("%s:%d:%d: %s\n%s's config does not parse; fix it by hand and run again", path, pe.Line, pe.Column, pe.Msg, a.Display))
 	}
 	if errors.Is(err, agents.ErrDirectRefused) {
 		return directRefused(a)
 	}
-	return fmt.Errorf("%s: %w\n(nothing was changed)", files[0], err)
+	return cmdutil.NothingChanged(fmt.Errorf("%s: %w", files[0], err))
 }
 
 // endpoint is where the agent sends its requests, and the local token it sends ("" in direct mode).
@@ -275,7 +281,7 @@ type endpoint struct {
 // --port where it differs from the configured port, so that a plain gw serve and gw doctor use the port
 // the agent was pointed at.
 func proxyEndpoint(opts *AgentOptions) (endpoint, gwChange, error) {
-	c, paths, err := opts.Factory.Config()
+	c, paths, err := opts.Config()
 	if err != nil {
 		return endpoint{}, gwChange{}, err
 	}
@@ -316,9 +322,9 @@ func checkCompanion(a agents.Agent, path string) (string, error) {
 	case o.Problem == "":
 		return "note: " + o.Note, nil
 	case o.Wins:
-		return "", fmt.Errorf("%s\nfix: %s, then run again\n(nothing was changed)", o.Problem, o.Fix)
+		return "", cmdutil.NothingChanged(remedy.With(errors.New(o.Problem), remedy.Remedy{Do: remedy.Say, Value: o.Fix + ", then run again"}))
 	}
-	return "warning: " + o.Problem + "\nfix: " + o.Fix, nil
+	return "warning: " + cmdutil.ErrorWithFix(remedy.With(errors.New(o.Problem), remedy.Remedy{Do: remedy.Say, Value: o.Fix})), nil
 }
 
 // choose settles the models and the defaults, from the flags or the picker.
@@ -329,7 +335,7 @@ func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, avail
 	case len(opts.Models) > 0:
 		for _, id := range opts.Models {
 			if e := api.ModelError(id, available); e != nil {
-				return nil, "", "", fmt.Errorf("--models: %s\nfix: %s\n(nothing was changed)", e.Cause, cmdutil.FixFor(e))
+				return nil, "", "", cmdutil.NothingChanged(cmdutil.FlagModelError("--models", e))
 			}
 		}
 		chosen = opts.Models
@@ -345,9 +351,9 @@ func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, avail
 			continue
 		}
 		if e := api.ModelError(kv.id, available); e != nil {
-			return nil, "", "", fmt.Errorf("%s: %s\nfix: %s\n(nothing was changed)", kv.flag, e.Cause, cmdutil.FixFor(e))
+			return nil, "", "", cmdutil.NothingChanged(cmdutil.FlagModelError(kv.flag, e))
 		}
-		return nil, "", "", fmt.Errorf("%s %s is not among the models being added; add it to --models\n(nothing was changed)", kv.flag, kv.id)
+		return nil, "", "", cmdutil.NothingChanged(fmt.Errorf("%s %s is not among the models being added; add it to --models", kv.flag, kv.id))
 	}
 	if def == "" && len(opts.Models) == 0 {
 		if def, err = pickDefault(opts, a, entries, chosen); err != nil {
@@ -372,12 +378,12 @@ func pickModels(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, c
 		}
 		items = append(items, it)
 	}
-	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Models to add to " + a.Display + " (tab toggles, enter confirms)", Items: items, Multi: true})
+	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: "Models to add to " + a.Display + " (tab toggles, enter confirms)", Items: items, Multi: true})
 	if err := pickErr(err); err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
-		return nil, errors.New("no model chosen; nothing was changed")
+		return nil, cmdutil.NothingChanged(errors.New("no model chosen"))
 	}
 	return ids, nil
 }
@@ -390,7 +396,7 @@ func pickDefault(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, 
 			items = append(items, tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context})
 		}
 	}
-	ids, err := opts.Pick(opts.Factory.IOStreams, tui.PickOptions{Title: "Default model for " + a.Display + " (esc: leave it unchanged)", Items: items})
+	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: "Default model for " + a.Display + " (esc: leave it unchanged)", Items: items})
 	if errors.Is(err, tui.ErrCancelled) {
 		return "", nil
 	}

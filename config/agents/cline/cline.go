@@ -56,7 +56,7 @@ func Agent() agents.Agent {
 			return MergeAt(srcs[0], srcs[1], d, time.Now())
 		},
 		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0], srcs[1]) },
-		NoRun:   "Cline takes the base URL only from its providers.json; run: gw init agent --agent cline",
+		NoRun:   "Cline takes the base URL only from its providers.json",
 	}
 }
 

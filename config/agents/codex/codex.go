@@ -25,6 +25,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/tomledit"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 const (
@@ -60,7 +61,9 @@ func Path(s agents.Scope, e agents.Env) (string, error) {
 		}
 		return filepath.Join(h, ".codex", "config.toml"), nil
 	case agents.Project:
-		return "", errors.New("Codex ignores model_provider and model_providers in a project's .codex/config.toml (it says so when it starts); run without --project, or use gw run codex")
+		a := Agent().RemedyAgent()
+		return "", remedy.With(errors.New("Codex ignores model_provider and model_providers in a project's .codex/config.toml (it says so when it starts)"),
+			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: a, Then: []remedy.Remedy{{Do: remedy.RunAgent, Agent: a}}})
 	}
 	return "", fmt.Errorf("unknown scope %q", s)
 }
@@ -152,7 +155,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	}
 	// A provider written before gw served Codex's catalog.
 	if u, _ := doc.Get(append(table, "model_catalog_url")...); in.Configured && u != CatalogURL(in.BaseURL) {
-		in.Notes = append(in.Notes, fmt.Sprintf("[model_providers.gw] has no model_catalog_url = %q (gw serve's catalog of your models), so Codex knows no limits of gw's models and offers no apply_patch tool; run gw init agent --agent codex", CatalogURL(in.BaseURL)))
+		in.Notes = append(in.Notes, fmt.Sprintf("[model_providers.gw] has no model_catalog_url = %q (gw serve's catalog of your models), so Codex knows no limits of gw's models and offers no apply_patch tool", CatalogURL(in.BaseURL)))
 	}
 	if ws, _ := doc.Get(append(table, "supports_websockets")...); in.Configured && ws != "false" {
 		in.Notes = append(in.Notes, `[model_providers.gw] lacks supports_websockets = false, so Codex may try a websocket gw serve does not have and show "Reconnecting…"`)

@@ -132,8 +132,8 @@ func TestNoProjectScope(t *testing.T) {
 	}
 }
 
-// A provider written before gw served Codex's catalog is a finding doctor reports, with the fix; once
-// merged, it is not.
+// A provider written before gw served Codex's catalog is a finding doctor reports (its fix, gw init agent, is
+// doctor's remedy for every finding: the note names no command); once merged, it is not.
 func TestInspectNotesAnOldProvider(t *testing.T) {
 	old := []byte("model = 'vendor-a/model-a-opus-4.6'\nmodel_provider = 'gw'\n\n[model_providers.gw]\nbase_url = 'http://127.0.0.1:8787/v1'\nwire_api = 'responses'\nexperimental_bearer_token = '" + agentstest.Token + "'\n")
 	in, err := Inspect(old)
@@ -142,7 +142,7 @@ func TestInspectNotesAnOldProvider(t *testing.T) {
 	}
 	notes := strings.Join(in.Notes, "\n")
 	if !strings.Contains(notes, `model_catalog_url = "http://127.0.0.1:8787/v1/codex/models"`) || !strings.Contains(notes, "apply_patch") ||
-		!strings.Contains(notes, "gw init agent --agent codex") || !strings.Contains(notes, "supports_websockets = false") {
+		strings.Contains(notes, "gw init agent") || !strings.Contains(notes, "supports_websockets = false") {
 		t.Errorf("notes:\n%s", notes)
 	}
 	res, err := Merge(old, agentstest.Decl())

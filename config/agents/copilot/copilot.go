@@ -30,7 +30,7 @@ func Agent() agents.Agent {
 		Install: "npm install -g @github/copilot", Package: "@github/copilot", Entry: "COPILOT_PROVIDER_* in its environment",
 		Protocol: agents.ChatCompletions,
 		Run:      Run,
-	}.RunOnly("Copilot CLI takes its bring-your-own-key provider only from its environment (COPILOT_PROVIDER_*), not from a global or project config file gw could write; run: gw run copilot")
+	}.RunOnly("Copilot CLI takes its bring-your-own-key provider only from its environment (COPILOT_PROVIDER_*), not from a global or project config file gw could write")
 }
 
 // Run is gw run's route: the provider and the model in Copilot CLI's environment, the local token as its

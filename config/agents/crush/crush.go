@@ -49,7 +49,7 @@ func Agent() agents.Agent {
 		Name: "crush", Display: displayName, Binary: "crush", Version: testedVersion,
 		Install: "brew install charmbracelet/tap/crush", Entry: `provider "gw"`,
 		Protocol: agents.ChatCompletions,
-		NoRun:    "Crush takes its providers and models only from its config files; run: gw init agent --agent crush",
+		NoRun:    "Crush takes its providers and models only from its config files",
 	}.OneFile(Path, Merge, Inspect)
 }
 

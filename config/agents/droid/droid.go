@@ -24,6 +24,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/jsonc"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 const (
@@ -56,7 +57,8 @@ func Path(s agents.Scope, e agents.Env) (string, error) {
 		}
 		return filepath.Join(h, ".factory", "settings.json"), nil
 	case agents.Project:
-		return "", errors.New("gw writes Factory droid's custom models into its user settings (~/.factory/settings.json), not a project's; run gw init agent --agent droid without --project")
+		return "", remedy.With(errors.New("gw writes Factory droid's custom models into its user settings (~/.factory/settings.json), not a project's"),
+			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: Agent().RemedyAgent()})
 	}
 	return "", fmt.Errorf("unknown scope %q", s)
 }
@@ -194,7 +196,7 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 		return agents.RunSpec{}, err
 	}
 	if d.Mode == agents.Direct {
-		return agents.RunSpec{}, errors.New("gw run points Factory droid at gw serve; for the service itself, run: gw init agent --agent droid --mode direct")
+		return agents.RunSpec{}, remedy.With(errors.New("gw run points Factory droid at gw serve"), remedy.Remedy{Do: remedy.InitAgentDirect, Agent: Agent().RemedyAgent()})
 	}
 	r, err := merge(nil, d, true)
 	if err != nil {

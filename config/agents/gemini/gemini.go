@@ -477,7 +477,7 @@ func headless(args []string, terminal bool, getenv func(string) string) bool {
 // withoutHome is spec when Home could not make Gemini CLI's home (links not
 // allowed): -p then needs the API key route chosen in the user's settings.
 func withoutHome(spec agents.RunSpec, err error) agents.RunSpec {
-	spec.Warnings = append(spec.Warnings, fmt.Sprintf("could not give Gemini CLI a home of its own for this run (%v); its -p mode needs security.auth.selectedType %q in its settings: run gw init agent --agent gemini", err, AuthType))
+	spec.Warnings = append(spec.Warnings, fmt.Sprintf("could not give Gemini CLI a home of its own for this run (%v); its -p mode then needs security.auth.selectedType %q in its settings, which gw init agent writes", err, AuthType))
 	return spec
 }
 

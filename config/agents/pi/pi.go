@@ -34,6 +34,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/jsonc"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 const (
@@ -70,7 +71,8 @@ func Files(s agents.Scope, e agents.Env) ([]string, error) {
 	switch s {
 	case agents.Global:
 	case agents.Project:
-		return nil, errors.New("pi reads its models only from its agent directory (~/.pi/agent), not from a project; run gw init agent --agent pi without --project")
+		return nil, remedy.With(errors.New("pi reads its models only from its agent directory (~/.pi/agent), not from a project"),
+			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: Agent().RemedyAgent()})
 	default:
 		return nil, fmt.Errorf("unknown scope %q", s)
 	}
@@ -279,7 +281,7 @@ func inspectModels(src []byte) (agents.Inspection, error) {
 		}
 	}
 	if api := jsonc.Str(jsonc.Member(gw, "api")); api != apiMessages && api != apiChat {
-		in.Notes = append(in.Notes, fmt.Sprintf(`provider "gw" has "api": %q, which gw serve does not speak; run gw init agent --agent pi`, api))
+		in.Notes = append(in.Notes, fmt.Sprintf(`provider "gw" has "api": %q, which gw serve does not speak`, api))
 	}
 	return in, nil
 }
@@ -312,7 +314,7 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 		return agents.RunSpec{}, err
 	}
 	if d.Mode == agents.Direct {
-		return agents.RunSpec{}, errors.New("gw run points pi at gw serve; for the service itself, run: gw init agent --agent pi --mode direct")
+		return agents.RunSpec{}, remedy.With(errors.New("gw run points pi at gw serve"), remedy.Remedy{Do: remedy.InitAgentDirect, Agent: Agent().RemedyAgent()})
 	}
 	p := provider(d, true)
 	var models jsonc.List

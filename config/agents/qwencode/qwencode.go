@@ -26,6 +26,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/jsonc"
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 const (
@@ -282,7 +283,7 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 		return agents.RunSpec{}, err
 	}
 	if d.Mode == agents.Direct {
-		return agents.RunSpec{}, errors.New("gw run points Qwen Code at gw serve; for the service itself, run: gw init agent --agent qwen-code --mode direct")
+		return agents.RunSpec{}, remedy.With(errors.New("gw run points Qwen Code at gw serve"), remedy.Remedy{Do: remedy.InitAgentDirect, Agent: Agent().RemedyAgent()})
 	}
 	m := d.DefaultModel()
 	return agents.RunSpec{

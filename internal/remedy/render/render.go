@@ -58,6 +58,9 @@ func Text(r remedy.Remedy, c Context) string {
 	if r.Do == remedy.CheckPaste {
 		return s + "; if they match, " + strings.Join(then, "; ")
 	}
+	if r.Do == remedy.InitAgentGlobal {
+		return s + ", or " + strings.Join(then, "; ")
+	}
 	return strings.Join(append([]string{s}, then...), "; ")
 }
 
@@ -184,6 +187,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "use the exact id, without the whitespace: " + v
 	case remedy.ListModels:
 		return "run: gw models (and use an id exactly as listed there)"
+	case remedy.SetModel:
+		return "set the model id (run: gw models to list them)"
 	case remedy.OtherModel:
 		s := "pick one of the account's models (run: gw models) or upgrade the plan on the dashboard"
 		if v != "" {
@@ -204,6 +209,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "run: gw serve (and keep it running while the agent works)"
 	case remedy.RestartServe:
 		return "restart gw serve so it uses this install's local token"
+	case remedy.UseLocalToken:
+		return "gw auth status shows the token, gw init agent --mode proxy writes it into the agent config"
 	case remedy.InstallService:
 		return "to have gw serve start at login and restart when it fails, run: gw service install"
 	case remedy.FreePort:
@@ -216,30 +223,41 @@ func (c Context) action(r remedy.Remedy) string {
 
 	// The coding agent's config.
 	case remedy.SetUpAgent:
-		return "to use the service from OpenCode, run: " + initAgent(opencode)
+		return "to use the service from " + cmp.Or(r.Agent.Display, "a coding agent") + ", run: " + initAgent(r.Agent)
 	case remedy.InitAgent:
-		return "run: " + initAgent(opencode)
+		return "run: " + initAgent(r.Agent)
 	case remedy.InitAgentBaseURL:
-		if v == "" {
-			return "run: " + initAgent(opencode) + " (it rewrites the provider's baseURL and keeps the rest of the file)"
-		}
-		return "run: " + initAgent(v) + " (it rewrites the address and keeps the rest of the file)"
+		return "run: " + initAgent(r.Agent) + " (it rewrites the address and keeps the rest of the file)"
+	case remedy.InitAgentProviderURL:
+		return "run: " + initAgent(r.Agent) + " (it rewrites the provider's baseURL and keeps the rest of the file)"
 	case remedy.InitAgentProxy:
-		return "run: " + initAgent(cmp.Or(v, opencode)) + " --mode proxy (the file then holds only gw serve's local token)"
+		return "run: " + initAgent(r.Agent) + " --mode proxy (the file then holds only gw serve's local token)"
 	case remedy.InitAgentFor:
-		if v == "" {
+		if r.Agent.Name == "" {
 			return "run: gw init agent --agent NAME for the agent you use"
 		}
-		return "run: " + initAgent(v)
+		return "run: " + initAgent(r.Agent)
 	case remedy.InitAgentToken:
-		return "run: " + initAgent(v) + " (it writes gw serve's current local token)"
+		return "run: " + initAgent(r.Agent) + " (it writes gw serve's current local token)"
 	case remedy.InitAgentModels:
 		if v == "" {
-			return "run: " + initAgent(opencode) + " (it adds the models and sets the default)"
+			return "run: " + initAgent(r.Agent) + " (it adds the models and sets the default)"
 		}
-		return "run: " + initAgent(opencode) + " --models " + v + " --default " + r.Also
+		return "run: " + initAgent(r.Agent) + " --models " + v + " --default " + r.Also
+	case remedy.InitAgentGlobal:
+		return "run: " + initAgent(r.Agent) + " without --project"
+	case remedy.InitAgentDirect:
+		return "for the service itself, run: " + initAgent(r.Agent) + " --mode direct"
+	case remedy.RunAgent:
+		return "run: gw run " + cmp.Or(r.Agent.Name, "AGENT")
+	case remedy.AgentVersion:
+		s := "if " + cmp.Or(r.Agent.Display, "the agent") + " ignores gw's entry, run " + initAgent(r.Agent) + " again"
+		if v != "" {
+			s += ", or install " + v
+		}
+		return s
 	case remedy.FixAgentFile:
-		return "fix " + v + " by hand (OpenCode cannot read it either), then run: " + initAgent(opencode)
+		return "fix " + v + " by hand (" + cmp.Or(r.Agent.Display, "the agent") + " cannot read it either), then run: " + initAgent(r.Agent)
 
 	case remedy.Say:
 		return v
@@ -248,18 +266,12 @@ func (c Context) action(r remedy.Remedy) string {
 	return strings.ReplaceAll(string(r.Do), "_", " ")
 }
 
-// initAgent is gw init agent for the agent named (OpenCode's config as gw init agent finds it when "").
-// opencode is OpenCode's name for gw init agent --agent: the remedies about
-// the provider in "the agent's config" without a name are OpenCode's (gw
-// init agent without --agent asks which agent on a terminal, and fails
-// without one). In names a config of any agent, so its fix names none.
-const opencode = "opencode"
-
-func initAgent(name string) string {
-	if name == "" {
+// initAgent is gw init agent for a (plain gw init agent for no agent in particular).
+func initAgent(a remedy.Agent) string {
+	if a.Name == "" {
 		return "gw init agent"
 	}
-	return "gw init agent --agent " + name
+	return "gw init agent --agent " + a.Name
 }
 
 // again is doing it once more, for where the reader is.

@@ -185,12 +185,47 @@ func TestText_Steps(t *testing.T) {
 	if got := Text(paste, Context{}); got != want {
 		t.Errorf("paste:\n got %q\nwant %q", got, want)
 	}
-	steps := remedy.Steps(remedy.Remedy{Do: remedy.InitAgent}, remedy.Remedy{Do: remedy.Say, Value: "remove \"gw\" from disabled_providers"})
+	opencode := remedy.Agent{Name: "opencode", Display: "OpenCode"}
+	steps := remedy.Steps(remedy.Remedy{Do: remedy.InitAgent, Agent: opencode}, remedy.Remedy{Do: remedy.Say, Value: "remove \"gw\" from disabled_providers"})
 	if got := Text(steps, Context{}); got != `run: gw init agent --agent opencode; remove "gw" from disabled_providers` {
 		t.Errorf("steps: %q", got)
 	}
 	in := remedy.Remedy{Do: remedy.UseID, Value: "vendor-a/model-a-sonnet-4.5", In: "/p/opencode.json"}
 	if got := Text(in, Context{}); got != "use the exact id: vendor-a/model-a-sonnet-4.5 (in /p/opencode.json), or run: gw init agent to rewrite the provider's models to your subscription's exact ids" {
 		t.Errorf("in an agent config: %q", got)
+	}
+}
+
+// The actions on an agent's config name the agent they are given (remedy.Agent), and only that one: the
+// renderer holds no agent's name. Without one they say plain gw init agent.
+func TestText_AgentIsTheRemedys(t *testing.T) {
+	some := remedy.Agent{Name: "some-agent", Display: "Some Agent"}
+	for _, a := range []remedy.Action{remedy.SetUpAgent, remedy.InitAgent, remedy.InitAgentBaseURL, remedy.InitAgentProviderURL,
+		remedy.InitAgentProxy, remedy.InitAgentModels, remedy.FixAgentFile, remedy.InitAgentFor, remedy.InitAgentToken,
+		remedy.InitAgentGlobal, remedy.InitAgentDirect, remedy.AgentVersion} {
+		got := Text(remedy.Remedy{Do: a, Value: "VALUE", Also: "ALSO", Agent: some}, Context{})
+		if !strings.Contains(got, "gw init agent --agent some-agent") {
+			t.Errorf("%s for %s: %q does not name it", a, some.Name, got)
+		}
+		if (a == remedy.SetUpAgent || a == remedy.FixAgentFile || a == remedy.AgentVersion) && !strings.Contains(got, "Some Agent") {
+			t.Errorf("%s for %s: %q does not say its name", a, some.Name, got)
+		}
+		none := Text(remedy.Remedy{Do: a, Value: "VALUE", Also: "ALSO"}, Context{})
+		if strings.Contains(none, "--agent ") && !strings.Contains(none, "--agent NAME") {
+			t.Errorf("%s without an agent: %q names one", a, none)
+		}
+		if !strings.Contains(none, "gw init agent") {
+			t.Errorf("%s without an agent: %q does not say gw init agent", a, none)
+		}
+	}
+	if got := Text(remedy.Remedy{Do: remedy.RunAgent, Agent: some}, Context{}); got != "run: gw run some-agent" {
+		t.Errorf("RunAgent: %q", got)
+	}
+	if got := Text(remedy.Remedy{Do: remedy.RunAgent}, Context{}); strings.Contains(got, "some") || !strings.Contains(got, "gw run ") {
+		t.Errorf("RunAgent without an agent: %q", got)
+	}
+	got := Text(remedy.Remedy{Do: remedy.FixAgentFile, Value: "/p/opencode.jsonc", Agent: remedy.Agent{Name: "opencode", Display: "OpenCode"}}, Context{})
+	if want := "fix /p/opencode.jsonc by hand (OpenCode cannot read it either), then run: gw init agent --agent opencode"; got != want {
+		t.Errorf("FixAgentFile for OpenCode:\n got %q\nwant %q", got, want)
 	}
 }
