@@ -87,7 +87,7 @@ func TestSystemdUnit_StartsAtLoginAndRestarts(t *testing.T) {
 	if u.Path != "/home/u/.config/systemd/user/gw.service" {
 		t.Errorf("path %s", u.Path)
 	}
-	for _, line := range []string{"ExecStart=/usr/local/bin/gw serve\n", "Restart=on-failure\n", "WantedBy=default.target\n"} {
+	for _, line := range []string{"ExecStart=/usr/local/bin/gw serve\n", "Restart=on-failure\n", "WantedBy=default.target\n", "StartLimitIntervalSec=120\n", "StartLimitBurst=5\n"} {
 		if !strings.Contains(u.Text, line) {
 			t.Errorf("the unit lacks %q:\n%s", line, u.Text)
 		}

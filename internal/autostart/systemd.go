@@ -21,6 +21,9 @@ func systemdUnit(s Spec) Unit {
 [Unit]
 Description=gw serve, the localhost /v1 proxy for coding agents
 After=dbus.socket
+# Given up after five failed starts in two minutes (say, another program on its port): gw service status says so.
+StartLimitIntervalSec=120
+StartLimitBurst=5
 
 [Service]
 Type=exec
