@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -69,7 +70,8 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	if o.keyFrom != nil {
 		keys = NewKeyCacheFrom(o.keyFrom, 0)
 	}
-	opts := Options{Upstream: upURL, Transport: tr, Key: keys, LocalToken: testToken, Log: logBuf}
+	opts := Options{Upstream: upURL, Transport: tr, Key: keys, LocalToken: testToken, Log: logBuf,
+		AgentOf: all.UserAgentIndex()}
 	if o.proxy != nil {
 		o.proxy(&opts)
 	}

@@ -58,6 +58,10 @@ type Options struct {
 	// wins over the User-Agent: some agents send another's (Kilo sends
 	// OpenCode's).
 	Agent string
+	// AgentOf names the agent whose requests carry a User-Agent's product
+	// (reqlog.Product; the agents' own lists are config/agents'); nil
+	// names none.
+	AgentOf func(product string) string
 	// StateDir, when set, has the request log also appended to serve.log
 	// there (reqlog.File), as gw serve's own is: for a handler served
 	// without Run (gw run's). Close writes the lines still waiting.
@@ -81,6 +85,7 @@ type Handler struct {
 	chatURL   string            // <upstream>/chat/completions, where translated requests go
 	transport http.RoundTripper // to the upstream
 	log       *logger
+	agentsOf  func(product string) string // Options.AgentOf
 	modelIDs  func(ctx context.Context) ([]string, error)
 	identity  []string // the Accept-Encoding value "identity", shared by every request
 	gzip      []string // and "gzip"
@@ -136,6 +141,7 @@ func New(o Options) (*Handler, error) {
 		chatURL:   up.JoinPath("chat/completions").String(),
 		transport: o.Transport,
 		log:       &logger{w: o.Log, agent: o.Agent},
+		agentsOf:  o.AgentOf,
 		modelIDs:  o.ModelIDs,
 		identity:  []string{"identity"},
 		gzip:      []string{"gzip"},
@@ -178,6 +184,15 @@ func (h *Handler) Close() error {
 	return nil
 }
 
+// agentOf names the agent that sent r by its User-Agent ("" when not known);
+// the request log prefers the agent gw run started (Options.Agent).
+func (h *Handler) agentOf(r *http.Request) string {
+	if h.agentsOf == nil {
+		return ""
+	}
+	return h.agentsOf(reqlog.Product(r.Header.Get("User-Agent")))
+}
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := protoOf(r.URL.Path)
 	// The model lists gw serve answers itself speak their client's protocol, errors included.
@@ -188,7 +203,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p = protoResponses
 	}
 	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: p,
-		agent: reqlog.AgentOf(r.Header.Get("User-Agent"))}}
+		agent: h.agentOf(r)}}
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {

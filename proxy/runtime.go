@@ -31,8 +31,11 @@ type RunOptions struct {
 	// StateDir holds serve.log; "" keeps the request log on ErrOut only.
 	StateDir string
 	// Agent names the agent every request comes from; "": each request's
-	// User-Agent says.
+	// User-Agent says, through AgentOf.
 	Agent string
+	// AgentOf names the agent whose requests carry a User-Agent's product
+	// (reqlog.Product); nil names none.
+	AgentOf func(product string) string
 
 	Upstream   *url.URL          // the service's base URL, ending in /v1
 	Transport  http.RoundTripper // to the service
@@ -144,6 +147,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		Key:         keys,
 		LocalToken:  o.LocalToken,
 		Agent:       o.Agent,
+		AgentOf:     o.AgentOf,
 		AcceptHosts: acceptHosts,
 		Log:         reqLog,
 		Relay:       relay.Options{IdleTimeout: o.UpstreamIdleTimeout},

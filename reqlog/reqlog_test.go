@@ -87,21 +87,18 @@ func TestParseRefusesWhatIsNotARequestLine(t *testing.T) {
 	}
 }
 
-func TestAgentOf(t *testing.T) {
+func TestProduct(t *testing.T) {
 	for ua, want := range map[string]string{
-		"claude-cli/2.1.330 (external, cli)":                           "claude-code",
-		"codex_cli_rs/0.46.0 (Ubuntu 24.4.0; x86_64) xterm-256color":   "codex",
-		"codex_exec/0.46.0 (Mac OS 15.0.0; arm64) dumb":                "codex",
+		"claude-cli/2.1.330 (external, cli)":                           "claude-cli",
+		"codex_cli_rs/0.46.0 (Ubuntu 24.4.0; x86_64) xterm-256color":   "codex_cli_rs",
 		"opencode/1.18.2 ai-sdk/provider-utils/3.0.10 runtime/bun/1.3": "opencode",
-		"GeminiCLI/0.9.0 (linux; x64)":                                 "gemini",
-		"QwenCode/0.1.0 (linux; x64)":                                  "qwen-code",
-		"OpenAI/JS 5.20.0":                                             "",
-		"curl/8.5.0":                                                   "",
+		"GeminiCLI/0.9.0 (linux; x64)":                                 "geminicli",
+		"curl":                                                         "curl",
 		"":                                                             "",
 		strings.Repeat("a", 100) + "/1":                                "",
 	} {
-		if got := AgentOf(ua); got != want {
-			t.Errorf("AgentOf(%q) = %q, want %q", ua, got, want)
+		if got := Product(ua); got != want {
+			t.Errorf("Product(%q) = %q, want %q", ua, got, want)
 		}
 	}
 }

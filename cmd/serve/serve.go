@@ -18,6 +18,7 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/tui"
@@ -168,6 +169,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Out:        opts.IO.Out,
 		ErrOut:     opts.IO.ErrOut,
 		StateDir:   paths.StateDir,
+		AgentOf:    all.UserAgentIndex(),
 		Upstream:   upstream,
 		Transport:  transport,
 		KeySource:  opts.Key,

@@ -391,6 +391,10 @@ type Agent struct {
 	// from its environment, through gw run): gw init agent refuses with it, and Files, Merge and
 	// Inspect return it as their error.
 	NoInit string
+	// UserAgents are the first products of the User-Agent header its requests carry, lower-case, as
+	// each of its versions sends them ("claude-cli" of claude-cli/2.1.3), so that gw serve's request
+	// log names the agent; none shared with another agent.
+	UserAgents []string
 	// FileNames are the names of its config files, so that gw doctor --agent-config knows whose file
 	// it is given; only names no other agent uses.
 	FileNames []string

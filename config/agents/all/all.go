@@ -94,3 +94,16 @@ func FileNames() []string {
 	}
 	return out
 }
+
+// UserAgentIndex names the agent whose requests carry product, the first
+// product of a User-Agent header, lower-case (see agents.Agent.UserAgents);
+// "" for none. The index is built once: gw serve asks it for every request.
+func UserAgentIndex() func(product string) string {
+	names := map[string]string{}
+	for _, a := range All() {
+		for _, p := range a.UserAgents {
+			names[p] = a.Name
+		}
+	}
+	return func(product string) string { return names[product] }
+}

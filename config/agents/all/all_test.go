@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/agentstest"
+	"github.com/modelgateway/gw/reqlog"
 )
 
 func TestNames(t *testing.T) {
@@ -215,5 +216,41 @@ func TestForFile(t *testing.T) {
 	}
 	if got := FileNames(); !slices.Equal(got, []string{"opencode.jsonc", "opencode.json", "kilo.jsonc", "kilo.json"}) {
 		t.Errorf("FileNames = %q", got)
+	}
+}
+
+// gw serve's request log names the agent behind a request from its User-Agent, as each agent's own
+// package lists its products: the headers here are what the agents send.
+func TestUserAgentIndex(t *testing.T) {
+	agentOf := UserAgentIndex()
+	for ua, want := range map[string]string{
+		"claude-cli/2.1.330 (external, cli)":                           "claude-code",
+		"codex_cli_rs/0.46.0 (Ubuntu 24.4.0; x86_64) xterm-256color":   "codex",
+		"codex_exec/0.46.0 (Mac OS 15.0.0; arm64) dumb":                "codex",
+		"opencode/1.18.2 ai-sdk/provider-utils/3.0.10 runtime/bun/1.3": "opencode",
+		"GeminiCLI/0.9.0 (linux; x64)":                                 "gemini",
+		"QwenCode/0.1.0 (linux; x64)":                                  "qwen-code",
+		"OpenAI/JS 5.20.0":                                             "",
+		"curl/8.5.0":                                                   "",
+		"":                                                             "",
+	} {
+		if got := agentOf(reqlog.Product(ua)); got != want {
+			t.Errorf("the agent of %q is %q, want %q", ua, got, want)
+		}
+	}
+	seen := map[string]string{}
+	for _, a := range All() {
+		for _, p := range a.UserAgents {
+			if p != strings.ToLower(p) || strings.ContainsAny(p, "/ ") {
+				t.Errorf("%s: %q is not a User-Agent product as reqlog.Product gives it", a.Name, p)
+			}
+			if other, dup := seen[p]; dup {
+				t.Errorf("%q is both %s's and %s's", p, other, a.Name)
+			}
+			seen[p] = a.Name
+		}
+		if len(a.UserAgents) == 0 {
+			t.Errorf("%s lists no User-Agent product: gw logs cannot name it", a.Name)
+		}
 	}
 }

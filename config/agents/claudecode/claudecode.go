@@ -54,7 +54,8 @@ var dialect = jsonc.Dialect{BOM: true, Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "claude-code", Display: displayName, Binary: "claude", Version: testedVersion,
-		Install: "npm install -g @anthropic-ai/claude-code", Entry: `gw serve's settings in "env"`,
+		UserAgents: []string{"claude-cli", "claude-code"},
+		Install:    "npm install -g @anthropic-ai/claude-code", Entry: `gw serve's settings in "env"`,
 		Protocol:      agents.AnthropicMessages,
 		DirectRefusal: directRefusal,
 		Run:           Run,

@@ -48,7 +48,8 @@ var dialect = jsonc.Dialect{Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "cline", Display: displayName, Binary: "cline", Version: testedVersion,
-		Install: "npm install -g cline", Entry: `provider "openai-compatible"`,
+		UserAgents: []string{"cline"},
+		Install:    "npm install -g cline", Entry: `provider "openai-compatible"`,
 		Protocol:      agents.ChatCompletions,
 		DirectRefusal: directRefusal,
 		Files:         Paths,

@@ -41,7 +41,8 @@ var table = []string{"model_providers", agents.ProviderID}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "codex", Display: displayName, Binary: "codex", Version: testedVersion,
-		Install: "npm install -g @openai/codex", Entry: `[model_providers.gw]`,
+		UserAgents: []string{"codex_cli_rs", "codex_exec", "codex_vscode"},
+		Install:    "npm install -g @openai/codex", Entry: `[model_providers.gw]`,
 		Protocol:      agents.Responses,
 		DirectRefusal: directRefusal,
 		Run:           Run,

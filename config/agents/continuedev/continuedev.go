@@ -38,7 +38,8 @@ const (
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "continue", Display: displayName, Binary: "cn", Version: testedVersion,
-		Install: "npm install -g @continuedev/cli", Entry: `gw's entries in "models"`,
+		UserAgents: []string{"continue"},
+		Install:    "npm install -g @continuedev/cli", Entry: `gw's entries in "models"`,
 		Protocol: agents.ChatCompletions,
 		NoRun:    "Continue takes its models only from a config file",
 		// It starts with the first chat model (its merge warns when that is not gw's default).

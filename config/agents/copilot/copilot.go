@@ -27,7 +27,8 @@ const (
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "copilot", Display: displayName, Binary: "copilot", Version: testedVersion,
-		Install: "npm install -g @github/copilot", Package: "@github/copilot", Entry: "COPILOT_PROVIDER_* in its environment",
+		UserAgents: []string{"copilot", "githubcopilot"},
+		Install:    "npm install -g @github/copilot", Package: "@github/copilot", Entry: "COPILOT_PROVIDER_* in its environment",
 		Protocol: agents.ChatCompletions,
 		Run:      Run,
 	}.RunOnly("Copilot CLI takes its bring-your-own-key provider only from its environment (COPILOT_PROVIDER_*), not from a global or project config file gw could write")

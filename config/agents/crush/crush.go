@@ -47,7 +47,8 @@ var dialect = jsonc.Dialect{Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "crush", Display: displayName, Binary: "crush", Version: testedVersion,
-		Install: "brew install charmbracelet/tap/crush", Entry: `provider "gw"`,
+		UserAgents: []string{"crush", "charm-crush"},
+		Install:    "brew install charmbracelet/tap/crush", Entry: `provider "gw"`,
 		Protocol: agents.ChatCompletions,
 		NoRun:    "Crush takes its providers and models only from its config files",
 	}.OneFile(Path, Merge, Inspect)

@@ -41,7 +41,8 @@ var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "droid", Display: displayName, Binary: "droid", Version: testedVersion,
-		Install: "npm install -g @factory/cli", Package: "@factory/cli", Entry: `gw's entries in customModels`,
+		UserAgents: []string{"factory-cli", "droid"},
+		Install:    "npm install -g @factory/cli", Package: "@factory/cli", Entry: `gw's entries in customModels`,
 		Protocol: agents.ChatCompletions,
 		Run:      Run,
 	}.OneFile(Path, Merge, Inspect)

@@ -64,7 +64,8 @@ var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "gemini", Display: displayName, Binary: "gemini", Version: testedVersion,
-		Install: "npm install -g @google/gemini-cli", Entry: `the API key route in settings.json, gw serve's address and token in .env`,
+		UserAgents: []string{"geminicli", "gemini-cli"},
+		Install:    "npm install -g @google/gemini-cli", Entry: `the API key route in settings.json, gw serve's address and token in .env`,
 		Protocol:      agents.GeminiAPI,
 		DirectRefusal: directRefusal,
 		Files:         Paths,

@@ -39,7 +39,8 @@ const (
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "kilo", Display: displayName, Binary: "kilo", Version: testedVersion,
-		Install: "npm install -g @kilocode/cli", Entry: `provider "gw"`,
+		UserAgents: []string{"kilo-code", "kilocode", "kilo"},
+		Install:    "npm install -g @kilocode/cli", Entry: `provider "gw"`,
 		Protocol:         agents.ChatCompletions,
 		Run:              Run,
 		FileNames:        []string{"kilo.jsonc", "kilo.json"},

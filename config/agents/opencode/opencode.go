@@ -24,7 +24,8 @@ var format = opencodefmt.Format{ContentEnv: ContentEnv}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "opencode", Display: displayName, Binary: "opencode", Version: testedVersion,
-		Install: "npm install -g opencode-ai", Entry: `provider "gw"`,
+		UserAgents: []string{"opencode"},
+		Install:    "npm install -g opencode-ai", Entry: `provider "gw"`,
 		Protocol:         agents.ChatCompletions,
 		Run:              format.Run,
 		FileNames:        slices.Clone(fileNames[:]),

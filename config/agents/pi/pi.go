@@ -57,7 +57,8 @@ var (
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "pi", Display: displayName, Binary: "pi", Version: testedVersion,
-		Install: "npm install -g @mariozechner/pi-coding-agent", Package: "@mariozechner/pi-coding-agent", Entry: `provider "gw" in models.json`,
+		UserAgents: []string{"pi-coding-agent"},
+		Install:    "npm install -g @mariozechner/pi-coding-agent", Package: "@mariozechner/pi-coding-agent", Entry: `provider "gw" in models.json`,
 		Protocol: agents.AnthropicMessages,
 		Files:    Files,
 		Merge:    Merge,

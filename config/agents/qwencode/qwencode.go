@@ -48,7 +48,8 @@ var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 func Agent() agents.Agent {
 	return agents.Agent{
 		Name: "qwen-code", Display: displayName, Binary: "qwen", Version: testedVersion,
-		Install: "npm install -g @qwen-code/qwen-code", Entry: `gw's entries in modelProviders.openai`,
+		UserAgents: []string{"qwencode", "qwen-code"},
+		Install:    "npm install -g @qwen-code/qwen-code", Entry: `gw's entries in modelProviders.openai`,
 		Protocol:    agents.ChatCompletions,
 		Run:         Run,
 		RunOverride: runOverride,
