@@ -219,10 +219,11 @@ func chatRequests(seen []standin.Seen) int {
 	return n
 }
 
-// usageLine matches gw serve's log line for a streamed chat request whose
-// stream reported usage.
+// usageLine matches gw serve's log line for OpenCode's streamed chat request
+// whose stream reported usage: the agent named from its User-Agent.
 func usageLine(model string) *regexp.Regexp {
-	return regexp.MustCompile(`POST /v1/chat/completions model=` + regexp.QuoteMeta(model) + ` status=200 .*prompt_tokens=\d+ completion_tokens=\d+`)
+	return regexp.MustCompile(`POST /v1/chat/completions agent=opencode model=` + regexp.QuoteMeta(model) +
+		` status=200 .*prompt_tokens=\d+ (cached_tokens=\d+ )?completion_tokens=\d+`)
 }
 
 // waitNoKey asks gw serve, as OpenCode would, until it answers that no key
