@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 )
 
 // Anthropic's client libraries (and Claude Code) list models with GET
@@ -99,10 +101,11 @@ func (h *Handler) serveAnthropicModel(w http.ResponseWriter, r *http.Request, c 
 			return
 		}
 	}
-	msg := "model: " + strconv.Quote(id) + " is not among the account's models (gw models lists them)"
+	fix := remedy.Remedy{Do: remedy.ListModels}
 	if closest := api.ClosestID(id, modelIDs(listed)); closest != "" {
-		msg += "; did you mean " + closest + "?"
+		fix = remedy.Remedy{Do: remedy.UseID, Value: closest}
 	}
+	msg := "model: " + strconv.Quote(id) + " is not among the account's models; " + render.Text(fix, render.Context{Where: render.Serve})
 	c.entry.status = writeErrorAs(w, protoMessages, http.StatusNotFound, "not_found", msg)
 }
 

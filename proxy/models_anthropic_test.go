@@ -166,7 +166,7 @@ func TestModelAnthropicShape(t *testing.T) {
 	}
 	res = r.do(context.Background(), "GET", "/v1/models/vendor-a/model-a-haiku-4.6", "", hdr)
 	body = readAll(t, res)
-	if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "not_found_error") || !strings.Contains(body, "did you mean vendor-a/model-a-haiku-4.5") {
+	if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "not_found_error") || !strings.Contains(body, "use the exact id: vendor-a/model-a-haiku-4.5") {
 		t.Errorf("%d %s", res.StatusCode, body)
 	}
 }
