@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/modelgateway/gw/internal/remedy"
 )
 
 // BaseURLProblem is a base URL gw will not use as given. Fixed is the value to
@@ -196,6 +198,20 @@ const (
 	SourceConfig  Source = "config"
 	SourceDefault Source = "default"
 )
+
+// Fix is where the base URL came from as a fix names it (render.Context's BaseURL): the renderer knows
+// no config.
+func (s Source) Fix() remedy.Source {
+	switch s {
+	case SourceEnv:
+		return remedy.Source{Kind: remedy.FromEnv, Name: EnvBaseURL}
+	case SourceFlag:
+		return remedy.Source{Kind: remedy.FromFlag, Name: "--base-url"}
+	case SourceConfig, SourceDefault:
+		return remedy.Source{Kind: remedy.FromStore}
+	}
+	return remedy.Source{}
+}
 
 // From names the source for a message about the base URL: "from --base-url", "from GW_BASE_URL", "from the
 // config file", "built into gw".

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/config"
-	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
@@ -136,19 +135,5 @@ func wantStatus(t *testing.T, rep Report, id string, st Status) Check {
 
 // fixText is c's remedy as gw doctor's report says it for in.
 func fixText(in Input, c Check) string {
-	return render.Text(c.Fix, render.Context{Where: render.Doctor, BaseURL: baseURLSource(in.BaseURLSource), Key: in.Key.Source.Fix()})
-}
-
-// baseURLSource is where the base URL came from as gw doctor's command gives it to the renderer
-// (cmdutil.BaseURLSource, which a library's test does not import).
-func baseURLSource(src config.Source) remedy.Source {
-	switch src {
-	case config.SourceEnv:
-		return remedy.Source{Kind: remedy.FromEnv, Name: config.EnvBaseURL}
-	case config.SourceFlag:
-		return remedy.Source{Kind: remedy.FromFlag, Name: "--base-url"}
-	case config.SourceConfig, config.SourceDefault:
-		return remedy.Source{Kind: remedy.FromStore}
-	}
-	return remedy.Source{}
+	return render.Text(c.Fix, render.Context{Where: render.Doctor, BaseURL: in.BaseURLSource.Fix(), Key: in.Key.Source.Fix()})
 }

@@ -85,21 +85,7 @@ func WithFixFrom(err error, src config.Source, keySrc keychain.Source) error {
 	if err == nil {
 		return nil
 	}
-	return &sourcedError{err: err, base: BaseURLSource(src), key: keySrc.Fix()}
-}
-
-// BaseURLSource is where the base URL came from as a fix names it (render.Context's BaseURL): the
-// renderer knows no config.
-func BaseURLSource(src config.Source) remedy.Source {
-	switch src {
-	case config.SourceEnv:
-		return remedy.Source{Kind: remedy.FromEnv, Name: config.EnvBaseURL}
-	case config.SourceFlag:
-		return remedy.Source{Kind: remedy.FromFlag, Name: "--base-url"}
-	case config.SourceConfig, config.SourceDefault:
-		return remedy.Source{Kind: remedy.FromStore}
-	}
-	return remedy.Source{}
+	return &sourcedError{err: err, base: src.Fix(), key: keySrc.Fix()}
 }
 
 type sourcedError struct {

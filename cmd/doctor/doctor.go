@@ -139,7 +139,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	stop()
 
 	// Fixes are said for doctor's reader and where the base URL and the key came from.
-	say := render.Context{Where: render.Doctor, BaseURL: cmdutil.BaseURLSource(in.BaseURLSource), Key: in.Key.Source.Fix()}
+	say := render.Context{Where: render.Doctor, BaseURL: in.BaseURLSource.Fix(), Key: in.Key.Source.Fix()}
 	if opts.JSON {
 		if err := cmdutil.WriteJSON(ios.Out, jsonReport(rep, say)); err != nil {
 			return err

@@ -121,7 +121,7 @@ func collect(ctx context.Context, opts *StatusOptions) Report {
 
 	base, src, baseErr := opts.ResolveBaseURL(opts.BaseURL)
 	rep.BaseURL, rep.BaseURLSource = base, string(src)
-	say.BaseURL = cmdutil.BaseURLSource(src)
+	say.BaseURL = src.Fix()
 	if baseErr != nil {
 		fix := remedy.Remedy{Do: remedy.SetBaseURL}
 		var bp *config.BaseURLProblem
