@@ -142,6 +142,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	defer h.warm.stop() // its requests, if any are under way, end with gw serve
 
 	// Caught before the address is printed: a supervisor that sends
 	// SIGTERM as soon as gw serve says it listens gets a clean stop.

@@ -1,0 +1,262 @@
+package proxy
+
+import (
+	"context"
+	"crypto/x509"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelgateway/gw/api"
+)
+
+// A TLS handshake with a service tens or hundreds of milliseconds away costs
+// two round trips before the first byte of an answer. gw serve outlives the
+// agents' sessions and their pauses, so it keeps connections to the service
+// ready for them:
+//
+//   - at start it loads the trust roots and opens one connection, in the
+//     background (a GET of /models, which spends nothing): neither start-up
+//     nor anything else waits for it, and an unreachable service changes
+//     nothing but a connection that is not there;
+//   - while agents are active (a request in the last WarmOptions.Window) it
+//     opens a replacement as soon as the service or a middlebox closes one
+//     of the connections, up to the recent peak of concurrent requests for
+//     an HTTP/1.1 service (one for HTTP/2, which multiplexes); the transport
+//     keeps idle connections as long (api.DefaultIdleConnTimeout) and sends
+//     HTTP/2 PINGs on them;
+//   - once no request came for the window, it sends nothing more.
+//
+// Its own requests are never an agent's: an agent's request that meets a
+// closed connection is retried by the transport only when nothing of it
+// was written (see rewindBody), so none reaches the service twice.
+
+// WarmOptions tune how gw serve keeps connections to the service ready.
+type WarmOptions struct {
+	// Off sends nothing of gw serve's own: no connection is opened before
+	// an agent's request needs it.
+	Off bool
+	// Window is how long after an agent's request connections are kept
+	// ready; 0 is DefaultWarmWindow.
+	Window time.Duration
+	// MaxConns bounds the connections kept ready for an HTTP/1.1 service;
+	// 0 is DefaultWarmConns.
+	MaxConns int
+
+	// gap is the least time between two rounds of replacements, so that a
+	// service that closes idle connections at once costs a handshake per
+	// gap at most; 0 is warmGap.
+	gap time.Duration
+}
+
+const (
+	// DefaultWarmWindow covers a user's pause to read and think between
+	// turns, and api.DefaultIdleConnTimeout is as long.
+	DefaultWarmWindow = 15 * time.Minute
+	DefaultWarmConns  = 16
+	warmGap           = 2 * time.Second
+	// warmTimeout bounds one request of the warmer's.
+	warmTimeout = 30 * time.Second
+	// warmBodyLimit is read of the model list before the connection goes
+	// back to the pool; a longer list costs that connection, nothing else.
+	warmBodyLimit = 4 << 20
+)
+
+// warmer keeps connections to the service ready (see above). Its zero
+// value (Off) does nothing.
+type warmer struct {
+	off    bool
+	h      *Handler
+	conns  *api.Conns // nil: a transport not made by api.NewTransport, whose connections gw cannot count
+	unhook func()
+	window time.Duration
+	max    int
+	gap    time.Duration
+	now    func() time.Time
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	last     time.Time // the last agent request began or ended
+	inFlight int
+	peak     int       // the most agent requests in flight at once lately
+	peakAt   time.Time // when peak was last reached
+	h2       bool      // the service answered the last warm request over HTTP/2
+	warming  int       // warm requests under way
+	nextAt   time.Time // no round of replacements before this
+	timer    *time.Timer
+	stopped  bool
+	wg       sync.WaitGroup
+}
+
+func newWarmer(h *Handler, o WarmOptions) *warmer {
+	if o.Off {
+		return &warmer{off: true}
+	}
+	w := &warmer{h: h, conns: api.ConnsOf(h.transport), window: o.Window, max: o.MaxConns, gap: o.gap, now: time.Now}
+	if w.window <= 0 {
+		w.window = DefaultWarmWindow
+	}
+	if w.max <= 0 {
+		w.max = DefaultWarmConns
+	}
+	if w.gap <= 0 {
+		w.gap = warmGap
+	}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	if w.conns != nil {
+		w.unhook = w.conns.OnClose(w.check)
+	}
+	return w
+}
+
+// start loads the trust roots and opens the first connection, in the
+// background.
+func (w *warmer) start() {
+	if w.off {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	// Starting counts as activity: the agent is usually on its way.
+	w.last = w.now()
+	w.launch(1, func() {
+		// Go reads the system's trust roots once, at the first handshake
+		// that needs them; read here, the first request does not wait.
+		_, _ = x509.SystemCertPool()
+	})
+}
+
+// begin notes an agent's request; the function it returns notes its end.
+func (w *warmer) begin() func() {
+	if w.off {
+		return func() {}
+	}
+	w.mu.Lock()
+	now := w.now()
+	w.last = now
+	w.inFlight++
+	if w.inFlight >= w.peak || now.Sub(w.peakAt) > w.window {
+		w.peak, w.peakAt = w.inFlight, now
+	}
+	w.mu.Unlock()
+	return w.end
+}
+
+func (w *warmer) end() {
+	w.mu.Lock()
+	w.inFlight--
+	w.last = w.now()
+	w.mu.Unlock()
+}
+
+// target is how many connections to keep ready; 0 once the agents stopped.
+func (w *warmer) target(now time.Time) int {
+	if w.last.IsZero() || now.Sub(w.last) > w.window {
+		return 0
+	}
+	if w.h2 {
+		return 1
+	}
+	return min(max(w.peak, 1), w.max)
+}
+
+// check opens replacements when fewer connections are open than the
+// target; the transport calls it after a connection closed.
+func (w *warmer) check() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped || w.conns == nil {
+		return
+	}
+	now := w.now()
+	want := w.target(now) - w.conns.Open() - w.warming
+	if want <= 0 {
+		return
+	}
+	if wait := w.nextAt.Sub(now); wait > 0 {
+		if w.timer == nil {
+			w.timer = time.AfterFunc(wait, func() {
+				w.mu.Lock()
+				w.timer = nil
+				w.mu.Unlock()
+				w.check()
+			})
+		}
+		return
+	}
+	w.nextAt = now.Add(w.gap)
+	w.launch(want, nil)
+}
+
+// launch starts n warm requests at once (so that an HTTP/1.1 transport
+// opens up to n connections); w.mu is held.
+func (w *warmer) launch(n int, first func()) {
+	if w.stopped {
+		return
+	}
+	w.warming += n
+	w.wg.Add(n)
+	for range n {
+		go func() {
+			defer w.wg.Done()
+			if first != nil {
+				first()
+			}
+			h2 := w.request()
+			w.mu.Lock()
+			w.warming--
+			if h2 >= 0 {
+				w.h2 = h2 == 1
+			}
+			w.mu.Unlock()
+		}()
+	}
+}
+
+// request sends GET <upstream>/models with the key, which spends nothing,
+// and reads the answer so that its connection goes back to the pool. It
+// returns 1 when the answer came over HTTP/2, 0 over HTTP/1, -1 on failure
+// (the service unreachable, say: the agent's own request will say so).
+func (w *warmer) request() int {
+	ctx, cancel := context.WithTimeout(w.ctx, warmTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.h.upstream.JoinPath("models").String(), nil)
+	if err != nil {
+		return -1
+	}
+	if kr := w.h.keys.get(ctx); kr.err == nil && kr.key != "" {
+		req.Header["Authorization"] = kr.auth
+	}
+	res, err := w.h.transport.RoundTrip(req)
+	if err != nil {
+		return -1
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, warmBodyLimit))
+	_ = res.Body.Close()
+	if res.ProtoMajor == 2 {
+		return 1
+	}
+	return 0
+}
+
+// stop ends the warm requests under way and sends no more; it returns once
+// they ended.
+func (w *warmer) stop() {
+	if w.off {
+		return
+	}
+	w.mu.Lock()
+	w.stopped = true
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	w.mu.Unlock()
+	if w.unhook != nil {
+		w.unhook()
+	}
+	w.cancel()
+	w.wg.Wait()
+}
