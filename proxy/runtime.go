@@ -49,6 +49,8 @@ type RunOptions struct {
 	// nothing for that long with the protocol's error event; 0 is
 	// relay.DefaultIdleTimeout.
 	UpstreamIdleTimeout time.Duration
+	// Warm keeps connections to the service ready (warm.go).
+	Warm WarmOptions
 	// Procs, when more than 1, runs Go's scheduler on one CPU while at most
 	// one request is in flight and on Procs CPUs while more are; 0 leaves
 	// the scheduler alone.
@@ -134,6 +136,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		AcceptHosts: acceptHosts,
 		Log:         reqLog,
 		Relay:       relay.Options{IdleTimeout: o.UpstreamIdleTimeout},
+		Warm:        o.Warm,
 	}
 	if o.ListModels != nil {
 		opts.ModelIDs = newModelList(o.ListModels).modelIDs(keys)

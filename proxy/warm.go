@@ -84,6 +84,8 @@ type warmer struct {
 	peakAt   time.Time // when peak was last reached
 	h2       bool      // the service answered the last warm request over HTTP/2
 	warming  int       // warm requests under way
+	roundOK  bool      // one of the warm requests under way got an answer
+	followUp bool      // a connection closed since the last round began: check again after it
 	nextAt   time.Time // no round of replacements before this
 	timer    *time.Timer
 	stopped  bool
@@ -163,31 +165,39 @@ func (w *warmer) target(now time.Time) int {
 }
 
 // check opens replacements when fewer connections are open than the
-// target; the transport calls it after a connection closed.
+// target; the transport calls it after a connection closed. A round of
+// replacements sends as many requests at once as the target, so that an
+// HTTP/1.1 transport, whose open connections are idle in its pool and each
+// carry one of them, opens the rest.
 func (w *warmer) check() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stopped || w.conns == nil {
-		return
+	w.followUp = true
+	w.checkLocked()
+}
+
+func (w *warmer) checkLocked() {
+	if w.stopped || w.conns == nil || w.warming > 0 {
+		return // a round under way checks again when it ends
 	}
 	now := w.now()
-	want := w.target(now) - w.conns.Open() - w.warming
-	if want <= 0 {
+	target := w.target(now)
+	if w.conns.Open() >= target {
 		return
 	}
 	if wait := w.nextAt.Sub(now); wait > 0 {
 		if w.timer == nil {
 			w.timer = time.AfterFunc(wait, func() {
 				w.mu.Lock()
+				defer w.mu.Unlock()
 				w.timer = nil
-				w.mu.Unlock()
-				w.check()
+				w.checkLocked()
 			})
 		}
 		return
 	}
 	w.nextAt = now.Add(w.gap)
-	w.launch(want, nil)
+	w.launch(target, nil)
 }
 
 // launch starts n warm requests at once (so that an HTTP/1.1 transport
@@ -196,6 +206,7 @@ func (w *warmer) launch(n int, first func()) {
 	if w.stopped {
 		return
 	}
+	w.roundOK, w.followUp = false, false
 	w.warming += n
 	w.wg.Add(n)
 	for range n {
@@ -208,7 +219,14 @@ func (w *warmer) launch(n int, first func()) {
 			w.mu.Lock()
 			w.warming--
 			if h2 >= 0 {
-				w.h2 = h2 == 1
+				w.h2, w.roundOK = h2 == 1, true
+			}
+			// A connection that closed while the round was under way is
+			// replaced by the next one; after a round that failed (the
+			// service unreachable, say) nothing is tried again until the
+			// agent's next request, which says what is wrong.
+			if w.warming == 0 && w.roundOK && w.followUp {
+				w.checkLocked()
 			}
 			w.mu.Unlock()
 		}()
