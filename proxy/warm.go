@@ -52,8 +52,11 @@ type WarmOptions struct {
 
 const (
 	// DefaultWarmWindow covers a user's pause to read and think between
-	// turns, and api.DefaultIdleConnTimeout is as long.
-	DefaultWarmWindow = 15 * time.Minute
+	// turns. It is a minute shorter than api.DefaultIdleConnTimeout, so
+	// that the agent's last connection, closed by the transport once idle
+	// that long, is not replaced: after the window gw serve opens nothing,
+	// and its idle connections end within the idle time-out.
+	DefaultWarmWindow = 14 * time.Minute
 	DefaultWarmConns  = 16
 	warmGap           = 2 * time.Second
 	// warmTimeout bounds one request of the warmer's.

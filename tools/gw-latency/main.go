@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -143,7 +144,7 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 			return err
 		}
 		srv := &http.Server{Handler: standin.New(standin.Options{}), IdleTimeout: c.serviceIdle,
-			ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+			ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 		go func() { _ = srv.Serve(newTLSListener(ln, standin.TLSConfig(cert, h2))) }()
 		defer srv.Close()
 		services[protoName(h2)] = ln.Addr().String()

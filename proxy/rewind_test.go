@@ -1,0 +1,46 @@
+package proxy
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// The body read again starts at its first byte and ends with the rest of
+// the agent's body, whatever the first reader had taken of it.
+func TestRewindBody_ReadAgainWhole(t *testing.T) {
+	body := strings.Repeat("0123456789", 1000)
+	first, again := newRewindBody(strings.NewReader(body))
+	buf := make([]byte, 4096)
+	if _, err := io.ReadFull(first, buf); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	second, err := again()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(second)
+	if err != nil || string(got) != body {
+		t.Fatalf("read again: %d bytes (%v), want the %d of the body", len(got), err, len(body))
+	}
+	if _, err := first.Read(buf); err == nil {
+		t.Error("a closed reader still reads")
+	}
+}
+
+// A body read beyond what is kept cannot be sent again: GetBody says so,
+// and the transport then returns the first error instead of sending a
+// request that may have reached the service twice.
+func TestRewindBody_TooFarIsNotSentAgain(t *testing.T) {
+	body := strings.Repeat("x", rewindLimit+1)
+	first, again := newRewindBody(strings.NewReader(body))
+	got, err := io.ReadAll(first)
+	if err != nil || len(got) != len(body) {
+		t.Fatalf("first read: %d bytes (%v)", len(got), err)
+	}
+	if _, err := again(); !errors.Is(err, errNoRewind) {
+		t.Errorf("GetBody after %d bytes: %v, want errNoRewind", len(body), err)
+	}
+}
