@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // An agent's request that the transport sends on a kept connection which the
@@ -26,11 +27,12 @@ var errNoRewind = errors.New("the request body was read too far to be sent again
 // rewindBody is the agent's request body, readable again from its start
 // while no more than rewindLimit of it was read.
 type rewindBody struct {
-	mu   sync.Mutex
-	src  io.Reader
-	kept []byte
-	read int  // bytes read from src
-	over bool // more than rewindLimit was read: kept is gone
+	mu      sync.Mutex
+	src     io.Reader
+	kept    []byte
+	read    int  // bytes read from src
+	over    bool // more than rewindLimit was read: kept is gone
+	reading bool // a reader is in src.Read
 }
 
 // newRewindBody wraps src; the transport reads the first reader, GetBody
@@ -50,31 +52,42 @@ func (b *rewindBody) again() (io.ReadCloser, error) {
 	return &rewindReader{b: b}, nil
 }
 
-// rewindReader reads what was kept, then the rest of src. Only one reader
-// is read at a time: the transport asks for the next once the last one's
-// write ended.
+var errBodyClosed = errors.New("read of a closed request body")
+
+// rewindReader reads what was kept, then the rest of src. The transport
+// reads one at a time (it asks for the next once the last one's write
+// ended); one that would read src while another does fails instead. The
+// lock is not held while src is read, so Close never waits for an agent
+// that is slow to send its body.
 type rewindReader struct {
 	b      *rewindBody
 	off    int
-	closed bool
+	closed atomic.Bool
 }
 
 func (r *rewindReader) Read(p []byte) (int, error) {
+	if r.closed.Load() {
+		return 0, errBodyClosed
+	}
 	b := r.b
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if r.closed {
-		return 0, errors.New("read of a closed request body")
-	}
 	if r.off < len(b.kept) {
 		n := copy(p, b.kept[r.off:])
 		r.off += n
+		b.mu.Unlock()
 		return n, nil
 	}
-	if r.off != b.read {
-		return 0, errNoRewind // what it missed is no longer kept
+	if r.off != b.read || b.reading {
+		b.mu.Unlock()
+		return 0, errNoRewind // what it missed is no longer kept, or another reader has src
 	}
+	b.reading = true
+	b.mu.Unlock()
+
 	n, err := b.src.Read(p)
+
+	b.mu.Lock()
+	b.reading = false
 	b.read += n
 	r.off += n
 	if n > 0 && !b.over {
@@ -84,12 +97,11 @@ func (r *rewindReader) Read(p []byte) (int, error) {
 			b.kept = append(b.kept, p[:n]...)
 		}
 	}
+	b.mu.Unlock()
 	return n, err
 }
 
 func (r *rewindReader) Close() error {
-	r.b.mu.Lock()
-	r.closed = true
-	r.b.mu.Unlock()
+	r.closed.Store(true)
 	return nil
 }

@@ -44,3 +44,21 @@ func TestRewindBody_TooFarIsNotSentAgain(t *testing.T) {
 		t.Errorf("GetBody after %d bytes: %v, want errNoRewind", len(body), err)
 	}
 }
+
+// Closing a reader never waits for an agent slow to send its body: the
+// transport closes the body to end a request whose answer came first.
+func TestRewindBody_CloseDoesNotWaitForTheAgent(t *testing.T) {
+	pr, pw := io.Pipe()
+	first, _ := newRewindBody(pr)
+	read := make(chan error, 1)
+	go func() {
+		_, err := first.Read(make([]byte, 10))
+		read <- err
+	}()
+	// Whether or not the read has reached the pipe yet, Close returns.
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close() // the agent hangs up
+	<-read
+}

@@ -90,6 +90,7 @@ func startServe(t *testing.T, opts *ServeOptions, env *cmdtest.Env) *running {
 	r := &running{env: env, up: up, out: &testutil.SyncBuffer{}, errOut: &testutil.SyncBuffer{}, done: make(chan error, 1)}
 	env.Factory.IOStreams.Out, env.Factory.IOStreams.ErrOut = r.out, r.errOut
 	opts.Factory = env.Factory
+	opts.NoWarm = true // the tests count the requests the service gets
 	if opts.Grace == 0 {
 		opts.Grace = time.Second
 	}
