@@ -26,9 +26,10 @@ const (
 	DefaultMaxIdleConnsPerHost   = 64
 	// DefaultIdleConnTimeout keeps an unused connection to the service past
 	// the pauses of a user who reads and thinks between an agent's turns
-	// (a new TLS handshake costs two round trips); gw serve stops opening
-	// connections ahead of need after as long without a request
-	// (proxy/warm.go), so idle connections end then too.
+	// (a new connection costs the TCP and TLS handshakes: two round trips).
+	// gw serve stops opening connections ahead of need a minute sooner after
+	// the agents' last request (proxy/warm.go), so its idle connections end
+	// within this time-out of it.
 	DefaultIdleConnTimeout = 15 * time.Minute
 	// DefaultPingInterval: an HTTP/2 connection that received nothing for
 	// this long is sent a PING, which keeps NAT entries and middleboxes

@@ -11,8 +11,8 @@ import (
 	"github.com/modelgateway/gw/api"
 )
 
-// A TLS handshake with a service tens or hundreds of milliseconds away costs
-// two round trips before the first byte of an answer. gw serve outlives the
+// A new connection to a service tens or hundreds of milliseconds away costs
+// two round trips (the TCP and TLS handshakes) before the request's own. gw serve outlives the
 // agents' sessions and their pauses, so it keeps connections to the service
 // ready for them:
 //
@@ -24,9 +24,10 @@ import (
 //     opens a replacement as soon as the service or a middlebox closes one
 //     of the connections, up to the recent peak of concurrent requests for
 //     an HTTP/1.1 service (one for HTTP/2, which multiplexes); the transport
-//     keeps idle connections as long (api.DefaultIdleConnTimeout) and sends
-//     HTTP/2 PINGs on them;
-//   - once no request came for the window, it sends nothing more.
+//     keeps idle connections a little longer (api.DefaultIdleConnTimeout)
+//     and sends HTTP/2 PINGs on them;
+//   - once no request came for the window, it opens nothing more, and its
+//     idle connections end within the transport's idle time-out.
 //
 // Its own requests are never an agent's: an agent's request that meets a
 // closed connection is retried by the transport only when nothing of it
