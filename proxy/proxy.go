@@ -207,7 +207,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.auth, c.scrub, c.key, c.from = kr.auth, kr.scrub, kr.key, kr.from
-	defer h.warm.begin()()
+	h.warm.begin()
+	defer h.warm.end()
 	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
 	switch {
 	case anthropicModels(r):
@@ -234,7 +235,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		// Sent again on a new connection if the kept one it went out on
 		// turns out closed before any byte of it was written (rewind.go).
-		out.Body, out.GetBody = newRewindBody(out.Body)
+		out.Body, out.GetBody = newRewindBody(out.Body, r.ContentLength)
 	}
 	c.w = scrubWriter{ResponseWriter: w, s: c.scrub}
 	h.rp.ServeHTTP(&c.w, out)

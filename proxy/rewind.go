@@ -11,16 +11,17 @@ import (
 // service (or a middlebox) has just closed fails before any byte of it is
 // written. The transport sends such a request again on a new connection, but
 // only if it can read its body again: Request.GetBody. A forwarded request's
-// body is the agent's, read once, so rewindBody keeps what the transport read
-// of it (as much as it can hold of a body whose first write failed, bounded
-// by rewindLimit) and GetBody gives that, then the rest. A request written in
-// part, or whose answer was cut, is never sent again by the transport unless
-// its method is idempotent: what may have reached the service is not sent
-// twice.
+// body is the agent's, read once, so rewindBody keeps the first rewindLimit
+// bytes the transport read of it and GetBody gives those, then the rest. (An
+// HTTP/1.1 transport writes the header of a body it reads from a stream
+// before it reads any of the body, so that failure leaves the body unread; an
+// HTTP/2 one may have read some of it when the service refuses a stream it
+// did not process.) A request written in part, or whose answer was cut, is
+// never sent again by the transport unless its method is idempotent: what may
+// have reached the service is not sent twice.
 
-// rewindLimit is the most of a body kept to send it again. The transport's
-// first write carries at most its write buffer (4 KiB by default).
-const rewindLimit = 64 << 10
+// rewindLimit is the most of a body kept to send it again.
+const rewindLimit = 4 << 10
 
 var errNoRewind = errors.New("the request body was read too far to be sent again")
 
@@ -29,18 +30,21 @@ var errNoRewind = errors.New("the request body was read too far to be sent again
 type rewindBody struct {
 	mu      sync.Mutex
 	src     io.Reader
+	size    int64 // the body's length, -1 when unknown
 	kept    []byte
 	read    int  // bytes read from src
 	over    bool // more than rewindLimit was read: kept is gone
 	reading bool // a reader is in src.Read
+	first   rewindReader
 }
 
-// newRewindBody wraps src; the transport reads the first reader, GetBody
-// makes the next. Closing a reader does not close src: the handler closes
-// the agent's body once the request is done.
-func newRewindBody(src io.Reader) (first io.ReadCloser, getBody func() (io.ReadCloser, error)) {
-	b := &rewindBody{src: src}
-	return &rewindReader{b: b}, b.again
+// newRewindBody wraps src, of size bytes (-1: unknown); the transport reads
+// the first reader, GetBody makes the next. Closing a reader does not close
+// src: the handler closes the agent's body once the request is done.
+func newRewindBody(src io.Reader, size int64) (first io.ReadCloser, getBody func() (io.ReadCloser, error)) {
+	b := &rewindBody{src: src, size: size}
+	b.first.b = b
+	return &b.first, b.again
 }
 
 func (b *rewindBody) again() (io.ReadCloser, error) {
@@ -91,9 +95,17 @@ func (r *rewindReader) Read(p []byte) (int, error) {
 	b.read += n
 	r.off += n
 	if n > 0 && !b.over {
-		if b.read > rewindLimit {
+		switch {
+		case b.read > rewindLimit:
 			b.over, b.kept = true, nil
-		} else {
+		default:
+			if b.kept == nil {
+				c := int64(rewindLimit)
+				if b.size >= 0 && b.size < c {
+					c = b.size
+				}
+				b.kept = make([]byte, 0, max(c, int64(n)))
+			}
 			b.kept = append(b.kept, p[:n]...)
 		}
 	}

@@ -10,9 +10,9 @@ import (
 // The body read again starts at its first byte and ends with the rest of
 // the agent's body, whatever the first reader had taken of it.
 func TestRewindBody_ReadAgainWhole(t *testing.T) {
-	body := strings.Repeat("0123456789", 1000)
-	first, again := newRewindBody(strings.NewReader(body))
-	buf := make([]byte, 4096)
+	body := strings.Repeat("0123456789", 400)
+	first, again := newRewindBody(strings.NewReader(body), int64(len(body)))
+	buf := make([]byte, 3000)
 	if _, err := io.ReadFull(first, buf); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestRewindBody_ReadAgainWhole(t *testing.T) {
 // request that may have reached the service twice.
 func TestRewindBody_TooFarIsNotSentAgain(t *testing.T) {
 	body := strings.Repeat("x", rewindLimit+1)
-	first, again := newRewindBody(strings.NewReader(body))
+	first, again := newRewindBody(strings.NewReader(body), int64(len(body)))
 	got, err := io.ReadAll(first)
 	if err != nil || len(got) != len(body) {
 		t.Fatalf("first read: %d bytes (%v)", len(got), err)
@@ -49,7 +49,7 @@ func TestRewindBody_TooFarIsNotSentAgain(t *testing.T) {
 // transport closes the body to end a request whose answer came first.
 func TestRewindBody_CloseDoesNotWaitForTheAgent(t *testing.T) {
 	pr, pw := io.Pipe()
-	first, _ := newRewindBody(pr)
+	first, _ := newRewindBody(pr, -1)
 	read := make(chan error, 1)
 	go func() {
 		_, err := first.Read(make([]byte, 10))

@@ -134,10 +134,10 @@ func (w *warmer) start() {
 	})
 }
 
-// begin notes an agent's request; the function it returns notes its end.
-func (w *warmer) begin() func() {
+// begin notes an agent's request, end its end.
+func (w *warmer) begin() {
 	if w.off {
-		return func() {}
+		return
 	}
 	w.mu.Lock()
 	now := w.now()
@@ -147,10 +147,12 @@ func (w *warmer) begin() func() {
 		w.peak, w.peakAt = w.inFlight, now
 	}
 	w.mu.Unlock()
-	return w.end
 }
 
 func (w *warmer) end() {
+	if w.off {
+		return
+	}
 	w.mu.Lock()
 	w.inFlight--
 	w.last = w.now()
