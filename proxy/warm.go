@@ -60,6 +60,9 @@ const (
 	DefaultWarmWindow = 14 * time.Minute
 	DefaultWarmConns  = 16
 	warmGap           = 2 * time.Second
+	// warmRetries bounds the rounds after a close that open fewer
+	// connections than meant.
+	warmRetries = 2
 	// warmTimeout bounds one request of the warmer's.
 	warmTimeout = 30 * time.Second
 	// warmBodyLimit is read of the model list before the connection goes
@@ -90,10 +93,14 @@ type warmer struct {
 	warming  int       // warm requests under way
 	roundOK  bool      // one of the warm requests under way got an answer
 	followUp bool      // a connection closed since the last round began: check again after it
-	nextAt   time.Time // no round of replacements before this
-	timer    *time.Timer
-	stopped  bool
-	wg       sync.WaitGroup
+	// retries left to rounds that ended with fewer connections than the
+	// target and no close since (one of their requests met a connection
+	// closing under it, or found another's idle before it was dialled).
+	retries int
+	nextAt  time.Time // no round of replacements before this
+	timer   *time.Timer
+	stopped bool
+	wg      sync.WaitGroup
 }
 
 func newWarmer(h *Handler, o WarmOptions) *warmer {
@@ -178,7 +185,7 @@ func (w *warmer) target(now time.Time) int {
 func (w *warmer) check() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.followUp = true
+	w.followUp, w.retries = true, warmRetries
 	w.checkLocked()
 }
 
@@ -231,7 +238,10 @@ func (w *warmer) launch(n int, first func()) {
 			// replaced by the next one; after a round that failed (the
 			// service unreachable, say) nothing is tried again until the
 			// agent's next request, which says what is wrong.
-			if w.warming == 0 && w.roundOK && w.followUp {
+			if w.warming == 0 && w.roundOK && (w.followUp || w.retries > 0) {
+				if !w.followUp {
+					w.retries--
+				}
 				w.checkLocked()
 			}
 			w.mu.Unlock()

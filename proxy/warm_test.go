@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -119,9 +117,6 @@ func until(t *testing.T, what string, cond func() bool) {
 	for !cond() {
 		select {
 		case <-ctx.Done():
-			buf := make([]byte, 1<<20)
-			n := runtime.Stack(buf, true)
-			os.WriteFile("/tmp/latency-stack.txt", buf[:n], 0o644)
 			t.Fatalf("gave up waiting: %s", what)
 		case <-time.After(time.Millisecond):
 		}
