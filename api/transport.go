@@ -24,6 +24,20 @@ const (
 	DefaultTLSHandshakeTimeout   = 10 * time.Second
 	DefaultResponseHeaderTimeout = 5 * time.Minute
 	DefaultMaxIdleConnsPerHost   = 64
+	// DefaultIdleConnTimeout keeps an unused connection to the service past
+	// the pauses of a user who reads and thinks between an agent's turns
+	// (a new connection costs the TCP and TLS handshakes: two round trips).
+	// gw serve stops opening connections ahead of need a minute sooner after
+	// the agents' last request (proxy/warm.go), so its idle connections end
+	// within this time-out of it.
+	DefaultIdleConnTimeout = 15 * time.Minute
+	// DefaultPingInterval: an HTTP/2 connection that received nothing for
+	// this long is sent a PING, which keeps NAT entries and middleboxes
+	// from dropping it silently and finds out when they did (no answer in
+	// DefaultPingTimeout closes it, so the next request opens a new one
+	// instead of waiting on a dead one).
+	DefaultPingInterval = 30 * time.Second
+	DefaultPingTimeout  = 15 * time.Second
 )
 
 // TransportOptions tunes NewTransport. Zero values take the defaults above.
@@ -50,8 +64,10 @@ func (e *ProxyError) Error() string {
 }
 
 // NewTransport returns the transport every request to the service goes
-// through: proxy from the environment, HTTP/2 attempted, time-outs per
-// phase, and no compression so that streamed events are never held back.
+// through: proxy from the environment, HTTP/2 attempted (with PINGs on an
+// idle connection), time-outs per phase, idle connections kept across an
+// agent's pauses, and no compression so that streamed events are never
+// held back. ConnsOf counts its connections.
 func NewTransport(o TransportOptions) *http.Transport {
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = DefaultDialTimeout
@@ -69,16 +85,18 @@ func NewTransport(o TransportOptions) *http.Transport {
 		o.Proxy = http.ProxyFromEnvironment
 	}
 	d := &net.Dialer{Timeout: o.DialTimeout, KeepAlive: 30 * time.Second, Resolver: o.Resolver}
-	return &http.Transport{
+	c := &Conns{}
+	t := &http.Transport{
 		Proxy:                 o.Proxy,
-		DialContext:           d.DialContext,
+		DialContext:           c.dial(d.DialContext),
 		ForceAttemptHTTP2:     true,
 		TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
 		TLSHandshakeTimeout:   o.TLSHandshakeTimeout,
 		ResponseHeaderTimeout: o.ResponseHeaderTimeout,
 		MaxIdleConns:          max(100, o.MaxIdleConnsPerHost),
 		MaxIdleConnsPerHost:   o.MaxIdleConnsPerHost,
-		IdleConnTimeout:       90 * time.Second,
+		IdleConnTimeout:       DefaultIdleConnTimeout,
+		HTTP2:                 &http.HTTP2Config{SendPingTimeout: DefaultPingInterval, PingTimeout: DefaultPingTimeout},
 		ExpectContinueTimeout: time.Second,
 		DisableCompression:    true,
 		OnProxyConnectResponse: func(_ context.Context, proxy *url.URL, _ *http.Request, res *http.Response) error {
@@ -88,6 +106,8 @@ func NewTransport(o TransportOptions) *http.Transport {
 			return nil
 		},
 	}
+	register(t, c)
+	return t
 }
 
 // ClassifyTransport explains a failure to get any HTTP answer (condition:

@@ -42,6 +42,49 @@ func TestNewTransport_Defaults(t *testing.T) {
 	if tr.Proxy == nil {
 		t.Error("no proxy function: HTTPS_PROXY would be ignored")
 	}
+	// A user's pause between an agent's turns must not cost a new TLS
+	// handshake: idle connections are kept past 10 minutes, and HTTP/2
+	// ones are pinged so that a dead one is found before a request uses it.
+	if tr.IdleConnTimeout < 10*time.Minute {
+		t.Errorf("IdleConnTimeout %s: a 10-minute pause would cost a new handshake", tr.IdleConnTimeout)
+	}
+	if tr.HTTP2 == nil || tr.HTTP2.SendPingTimeout <= 0 || tr.HTTP2.PingTimeout <= 0 {
+		t.Errorf("HTTP/2 config %+v: idle connections are not pinged", tr.HTTP2)
+	}
+	if ConnsOf(tr) == nil {
+		t.Error("ConnsOf does not know the transport")
+	}
+	if ConnsOf(&http.Transport{}) != nil || ConnsOf(http.DefaultTransport.(*http.Transport).Clone()) != nil {
+		t.Error("ConnsOf knows a transport NewTransport did not make")
+	}
+}
+
+// ConnsOf counts the connections open, and says when one closes: the
+// service closing an idle one (as a load balancer does) included.
+func TestConnsOf_CountsAndTellsCloses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	tr := NewTransport(TransportOptions{})
+	defer tr.CloseIdleConnections()
+	c := ConnsOf(tr)
+	closed := make(chan struct{}, 10)
+	remove := c.OnClose(func() { closed <- struct{}{} })
+	defer remove()
+	for range 2 {
+		res, err := (&http.Client{Transport: tr}).Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	if c.Open() != 1 || c.Opened() != 1 {
+		t.Fatalf("after two requests one after the other: %d open, %d opened; want 1, 1", c.Open(), c.Opened())
+	}
+	srv.CloseClientConnections()
+	<-closed
+	if c.Open() != 0 || c.Opened() != 1 {
+		t.Errorf("after the server closed it: %d open, %d opened; want 0, 1", c.Open(), c.Opened())
+	}
 }
 
 // modelsErr runs GET /models against base with the transport options and

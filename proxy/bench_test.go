@@ -35,7 +35,7 @@ func BenchmarkSmallRequest(b *testing.B) {
 		tr := api.NewTransport(api.TransportOptions{})
 		defer tr.CloseIdleConnections()
 		h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken, Log: io.Discard,
-			Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0)})
+			Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0), Warm: WarmOptions{Off: true}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func BenchmarkHandlerOverhead(b *testing.B) {
 		up := &memTransport{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 		u, _ := url.Parse("http://127.0.0.1:9/v1")
 		gw, err := New(Options{Upstream: u, Transport: up, LocalToken: testToken, Log: io.Discard,
-			Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0)})
+			Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0), Warm: WarmOptions{Off: true}})
 		if err != nil {
 			b.Fatal(err)
 		}

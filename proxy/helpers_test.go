@@ -70,7 +70,9 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	if o.keyFrom != nil {
 		keys = NewKeyCacheFrom(o.keyFrom, 0)
 	}
-	opts := Options{Upstream: upURL, Transport: tr, Key: keys, LocalToken: testToken, Log: logBuf,
+	// The warmer's own requests would be among those the tests count; its
+	// tests (warm_test.go) turn it on.
+	opts := Options{Upstream: upURL, Transport: tr, Key: keys, LocalToken: testToken, Log: logBuf, Warm: WarmOptions{Off: true},
 		AgentOf: all.UserAgentIndex()}
 	if o.proxy != nil {
 		o.proxy(&opts)

@@ -74,6 +74,9 @@ type Options struct {
 	// retry of a request whose field the service refused. Its Upstream,
 	// Classify, ClassifyTransport and Stopping are gw serve's own.
 	Relay relay.Options
+	// Warm keeps connections to the service ready ahead of the agents'
+	// requests (warm.go); on unless Warm.Off.
+	Warm WarmOptions
 }
 
 // Handler is gw serve's http.Handler.
@@ -93,6 +96,7 @@ type Handler struct {
 	fileLog   *asyncLog        // serve.log, when Options.StateDir is set
 	store     *responses.Store // the Responses API's kept answers
 	refusals  chat.Refusals    // optional fields the service refused, by model
+	warm      *warmer
 }
 
 // ErrShuttingDown is the cause given to requests cut off because gw serve
@@ -172,6 +176,8 @@ func New(o Options) (*Handler, error) {
 		ErrorLog:       log.New(io.Discard, "", 0), // failures are reported in the request log
 		BufferPool:     &bufferPool{},
 	}
+	h.warm = newWarmer(h, o.Warm)
+	h.warm.start()
 	return h, nil
 }
 
@@ -248,6 +254,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.auth, c.scrub, c.key, c.from = kr.auth, kr.scrub, kr.key, kr.from
+	h.warm.begin()
+	defer h.warm.end()
 	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
 	switch {
 	case anthropicModels(r):
@@ -272,6 +280,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e.model = newModelScanner(r.ContentLength)
 			out.Body = &scanBody{ReadCloser: r.Body, s: e.model}
 		}
+		// Sent again on a new connection if the kept one it went out on
+		// turns out closed before any byte of it was written (rewind.go).
+		out.Body, out.GetBody = newRewindBody(out.Body, r.ContentLength)
 	}
 	c.w = scrubWriter{ResponseWriter: w, s: c.scrub}
 	h.rp.ServeHTTP(&c.w, out)

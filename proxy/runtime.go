@@ -56,6 +56,8 @@ type RunOptions struct {
 	// nothing for that long with the protocol's error event; 0 is
 	// relay.DefaultIdleTimeout.
 	UpstreamIdleTimeout time.Duration
+	// Warm keeps connections to the service ready (warm.go).
+	Warm WarmOptions
 	// Procs, when more than 1, runs Go's scheduler on one CPU while at most
 	// one request is in flight and on Procs CPUs while more are; 0 leaves
 	// the scheduler alone.
@@ -151,6 +153,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		AcceptHosts: acceptHosts,
 		Log:         reqLog,
 		Relay:       relay.Options{IdleTimeout: o.UpstreamIdleTimeout},
+		Warm:        o.Warm,
 	}
 	if o.ListModels != nil {
 		opts.ModelIDs = newModelList(o.ListModels).modelIDs(keys)
@@ -159,6 +162,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	defer h.warm.stop() // its requests, if any are under way, end with gw serve
 
 	// Caught before the address is printed: a supervisor that sends
 	// SIGTERM as soon as gw serve says it listens gets a clean stop.

@@ -87,7 +87,9 @@ func startRun(t *testing.T, o RunOptions) *running {
 		done: make(chan error, 1)}
 	t.Cleanup(r.up.Close)
 	o.Out, o.ErrOut = r.out, r.errOut
-	o.Upstream, _ = url.Parse(r.up.BaseURL)
+	if o.Upstream == nil {
+		o.Upstream, _ = url.Parse(r.up.BaseURL)
+	}
 	tr := api.NewTransport(api.TransportOptions{})
 	t.Cleanup(tr.CloseIdleConnections)
 	o.Transport = tr

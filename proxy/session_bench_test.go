@@ -104,7 +104,7 @@ func replaySession(tb testing.TB, path string, turns []string, native func(testi
 	tr := api.NewTransport(api.TransportOptions{})
 	defer tr.CloseIdleConnections()
 	gw, err := New(Options{Upstream: upURL, Transport: tr, LocalToken: testToken, Log: io.Discard,
-		Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0)})
+		Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0), Warm: WarmOptions{Off: true}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -208,6 +208,7 @@ func (t *translation) upstream(ctx context.Context, call *translate.Call) (*http
 	}
 	hr.Header["Authorization"] = t.c.auth
 	hr.Header["Accept-Encoding"] = t.h.identity
+	hr.Body = headerFirst{hr.Body}
 	if t.ua != nil {
 		hr.Header["User-Agent"] = t.ua
 	}
@@ -227,6 +228,15 @@ func (t *translation) upstream(ctx context.Context, call *translate.Call) (*http
 	res.Body = &upstreamBody{ReadCloser: res.Body, ctx: ctx, release: release}
 	return res, nil
 }
+
+// headerFirst hides that a request body is in memory, so that the
+// transport writes the header on its own first: on a kept connection the
+// service has just closed, that write fails with nothing sent, and the
+// transport sends the request again on a new connection (GetBody gives the
+// body again). With a body it knows is in memory it writes header and body
+// together, and a failure in the body's copy is taken for an error reading
+// the body, which it never retries.
+type headerFirst struct{ io.ReadCloser }
 
 // retry is asked once about the service's error answer: a 400 that refuses
 // one of the optional fields gw adds (cache_control, prompt_cache_key,

@@ -55,7 +55,7 @@ func memGateway(b *testing.B, svc http.Handler, method, path, body string) *Hand
 	up := &memTransport{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 	u, _ := url.Parse("http://127.0.0.1:9/v1")
 	gw, err := New(Options{Upstream: u, Transport: up, LocalToken: testToken, Log: io.Discard,
-		Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0)})
+		Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0), Warm: WarmOptions{Off: true}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -56,6 +56,13 @@ type Options struct {
 	ContextTokens int
 	// Now is the clock of the prompt cache; nil means time.Now.
 	Now func() time.Time
+	// HTTP2 offers HTTP/2 besides HTTP/1.1 (TLS ALPN "h2") where the
+	// stand-in is served over TLS (StartTLS, gw-standin --tls --http2).
+	HTTP2 bool
+	// IdleTimeout closes a connection that carried no request for that
+	// long, as a service's load balancer does; 0 keeps it open. Used by
+	// Start, StartTLS and gw-standin.
+	IdleTimeout time.Duration
 	// BeforeEvent, if set, is called before SSE event n (0 = the role chunk,
 	// the last is "data: [DONE]") is written. A test can block in it to prove
 	// a client saw event n-1 first; it must return once ctx is done.

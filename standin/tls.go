@@ -69,12 +69,14 @@ func Start(o Options) *Running {
 	s := New(o)
 	hs := httptest.NewUnstartedServer(s)
 	hs.Config.ErrorLog = quiet()
+	hs.Config.IdleTimeout = o.IdleTimeout
 	hs.Start()
 	return &Running{Server: s, HTTP: hs, BaseURL: hs.URL + "/v1"}
 }
 
-// StartTLS serves a new stand-in over HTTPS (HTTP/1.1) with a fresh
-// self-signed certificate; Client trusts it, other clients do not.
+// StartTLS serves a new stand-in over HTTPS (HTTP/1.1, and HTTP/2 too with
+// Options.HTTP2) with a fresh self-signed certificate; Client trusts it,
+// other clients do not.
 func StartTLS(o Options) (*Running, error) {
 	cert, certPEM, err := SelfSignedCert()
 	if err != nil {
@@ -83,9 +85,21 @@ func StartTLS(o Options) (*Running, error) {
 	s := New(o)
 	hs := httptest.NewUnstartedServer(s)
 	hs.Config.ErrorLog = quiet()
-	hs.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}}
+	hs.Config.IdleTimeout = o.IdleTimeout
+	hs.TLS = TLSConfig(cert, o.HTTP2)
+	hs.EnableHTTP2 = o.HTTP2 // for Client
 	hs.StartTLS()
 	return &Running{Server: s, HTTP: hs, BaseURL: hs.URL + "/v1", CertPEM: certPEM}, nil
+}
+
+// TLSConfig serves cert over HTTP/1.1, and HTTP/2 too when h2 is set
+// (offered first in ALPN, as services that speak it do).
+func TLSConfig(cert tls.Certificate, h2 bool) *tls.Config {
+	protos := []string{"http/1.1"}
+	if h2 {
+		protos = []string{"h2", "http/1.1"}
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: protos}
 }
 
 // Client returns an HTTP client for the stand-in (trusting its certificate).

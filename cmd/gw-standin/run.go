@@ -37,7 +37,9 @@ type config struct {
 	reasoning                               string
 	balanceStatus, modelStatus              int
 	contextTokens                           int
-	tls, hideBalance, modelsIgnoreBalance   bool
+	tls, http2, hideBalance                 bool
+	modelsIgnoreBalance                     bool
+	idleTimeout                             time.Duration
 	costCents                               int64
 	chunks, chunkSize                       int
 }
@@ -63,6 +65,8 @@ func parse(args []string, stderr io.Writer) (config, standin.Options, error) {
 	fs.IntVar(&c.chunks, "chunks", 0, "content deltas per streamed answer (0: one per word)")
 	fs.IntVar(&c.chunkSize, "chunk-size", 16, "bytes per content delta when --chunks is set")
 	fs.BoolVar(&c.tls, "tls", false, "serve HTTPS with a fresh self-signed certificate (needs --cert-out)")
+	fs.BoolVar(&c.http2, "http2", false, "with --tls: offer HTTP/2 as well as HTTP/1.1 (ALPN h2)")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", 0, "close a connection idle for this long, as a load balancer does (0: keep it)")
 	fs.StringVar(&c.certOut, "cert-out", "", "with --tls: write the certificate clients must trust (PEM) to this file")
 	fs.StringVar(&c.accounts, "accounts", "", "JSON file with a list of {\"key\",\"balance_cents\",\"plan\"}; default: the demo accounts")
 	if err := fs.Parse(args); err != nil {
@@ -83,6 +87,8 @@ func parse(args []string, stderr io.Writer) (config, standin.Options, error) {
 		ChunkSize:           c.chunkSize,
 		Reasoning:           c.reasoning,
 		ContextTokens:       c.contextTokens,
+		HTTP2:               c.http2,
+		IdleTimeout:         c.idleTimeout,
 	}
 	var err error
 	switch {
@@ -98,6 +104,10 @@ func parse(args []string, stderr io.Writer) (config, standin.Options, error) {
 		return c, o, errors.New("--tls needs --cert-out FILE: clients must be given the self-signed certificate to trust")
 	case !c.tls && c.certOut != "":
 		return c, o, errors.New("--cert-out is only used with --tls")
+	case !c.tls && c.http2:
+		return c, o, errors.New("--http2 needs --tls: HTTP/2 is offered in the TLS handshake")
+	case c.idleTimeout < 0:
+		return c, o, errors.New("--idle-timeout must be ≥ 0")
 	}
 	if c.reasoning != "" {
 		if err := standin.CheckReasoning(c.reasoning); err != nil {
@@ -140,7 +150,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	scheme := "http"
 	s := standin.New(o)
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: c.idleTimeout}
 	if c.tls {
 		cert, certPEM, err := standin.SelfSignedCert()
 		if err == nil {
@@ -151,7 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "gw-standin: --cert-out:", err)
 			return exitError
 		}
-		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+		srv.TLSConfig = standin.TLSConfig(cert, c.http2)
 		ln = tls.NewListener(ln, srv.TLSConfig)
 		scheme = "https"
 	}
@@ -201,6 +211,12 @@ func describe(w io.Writer, c config, o standin.Options) {
 	}
 	if c.tls {
 		fmt.Fprintf(w, ", certificate in %s", c.certOut)
+		if c.http2 {
+			fmt.Fprint(w, ", HTTP/2 offered")
+		}
+	}
+	if c.idleTimeout > 0 {
+		fmt.Fprintf(w, ", idle connections closed after %s", c.idleTimeout)
 	}
 	fmt.Fprintln(w)
 }

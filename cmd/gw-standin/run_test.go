@@ -158,10 +158,48 @@ func TestRun_TLS(t *testing.T) {
 	if !pool.AppendCertsFromPEM(pem) {
 		t.Fatalf("%s holds no certificate", certFile)
 	}
-	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 	defer c.CloseIdleConnections()
 	if status, _ := get(t, c, base+"/models", standin.DemoKeyFull); status != 200 {
 		t.Errorf("models over TLS: %d", status)
+	}
+	res, err := c.Get(base + "/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.ProtoMajor != 1 {
+		t.Errorf("without --http2 the stand-in answered over %s", res.Proto)
+	}
+}
+
+// With --http2 a client that offers HTTP/2 gets it; one that does not
+// (Node's fetch) still gets HTTP/1.1.
+func TestRun_HTTP2(t *testing.T) {
+	certFile := filepath.Join(t.TempDir(), "ca.pem")
+	base, _, stderr, _ := serve(t, "--tls", "--http2", "--cert-out", certFile)
+	pem, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pem)
+	for _, h2 := range []bool{true, false} {
+		c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: h2}}
+		req, _ := http.NewRequest(http.MethodGet, base+"/models", nil)
+		req.Header.Set("Authorization", "Bearer "+standin.DemoKeyFull)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		c.CloseIdleConnections()
+		if want := map[bool]int{true: 2, false: 1}[h2]; res.StatusCode != 200 || res.ProtoMajor != want {
+			t.Errorf("client offering HTTP/2: %v: %d over %s, want 200 over HTTP/%d", h2, res.StatusCode, res.Proto, want)
+		}
+	}
+	if !strings.Contains(stderr.String(), "HTTP/2 offered") {
+		t.Errorf("stderr does not say HTTP/2 is offered:\n%s", stderr)
 	}
 }
 
@@ -181,6 +219,8 @@ func TestRun_BadFlags(t *testing.T) {
 		{[]string{"--context-tokens", "-1"}, "--context-tokens must be ≥ 0"},
 		{[]string{"--tls"}, "--tls needs --cert-out FILE"},
 		{[]string{"--cert-out", "x.pem"}, "--cert-out is only used with --tls"},
+		{[]string{"--http2"}, "--http2 needs --tls"},
+		{[]string{"--idle-timeout", "-1s"}, "--idle-timeout must be ≥ 0"},
 		{[]string{"--accounts", filepath.Join(dir, "missing.json")}, "--accounts: open"},
 		{[]string{"--accounts", badAccounts}, `plan model "vendor-a/model-a-haiku-4-5" is not one of the service's ids`},
 		{[]string{"serve"}, `unexpected argument "serve"`},

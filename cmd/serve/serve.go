@@ -43,6 +43,10 @@ type ServeOptions struct {
 	IdleTimeout   time.Duration
 	KeyRefresh    time.Duration
 	Procs         int // see proxy.RunOptions.Procs; set by gw serve's run, not in tests
+	// NoWarm opens no connection to the service ahead of the agents'
+	// requests (proxy.WarmOptions.Off); for tests that count the requests
+	// the service gets.
+	NoWarm bool
 
 	// Signals makes the context that ends serving; nil: SIGINT and SIGTERM.
 	// Once that is done it is called again, for the context whose end cuts
@@ -189,6 +193,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Grace:               opts.Grace,
 		UpstreamIdleTimeout: opts.IdleTimeout,
 		Procs:               opts.Procs,
+		Warm:                proxy.WarmOptions{Off: opts.NoWarm},
 		Signals:             opts.Signals,
 	})
 }
