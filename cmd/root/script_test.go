@@ -1,6 +1,7 @@
 package root
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -321,12 +322,13 @@ func (k fakeKeyring) Delete(account string) error {
 func (k fakeKeyring) Backend() string { return "fake keychain (tests)" }
 
 // cmdWaitServe waits until a gw serve started in the background (its stdout sent to FILE) prints the address
-// it listens on, and exports it: $SERVE_URL (http://HOST:PORT, without /v1), $SERVE_HOSTPORT, $SERVE_PORT.
+// it listens on, and exports it: $SERVE_URL (http://HOST:PORT, without /v1), $SERVE_HOSTPORT, $SERVE_PORT;
+// given ERRFILE (its stderr), it also waits for the banner gw serve writes there after the address.
 //
-//	waitserve FILE
+//	waitserve FILE [ERRFILE]
 func cmdWaitServe(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitserve FILE")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitserve FILE [ERRFILE]")
 	}
 	re := regexp.MustCompile(`listening on (http://(\S+:(\d+)))/v1`)
 	path := ts.MkAbs(args[0])
@@ -337,10 +339,26 @@ func cmdWaitServe(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Setenv("SERVE_URL", string(m[1]))
 			ts.Setenv("SERVE_HOSTPORT", string(m[2]))
 			ts.Setenv("SERVE_PORT", string(m[3]))
-			return
+			break
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("gw serve printed no address in %s within 10s; it has: %q", args[0], b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(args) == 1 {
+		return
+	}
+	// gw serve writes its banner to standard error after the address: the
+	// script's checks of ERRFILE wait for it.
+	errPath := ts.MkAbs(args[1])
+	for {
+		b, _ := os.ReadFile(errPath)
+		if bytes.Contains(b, []byte("Ctrl-C stops.")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("gw serve printed no banner in %s within 10s; it has: %q", args[1], b)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
