@@ -215,7 +215,11 @@ func TestTranslatedGzipRequests(t *testing.T) {
 			t.Errorf("%s: a gzip request: %d %s", rt.path, res.StatusCode, body)
 		}
 		res = send(zip(bytes.Repeat([]byte(" "), int(relay.DefaultLimits.Request)+10)))
-		if ce := readClientError(t, rt.proto, res); ce.Status != 413 || !strings.Contains(ce.Message, "larger than 64 MiB") {
+		want := 413
+		if rt.proto == protoResponses {
+			want = 400 // Codex sends a 413 again five times; a 400 it shows
+		}
+		if ce := readClientError(t, rt.proto, res); ce.Status != want || !strings.Contains(ce.Message, "larger than 64 MiB") {
 			t.Errorf("%s: a gzip body past the limit: %+v", rt.path, ce)
 		}
 	}

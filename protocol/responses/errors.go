@@ -26,10 +26,13 @@ import (
 
 // ClientStatus is the status a Responses client is answered with for an
 // error of the given status: 401, 402, 403 and 404 (a rejected key, an
-// unknown model) become 400, 500 becomes 502; others are kept.
+// unknown model) and 413 and 415 (a body too large, or compressed in a way
+// gw serve does not read: sent again as it is, it fails again) become 400,
+// which Codex shows instead of retrying; 500 becomes 502; others are kept.
 func ClientStatus(status int) int {
 	switch status {
-	case http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden, http.StatusNotFound:
+	case http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden, http.StatusNotFound,
+		http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
 		return http.StatusBadRequest
 	case http.StatusInternalServerError:
 		return http.StatusBadGateway

@@ -102,7 +102,7 @@ func TestFromAPIError(t *testing.T) {
 }
 
 func TestClientStatusAndErrorBody(t *testing.T) {
-	for in, want := range map[int]int{401: 400, 402: 400, 403: 400, 404: 400, 500: 502, 502: 502, 503: 503, 429: 429, 400: 400, 413: 413} {
+	for in, want := range map[int]int{401: 400, 402: 400, 403: 400, 404: 400, 500: 502, 502: 502, 503: 503, 429: 429, 400: 400, 413: 400, 415: 400} {
 		if got := ClientStatus(in); got != want {
 			t.Errorf("ClientStatus(%d) = %d, want %d", in, got, want)
 		}
