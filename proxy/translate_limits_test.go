@@ -139,6 +139,38 @@ func TestTranslatedStreamIdleTimeout(t *testing.T) {
 	}
 }
 
+// TestTranslatedWholeAnswerIdleTimeout: a service that goes silent in the
+// middle of a whole (not streamed) answer is given up past the idle limit,
+// as a silent stream is: the agent gets the protocol's error saying so
+// instead of waiting without end, and the log says why.
+func TestTranslatedWholeAnswerIdleTimeout(t *testing.T) {
+	for _, rt := range routes[1:] {
+		t.Run(rt.proto.String(), func(t *testing.T) {
+			r := newRig(t, rigOpts{
+				wrapUp: func(h http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+						if !strings.HasSuffix(req.URL.Path, "/chat/completions") {
+							h.ServeHTTP(w, req)
+							return
+						}
+						w.Header().Set("Content-Type", "application/json")
+						_, _ = io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","choices":[`)
+						w.(http.Flusher).Flush()
+						<-req.Context().Done() // silent until gw serve gives up
+					})
+				},
+				proxy: func(o *Options) { o.Relay = relay.Options{IdleTimeout: 100 * time.Millisecond} }})
+			res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, false), nil)
+			if ce := readClientError(t, rt.proto, res); ce.Status < 500 || !strings.Contains(ce.Message, "the service sent nothing for 100ms") {
+				t.Errorf("got %+v; want a 5xx saying the service sent nothing", ce)
+			}
+			if line := logLine(t, r, rt.path); !strings.Contains(line, "aborted=upstream_idle") {
+				t.Errorf("log line %q", line)
+			}
+		})
+	}
+}
+
 // TestTranslatedErrorsCarryRetryAfter: a service that asks to be retried
 // later (429, 503) has its Retry-After and retry-after-ms passed on by
 // both translated routes, as by the chat route, so that the agents' SDKs

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -340,10 +341,23 @@ func (l *loop) call() Outcome {
 // whole relays the service's whole answer; asStream: the client asked for
 // a stream, which the service ignored.
 func (l *loop) whole(resp *http.Response, asStream bool) Outcome {
-	b, err := io.ReadAll(io.LimitReader(resp.Body, l.lim.Whole+1))
+	body := io.Reader(resp.Body)
+	var watch *idleWatch
+	if limit := l.idleLimit(); limit > 0 {
+		watch = watchIdle(resp.Body, limit)
+		defer watch.stop()
+		body = watch
+	}
+	// A client that goes away while the service is silent stops the read.
+	defer context.AfterFunc(l.ctx, func() { resp.Body.Close() })()
+	b, err := io.ReadAll(io.LimitReader(body, l.lim.Whole+1))
 	if err != nil {
 		if l.ctx.Err() != nil {
 			return l.gone()
+		}
+		if watch != nil && watch.idled.Load() {
+			l.out.note("aborted=upstream_idle")
+			return l.fail(idle(watch.limit), nil)
 		}
 		if l.stopping() {
 			l.out.note("aborted=shutting_down")
@@ -387,6 +401,48 @@ func (l *loop) whole(resp *http.Response, asStream bool) Outcome {
 	return l.out
 }
 
+// idleLimit is how long the service may send nothing in the middle of its
+// answer (Options.IdleTimeout); 0: without end.
+func (l *loop) idleLimit() time.Duration {
+	switch d := l.o.IdleTimeout; {
+	case d == 0:
+		return DefaultIdleTimeout
+	case d < 0:
+		return 0
+	default:
+		return d
+	}
+}
+
+// idleWatch closes a whole answer's body once the service has sent nothing
+// of it for limit, so that the read waiting on a silent service returns
+// (a stream's silence is the streamer's ping timer's to watch).
+type idleWatch struct {
+	body  io.ReadCloser
+	limit time.Duration
+	timer *time.Timer
+	idled atomic.Bool
+}
+
+func watchIdle(body io.ReadCloser, limit time.Duration) *idleWatch {
+	w := &idleWatch{body: body, limit: limit}
+	w.timer = time.AfterFunc(limit, func() {
+		w.idled.Store(true)
+		body.Close()
+	})
+	return w
+}
+
+func (w *idleWatch) Read(p []byte) (int, error) {
+	n, err := w.body.Read(p)
+	if n > 0 && !w.idled.Load() {
+		w.timer.Reset(w.limit)
+	}
+	return n, err
+}
+
+func (w *idleWatch) stop() { w.timer.Stop() }
+
 // tooLarge is the failure of an answer past one of the limits.
 func tooLarge(what string, limit int64) *api.Error {
 	return &api.Error{Kind: api.KindBadResponse, Status: http.StatusBadGateway,
@@ -427,10 +483,7 @@ func (l *loop) stream(resp *http.Response) Outcome {
 	if every <= 0 {
 		every = DefaultPingInterval
 	}
-	s.idleLimit = l.o.IdleTimeout
-	if s.idleLimit == 0 {
-		s.idleLimit = DefaultIdleTimeout
-	}
+	s.idleLimit = l.idleLimit()
 	if s.idleLimit > 0 && s.idleLimit < every {
 		every = s.idleLimit
 	}
