@@ -114,7 +114,12 @@ func (u *usageReader) add(p []byte) {
 
 var (
 	dataPrefix = []byte("data:")
-	usageKey   = []byte(`"usage"`)
+	// usageTail is the key "usage" without its opening quote: searched
+	// for instead of the whole key, because a quote is the commonest byte
+	// of JSON and bytes.Index looks for a pattern's first byte first; a
+	// "u" is rare in a chunk's keys, so a line without usage is passed in
+	// one scan.
+	usageTail = []byte(`usage"`)
 )
 
 // inspect reads the top-level "usage" of one SSE data line or of a whole
@@ -145,11 +150,16 @@ func (u *usageReader) inspect(b []byte) {
 // (not the many with "usage":null) is decoded.
 func hasUsageObject(b []byte) bool {
 	for {
-		i := bytes.Index(b, usageKey)
+		i := bytes.Index(b, usageTail)
 		if i < 0 {
 			return false
 		}
-		b = bytes.TrimLeft(b[i+len(usageKey):], " \t\r\n")
+		quoted := i > 0 && b[i-1] == '"'
+		b = b[i+len(usageTail):]
+		if !quoted {
+			continue
+		}
+		b = bytes.TrimLeft(b, " \t\r\n")
 		if len(b) > 0 && b[0] == ':' {
 			b = bytes.TrimLeft(b[1:], " \t\r\n")
 			if len(b) > 0 && b[0] == '{' {

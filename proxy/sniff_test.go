@@ -177,3 +177,24 @@ func TestModelScannerFedAndReadConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// The usage key is found past text that ends like it ("reusage"), a key
+// that only starts like it and a "usage" that holds no object.
+func TestUsageFoundPastLookalikes(t *testing.T) {
+	line := `data: {"choices":[{"delta":{"content":"reusage\" : {x"}}],"usage_x":{"a":1},"usage":null,` +
+		`"meta":{"usage" :"n"},"usage" : {"prompt_tokens":5,"completion_tokens":6}}` + "\n\n"
+	for _, l := range []string{line, strings.Replace(line, `"usage" : {"prompt`, `"Usage" : {"prompt`, 1)} {
+		e := &entry{}
+		u := &usageReader{ReadCloser: io.NopCloser(strings.NewReader(l)), sse: true, e: e}
+		if _, err := io.Copy(io.Discard, u); err != nil {
+			t.Fatal(err)
+		}
+		want := l == line // a key spelled otherwise is not the service's usage
+		if e.hasUsage != want || want && (e.usage.PromptTokens != 5 || e.usage.CompletionTokens != 6) {
+			t.Errorf("%s: usage %+v (found %v)", l, e.usage, e.hasUsage)
+		}
+	}
+	if hasUsageObject([]byte(`{"x":"usage","usage_":{},"usage":[{}]}`)) {
+		t.Error("the pre-check passed a line with no usage object")
+	}
+}
