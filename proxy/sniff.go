@@ -81,6 +81,17 @@ func (u *usageReader) feedBody(p []byte) {
 }
 
 func (u *usageReader) feedLines(p []byte) {
+	if len(u.held) == 0 && !u.over && !bytes.Contains(p, usageTail) {
+		// At a line's start, and no line here holds usage: only the
+		// start of a line that goes on in the next read is kept. (A
+		// stream's events come one or a few per read, and most have no
+		// usage.)
+		if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+			p = p[i+1:]
+		}
+		u.add(p)
+		return
+	}
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {

@@ -198,3 +198,24 @@ func TestUsageFoundPastLookalikes(t *testing.T) {
 		t.Error("the pre-check passed a line with no usage object")
 	}
 }
+
+// Wherever the reads split a stream (between events, inside one, inside the
+// usage key), the usage is found and the bytes pass unchanged.
+func TestUsageFoundWhereverTheReadsSplit(t *testing.T) {
+	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}],\"usage\":null}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4}}\n\ndata: [DONE]\n\n"
+	for i := 0; i <= len(stream); i++ {
+		for j := i; j <= len(stream); j++ {
+			e := &entry{}
+			r := io.MultiReader(strings.NewReader(stream[:i]), strings.NewReader(stream[i:j]), strings.NewReader(stream[j:]))
+			u := &usageReader{ReadCloser: io.NopCloser(r), sse: true, e: e}
+			var out bytes.Buffer
+			if _, err := io.Copy(&out, u); err != nil || out.String() != stream {
+				t.Fatalf("split at %d, %d: bytes changed in passing (err %v)", i, j, err)
+			}
+			if !e.hasUsage || e.usage.PromptTokens != 3 || e.usage.CompletionTokens != 4 {
+				t.Fatalf("split at %d, %d: usage %+v (found %v)", i, j, e.usage, e.hasUsage)
+			}
+		}
+	}
+}
