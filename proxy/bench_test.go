@@ -225,3 +225,104 @@ func BenchmarkKeyCacheGet(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkStreamPerEvent is one streamed chat request passed through, the
+// upstream's answer arriving one SSE event per read as a real stream does
+// (BenchmarkHandlerOverhead's arrives in one read), for gw serve's handler
+// and the bare ReverseProxy in the same run. The answer is the stand-in's,
+// its content events repeated to the given count; what differs between gw
+// and baseline+pool is gw's own work per stream and per event (usage
+// sniffing, flushing through its writer, the log line).
+func BenchmarkStreamPerEvent(b *testing.B) {
+	svc := standin.New(standin.Options{})
+	body := chatBody(sonnet, true)
+	rec := record(b, svc, "POST", "/v1/chat/completions", body)
+	events := bytes.SplitAfter(rec.Body.Bytes(), []byte("\n\n"))
+	if len(events) > 0 && len(events[len(events)-1]) == 0 {
+		events = events[:len(events)-1]
+	}
+	if len(events) < 4 {
+		b.Fatalf("the stand-in's stream has %d events", len(events))
+	}
+	for _, n := range []int{24, 200} {
+		// The first event, content events to n, then the stand-in's own
+		// last events (finish, usage, [DONE]).
+		tail := events[len(events)-3:]
+		stream := [][]byte{events[0]}
+		for i := 0; len(stream) < n-len(tail); i++ {
+			stream = append(stream, events[1+i%(len(events)-4)])
+		}
+		stream = append(stream, tail...)
+		up := &eventTransport{status: rec.Code, header: rec.Header(), events: stream}
+		u, _ := url.Parse("http://127.0.0.1:9/v1")
+		gw, err := New(Options{Upstream: u, Transport: up, LocalToken: testToken, Log: io.Discard,
+			Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0), Warm: WarmOptions{Off: true}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range []struct {
+			name string
+			h    http.Handler
+		}{
+			{"gw", gw},
+			{"baseline", baselineProxy("http://127.0.0.1:9", up)},
+			{"baseline+pool", pooled(baselineProxy("http://127.0.0.1:9", up))},
+		} {
+			b.Run(strconv.Itoa(n)+"/"+p.name, func(b *testing.B) {
+				ctx := context.WithValue(context.Background(), http.LocalAddrContextKey,
+					&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8787})
+				req, _ := http.NewRequestWithContext(ctx, "POST", "http://127.0.0.1:8787/v1/chat/completions", nil)
+				req.Header.Set("Authorization", "Bearer "+testToken)
+				req.Header.Set("Content-Type", "application/json")
+				req.ContentLength = int64(len(body))
+				w := &discardWriter{h: http.Header{}}
+				b.ReportAllocs()
+				for b.Loop() {
+					req.Body = io.NopCloser(strings.NewReader(body))
+					clear(w.h)
+					w.status = 0
+					p.h.ServeHTTP(w, req)
+					if w.status != rec.Code {
+						b.Fatalf("status %d, want %d", w.status, rec.Code)
+					}
+				}
+			})
+		}
+		_ = gw.Close()
+	}
+}
+
+// eventTransport answers every request with the same recorded SSE stream,
+// one event per Read.
+type eventTransport struct {
+	status int
+	header http.Header
+	events [][]byte
+}
+
+func (m *eventTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	h := m.header.Clone()
+	h.Del("Content-Length")
+	return &http.Response{StatusCode: m.status, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, ContentLength: -1, Body: &eventReader{events: m.events}, Request: r}, nil
+}
+
+type eventReader struct {
+	events [][]byte
+	i      int
+}
+
+func (e *eventReader) Read(p []byte) (int, error) {
+	if e.i == len(e.events) {
+		return 0, io.EOF
+	}
+	n := copy(p, e.events[e.i])
+	e.i++ // events are far smaller than ReverseProxy's buffer
+	return n, nil
+}
+
+func (e *eventReader) Close() error { return nil }

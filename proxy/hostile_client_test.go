@@ -339,3 +339,15 @@ func TestHostileClientRoutingHeadersAreNotForwarded(t *testing.T) {
 		}
 	}
 }
+
+// Routing headers are dropped whatever their case, with "_" for "-", and
+// however long; others are kept.
+func TestRoutingHeadersDroppedInAnySpelling(t *testing.T) {
+	long := "X_FORWARDED_" + strings.Repeat("Ab", 60)
+	h := http.Header{long: {"x"}, "X-Forwarded-For": {"1"}, "x_REAL_ip": {"2"}, "Via": {"3"},
+		"X-Forwardedx": {"kept"}, "X-" + strings.Repeat("Q", 80): {"kept"}, "Content-Type": {"kept"}}
+	dropRoutingHeaders(h)
+	if len(h) != 3 || h.Get("X-Forwardedx") == "" || h.Get("Content-Type") == "" {
+		t.Errorf("left %v", h)
+	}
+}

@@ -407,22 +407,39 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 // X-Forwarded-For, -Host and -Proto.) Names are matched as such servers read them: in any case, with "_"
 // for "-".
 func dropRoutingHeaders(h http.Header) {
+	var buf [64]byte // most names fit; a longer one is lowered in a copy of its own
 	for k := range h {
-		if isRoutingHeader(strings.ToLower(strings.ReplaceAll(k, "_", "-"))) {
+		name := []byte(k)
+		if len(k) <= len(buf) {
+			name = buf[:len(k)]
+			copy(name, k)
+		}
+		for i, c := range name {
+			switch {
+			case c == '_':
+				name[i] = '-'
+			case 'A' <= c && c <= 'Z':
+				name[i] = c + ('a' - 'A')
+			}
+		}
+		if isRoutingHeader(name) {
 			delete(h, k)
 		}
 	}
 }
 
-func isRoutingHeader(name string) bool {
-	switch name {
+// isRoutingHeader reports whether name, lower case with "-" for "_", is a
+// routing header's; it takes the bytes of a buffer so that the name of
+// every request header is not copied to a string of its own.
+func isRoutingHeader(name []byte) bool {
+	switch string(name) {
 	case "forwarded", "via",
 		"x-original-url", "x-original-uri", "x-rewrite-url", "x-original-host", "x-original-method",
 		"x-host", "x-http-host-override", "x-http-method-override", "x-http-method", "x-method-override",
 		"x-real-ip", "x-client-ip", "x-cluster-client-ip", "true-client-ip", "x-envoy-original-path":
 		return true
 	}
-	return strings.HasPrefix(name, "x-forwarded-")
+	return bytes.HasPrefix(name, []byte("x-forwarded-"))
 }
 
 // acceptsGzip reports whether an Accept-Encoding value allows gzip.

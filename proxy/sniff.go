@@ -81,6 +81,17 @@ func (u *usageReader) feedBody(p []byte) {
 }
 
 func (u *usageReader) feedLines(p []byte) {
+	if len(u.held) == 0 && !u.over && !bytes.Contains(p, usageTail) {
+		// At a line's start, and no line here holds usage: only the
+		// start of a line that goes on in the next read is kept. (A
+		// stream's events come one or a few per read, and most have no
+		// usage.)
+		if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+			p = p[i+1:]
+		}
+		u.add(p)
+		return
+	}
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
@@ -114,7 +125,12 @@ func (u *usageReader) add(p []byte) {
 
 var (
 	dataPrefix = []byte("data:")
-	usageKey   = []byte(`"usage"`)
+	// usageTail is the key "usage" without its opening quote: searched
+	// for instead of the whole key, because a quote is the commonest byte
+	// of JSON and bytes.Index looks for a pattern's first byte first; a
+	// "u" is rare in a chunk's keys, so a line without usage is passed in
+	// one scan.
+	usageTail = []byte(`usage"`)
 )
 
 // inspect reads the top-level "usage" of one SSE data line or of a whole
@@ -145,11 +161,16 @@ func (u *usageReader) inspect(b []byte) {
 // (not the many with "usage":null) is decoded.
 func hasUsageObject(b []byte) bool {
 	for {
-		i := bytes.Index(b, usageKey)
+		i := bytes.Index(b, usageTail)
 		if i < 0 {
 			return false
 		}
-		b = bytes.TrimLeft(b[i+len(usageKey):], " \t\r\n")
+		quoted := i > 0 && b[i-1] == '"'
+		b = b[i+len(usageTail):]
+		if !quoted {
+			continue
+		}
+		b = bytes.TrimLeft(b, " \t\r\n")
 		if len(b) > 0 && b[0] == ':' {
 			b = bytes.TrimLeft(b[1:], " \t\r\n")
 			if len(b) > 0 && b[0] == '{' {

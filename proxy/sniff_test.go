@@ -177,3 +177,45 @@ func TestModelScannerFedAndReadConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// The usage key is found past text that ends like it ("reusage"), a key
+// that only starts like it and a "usage" that holds no object.
+func TestUsageFoundPastLookalikes(t *testing.T) {
+	line := `data: {"choices":[{"delta":{"content":"reusage\" : {x"}}],"usage_x":{"a":1},"usage":null,` +
+		`"meta":{"usage" :"n"},"usage" : {"prompt_tokens":5,"completion_tokens":6}}` + "\n\n"
+	for _, l := range []string{line, strings.Replace(line, `"usage" : {"prompt`, `"Usage" : {"prompt`, 1)} {
+		e := &entry{}
+		u := &usageReader{ReadCloser: io.NopCloser(strings.NewReader(l)), sse: true, e: e}
+		if _, err := io.Copy(io.Discard, u); err != nil {
+			t.Fatal(err)
+		}
+		want := l == line // a key spelled otherwise is not the service's usage
+		if e.hasUsage != want || want && (e.usage.PromptTokens != 5 || e.usage.CompletionTokens != 6) {
+			t.Errorf("%s: usage %+v (found %v)", l, e.usage, e.hasUsage)
+		}
+	}
+	if hasUsageObject([]byte(`{"x":"usage","usage_":{},"usage":[{}]}`)) {
+		t.Error("the pre-check passed a line with no usage object")
+	}
+}
+
+// Wherever the reads split a stream (between events, inside one, inside the
+// usage key), the usage is found and the bytes pass unchanged.
+func TestUsageFoundWhereverTheReadsSplit(t *testing.T) {
+	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}],\"usage\":null}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4}}\n\ndata: [DONE]\n\n"
+	for i := 0; i <= len(stream); i++ {
+		for j := i; j <= len(stream); j++ {
+			e := &entry{}
+			r := io.MultiReader(strings.NewReader(stream[:i]), strings.NewReader(stream[i:j]), strings.NewReader(stream[j:]))
+			u := &usageReader{ReadCloser: io.NopCloser(r), sse: true, e: e}
+			var out bytes.Buffer
+			if _, err := io.Copy(&out, u); err != nil || out.String() != stream {
+				t.Fatalf("split at %d, %d: bytes changed in passing (err %v)", i, j, err)
+			}
+			if !e.hasUsage || e.usage.PromptTokens != 3 || e.usage.CompletionTokens != 4 {
+				t.Fatalf("split at %d, %d: usage %+v (found %v)", i, j, e.usage, e.hasUsage)
+			}
+		}
+	}
+}
