@@ -94,6 +94,7 @@ type Handler struct {
 	gzip      []string // and "gzip"
 	relay     relay.Options
 	fileLog   *asyncLog        // serve.log, when Options.StateDir is set
+	logFile   *reqlog.File     // what fileLog writes to
 	store     *responses.Store // the Responses API's kept answers
 	refusals  chat.Refusals    // optional fields the service refused, by model
 	warm      *warmer
@@ -157,6 +158,7 @@ func New(o Options) (*Handler, error) {
 		// planted at serve.log) gets nothing: the agent's terminal is not
 		// gw's to report it on.
 		file := &reqlog.File{Path: filepath.Join(o.StateDir, reqlog.Name)}
+		h.logFile = file
 		h.fileLog = newAsyncLog(file, maxPendingFile, "gw: %d request log lines dropped: the disk did not keep up", nil)
 		if o.Log != nil {
 			h.log.w = tee{o.Log, h.fileLog}
@@ -185,7 +187,9 @@ func New(o Options) (*Handler, error) {
 // once the handler serves no more (Serve has returned).
 func (h *Handler) Close() error {
 	if h.fileLog != nil {
-		return h.fileLog.Close()
+		err := h.fileLog.Close()
+		_ = h.logFile.Close()
+		return err
 	}
 	return nil
 }

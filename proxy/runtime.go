@@ -135,6 +135,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		if file, err := reqlog.Open(o.StateDir); err != nil {
 			fmt.Fprintf(errOut, "warning: request log only on stderr: %v\n", err)
 		} else {
+			defer file.Close() // after l.Close, below
 			l := newAsyncLog(file, maxPendingFile,
 				"gw serve: %d request log lines dropped: the disk did not keep up", nil)
 			defer l.Close() // every line written before the file closes

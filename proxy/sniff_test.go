@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -18,6 +19,12 @@ func TestModelScannerFindsTopLevelModel(t *testing.T) {
 		{`{"modelx":"no","model":5}`, ""},
 		{`["model","x"]`, ""},
 		{`not json`, ""},
+		// The last of two wins, as it does in the service's JSON parsers; a
+		// key written with escapes is the same key.
+		{`{"model":"first","model":"last"}`, "last"},
+		{`{"model":"a","model":null}`, ""},
+		{` {"mod\u0065l":"escaped-key"}`, "escaped-key"},
+		{`{"model":{"id":"x"}}`, ""},
 	}
 	for _, c := range cases {
 		// Fed one byte at a time, as a slow client would send it.
@@ -218,4 +225,34 @@ func TestUsageFoundWhereverTheReadsSplit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkTopLevelModel reads the model of a request recorded from Claude
+// Code (48 KB; the walk goes on to the object's end, for a later duplicate)
+// against decoding it with encoding/json, the baseline.
+func BenchmarkTopLevelModel(b *testing.B) {
+	body, err := os.ReadFile("../protocol/anthropic/testdata/claude-code/tool-round-trip/request-2.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var want struct{ Model string }
+	if err := json.Unmarshal(body, &want); err != nil || want.Model == "" {
+		b.Fatal("no model in the recorded request")
+	}
+	b.SetBytes(int64(len(body)))
+	b.Run("baseline-encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			var v struct{ Model string }
+			if json.Unmarshal(body, &v) != nil || v.Model != want.Model {
+				b.Fatal("wrong model")
+			}
+		}
+	})
+	b.Run("gw", func(b *testing.B) {
+		for b.Loop() {
+			if topLevelModel(body) != want.Model {
+				b.Fatal("wrong model")
+			}
+		}
+	})
 }

@@ -184,10 +184,69 @@ func TestFollowAcrossRotation(t *testing.T) {
 	}
 }
 
-// BenchmarkFileWrite is the cost of one line through File (lock, open,
-// rotation check, write, close: what every batch of gw serve's lines pays,
-// off the request's path) against a write to a file kept open, the
-// baseline.
+// The log stays open between writes; a user who removes serve.log (or
+// gw's whole state directory) while gw serve runs still finds the next
+// lines in a new serve.log, not in the removed file.
+func TestLogRemovedWhileOpenGetsTheNextLine(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, Name)
+	f := &File{Path: path}
+	defer f.Close()
+	if _, err := f.Write([]byte("first\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("second\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "second\n" {
+		t.Fatalf("after serve.log was removed: %q, %v; want the next line in a new serve.log", b, err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("third\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "third\n" {
+		t.Fatalf("after the state directory was removed: %q, %v; want the next line in a new serve.log", b, err)
+	}
+}
+
+// A link planted at serve.log while gw serve has the log open is refused at
+// the next line: nothing is written through it.
+func TestLinkPlantedWhileOpenIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, Name)
+	outside := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(outside, []byte("keep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := &File{Path: path}
+	defer f.Close()
+	if _, err := f.Write([]byte("first\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, path); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if _, err := f.Write([]byte("second\n")); err == nil {
+		t.Error("a line was written with a link planted at serve.log")
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "keep\n" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+}
+
+// BenchmarkFileWrite is the cost of one line through File (lock, the
+// check that the file open is still the log, rotation check, write,
+// unlock: what every batch of gw serve's lines pays, off the request's
+// path) against a bare write to a file kept open, the baseline.
 func BenchmarkFileWrite(b *testing.B) {
 	e := Entry{Time: time.Now(), Method: "POST", Path: "/v1/messages", Agent: "claude-code", Model: "vendor-a/model-a-sonnet-4.5",
 		Status: 200, Dur: time.Second, HasUsage: true, Input: 12000, Cached: 10000, Output: 420, Proto: "messages", Stream: true}
@@ -206,6 +265,7 @@ func BenchmarkFileWrite(b *testing.B) {
 	})
 	b.Run("file", func(b *testing.B) {
 		f := &File{Path: filepath.Join(b.TempDir(), Name)}
+		defer f.Close()
 		for b.Loop() {
 			if _, err := f.Write(line); err != nil {
 				b.Fatal(err)
