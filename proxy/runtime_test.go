@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -302,5 +303,66 @@ func TestRun_KeyUnreadableSaysItsFix(t *testing.T) {
 				t.Errorf("stderr:\n%s\nwant it to contain %q", r.errOut, tc.want)
 			}
 		})
+	}
+}
+
+// A listing the service is slow to answer holds up no one for longer than
+// their own request: callers waiting for it share its one GET, one that
+// hangs up stops waiting at once, and its hanging up fails no one else's.
+// (The service is a fake listing function: its answer is released by the
+// test, to order the steps without timing them.)
+func TestModelListSharedAndLeftByCancelledCallers_FakeService(t *testing.T) {
+	release := make(chan struct{})
+	var fetches atomic.Int32
+	m := newModelList(func(ctx context.Context, key string) ([]string, error) {
+		fetches.Add(1)
+		select {
+		case <-release:
+			return []string{"model-of-" + key}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	first, cancelFirst := context.WithCancel(context.Background())
+	type answer struct {
+		ids []string
+		err error
+	}
+	firstDone := make(chan answer, 1)
+	go func() {
+		ids, err := m.get(first, "k")
+		firstDone <- answer{ids, err}
+	}()
+	const others = 8
+	othersDone := make(chan answer, others)
+	for range others {
+		go func() {
+			ids, err := m.get(context.Background(), "k")
+			othersDone <- answer{ids, err}
+		}()
+	}
+	// One that has already given up is answered at once, the listing
+	// still under way.
+	gone, cancelGone := context.WithCancel(context.Background())
+	cancelGone()
+	if _, err := m.get(gone, "k"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a caller that hung up: %v, want context.Canceled", err)
+	}
+	cancelFirst()
+	if a := <-firstDone; !errors.Is(a.err, context.Canceled) {
+		t.Fatalf("the first caller, hung up: %v, %v", a.ids, a.err)
+	}
+	close(release)
+	for range others {
+		if a := <-othersDone; a.err != nil || len(a.ids) != 1 || a.ids[0] != "model-of-k" {
+			t.Fatalf("a caller sharing the listing got %v, %v", a.ids, a.err)
+		}
+	}
+	// Callers that came after the listing ended were answered from it too.
+	if n := fetches.Load(); n != 1 {
+		t.Errorf("%d listings for callers that came together, want 1", n)
+	}
+	if ids, err := m.get(context.Background(), "k"); err != nil || ids[0] != "model-of-k" || fetches.Load() != 1 {
+		t.Errorf("after the listing: %v, %v (%d listings)", ids, err, fetches.Load())
 	}
 }
