@@ -101,10 +101,12 @@
 // every line), and every stderr message after start goes through stderr's writer. serve.log is opened with
 // fsutil.OpenAppend (never through a link). The request log (log.go) writes a peer's repeated refusals
 // (same client address, same refusal) as one line per 10 s with a count ( ×37, refusals.go): the first at
-// once, the count with the next line after the window or when gw serve stops. The request's "model" and the
-// answer's "usage" are read with encoding/json (sniff.go): the request body is copied as it passes (up to 4
-// MiB) and decoded when the log line or a suggestion needs the model, after the answer; only the SSE line or
-// answer holding a usage object is decoded.
+// once, the count with the next line after the window or when gw serve stops. The request's "model" is read with
+// gjson, which walks the body's top-level keys without decoding their values, and the answer's "usage" with
+// encoding/json (sniff.go): the request body is copied as it passes (up to 4 MiB, into a buffer reused by
+// the next request once the model is read) and read when the log line or a suggestion needs the model,
+// after the answer; only the SSE line or answer holding a usage object is decoded. serve.log and its lock
+// file stay open between lines (reqlog.File).
 //
 // # Tests with the official SDKs
 //
