@@ -268,6 +268,11 @@ type runner struct {
 	tokenOnce sync.Once
 	token     string
 	tokenErr  error
+	// measuring lets one measurement run at a time (the idle gaps overlap):
+	// the lanes share one Node process and two CPUs, and another lane's
+	// TLS handshake or process start-up must not land in a first-token
+	// time. A lane that waits for it idles a little longer than its gap.
+	measuring sync.Mutex
 }
 
 var listening = regexp.MustCompile(`listening on (http://\S+/v1)`)
@@ -322,6 +327,7 @@ func (r *runner) runLane(ctx context.Context, l *lane) error {
 		// request as soon as it can; directly, the same from a new Node
 		// process. Each path has a relay of its own.
 		for round := range r.c.rounds {
+			r.measuring.Lock()
 			for _, path := range []string{"gw", "direct"} {
 				rl, err := newRelay(l.service, l.rtt)
 				if err != nil {
@@ -360,9 +366,11 @@ func (r *runner) runLane(ctx context.Context, l *lane) error {
 					l.directCount += l.s.n
 				}
 				if err != nil {
+					r.measuring.Unlock()
 					return err
 				}
 			}
+			r.measuring.Unlock()
 			if err := sleep(ctx, 2*time.Second); err != nil {
 				return err
 			}
@@ -395,8 +403,10 @@ func (r *runner) runLane(ctx context.Context, l *lane) error {
 	// The agent's turn before the first gap, not measured.
 	var discard []float64
 	var fails int
+	r.measuring.Lock()
 	l.measure(r.agent, id+"direct", &discard, &fails)
 	l.measure(r.agent, id+"gw", &discard, &fails)
+	r.measuring.Unlock()
 	d0, g0 := dr.accepted.Load(), gr.accepted.Load()
 	rounds := r.c.rounds
 	if l.s.rounds > 0 {
@@ -406,6 +416,7 @@ func (r *runner) runLane(ctx context.Context, l *lane) error {
 		if err := sleep(ctx, l.s.gap); err != nil {
 			return err
 		}
+		r.measuring.Lock()
 		if round%2 == 0 {
 			l.measure(r.agent, id+"direct", &l.direct, &l.directFails)
 			l.measure(r.agent, id+"gw", &l.viaGw, &l.gwFails)
@@ -413,6 +424,7 @@ func (r *runner) runLane(ctx context.Context, l *lane) error {
 			l.measure(r.agent, id+"gw", &l.viaGw, &l.gwFails)
 			l.measure(r.agent, id+"direct", &l.direct, &l.directFails)
 		}
+		r.measuring.Unlock()
 	}
 	l.directConns, l.gwConns = dr.accepted.Load()-d0, gr.accepted.Load()-g0
 	l.directCount, l.gwCount = rounds*l.s.n, rounds*l.s.n
