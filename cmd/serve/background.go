@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/internal/autostart"
+	"github.com/modelgateway/gw/internal/fsutil"
 	"github.com/modelgateway/gw/reqlog"
 )
 
@@ -42,6 +46,7 @@ func backgroundRun(ctx context.Context, opts *ServeOptions) error {
 	if detachErr != nil {
 		fmt.Fprintf(log, "gw serve --background: the console window stays: %v\n", detachErr)
 	}
+	keepCrashes(paths.StateDir, log)
 	return serveAgain(ctx, log, func(ctx context.Context) error { return serveRun(ctx, opts) }, sleep, time.Now)
 }
 
@@ -77,4 +82,25 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// CrashFile is where gw serve --background writes what Go prints when gw crashes (an unhandled panic, a
+// fatal error), which would otherwise go to a console it no longer has; the next start names it in the
+// request log and moves it to CrashFile+".old". Nothing restarts a crashed gw serve before the next logon.
+const CrashFile = "serve-crash.log"
+
+func keepCrashes(stateDir string, log io.Writer) {
+	path := filepath.Join(stateDir, CrashFile)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		if os.Rename(path, path+".old") == nil {
+			fmt.Fprintf(log, "gw serve --background: the gw serve before this one crashed; what it said is in %s\n", path+".old")
+		}
+	}
+	f, err := fsutil.OpenAppend(path, 0o600)
+	if err != nil {
+		fmt.Fprintf(log, "gw serve --background: a crash would leave no report: %v\n", err)
+		return
+	}
+	defer f.Close() // SetCrashOutput keeps a duplicate
+	_ = debug.SetCrashOutput(f, debug.CrashOptions{})
 }

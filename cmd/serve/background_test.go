@@ -3,9 +3,12 @@ package serve
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,5 +132,41 @@ func TestServeBackground_SaysEverythingInServeLogAndServesOnceThePortIsFree(t *t
 	}
 	if strings.Contains(text, standin.DemoKeyFull) || strings.Contains(text, token) {
 		t.Errorf("serve.log holds a secret:\n%s", text)
+	}
+}
+
+// TestKeepCrashes_ACrashIsReportedAtTheNextStart crashes a process (this test's binary, run again) after
+// keepCrashes as gw serve --background calls it: what Go printed is in serve-crash.log, and the next start
+// names it in the request log and moves it aside.
+func TestKeepCrashes_ACrashIsReportedAtTheNextStart(t *testing.T) {
+	if dir := os.Getenv("GW_TEST_CRASH_IN"); dir != "" {
+		keepCrashes(dir, io.Discard)
+		panic("gw serve test crash")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKeepCrashes_ACrashIsReportedAtTheNextStart$")
+	cmd.Env = append(os.Environ(), "GW_TEST_CRASH_IN="+dir)
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("the process did not crash:\n%s", out)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, CrashFile))
+	if err != nil || !strings.Contains(string(report), "panic: gw serve test crash") || !strings.Contains(string(report), "goroutine ") {
+		t.Fatalf("%s: %v\n%s", CrashFile, err, report)
+	}
+
+	t.Cleanup(func() { _ = debug.SetCrashOutput(nil, debug.CrashOptions{}) })
+	var log testutil.SyncBuffer
+	keepCrashes(dir, &log)
+	old := filepath.Join(dir, CrashFile+".old")
+	if want := "gw serve --background: the gw serve before this one crashed; what it said is in " + old + "\n"; log.String() != want {
+		t.Errorf("log %q, want %q", log.String(), want)
+	}
+	if moved, err := os.ReadFile(old); err != nil || string(moved) != string(report) {
+		t.Errorf("%s: %v", old, err)
+	}
+	var again testutil.SyncBuffer
+	keepCrashes(dir, &again) // the empty report of a run that did not crash is not news
+	if again.String() != "" {
+		t.Errorf("log after a run without a crash: %q", again.String())
 	}
 }

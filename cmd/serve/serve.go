@@ -86,7 +86,8 @@ while several do; set GOMAXPROCS to choose yourself.
 window Windows opened for it (when it is that console's only program), so closing the window
 cannot stop it; everything it would say on the terminal goes to serve.log (gw logs shows it);
 and when serving fails (its port taken, say) it says why there and starts again after 5 s,
-waiting longer each time up to a minute.`,
+waiting longer each time up to a minute. Should gw itself crash, Go's report of it goes to
+serve-crash.log in gw's state directory, which the next start names in serve.log.`,
 		Example: `  gw serve
   gw serve --port 0
   gw serve --listen 0.0.0.0 --port 8787   # reachable from other machines: think twice`,
