@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -48,6 +49,14 @@ type ServeOptions struct {
 	// the service gets.
 	NoWarm bool
 
+	// Background is --background: what the Windows logon task runs (background.go).
+	Background bool
+	// Paths resolves gw's directories (for --background's log, even when the config does not parse).
+	Paths func() (config.Paths, error)
+	// Log, when set, takes everything gw serve says and its request log, instead of the terminal and
+	// serve.log (--background sets it to serve.log).
+	Log io.Writer
+
 	// Signals makes the context that ends serving; nil: SIGINT and SIGTERM.
 	// Once that is done it is called again, for the context whose end cuts
 	// the grace period short (a second ctrl-c).
@@ -57,7 +66,7 @@ type ServeOptions struct {
 // NewCmdServe binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{IO: f.IOStreams, Config: f.Config, ResolveBaseURL: f.BaseURL, Key: cmdutil.Serving(f.Key),
-		API: f.APIClient, Transport: f.Transport}
+		API: f.APIClient, Transport: f.Transport, Paths: f.Paths}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run a localhost /v1 proxy that adds your API key to each request",
@@ -71,7 +80,14 @@ Streams are passed on event by event. One line per request goes to standard erro
 serve.log in gw's state directory. A new key (gw auth login, gw auth logout) is picked up within
 a few seconds. On ctrl-c or SIGTERM, running requests get --grace to finish; ctrl-c again
 stops them at once. gw serve runs Go's scheduler on one CPU while one request runs and on two
-while several do; set GOMAXPROCS to choose yourself.`,
+while several do; set GOMAXPROCS to choose yourself.
+
+--background is how gw service install's Windows logon task runs it: gw lets go of the console
+window Windows opened for it (when it is that console's only program), so closing the window
+cannot stop it; everything it would say on the terminal goes to serve.log (gw logs shows it);
+and when serving fails (its port taken, say) it says why there and starts again after 5 s,
+waiting longer each time up to a minute. Should gw itself crash, Go's report of it goes to
+serve-crash.log in gw's state directory, which the next start names in serve.log.`,
 		Example: `  gw serve
   gw serve --port 0
   gw serve --listen 0.0.0.0 --port 8787   # reachable from other machines: think twice`,
@@ -102,6 +118,9 @@ while several do; set GOMAXPROCS to choose yourself.`,
 				return runF(cmd.Context(), opts)
 			}
 			opts.Procs = serveProcs(f.Getenv, runtime.GOMAXPROCS(0))
+			if opts.Background {
+				return backgroundRun(cmd.Context(), opts)
+			}
 			return serveRun(cmd.Context(), opts)
 		},
 	}
@@ -113,6 +132,8 @@ while several do; set GOMAXPROCS to choose yourself.`,
 		"how long to wait for the service to start answering (slow reasoning models need minutes)")
 	cmd.Flags().DurationVar(&opts.IdleTimeout, "upstream-idle-timeout", relay.DefaultIdleTimeout,
 		"how long a translated stream (/v1/messages, /v1/responses) may wait for the service's next event before it ends with an error")
+	cmd.Flags().BoolVar(&opts.Background, "background", false,
+		"run as gw service install's Windows logon task does: without a console window of its own, saying everything in serve.log, serving again when serving fails")
 	return cmd
 }
 
@@ -169,10 +190,14 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if opts.PortSet {
 		port = opts.Port
 	}
+	out, errOut, stateDir := opts.IO.Out, opts.IO.ErrOut, paths.StateDir
+	if opts.Log != nil {
+		out, errOut, stateDir = opts.Log, opts.Log, "" // the request log goes to errOut alone
+	}
 	return proxy.Run(ctx, proxy.RunOptions{
-		Out:        opts.IO.Out,
-		ErrOut:     opts.IO.ErrOut,
-		StateDir:   paths.StateDir,
+		Out:        out,
+		ErrOut:     errOut,
+		StateDir:   stateDir,
 		AgentOf:    all.UserAgentIndex(),
 		Upstream:   upstream,
 		Transport:  transport,

@@ -80,6 +80,12 @@ type running struct {
 
 func startServe(t *testing.T, opts *ServeOptions, env *cmdtest.Env) *running {
 	t.Helper()
+	return startServeRun(t, opts, env, serveRun)
+}
+
+// startServeRun is startServe with run in place of serveRun; opts.Signals, when set, is kept.
+func startServeRun(t *testing.T, opts *ServeOptions, env *cmdtest.Env, run func(context.Context, *ServeOptions) error) *running {
+	t.Helper()
 	if env == nil {
 		env = cmdtest.New(t)
 	}
@@ -99,14 +105,16 @@ func startServe(t *testing.T, opts *ServeOptions, env *cmdtest.Env) *running {
 	sctx, r.stop = context.WithCancel(context.Background())
 	actx, r.again = context.WithCancel(context.Background())
 	calls := 0
-	opts.Signals = func(ctx context.Context) (context.Context, context.CancelFunc) {
-		calls++ // the first call is for ctrl-c, the second for ctrl-c again
-		if calls == 1 {
-			return sctx, r.stop
+	if opts.Signals == nil {
+		opts.Signals = func(ctx context.Context) (context.Context, context.CancelFunc) {
+			calls++ // the first call is for ctrl-c, the second for ctrl-c again
+			if calls == 1 {
+				return sctx, r.stop
+			}
+			return actx, r.again
 		}
-		return actx, r.again
 	}
-	go func() { r.done <- serveRun(context.Background(), opts) }()
+	go func() { r.done <- run(context.Background(), opts) }()
 	t.Cleanup(func() {
 		r.stop()
 		select {

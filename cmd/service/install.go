@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/internal/autostart"
 )
 
 // InstallOptions holds the flags of `gw service install`.
@@ -89,6 +90,9 @@ func installRun(ctx context.Context, opts *InstallOptions) error {
 		fmt.Fprintf(out, "Ran: %s\n", c)
 	}
 	fmt.Fprintf(out, "gw serve now starts at login and runs: %s\n", commandLine(u))
+	if u.Platform == autostart.Windows {
+		fmt.Fprintln(out, "At logon its console window shows for a moment, then gw serve lets go of it (closing it does not stop gw serve); what gw serve says goes to its request log: gw logs")
+	}
 	fmt.Fprintf(out, "To read the key, gw serve needs %s. See it answer: gw service status\n", u.Needs)
 	s.printNotes(opts.Options)
 	return nil

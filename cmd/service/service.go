@@ -49,9 +49,12 @@ func NewCmdService(f *cmdutil.Factory) *cobra.Command {
 		Long: `Have the platform start gw serve at login and restart it when it fails: a systemd user unit on
 Linux, a LaunchAgent on macOS, a logon task of the Task Scheduler on Windows. It runs this gw binary's
 gw serve (with --port when gw's config names another port), which writes each request to gw's
-request log. No file holds the key: gw serve reads it from the OS keychain in your login session
-(Linux: the Secret Service, gnome-keyring or KWallet, on the session D-Bus; macOS: the login keychain;
-Windows: Credential Manager).`,
+request log. On Windows the task runs gw serve --background: gw lets go of the console window
+Windows opens for it, so no window stays open that could stop it when closed; it writes what it
+has to say to the request log (gw logs) and serves again when serving fails. No file holds the
+key: gw serve reads it from the OS keychain in your login session (Linux: the Secret Service,
+gnome-keyring or KWallet, on the session D-Bus; macOS: the login keychain; Windows: Credential
+Manager).`,
 	}
 	cmd.AddCommand(NewCmdInstall(f, nil))
 	cmd.AddCommand(NewCmdUninstall(f, nil))

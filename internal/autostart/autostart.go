@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -79,8 +80,17 @@ type Unit struct {
 	spec  Spec
 }
 
-// Args is the command line the file starts.
-func (u Unit) Args() []string { return u.spec.Args() }
+// Args is the command line the file starts: on Windows with BackgroundFlag, which the logon task needs (see
+// BackgroundFlag); systemd and launchd start gw serve as it is, and keep its output themselves.
+func (u Unit) Args() []string { return u.spec.argsFor(u.Platform) }
+
+func (s Spec) argsFor(platform string) []string {
+	a := s.Args()
+	if platform == Windows {
+		a = slices.Insert(a, 2, BackgroundFlag)
+	}
+	return a
+}
 
 // Inspect is where to see what became of gw serve started there: its output and exit status.
 func (u Unit) Inspect() string {
@@ -90,7 +100,7 @@ func (u Unit) Inspect() string {
 	case Darwin:
 		return "launchctl print gui/" + strconv.Itoa(u.spec.UID) + "/" + LaunchLabel
 	}
-	return "the task's History in the Task Scheduler (taskschd.msc)"
+	return "gw logs (gw serve started by the task writes what it says to its request log), and the task's History in the Task Scheduler (taskschd.msc)"
 }
 
 // Generate makes the file for platform (runtime.GOOS's names). It runs nothing and touches nothing.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -250,8 +251,9 @@ type task struct {
 
 // TestLogonTask_ParsedAsTaskXML_WindowsCannotRunHere reads the task's file as schtasks /Create /XML does:
 // UTF-16 with a byte order mark, then the task schema's elements: a logon trigger and principal for the
-// user, in the user's session (InteractiveToken, where Credential Manager works), restarted on failure,
-// without a time limit, running gw serve. The Task Scheduler itself runs only on Windows.
+// user, in the user's session (InteractiveToken, where Credential Manager works), retried when it fails
+// to start (with a Count the schema allows: 1–255), without a time limit, running gw serve --background
+// (no console window; it restarts serving itself). The Task Scheduler itself runs only on Windows.
 func TestLogonTask_ParsedAsTaskXML_WindowsCannotRunHere(t *testing.T) {
 	s := Spec{Exe: `C:\Users\u\My Tools & <more>\gw.exe`, Port: 8799, User: `DESKTOP-1\u`, TaskDir: `C:\Users\u\AppData\Roaming\gw`}
 	u, err := Generate(Windows, s)
@@ -281,14 +283,30 @@ func TestLogonTask_ParsedAsTaskXML_WindowsCannotRunHere(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := task{XMLName: got.XMLName, Version: "1.2", Description: got.Description, LogonEnabled: "true", LogonUser: s.User,
-		TimeLimit: "PT0S", Multiple: "IgnoreNew", RestartEvery: "PT1M", RestartCount: "999", BatteriesStop: "false"}
-	want.Actions.Context, want.Actions.Command, want.Actions.Arguments = "Author", s.Exe, "serve --port 8799"
+		TimeLimit: "PT0S", Multiple: "IgnoreNew", RestartEvery: "PT1M", RestartCount: "255", BatteriesStop: "false"}
+	want.Actions.Context, want.Actions.Command, want.Actions.Arguments = "Author", s.Exe, "serve --background --port 8799"
 	want.Principal.ID, want.Principal.UserID, want.Principal.LogonType, want.Principal.RunLevel = "Author", s.User, "InteractiveToken", "LeastPrivilege"
 	if got != want {
 		t.Errorf("task\n got %+v\nwant %+v", got, want)
 	}
 	if !strings.Contains(got.Description, taskOwnedText) {
 		t.Errorf("the description does not say gw wrote it: %q", got.Description)
+	}
+	// The schema's restartType: Count is an unsignedByte of at least 1, Interval one minute to 31 days.
+	if n, err := strconv.Atoi(got.RestartCount); err != nil || n < 1 || n > 255 {
+		t.Errorf("RestartOnFailure Count %q is outside the schema's 1–255: schtasks /Create refuses the file", got.RestartCount)
+	}
+	if want := []string{s.Exe, "serve", BackgroundFlag, "--port", "8799"}; !slices.Equal(u.Args(), want) {
+		t.Errorf("Args() = %q, want %q (what gw service status shows must be what the task runs)", u.Args(), want)
+	}
+	for _, p := range []string{Linux, Darwin} {
+		other, err := Generate(p, Spec{Exe: "/usr/bin/gw", Port: 8799, Home: "/home/u"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(other.Args(), BackgroundFlag) {
+			t.Errorf("%s starts %q: only the Windows task needs %s", p, other.Args(), BackgroundFlag)
+		}
 	}
 }
 

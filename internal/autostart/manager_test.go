@@ -12,8 +12,8 @@ import (
 	"github.com/modelgateway/gw/internal/remedy"
 )
 
-// fakeTools stands in for systemctl, launchctl and schtasks, which cannot run here (no systemd user
-// instance, no launchd, no Windows): it records each command and answers from answers, keyed by the
+// fakeTools stands in for systemctl, launchctl and schtasks, which cannot run here (no launchd, no
+// Windows; a systemd user manager only for root, in cmd/service/systemd_linux_test.go): it records each command and answers from answers, keyed by the
 // command line; a key missing is a success with no output.
 type fakeTools struct {
 	ran     []string

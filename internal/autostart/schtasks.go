@@ -10,11 +10,15 @@ const taskOwnedText = "Written by gw service install"
 const TaskFile = "gw-serve-task.xml"
 
 // logonTask is a task of the Task Scheduler that starts at the user's logon, in the user's session
-// (InteractiveToken: it holds the user's logon credentials, which Credential Manager needs), is restarted
-// when it fails, and has no time limit. schtasks /Create /XML reads the file as UTF-16, as Windows exports it.
+// (InteractiveToken: it holds the user's logon credentials, which Credential Manager needs), and has no
+// time limit. It runs gw serve --background, which lets go of the console window Windows opens for it and
+// starts serving again when serving fails: the Task Scheduler's RestartOnFailure retries only a task
+// that failed to start, not a program that exited with an error ([MS-TSCH] 2.5.4.2), so it covers gw.exe
+// failing to start (Count is at most 255 there). schtasks /Create /XML reads the file as UTF-16, as
+// Windows exports it.
 func logonTask(s Spec) Unit {
 	user := xmlText(s.User)
-	args := s.Args()[1:]
+	args := s.argsFor(Windows)[1:]
 	for i, a := range args {
 		args[i] = windowsArg(a)
 	}
@@ -23,7 +27,7 @@ func logonTask(s Spec) Unit {
 <Task version="1.2" xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task">
   <RegistrationInfo>
     <Author>gw</Author>
-    <Description>gw serve at logon: the localhost /v1 proxy for coding agents. It writes each request to gw's request log. The API key is in no file: gw serve reads it from Credential Manager in your logon session. ` + taskOwnedText + `; gw service uninstall removes it.</Description>
+    <Description>gw serve at logon: the localhost /v1 proxy for coding agents, with no console window (it lets go of the one Windows opens, so closing that cannot stop it). It writes each request, and what it has to say, to gw's request log (gw logs), and starts serving again when serving fails. The API key is in no file: gw serve reads it from Credential Manager in your logon session. ` + taskOwnedText + `; gw service uninstall removes it.</Description>
   </RegistrationInfo>
   <Triggers>
     <LogonTrigger>
@@ -53,7 +57,7 @@ func logonTask(s Spec) Unit {
     <Priority>7</Priority>
     <RestartOnFailure>
       <Interval>PT1M</Interval>
-      <Count>999</Count>
+      <Count>255</Count>
     </RestartOnFailure>
   </Settings>
   <Actions Context="Author">
