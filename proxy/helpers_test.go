@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/config/agents/all"
+	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -46,6 +47,7 @@ type rigOpts struct {
 	standin standin.Options
 	key     KeySource
 	keyFrom KeyFrom                         // instead of key: a source that says where the key came from
+	stamp   KeyStamp                        // the key-changed marker watched; nil: none
 	wrapUp  func(http.Handler) http.Handler // to observe what the stand-in writes
 	proxy   func(*Options)
 }
@@ -66,10 +68,11 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	}
 	tr := api.NewTransport(api.TransportOptions{})
 	logBuf := &testutil.SyncBuffer{}
-	keys := NewKeyCache(src, 0)
-	if o.keyFrom != nil {
-		keys = NewKeyCacheFrom(o.keyFrom, 0)
+	from := o.keyFrom
+	if from == nil {
+		from = func(ctx context.Context) (string, keychain.Source, error) { key, err := src(ctx); return key, "", err }
 	}
+	keys := NewWatchedKeyCache(from, 0, o.stamp)
 	// The warmer's own requests would be among those the tests count; its
 	// tests (warm_test.go) turn it on.
 	opts := Options{Upstream: upURL, Transport: tr, Key: keys, LocalToken: testToken, Log: logBuf, Warm: WarmOptions{Off: true},
