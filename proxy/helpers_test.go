@@ -22,7 +22,12 @@ import (
 	"github.com/modelgateway/gw/standin"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// go-keyring keeps one session-bus connection for the process
+	// (BenchmarkFirstRequestAfterIdle_RealKeychain): not a leak.
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/godbus/dbus/v5.(*Conn).inWorker"),
+		goleak.IgnoreTopFunction("github.com/godbus/dbus/v5.newConn.func1"))
+}
 
 const (
 	testToken = "gw-local-0123456789abcdef0123456789abcdef"
