@@ -57,8 +57,8 @@ type KeyStamp func() (s Stamp, ok bool)
 // older than the refresh interval: the first request of a coding agent's turn,
 // after the user's think time, does not wait for the keychain. A key changed
 // by other tools (secret-tool, Keychain Access) leaves the marker alone: it
-// is used from the request after the next one that comes after the refresh
-// interval. Without a KeyStamp a key older than keyMaxAge is out of date. An
+// is found by the read in the background that the first request after the
+// refresh interval starts, and used from the request after that one. Without a KeyStamp a key older than keyMaxAge is out of date. An
 // error (no key stored, a keychain that failed) is never served past
 // keyMaxAge: the next request waits for a read that may now succeed.
 type KeyCache struct {
@@ -67,7 +67,8 @@ type KeyCache struct {
 	now   func() time.Time
 	stamp KeyStamp // nil: none
 
-	// cur is what requests read: one atomic load while it is fresh. mu
+	// cur is what requests read: one atomic load (and the stamp) while it
+	// is fresh. mu
 	// guards reading, the latest read of the source under way, if any, and
 	// seq, the number of reads started.
 	cur     atomic.Pointer[keyRead]
