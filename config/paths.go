@@ -19,7 +19,7 @@ const (
 
 // Paths are the directories gw reads and writes.
 type Paths struct {
-	ConfigDir string // config.json, credentials.json
+	ConfigDir string // config.json, credentials.json, key-changed
 	StateDir  string // logs and other state that may be lost
 }
 

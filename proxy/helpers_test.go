@@ -18,10 +18,16 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/config/agents/all"
+	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// go-keyring keeps one session-bus connection for the process
+	// (BenchmarkFirstRequestAfterIdle_RealKeychain): not a leak.
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/godbus/dbus/v5.(*Conn).inWorker"),
+		goleak.IgnoreTopFunction("github.com/godbus/dbus/v5.newConn.func1"))
+}
 
 const (
 	testToken = "gw-local-0123456789abcdef0123456789abcdef"
@@ -46,6 +52,7 @@ type rigOpts struct {
 	standin standin.Options
 	key     KeySource
 	keyFrom KeyFrom                         // instead of key: a source that says where the key came from
+	stamp   KeyStamp                        // the key-changed marker watched; nil: none
 	wrapUp  func(http.Handler) http.Handler // to observe what the stand-in writes
 	proxy   func(*Options)
 }
@@ -66,10 +73,11 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	}
 	tr := api.NewTransport(api.TransportOptions{})
 	logBuf := &testutil.SyncBuffer{}
-	keys := NewKeyCache(src, 0)
-	if o.keyFrom != nil {
-		keys = NewKeyCacheFrom(o.keyFrom, 0)
+	from := o.keyFrom
+	if from == nil {
+		from = func(ctx context.Context) (string, keychain.Source, error) { key, err := src(ctx); return key, "", err }
 	}
+	keys := NewWatchedKeyCache(from, 0, o.stamp)
 	// The warmer's own requests would be among those the tests count; its
 	// tests (warm_test.go) turn it on.
 	opts := Options{Upstream: upURL, Transport: tr, Key: keys, LocalToken: testToken, Log: logBuf, Warm: WarmOptions{Off: true},

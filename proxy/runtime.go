@@ -41,6 +41,9 @@ type RunOptions struct {
 	Transport  http.RoundTripper // to the service
 	KeySource  KeyFrom           // read again every KeyRefresh (DefaultKeyRefresh when 0)
 	KeyRefresh time.Duration
+	// KeyStamp watches the marker gw updates whenever it stores or removes
+	// the key (see KeyCache); nil: none.
+	KeyStamp   KeyStamp
 	LocalToken string
 	// ListModels lists the account's model ids with key, for "did you mean"
 	// after an unknown model; nil: the built-in catalogue.
@@ -103,9 +106,11 @@ func Run(ctx context.Context, o RunOptions) error {
 	defer errLog.CloseWithin(termFlushWait)
 	errOut := io.Writer(errLog)
 
-	// Read again at every refresh, so gw auth login/logout (and a switch to
-	// --insecure-storage) reach a running gw serve without a restart.
-	keys := NewKeyCacheFrom(o.KeySource, o.KeyRefresh)
+	// Read again when the marker says gw auth login/logout (or a switch to
+	// --insecure-storage) changed the key, so the change reaches a running
+	// gw serve's next request without a restart; and in the background at
+	// every refresh, for changes made by other tools.
+	keys := NewWatchedKeyCache(o.KeySource, o.KeyRefresh, o.KeyStamp)
 	// What to do is the key error's remedy, said by the one renderer for gw serve's user (a command's reader);
 	// gw doctor when the error carries none.
 	if _, err := keys.Get(ctx); errors.Is(err, keychain.ErrNotFound) {

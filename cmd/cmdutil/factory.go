@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelgateway/gw/api"
@@ -39,6 +40,9 @@ type Factory struct {
 	KeychainInstall func(error) string
 	// Transport is the one HTTP transport to the hosted service, shared by every command.
 	Transport func() http.RoundTripper
+
+	// keyMarkWarned: the command has said it could not write the key-changed file (keyChanged).
+	keyMarkWarned atomic.Bool
 }
 
 // BuildInfo is what `gw version` and `gw --version` print: the build's details with this factory's version
@@ -65,20 +69,22 @@ func (f *Factory) Config() (config.File, config.Paths, error) {
 }
 
 // FileStore is the insecure file store (used only when the user chose --insecure-storage, or to find a key
-// stored that way earlier).
+// stored that way earlier). A key stored or removed through it reaches a running gw serve at its next
+// request (KeyStamp).
 func (f *Factory) FileStore() (keychain.Store, error) {
 	p, err := f.Paths()
 	if err != nil {
 		return nil, err
 	}
-	return keychain.NewFile(p.CredentialsFile()), nil
+	return f.markChanges(keychain.NewFile(p.CredentialsFile())), nil
 }
 
 // Keychain is the OS keychain for one command: every call the command makes on it, naming the backend
 // included, shares one deadline (keychain.Session), so a keychain that does not answer costs the command one
-// time-out, not one per call.
+// time-out, not one per call. A key stored or removed through it reaches a running gw serve at its next
+// request (KeyStamp).
 func (f *Factory) Keychain(ctx context.Context) keychain.Store {
-	return keychain.Session(ctx, f.Keyring())
+	return f.markChanges(keychain.Session(ctx, f.Keyring()))
 }
 
 // KeyOptions are the variants of gw's one key policy (Key).
@@ -87,7 +93,7 @@ type KeyOptions struct {
 	// one deadline. gw doctor passes its own session, which also names the backend.
 	Keychain keychain.Store
 	// Process asks the process's keychain store (Keyring()) instead, each call with the store's own
-	// time-out: gw serve asks again every few seconds for as long as it runs (Serving).
+	// time-out: gw serve asks again for as long as it runs (Serving).
 	Process bool
 	// AsIs returns the keychain package's errors as they are (wrapping keychain.ErrNotFound when there is no
 	// key), for callers that report them themselves (gw doctor, gw serve). Without it, a missing or unreadable
@@ -148,9 +154,9 @@ func (f *Factory) Key(ctx context.Context, o KeyOptions) (keychain.Resolved, err
 	}
 }
 
-// Serving is key, gw's one key policy (Factory.Key), in the shape gw serve's key cache reads it again every
-// few seconds (proxy.KeyFrom): the key and where it came from, so a key the service refuses is named with its
-// source; asked of the process's keychain store (KeyOptions.Process), with the keychain's errors as they are
+// Serving is key, gw's one key policy (Factory.Key), in the shape gw serve's key cache reads it again when
+// the key changed (KeyStamp) and every few seconds in the background (proxy.KeyFrom): the key and where it
+// came from, so a key the service refuses is named with its source; asked of the process's keychain store (KeyOptions.Process), with the keychain's errors as they are
 // (gw serve says them itself).
 func Serving(key func(context.Context, KeyOptions) (keychain.Resolved, error)) func(context.Context) (string, keychain.Source, error) {
 	return func(ctx context.Context) (string, keychain.Source, error) {

@@ -99,6 +99,7 @@ func scriptParams(dir string) testscript.Params {
 			"gwpath":         cmdGWPath,
 			"freeport":       cmdFreePort,
 			"unitcmd":        cmdUnitCmd,
+			"busenv":         cmdBusEnv,
 		},
 	}
 }

@@ -46,6 +46,9 @@ type RunOptions struct {
 	// serve reads it (cmdutil.Serving), the shared transport to the service.
 	Key       proxy.KeyFrom
 	Transport func() http.RoundTripper
+	// KeyStamp tells that gw stored or removed the key (cmdutil.Factory.KeyStamp): the key is read again then,
+	// and otherwise served without waiting for the keychain; nil: read again every few seconds.
+	KeyStamp proxy.KeyStamp
 
 	Agent      string
 	Args       []string // the agent's own arguments
@@ -60,7 +63,7 @@ type RunOptions struct {
 // NewCmdRun binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdRun(f *cmdutil.Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, Config: f.Config, Models: f.ListModels,
-		ResolveBaseURL: f.BaseURL, Key: cmdutil.Serving(f.Key), Transport: f.Transport}
+		ResolveBaseURL: f.BaseURL, Key: cmdutil.Serving(f.Key), Transport: f.Transport, KeyStamp: f.KeyStamp()}
 	cmd := &cobra.Command{
 		Use:   "run AGENT [-- ARGS...]",
 		Short: "Run a coding agent pointed at the gateway, with nothing written to disk",
@@ -366,7 +369,7 @@ func serve(ctx context.Context, opts *RunOptions, cfg config.File, stateDir, age
 			return nil, err
 		}
 	}
-	keys := proxy.NewKeyCacheFrom(opts.Key, proxy.DefaultKeyRefresh)
+	keys := proxy.NewWatchedKeyCache(opts.Key, proxy.DefaultKeyRefresh, opts.KeyStamp)
 	// The request log goes to gw serve's serve.log, with the agent named.
 	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: opts.Transport(), Key: keys, LocalToken: token, Log: io.Discard, StateDir: stateDir, Agent: agent})
 	if err != nil {

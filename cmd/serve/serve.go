@@ -30,8 +30,10 @@ type ServeOptions struct {
 	IO             *tui.IOStreams
 	Config         func() (config.File, config.Paths, error)
 	ResolveBaseURL func(flag string) (string, config.Source, error)
-	// Key is read again every KeyRefresh, so a new key reaches a running gw serve (gw's one key policy: cmdutil.Serving).
+	// Key is read again when KeyStamp changes (gw stored or removed the key) and, in the background, every
+	// KeyRefresh, so a new key reaches a running gw serve (gw's one key policy: cmdutil.Serving).
 	Key       proxy.KeyFrom
+	KeyStamp  proxy.KeyStamp // cmdutil.Factory.KeyStamp; nil: a key older than 1.5×KeyRefresh is read again first
 	API       func(baseURL, key string, timeout time.Duration) *api.Client
 	Transport func() http.RoundTripper
 
@@ -66,7 +68,7 @@ type ServeOptions struct {
 // NewCmdServe binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{IO: f.IOStreams, Config: f.Config, ResolveBaseURL: f.BaseURL, Key: cmdutil.Serving(f.Key),
-		API: f.APIClient, Transport: f.Transport, Paths: f.Paths}
+		KeyStamp: f.KeyStamp(), API: f.APIClient, Transport: f.Transport, Paths: f.Paths}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run a localhost /v1 proxy that adds your API key to each request",
@@ -77,8 +79,8 @@ keychain, so agent configs hold only the local token (gw auth status shows it; g
 Only local tools get through: requests from web pages (an Origin header, a cross-site fetch),
 with a Host other than 127.0.0.1/localhost/[::1], or without the local token are refused.
 Streams are passed on event by event. One line per request goes to standard error and to
-serve.log in gw's state directory. A new key (gw auth login, gw auth logout) is picked up within
-a few seconds. On ctrl-c or SIGTERM, running requests get --grace to finish; ctrl-c again
+serve.log in gw's state directory. A new key (gw auth login, gw auth logout) is used from the
+next request on. On ctrl-c or SIGTERM, running requests get --grace to finish; ctrl-c again
 stops them at once. gw serve runs Go's scheduler on one CPU while one request runs and on two
 while several do; set GOMAXPROCS to choose yourself.
 
@@ -202,6 +204,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Upstream:   upstream,
 		Transport:  transport,
 		KeySource:  opts.Key,
+		KeyStamp:   opts.KeyStamp,
 		KeyRefresh: opts.KeyRefresh,
 		LocalToken: token,
 		ListModels: func(ctx context.Context, key string) ([]string, error) {
