@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -31,8 +32,24 @@ type warmRig struct {
 	ctr     *http.Transport
 }
 
-func newWarmRig(t *testing.T, so standin.Options, wo WarmOptions) *warmRig {
+// rigSetup changes what newWarmRig builds.
+type rigSetup struct {
+	// listener wraps the stand-in's TCP listener (below its TLS).
+	listener func(net.Listener) net.Listener
+	// proxy is the transport's proxy (none by default, whatever the
+	// environment says).
+	proxy func(*http.Request) (*url.URL, error)
+	// handler, if set, answers before the stand-in; false: the stand-in
+	// answers.
+	handler func(http.ResponseWriter, *http.Request) bool
+}
+
+func newWarmRig(t *testing.T, so standin.Options, wo WarmOptions, setups ...func(*rigSetup)) *warmRig {
 	t.Helper()
+	var rs rigSetup
+	for _, f := range setups {
+		f(&rs)
+	}
 	cert, certPEM, err := standin.SelfSignedCert()
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +57,9 @@ func newWarmRig(t *testing.T, so standin.Options, wo WarmOptions) *warmRig {
 	s := standin.New(so)
 	r := &warmRig{}
 	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if rs.handler != nil && rs.handler(w, req) {
+			return
+		}
 		if req.Method == http.MethodGet && req.URL.Path == "/v1/models" {
 			r.barrier.wait(req.Context())
 		}
@@ -47,14 +67,24 @@ func newWarmRig(t *testing.T, so standin.Options, wo WarmOptions) *warmRig {
 	}))
 	hs.TLS = standin.TLSConfig(cert, so.HTTP2)
 	hs.EnableHTTP2 = so.HTTP2
+	hs.Config.ErrorLog = log.New(io.Discard, "", 0) // handshakes the tests break
+	if rs.listener != nil {
+		hs.Listener = rs.listener(hs.Listener)
+	}
 	hs.StartTLS()
 	up := &standin.Running{Server: s, HTTP: hs, BaseURL: hs.URL + "/v1", CertPEM: certPEM}
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(up.CertPEM)
-	tr := api.NewTransport(api.TransportOptions{RootCAs: roots})
+	if rs.proxy == nil {
+		rs.proxy = func(*http.Request) (*url.URL, error) { return nil, nil }
+	}
+	tr := api.NewTransport(api.TransportOptions{RootCAs: roots, Proxy: rs.proxy})
 	u, _ := url.Parse(up.BaseURL)
 	if wo.gap == 0 {
 		wo.gap = time.Nanosecond // replacements at once: the tests wait for them
+	}
+	if wo.grace == 0 {
+		wo.grace = time.Nanosecond // the GET at once, unless a test waits for the agent
 	}
 	h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken, Log: io.Discard,
 		Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0), Warm: wo})
