@@ -753,3 +753,54 @@ func TestWarm_StopWhilePreparing(t *testing.T) {
 		t.Error("the service got a request")
 	}
 }
+
+// A WebSocket upgrade through gw serve to a service offering HTTP/2 goes
+// over HTTP/1.1, which it needs, as it did before gw opened its TLS
+// connections itself.
+func TestWarm_WebSocketUpgradeOverHTTP1(t *testing.T) {
+	r := newWarmRig(t, standin.Options{HTTP2: true}, WarmOptions{}, func(s *rigSetup) {
+		s.handler = func(w http.ResponseWriter, req *http.Request) bool {
+			if req.URL.Path != "/v1/realtime" {
+				return false
+			}
+			if req.ProtoMajor != 1 || !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
+				http.Error(w, "a WebSocket upgrade needs HTTP/1.1", http.StatusHTTPVersionNotSupported)
+				return true
+			}
+			c, brw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return true
+			}
+			defer c.Close()
+			brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+			brw.Flush()
+			line, _ := brw.ReadString('\n')
+			brw.WriteString("echo " + line)
+			brw.Flush()
+			return true
+		}
+	})
+	r.idle(t)
+	req, _ := http.NewRequest(http.MethodGet, r.base+"/realtime", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	res, err := r.ctr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusSwitchingProtocols {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("status %d: %s", res.StatusCode, b)
+	}
+	rw, ok := res.Body.(io.ReadWriter)
+	if !ok {
+		t.Fatalf("the upgraded body is a %T", res.Body)
+	}
+	io.WriteString(rw, "hello\n")
+	b := make([]byte, len("echo hello\n"))
+	if _, err := io.ReadFull(rw, b); err != nil || string(b) != "echo hello\n" {
+		t.Errorf("through the upgraded connection: %q, %v", b, err)
+	}
+}
