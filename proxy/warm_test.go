@@ -692,12 +692,13 @@ func connectProxy(t *testing.T) (*url.URL, *atomic.Int32) {
 			return
 		}
 		w.WriteHeader(http.StatusOK)
-		c, _, err := http.NewResponseController(w).Hijack()
+		c, brw, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			up.Close()
 			return
 		}
-		go func() { io.Copy(up, c); up.Close() }()
+		// What the client sent already may be in brw's buffer.
+		go func() { io.Copy(up, brw); up.Close() }()
 		io.Copy(c, up)
 		c.Close()
 	}))
