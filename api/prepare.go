@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"time"
 	"unicode/utf8"
@@ -37,8 +36,9 @@ func (handshakeTimeout) Temporary() bool { return true }
 type onlyHTTP1Key struct{}
 
 // OnlyHTTP1 marks a request's context so that a connection opened for it
-// offers HTTP/1.1 alone, as net/http does for a request it must send over
-// HTTP/1 (a WebSocket upgrade): use it on such a request to the service.
+// offers no protocol in its handshake (ALPN), HTTP/1.1 then being the one
+// spoken, as net/http does for a request it must send over HTTP/1 (a
+// WebSocket upgrade): use it on such a request to the service.
 func OnlyHTTP1(ctx context.Context) context.Context {
 	return context.WithValue(ctx, onlyHTTP1Key{}, true)
 }
@@ -96,11 +96,7 @@ func handshake(ctx context.Context, t *http.Transport, network, addr string, onl
 	if d := t.TLSHandshakeTimeout; d != 0 {
 		timer = time.AfterFunc(d, func() { errc <- handshakeTimeout{} })
 	}
-	trace := httptrace.ContextClientTrace(ctx)
 	go func() {
-		if trace != nil && trace.TLSHandshakeStart != nil {
-			trace.TLSHandshakeStart()
-		}
 		err := tc.HandshakeContext(ctx)
 		if timer != nil {
 			timer.Stop()
