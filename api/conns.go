@@ -19,6 +19,11 @@ type Conns struct {
 	opened  atomic.Int64
 	mu      sync.Mutex
 	onClose map[*func()]struct{}
+
+	// The transport, for Prepare (weak: the list of ConnsOf keeps each
+	// Conns), and the connections prepared, by address, until taken.
+	tr       weak.Pointer[http.Transport]
+	prepared map[string]*Prepared
 }
 
 // Open is the number of connections open now.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"weak"
 
 	"github.com/modelgateway/gw/internal/remedy"
 )
@@ -67,7 +68,8 @@ func (e *ProxyError) Error() string {
 // through: proxy from the environment, HTTP/2 attempted (with PINGs on an
 // idle connection), time-outs per phase, idle connections kept across an
 // agent's pauses, and no compression so that streamed events are never
-// held back. ConnsOf counts its connections.
+// held back. ConnsOf counts its connections, and can prepare one ahead of
+// need (Conns.Prepare): it opens its TLS connections itself (prepare.go).
 func NewTransport(o TransportOptions) *http.Transport {
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = DefaultDialTimeout
@@ -106,6 +108,8 @@ func NewTransport(o TransportOptions) *http.Transport {
 			return nil
 		},
 	}
+	t.DialTLSContext = c.dialTLS(t)
+	c.tr = weak.Make(t)
 	register(t, c)
 	return t
 }

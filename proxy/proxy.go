@@ -402,6 +402,11 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	default:
 		out.Header["Accept-Encoding"] = h.gzip
 	}
+	// A WebSocket upgrade needs HTTP/1.1: a connection opened for it offers
+	// no other protocol, as net/http's own would (api.OnlyHTTP1).
+	if strings.EqualFold(out.Header.Get("Upgrade"), "websocket") {
+		pr.Out = out.WithContext(api.OnlyHTTP1(out.Context()))
+	}
 }
 
 // dropRoutingHeaders removes from h the request headers by which a front end in the service's own

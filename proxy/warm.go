@@ -16,10 +16,17 @@ import (
 // agents' sessions and their pauses, so it keeps connections to the service
 // ready for them:
 //
-//   - at start it loads the trust roots and opens one connection, in the
-//     background (a GET of /models, which spends nothing): neither start-up
-//     nor anything else waits for it, and an unreachable service changes
-//     nothing but a connection that is not there;
+//   - at start it loads the trust roots and the key and opens one
+//     connection (TCP and TLS), in the background: neither start-up nor
+//     anything else waits for it, and an unreachable service changes
+//     nothing but a connection that is not there. The agent's first
+//     request takes that connection, waiting for its handshake if it is
+//     still under way (api.Conns.Prepare); if none came within
+//     WarmOptions.grace after the handshake, a GET of /models (which
+//     spends nothing) puts it in the transport's pool. Sent at once, that
+//     GET would keep an HTTP/1.1 connection busy for a round trip just when
+//     the agent's first request comes (as it does with gw run), which would
+//     then open one of its own;
 //   - while agents are active (a request in the last WarmOptions.Window) it
 //     opens a replacement as soon as the service or a middlebox closes one
 //     of the connections, up to the recent peak of concurrent requests for
@@ -49,6 +56,10 @@ type WarmOptions struct {
 	// service that closes idle connections at once costs a handshake per
 	// gap at most; 0 is warmGap.
 	gap time.Duration
+	// grace is how long the connection opened at start waits for an
+	// agent's request after its handshake before the warmer's own GET
+	// takes it; 0 is warmGrace.
+	grace time.Duration
 }
 
 const (
@@ -60,9 +71,18 @@ const (
 	DefaultWarmWindow = 14 * time.Minute
 	DefaultWarmConns  = 16
 	warmGap           = 2 * time.Second
+	// warmGrace is short: nothing reads the connection before a request
+	// takes it, so a service closing it in the meantime would fail the
+	// request that does (a new connection's request is not retried), and
+	// servers allow a new connection some seconds for its first request
+	// (Go's 10 s for HTTP/2's preface, for one).
+	warmGrace = 2 * time.Second
 	// warmRetries bounds the rounds after a close that open fewer
 	// connections than meant.
 	warmRetries = 2
+	// warmKeep is how long, past grace, the connection opened at start is
+	// kept for a request to take it (the warmer's GET does at grace).
+	warmKeep = time.Second
 	// warmTimeout bounds one request of the warmer's.
 	warmTimeout = 30 * time.Second
 	// warmBodyLimit is read of the model list before the connection goes
@@ -80,6 +100,7 @@ type warmer struct {
 	window time.Duration
 	max    int
 	gap    time.Duration
+	grace  time.Duration
 	now    func() time.Time
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -87,12 +108,13 @@ type warmer struct {
 	mu       sync.Mutex
 	last     time.Time // the last agent request began or ended
 	inFlight int
-	peak     int       // the most agent requests in flight at once lately
-	peakAt   time.Time // when peak was last reached
-	h2       bool      // the service answered the last warm request over HTTP/2
-	warming  int       // warm requests under way
-	roundOK  bool      // one of the warm requests under way got an answer
-	followUp bool      // a connection closed since the last round began: check again after it
+	peak     int           // the most agent requests in flight at once lately
+	peakAt   time.Time     // when peak was last reached
+	h2       bool          // the service answered the last warm request over HTTP/2
+	prep     *api.Prepared // the connection opened at start, if prepared
+	warming  int           // warm requests under way
+	roundOK  bool          // one of the warm requests under way got an answer
+	followUp bool          // a connection closed since the last round began: check again after it
 	// retries left to rounds that ended with fewer connections than the
 	// target and no close since (one of their requests met a connection
 	// closing under it, or found another's idle before it was dialled).
@@ -107,7 +129,7 @@ func newWarmer(h *Handler, o WarmOptions) *warmer {
 	if o.Off {
 		return &warmer{off: true}
 	}
-	w := &warmer{h: h, conns: api.ConnsOf(h.transport), window: o.Window, max: o.MaxConns, gap: o.gap, now: time.Now}
+	w := &warmer{h: h, conns: api.ConnsOf(h.transport), window: o.Window, max: o.MaxConns, gap: o.gap, grace: o.grace, now: time.Now}
 	if w.window <= 0 {
 		w.window = DefaultWarmWindow
 	}
@@ -116,6 +138,9 @@ func newWarmer(h *Handler, o WarmOptions) *warmer {
 	}
 	if w.gap <= 0 {
 		w.gap = warmGap
+	}
+	if w.grace <= 0 {
+		w.grace = warmGrace
 	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	if w.conns != nil {
@@ -134,11 +159,67 @@ func (w *warmer) start() {
 	defer w.mu.Unlock()
 	// Starting counts as activity: the agent is usually on its way.
 	w.last = w.now()
-	w.launch(1, func() {
-		// Go reads the system's trust roots once, at the first handshake
-		// that needs them; read here, the first request does not wait.
-		_, _ = x509.SystemCertPool()
-	})
+	// Go reads the system's trust roots once, at the first handshake that
+	// needs them; read here, the first request does not wait.
+	roots := func() { _, _ = x509.SystemCertPool() }
+	if w.conns != nil {
+		w.prep = w.conns.Prepare(w.h.upstream, w.grace+warmKeep)
+	}
+	if w.prep == nil {
+		// Not a connection gw dials itself (an HTTP proxy in front of the
+		// service, say): the GET opens one.
+		w.launch(1, roots)
+		return
+	}
+	w.roundOK, w.followUp = false, false
+	w.warming++
+	w.wg.Add(2)
+	go func() {
+		defer w.wg.Done()
+		// While the handshakes are under way: the roots, and the key,
+		// which the GET or the agent's first request will need.
+		roots()
+		_ = w.h.keys.get(w.ctx)
+	}()
+	go func() {
+		defer w.wg.Done()
+		w.ended(w.prepared(w.prep))
+	}()
+}
+
+// prepared waits for the connection opened at start, and for an agent's
+// request to take it, for grace after its handshake; if none did, the GET
+// takes it. It returns as request does.
+func (w *warmer) prepared(p *api.Prepared) int {
+	select {
+	case <-p.Ready():
+	case <-w.ctx.Done():
+		p.Close()
+		return -1
+	}
+	if p.Err() != nil {
+		return -1 // the agent's request, dialling its own, will say what is wrong
+	}
+	h2 := 0
+	if p.Protocol() == "h2" {
+		h2 = 1
+	}
+	select {
+	case <-p.Taken():
+		return h2
+	default:
+	}
+	t := time.NewTimer(w.grace)
+	defer t.Stop()
+	select {
+	case <-p.Taken():
+		return h2
+	case <-t.C:
+		return w.request()
+	case <-w.ctx.Done():
+		p.Close()
+		return -1
+	}
 }
 
 // begin notes an agent's request, end its end.
@@ -228,24 +309,28 @@ func (w *warmer) launch(n int, first func()) {
 			if first != nil {
 				first()
 			}
-			h2 := w.request()
-			w.mu.Lock()
-			w.warming--
-			if h2 >= 0 {
-				w.h2, w.roundOK = h2 == 1, true
-			}
-			// A connection that closed while the round was under way is
-			// replaced by the next one; after a round that failed (the
-			// service unreachable, say) nothing is tried again until the
-			// agent's next request, which says what is wrong.
-			if w.warming == 0 && w.roundOK && (w.followUp || w.retries > 0) {
-				if !w.followUp {
-					w.retries--
-				}
-				w.checkLocked()
-			}
-			w.mu.Unlock()
+			w.ended(w.request())
 		}()
+	}
+}
+
+// ended notes the end of a warm request (h2 as request returns).
+func (w *warmer) ended(h2 int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.warming--
+	if h2 >= 0 {
+		w.h2, w.roundOK = h2 == 1, true
+	}
+	// A connection that closed while the round was under way is replaced
+	// by the next one; after a round that failed (the service unreachable,
+	// say) nothing is tried again until the agent's next request, which
+	// says what is wrong.
+	if w.warming == 0 && w.roundOK && (w.followUp || w.retries > 0) {
+		if !w.followUp {
+			w.retries--
+		}
+		w.checkLocked()
 	}
 }
 
@@ -293,4 +378,7 @@ func (w *warmer) stop() {
 	}
 	w.cancel()
 	w.wg.Wait()
+	if w.prep != nil {
+		w.prep.Close() // unless a request took it
+	}
 }

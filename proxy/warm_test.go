@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/x509"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,8 +33,24 @@ type warmRig struct {
 	ctr     *http.Transport
 }
 
-func newWarmRig(t *testing.T, so standin.Options, wo WarmOptions) *warmRig {
+// rigSetup changes what newWarmRig builds.
+type rigSetup struct {
+	// listener wraps the stand-in's TCP listener (below its TLS).
+	listener func(net.Listener) net.Listener
+	// proxy is the transport's proxy (none by default, whatever the
+	// environment says).
+	proxy func(*http.Request) (*url.URL, error)
+	// handler, if set, answers before the stand-in; false: the stand-in
+	// answers.
+	handler func(http.ResponseWriter, *http.Request) bool
+}
+
+func newWarmRig(t *testing.T, so standin.Options, wo WarmOptions, setups ...func(*rigSetup)) *warmRig {
 	t.Helper()
+	var rs rigSetup
+	for _, f := range setups {
+		f(&rs)
+	}
 	cert, certPEM, err := standin.SelfSignedCert()
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +58,9 @@ func newWarmRig(t *testing.T, so standin.Options, wo WarmOptions) *warmRig {
 	s := standin.New(so)
 	r := &warmRig{}
 	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if rs.handler != nil && rs.handler(w, req) {
+			return
+		}
 		if req.Method == http.MethodGet && req.URL.Path == "/v1/models" {
 			r.barrier.wait(req.Context())
 		}
@@ -47,14 +68,24 @@ func newWarmRig(t *testing.T, so standin.Options, wo WarmOptions) *warmRig {
 	}))
 	hs.TLS = standin.TLSConfig(cert, so.HTTP2)
 	hs.EnableHTTP2 = so.HTTP2
+	hs.Config.ErrorLog = log.New(io.Discard, "", 0) // handshakes the tests break
+	if rs.listener != nil {
+		hs.Listener = rs.listener(hs.Listener)
+	}
 	hs.StartTLS()
 	up := &standin.Running{Server: s, HTTP: hs, BaseURL: hs.URL + "/v1", CertPEM: certPEM}
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(up.CertPEM)
-	tr := api.NewTransport(api.TransportOptions{RootCAs: roots})
+	if rs.proxy == nil {
+		rs.proxy = func(*http.Request) (*url.URL, error) { return nil, nil }
+	}
+	tr := api.NewTransport(api.TransportOptions{RootCAs: roots, Proxy: rs.proxy})
 	u, _ := url.Parse(up.BaseURL)
 	if wo.gap == 0 {
 		wo.gap = time.Nanosecond // replacements at once: the tests wait for them
+	}
+	if wo.grace == 0 {
+		wo.grace = time.Nanosecond // the GET at once, unless a test waits for the agent
 	}
 	h, err := New(Options{Upstream: u, Transport: tr, LocalToken: testToken, Log: io.Discard,
 		Key: NewKeyCache(func(context.Context) (string, error) { return realKey, nil }, 0), Warm: wo})
@@ -455,5 +486,322 @@ func TestRetry_NothingWritten_MockConn(t *testing.T) {
 				t.Errorf("%d connections, want 2: the kept one, then a new one", len(conns))
 			}
 		})
+	}
+}
+
+// gateListener counts the connections the stand-in accepts and holds the
+// handshake of the first one (its first read) until the test lets it go
+// on, or breaks it: the service far away, the handshake of the connection
+// gw serve opened at start still under way.
+type gateListener struct {
+	net.Listener
+	accepted atomic.Int32
+	first    chan net.Conn // the first connection, once accepted
+	open     chan struct{}
+}
+
+func newGate() *gateListener {
+	return &gateListener{first: make(chan net.Conn, 1), open: make(chan struct{})}
+}
+
+func (l *gateListener) wrap(ln net.Listener) net.Listener { l.Listener = ln; return l }
+
+func (l *gateListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	if l.accepted.Add(1) == 1 {
+		l.first <- c
+		return &gatedConn{Conn: c, open: l.open, closed: make(chan struct{})}, nil
+	}
+	return c, nil
+}
+
+type gatedConn struct {
+	net.Conn
+	open   chan struct{}
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (c *gatedConn) Read(p []byte) (int, error) {
+	select {
+	case <-c.open:
+	case <-c.closed:
+		return 0, net.ErrClosed
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *gatedConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
+// wait waits for ch to close; the test's deadline bounds it.
+func wait(t *testing.T, what string, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-waitCtx(t).Done():
+		t.Fatalf("gave up waiting: %s", what)
+	}
+}
+
+// chatAsync sends one streamed chat completion through gw serve, as chat
+// does, on a goroutine of its own; the channel gets its status (0: the
+// request failed).
+func (r *warmRig) chatAsync(t *testing.T) <-chan int {
+	done := make(chan int, 1)
+	go func() {
+		body := `{"model":"` + sonnet + `","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+		req, _ := http.NewRequest(http.MethodPost, r.base+"/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := r.ctr.RoundTrip(req)
+		if err != nil {
+			t.Errorf("the agent's request: %v", err)
+			done <- 0
+			return
+		}
+		defer res.Body.Close()
+		if _, err := io.Copy(io.Discard, res.Body); err != nil {
+			t.Errorf("the answer broke off: %v", err)
+		}
+		done <- res.StatusCode
+	}()
+	return done
+}
+
+func modelLists(up *standin.Running) int {
+	n := 0
+	for _, s := range up.Seen() {
+		if s.Method == http.MethodGet && s.Path == "/v1/models" {
+			n++
+		}
+	}
+	return n
+}
+
+var protoName = map[bool]string{false: "http1", true: "http2"}
+
+// The agent's first request, coming while the connection gw serve opened
+// at start is still in its handshake (as with gw run, and a service far
+// away) or after it, goes out on that connection: the service accepts one
+// connection, not two, and gets no GET of gw serve's own.
+func TestWarm_FirstRequestTakesThePreparedConnection(t *testing.T) {
+	for _, h2 := range []bool{false, true} {
+		for _, during := range []bool{true, false} {
+			t.Run(protoName[h2]+map[bool]string{true: "/during the handshake", false: "/after it"}[during], func(t *testing.T) {
+				gate := newGate()
+				r := newWarmRig(t, standin.Options{HTTP2: h2}, WarmOptions{grace: time.Hour}, func(s *rigSetup) { s.listener = gate.wrap })
+				p := r.h.warm.prep
+				if p == nil {
+					t.Fatal("no connection prepared at start")
+				}
+				if during {
+					until(t, "the connection opened at start", func() bool { return gate.accepted.Load() == 1 })
+				} else {
+					close(gate.open)
+					wait(t, "the handshake", p.Ready())
+					if err := p.Err(); err != nil {
+						t.Fatalf("the connection opened at start: %v", err)
+					}
+				}
+				done := r.chatAsync(t)
+				wait(t, "the agent's request to take the connection", p.Taken())
+				if during {
+					close(gate.open)
+				}
+				if status := <-done; status != 200 {
+					t.Fatalf("status %d", status)
+				}
+				r.idle(t)
+				if n := gate.accepted.Load(); n != 1 {
+					t.Errorf("the service accepted %d connections, want 1: the first request opened one of its own", n)
+				}
+				if n := r.conns.Opened(); n != 1 {
+					t.Errorf("gw serve opened %d connections, want 1", n)
+				}
+				if n, m := posts(r.up), modelLists(r.up); n != 1 || m != 0 {
+					t.Errorf("the service got %d chat requests and %d model lists, want 1 and 0", n, m)
+				}
+				r.h.warm.mu.Lock()
+				if r.h.warm.h2 != h2 {
+					t.Errorf("the warmer takes the service for HTTP/2: %v, want %v", r.h.warm.h2, h2)
+				}
+				r.h.warm.mu.Unlock()
+			})
+		}
+	}
+}
+
+// The connection opened at start breaks in its handshake (the service
+// hangs up) while the agent's first request waits for it: the request
+// opens a connection of its own and is answered, once.
+func TestWarm_PreparedConnectionFails(t *testing.T) {
+	for _, h2 := range []bool{false, true} {
+		t.Run(protoName[h2], func(t *testing.T) {
+			gate := newGate()
+			r := newWarmRig(t, standin.Options{HTTP2: h2}, WarmOptions{grace: time.Hour}, func(s *rigSetup) { s.listener = gate.wrap })
+			p := r.h.warm.prep
+			if p == nil {
+				t.Fatal("no connection prepared at start")
+			}
+			var first net.Conn
+			select {
+			case first = <-gate.first:
+			case <-waitCtx(t).Done():
+				t.Fatal("gave up waiting: the connection opened at start")
+			}
+			done := r.chatAsync(t)
+			wait(t, "the agent's request to take the connection", p.Taken())
+			first.Close()
+			if status := <-done; status != 200 {
+				t.Fatalf("status %d", status)
+			}
+			r.idle(t)
+			if p.Err() == nil {
+				t.Fatal("the connection opened at start did not fail: the test broke nothing")
+			}
+			if n := gate.accepted.Load(); n != 2 {
+				t.Errorf("the service accepted %d connections, want 2 (the broken one, the request's own)", n)
+			}
+			if n, m := posts(r.up), modelLists(r.up); n != 1 || m != 0 {
+				t.Errorf("the service got %d chat requests and %d model lists, want 1 and 0", n, m)
+			}
+		})
+	}
+}
+
+// connectProxy is an HTTP proxy that tunnels CONNECT requests and counts
+// them.
+func connectProxy(t *testing.T) (*url.URL, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect {
+			http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
+			return
+		}
+		n.Add(1)
+		up, err := net.Dial("tcp", r.Host)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		c, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			up.Close()
+			return
+		}
+		// What the client sent already may be in brw's buffer.
+		go func() { io.Copy(up, brw); up.Close() }()
+		io.Copy(c, up)
+		c.Close()
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	return u, &n
+}
+
+// Behind an HTTP proxy (HTTPS_PROXY), gw serve opens its first connection
+// as before, with the GET of /models at once, through the proxy; the
+// agent's request goes through it too.
+func TestWarm_ThroughAnHTTPProxy(t *testing.T) {
+	pu, connects := connectProxy(t)
+	r := newWarmRig(t, standin.Options{}, WarmOptions{grace: time.Hour}, func(s *rigSetup) { s.proxy = http.ProxyURL(pu) })
+	if r.h.warm.prep != nil {
+		t.Fatal("a connection was prepared past the proxy")
+	}
+	r.idle(t) // the GET, at once: the grace does not apply
+	if m := modelLists(r.up); m != 1 || connects.Load() != 1 {
+		t.Fatalf("at start: %d model lists, %d CONNECTs; want 1, 1", m, connects.Load())
+	}
+	if status := r.chat(t, ""); status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	if n := connects.Load(); n != 1 || posts(r.up) != 1 {
+		t.Errorf("%d CONNECTs, %d chat requests; want 1, 1: the request went out on the connection opened at start", n, posts(r.up))
+	}
+}
+
+// gw serve stopping while the connection opened at start is still in its
+// handshake closes it, and leaves nothing of it running.
+func TestWarm_StopWhilePreparing(t *testing.T) {
+	gate := newGate()
+	r := newWarmRig(t, standin.Options{}, WarmOptions{}, func(s *rigSetup) { s.listener = gate.wrap })
+	p := r.h.warm.prep
+	if p == nil {
+		t.Fatal("no connection prepared at start")
+	}
+	until(t, "the connection opened at start", func() bool { return gate.accepted.Load() == 1 })
+	r.h.warm.stop()
+	wait(t, "the handshake to end", p.Ready())
+	if p.Err() == nil {
+		t.Error("the handshake ended well: it was not stopped")
+	}
+	until(t, "the connection to close", func() bool { return r.conns.Open() == 0 })
+	until(t, "the goroutines of the warmer and the handshake to end", func() bool {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		return !strings.Contains(stacks, "proxy.(*warmer)") && !strings.Contains(stacks, "gw/api.handshake") &&
+			!strings.Contains(stacks, "gw/api.(*Conns).Prepare")
+	})
+	if posts(r.up) != 0 || modelLists(r.up) != 0 {
+		t.Error("the service got a request")
+	}
+}
+
+// A WebSocket upgrade through gw serve to a service offering HTTP/2 goes
+// over HTTP/1.1, which it needs, as it did before gw opened its TLS
+// connections itself.
+func TestWarm_WebSocketUpgradeOverHTTP1(t *testing.T) {
+	r := newWarmRig(t, standin.Options{HTTP2: true}, WarmOptions{}, func(s *rigSetup) {
+		s.handler = func(w http.ResponseWriter, req *http.Request) bool {
+			if req.URL.Path != "/v1/realtime" {
+				return false
+			}
+			if req.ProtoMajor != 1 || !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
+				http.Error(w, "a WebSocket upgrade needs HTTP/1.1", http.StatusHTTPVersionNotSupported)
+				return true
+			}
+			c, brw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return true
+			}
+			defer c.Close()
+			brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+			brw.Flush()
+			line, _ := brw.ReadString('\n')
+			brw.WriteString("echo " + line)
+			brw.Flush()
+			return true
+		}
+	})
+	r.idle(t)
+	req, _ := http.NewRequest(http.MethodGet, r.base+"/realtime", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	res, err := r.ctr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusSwitchingProtocols {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("status %d: %s", res.StatusCode, b)
+	}
+	rw, ok := res.Body.(io.ReadWriter)
+	if !ok {
+		t.Fatalf("the upgraded body is a %T", res.Body)
+	}
+	io.WriteString(rw, "hello\n")
+	b := make([]byte, len("echo hello\n"))
+	if _, err := io.ReadFull(rw, b); err != nil || string(b) != "echo hello\n" {
+		t.Errorf("through the upgraded connection: %q, %v", b, err)
 	}
 }
