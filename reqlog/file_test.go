@@ -139,7 +139,7 @@ func TestFollowAcrossRotation(t *testing.T) {
 		done <- Follow(ctx, path, time.Time{}, time.Millisecond, func(l *Line) bool {
 			got <- string(l.Raw)
 			return !strings.HasSuffix(string(l.Raw), " "+strconv.Itoa(n-1))
-		})
+		}, func(err error) { t.Error(err) })
 	}()
 	// Follow starts at the end: write a marker until it is read, so the
 	// lines below are written while it follows.
@@ -299,7 +299,7 @@ func TestFollowSinceThenNewLines(t *testing.T) {
 		done <- Follow(ctx, path, t0.Add(10*time.Minute), time.Millisecond, func(l *Line) bool {
 			got <- l.Model
 			return l.Model != "m99"
-		})
+		}, func(err error) { t.Error(err) })
 	}()
 	for i := 50; i < 100; i++ {
 		write(i)
