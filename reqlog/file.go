@@ -16,11 +16,16 @@ import (
 )
 
 // The request log's bound on disk: the file is rotated once it would grow
-// past MaxSize, and Keep files are kept (serve.log, serve.log.1, …), so it
-// never takes more than MaxSize × Keep (100 MiB, some 450,000 requests).
+// past MaxSize; serve.log and serve.log.1 stay plain, the older files are
+// compressed (serve.log.2.gz, …), and the oldest go once the log would
+// take more than MaxDisk in all, or more than Keep files. Compressed, a
+// file of typical lines takes about 1.3 MiB (7.8 times less: see
+// BenchmarkRotateCompress), so the log holds some 2.3 million requests
+// (a year of 6,000 a day) in at most 80 MiB.
 const (
 	MaxSize = 10 << 20
-	Keep    = 10
+	MaxDisk = 80 << 20
+	Keep    = 200
 )
 
 // File appends lines to the request log at Path. Every gw serve of the user
@@ -39,6 +44,7 @@ type File struct {
 	Path    string
 	MaxSize int64 // 0: MaxSize
 	Keep    int   // files kept, the current one included; 0: Keep
+	MaxDisk int64 // bytes all the files take at most; 0: MaxDisk
 
 	mu   sync.Mutex
 	lock *fsutil.Lock // kept between writes, unlocked
@@ -171,6 +177,13 @@ func (f *File) maxSize() int64 {
 	return MaxSize
 }
 
+func (f *File) maxDisk() int64 {
+	if f.MaxDisk > 0 {
+		return f.MaxDisk
+	}
+	return MaxDisk
+}
+
 func (f *File) keep() int {
 	if f.Keep > 0 {
 		return f.Keep
@@ -213,7 +226,31 @@ func (f *File) rotate() error {
 	for i := 2; i < keep; i++ {
 		compress(Rotated(f.Path, i))
 	}
+	f.trim()
 	return nil
+}
+
+// trim removes the oldest files while the log would take more than
+// MaxDisk: serve.log and serve.log.1 may take MaxSize each, the older ones
+// (compressed or not) what is left, newest first.
+func (f *File) trim() {
+	left := f.maxDisk() - 2*f.maxSize()
+	n := maxRotated(f.Path)
+	for i := 2; i <= n; i++ {
+		name := Rotated(f.Path, i)
+		for _, name := range []string{name, gzName(name)} {
+			if fi, err := os.Lstat(name); err == nil {
+				left -= fi.Size()
+			}
+		}
+		if left >= 0 {
+			continue
+		}
+		for ; i <= n; i++ {
+			_ = os.Remove(gzName(Rotated(f.Path, i)))
+			_ = os.Remove(Rotated(f.Path, i))
+		}
+	}
 }
 
 // renameGz moves from.gz to to.gz. When from is there as well, the .gz is
