@@ -142,7 +142,7 @@ func BenchmarkRotateCompress(b *testing.B) {
 }
 
 // logNames is the log's files in dir: name → size.
-func logNames(t *testing.T, dir string) map[string]int64 {
+func logNames(t testing.TB, dir string) map[string]int64 {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -580,5 +580,76 @@ func TestFollowerTwoRotationsBehindFindsItsFile(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "line 1,line 2,line 3" {
 		t.Errorf("the files rotated since hold %q, want lines 1 to 3", got)
+	}
+}
+
+// BenchmarkUsageYear is gw usage --since 365d (read the log's files from a
+// year ago on, parse each line, add it up by day, model and agent) over a
+// year of 1 M realistic lines. The baseline, "plain", is the log as an
+// older gw kept it, every file plain; "compressed" is the same lines as gw
+// keeps them now: serve.log and serve.log.1 plain, the older files .gz.
+// The ratio of the two is what decompressing costs gw usage.
+func BenchmarkUsageYear(b *testing.B) {
+	const n = 1_000_000
+	plainDir, gzDir := b.TempDir(), b.TempDir()
+	now := time.Now()
+	start := now.Add(-364 * 24 * time.Hour)
+	r := rand.New(rand.NewPCG(3, 3))
+	var chunks [][]byte
+	var cur []byte
+	for i := range n {
+		e := realEntry(r, start.Add(time.Duration(i)*31*time.Second))
+		line := Append(nil, &e)
+		if len(cur)+len(line) > MaxSize {
+			chunks = append(chunks, cur)
+			cur = nil
+		}
+		cur = append(cur, line...)
+	}
+	chunks = append(chunks, cur)
+	var plainSize, gzSize int64
+	for j, c := range chunks {
+		k := len(chunks) - 1 - j
+		for _, dir := range []string{plainDir, gzDir} {
+			if err := os.WriteFile(Rotated(filepath.Join(dir, Name), k), c, 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+		plainSize += int64(len(c))
+		if k >= 2 {
+			compress(Rotated(filepath.Join(gzDir, Name), k))
+		}
+	}
+	chunks, cur = nil, nil
+	for name, size := range logNames(b, gzDir) {
+		if rest, ok := strings.CutPrefix(name, Name+"."); ok && rest != "1" && !strings.HasSuffix(rest, ".gz") {
+			b.Fatalf("%s not compressed", name)
+		}
+		gzSize += size
+	}
+	since := now.Add(-365 * 24 * time.Hour)
+	for _, layout := range []struct {
+		name, dir string
+		size      int64
+	}{{"plain", plainDir, plainSize}, {"compressed", gzDir, gzSize}} {
+		b.Run(layout.name, func(b *testing.B) {
+			path := filepath.Join(layout.dir, Name)
+			for b.Loop() {
+				tally := &Tally{Loc: time.Local}
+				if err := Scan(path, since, func(l *Line) bool {
+					if l.OK {
+						tally.Add(&l.Entry)
+					}
+					return true
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if tally.Total.Requests != n {
+					b.Fatalf("%d requests, want %d", tally.Total.Requests, n)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/line")
+			b.ReportMetric(float64(layout.size)/(1<<20), "MiB-on-disk")
+		})
 	}
 }
