@@ -64,7 +64,7 @@ func (e *DamagedError) Error() string {
 }
 
 func (d Damage) String() string {
-	return "skipped the rest of " + d.Path + ": " + d.Err.Error() + "; the other lines were read (remove the file if it is not gw's)"
+	return "skipped the rest of " + d.Path + ": " + d.Err.Error() + "; every other file of the request log was read (move it away to stop this warning)"
 }
 
 // Scan calls fn for every line of the log at path from since on (the zero
@@ -121,14 +121,16 @@ func scanFile(f logFile, buf []byte, p *Parser, l *Line, since time.Time, fn fun
 		return more, err
 	}
 	if err == nil && fi.Size() > maxGzSize {
-		return true, &Damage{Path: f.Name(), Err: errors.New("larger than any file gw compresses")}
+		return true, &Damage{Path: f.Name(), Err: errors.New("it is larger than any file gw compresses")}
 	}
 	zr, err := gzip.NewReader(bufio.NewReaderSize(io.LimitReader(f, maxGzSize), 64<<10))
 	if err != nil {
 		return true, &Damage{Path: f.Name(), Err: gzipReason(err)}
 	}
 	defer zr.Close()
-	_, more, err := scanFrom(&capped{r: zr, n: maxGzLines}, buf, p, l, since, fn)
+	in := inflate(&capped{r: zr, n: maxGzLines})
+	defer in.stop()
+	_, more, err := scanFrom(in, buf, p, l, since, fn)
 	if err != nil {
 		return more, &Damage{Path: f.Name(), Err: gzipReason(err)}
 	}
@@ -153,6 +155,83 @@ func gzipReason(err error) error {
 		return errors.New("it is damaged (" + err.Error() + ")")
 	}
 	return fsutil.OSReason(err)
+}
+
+// inflater reads a decompressing reader on a goroutine of its own, a few
+// buffers ahead of the one reading from it: on a machine of two cores
+// decompressing the next part of a file overlaps parsing this one (gw
+// usage reads a year of compressed files not much slower than plain ones).
+// Its memory is those buffers, however much the file holds.
+type inflater struct {
+	full chan []byte // decompressed, in order; closed after the last
+	free chan []byte
+	quit chan struct{}
+	err  error // why the goroutine stopped (io.EOF: the end); read once full is closed
+	cur  []byte
+	held []byte // the buffer cur is part of
+}
+
+const (
+	inflateBufs = 3
+	inflateBuf  = 128 << 10
+)
+
+func inflate(r io.Reader) *inflater {
+	in := &inflater{full: make(chan []byte, inflateBufs), free: make(chan []byte, inflateBufs), quit: make(chan struct{})}
+	for range inflateBufs {
+		in.free <- make([]byte, inflateBuf)
+	}
+	go func() {
+		defer close(in.full)
+		for {
+			var b []byte
+			select {
+			case b = <-in.free:
+			case <-in.quit:
+				return
+			}
+			n := 0
+			var err error
+			for n < len(b) && err == nil {
+				var k int
+				k, err = r.Read(b[n:])
+				n += k
+			}
+			if n > 0 {
+				in.full <- b[:n] // never blocks: full holds every buffer
+			}
+			if err != nil {
+				in.err = err
+				return
+			}
+		}
+	}()
+	return in
+}
+
+func (in *inflater) Read(p []byte) (int, error) {
+	for len(in.cur) == 0 {
+		if in.held != nil {
+			in.free <- in.held[:cap(in.held)]
+			in.held = nil
+		}
+		b, ok := <-in.full
+		if !ok {
+			return 0, in.err
+		}
+		in.held, in.cur = b, b
+	}
+	n := copy(p, in.cur)
+	in.cur = in.cur[n:]
+	return n, nil
+}
+
+// stop ends the goroutine, once it has finished the read it is in, and
+// waits for it (the file is closed after).
+func (in *inflater) stop() {
+	close(in.quit)
+	for range in.full {
+	}
 }
 
 // capped reads r up to n bytes, then fails with errTooLarge.
