@@ -58,12 +58,13 @@ func (e *DamagedError) Error() string {
 		if i > 0 {
 			b = append(b, '\n')
 		}
-		b = append(b, d.String()...)
+		b = append(b, d.Error()...)
 	}
 	return string(b)
 }
 
-func (d Damage) String() string {
+// Error says which file, what is wrong and what to do, in one line.
+func (d Damage) Error() string {
 	return "skipped the rest of " + d.Path + ": " + d.Err.Error() + "; every other file of the request log was read (move it away to stop this warning)"
 }
 
@@ -136,8 +137,6 @@ func scanFile(f logFile, buf []byte, p *Parser, l *Line, since time.Time, fn fun
 	}
 	return more, nil
 }
-
-func (d *Damage) Error() string { return d.String() }
 
 // errTooLarge: a compressed file that holds more than maxGzLines.
 var errTooLarge = errors.New("it holds more than any file gw writes")
