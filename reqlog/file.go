@@ -206,7 +206,11 @@ func (f *File) keep() int {
 // loses no line and goes on being written.
 func (f *File) rotate() error {
 	keep := f.keep()
-	for _, name := range []string{Rotated(f.Path, keep-1), gzName(Rotated(f.Path, keep-1))} {
+	oldest := []string{Rotated(f.Path, keep-1)}
+	if keep-1 >= 2 {
+		oldest = append(oldest, gzName(oldest[0]))
+	}
+	for _, name := range oldest {
 		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot rotate the request log: %w", fsutil.OSReason(err))
 		}
