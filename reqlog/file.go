@@ -285,7 +285,6 @@ func compress(name string) {
 	if err != nil {
 		return // none there, or not a regular file: left as it is
 	}
-	defer src.Close()
 	err = fsutil.WriteOwnFrom(gzName(name), 0o600, func(dst *os.File) error {
 		zw, err := gzip.NewWriterLevel(dst, gzip.DefaultCompression)
 		if err != nil {
@@ -301,6 +300,7 @@ func compress(name string) {
 		}
 		return os.Chtimes(dst.Name(), fi.ModTime(), fi.ModTime())
 	})
+	src.Close() // before the remove: Windows removes no open file
 	if err != nil {
 		return
 	}
