@@ -26,14 +26,46 @@ func readAll(t *testing.T, path string) []string {
 }
 
 // Two gw serves append to one log (two Files, each taking the lock file as
-// another process would) while it rotates every few lines: no line is
-// lost, split, interleaved with another or written twice, and each
-// writer's lines stay in their order.
+// another process would) while it rotates every few lines and compresses
+// the older files: no line is lost, split, interleaved with another or
+// written twice, and each writer's lines stay in their order. A reader
+// (gw usage) meanwhile sees each writer's lines in order, none twice, and
+// never a file half compressed.
 func TestTwoWritersRotatingLoseNoLine(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, Name)
 	const writers, lines = 2, 300
 	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			last := [writers]int{-1, -1}
+			err := Scan(path, time.Time{}, func(l *Line) bool {
+				var w, i int
+				if n, _ := fmt.Sscanf(string(l.Raw), "w%d %d", &w, &i); n != 2 || w < 0 || w >= writers {
+					t.Errorf("a reader read %q", l.Raw)
+					return false
+				}
+				if i <= last[w] {
+					t.Errorf("a reader read writer %d's line %d after %d", w, i, last[w])
+					return false
+				}
+				last[w] = i
+				return true
+			})
+			if err != nil {
+				t.Errorf("a reader: %v", err)
+				return
+			}
+		}
+	}()
 	for w := range writers {
 		f := &File{Path: path, MaxSize: 2 << 10, Keep: 1000}
 		wg.Add(1)
@@ -54,6 +86,8 @@ func TestTwoWritersRotatingLoseNoLine(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	close(stop)
+	<-readerDone
 	got := readAll(t, path)
 	next := make([]int, writers)
 	seen := 0
@@ -84,14 +118,14 @@ func TestTwoWritersRotatingLoseNoLine(t *testing.T) {
 	if seen != want {
 		t.Errorf("read %d lines, want %d", seen, want)
 	}
-	files, _ := filepath.Glob(path + ".*")
+	files, _ := filepath.Glob(path + ".*.gz")
 	if len(files) < 5 {
-		t.Errorf("the log rotated into %d files only; the test did not exercise rotation", len(files))
+		t.Errorf("the log rotated into %d compressed files only; the test did not exercise rotation", len(files))
 	}
 }
 
-// The log never takes more than MaxSize × Keep on disk, however much is
-// written: the oldest file goes.
+// The log never keeps more than Keep files, however much is written: the
+// oldest file goes.
 func TestRotationBoundsTheLog(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, Name)
@@ -139,7 +173,7 @@ func TestFollowAcrossRotation(t *testing.T) {
 		done <- Follow(ctx, path, time.Time{}, time.Millisecond, func(l *Line) bool {
 			got <- string(l.Raw)
 			return !strings.HasSuffix(string(l.Raw), " "+strconv.Itoa(n-1))
-		})
+		}, func(err error) { t.Error(err) })
 	}()
 	// Follow starts at the end: write a marker until it is read, so the
 	// lines below are written while it follows.
@@ -179,8 +213,8 @@ func TestFollowAcrossRotation(t *testing.T) {
 	if i != n {
 		t.Errorf("followed %d lines, want %d", i, n)
 	}
-	if files, _ := filepath.Glob(path + ".*"); len(files) < 5 {
-		t.Errorf("rotated into %d files only", len(files))
+	if files, _ := filepath.Glob(path + ".*.gz"); len(files) < 5 {
+		t.Errorf("rotated into %d compressed files only", len(files))
 	}
 }
 
@@ -299,7 +333,7 @@ func TestFollowSinceThenNewLines(t *testing.T) {
 		done <- Follow(ctx, path, t0.Add(10*time.Minute), time.Millisecond, func(l *Line) bool {
 			got <- l.Model
 			return l.Model != "m99"
-		})
+		}, func(err error) { t.Error(err) })
 	}()
 	for i := 50; i < 100; i++ {
 		write(i)

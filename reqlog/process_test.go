@@ -34,8 +34,8 @@ func TestWriterProcess(t *testing.T) {
 	}
 }
 
-// Two gw processes append to one log while it rotates: every line of each
-// is there once, whole, in its order.
+// Two gw processes append to one log while it rotates (and compresses the
+// older files): every line of each is there once, whole, in its order.
 func TestTwoProcessesRotatingLoseNoLine(t *testing.T) {
 	if os.Getenv(writerEnv) != "" {
 		t.Skip()
@@ -75,7 +75,7 @@ func TestTwoProcessesRotatingLoseNoLine(t *testing.T) {
 			t.Errorf("process %d: %d lines of %d", p, n, lines)
 		}
 	}
-	if files, _ := filepath.Glob(path + ".*"); len(files) < 10 {
-		t.Errorf("rotated into %d files only", len(files))
+	if files, _ := filepath.Glob(path + ".*.gz"); len(files) < 10 {
+		t.Errorf("rotated into %d compressed files only", len(files))
 	}
 }

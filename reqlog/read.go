@@ -1,7 +1,10 @@
 package reqlog
 
 import (
+	"bufio"
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -25,10 +28,52 @@ type Line struct {
 // gw writes) is skipped.
 const readBuf = 256 << 10
 
+// Bounds of a compressed file of the log (serve.log.2.gz, …): gw writes
+// none larger than MaxSize, nor one that holds more, so a file past either
+// bound is not the log's (a gzip bomb planted under its name) and is read
+// no further than that. A reader holds a buffer of readBuf and the
+// decompressor's window, however large the file says it is.
+const (
+	maxGzSize  = 64 << 20 // on disk
+	maxGzLines = 64 << 20 // once decompressed
+)
+
+// DamagedError names the files of the log that could not be read to their
+// end (a damaged compressed file, one past the bounds above): every line
+// before the damage, and every other file, were read.
+type DamagedError struct {
+	Files []Damage
+}
+
+// Damage is one file a DamagedError names and what is wrong with it.
+type Damage struct {
+	Path string
+	Err  error
+}
+
+// Error is one line per damaged file.
+func (e *DamagedError) Error() string {
+	var b []byte
+	for i, d := range e.Files {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, d.Error()...)
+	}
+	return string(b)
+}
+
+// Error says which file, what is wrong and what to do, in one line.
+func (d Damage) Error() string {
+	return "skipped the rest of " + d.Path + ": " + d.Err.Error() + "; every other file of the request log was read (move it away to stop this warning)"
+}
+
 // Scan calls fn for every line of the log at path from since on (the zero
-// time: all), oldest first, across its rotated files, until fn returns
-// false. A log that does not exist yet has no lines. Files last written
-// before since are not read.
+// time: all), oldest first, across its rotated files (the compressed ones
+// decompressed as they are read), until fn returns false. A log that does
+// not exist yet has no lines. Files last written before since are not
+// read. A file that cannot be read to its end is a *DamagedError once
+// every other line has been handed on.
 func Scan(path string, since time.Time, fn func(*Line) bool) error {
 	files, err := openFiles(path)
 	if err != nil {
@@ -38,21 +83,172 @@ func Scan(path string, since time.Time, fn func(*Line) bool) error {
 	var p Parser
 	var l Line
 	buf := make([]byte, readBuf)
+	var damaged []Damage
 	for _, f := range files {
-		if more, err := scanFile(f, buf, &p, &l, since, fn); err != nil || !more {
+		more, err := scanFile(f, buf, &p, &l, since, fn)
+		var d *Damage
+		if errors.As(err, &d) {
+			damaged = append(damaged, *d)
+			err = nil
+		}
+		if err != nil {
 			return err
 		}
+		if !more {
+			break
+		}
+	}
+	if damaged != nil {
+		return &DamagedError{Files: damaged}
 	}
 	return nil
 }
 
+// logFile is a file of the log open for reading.
+type logFile struct {
+	*os.File
+	gz bool // compressed
+}
+
 // scanFile reads f from its start, unless it was last written before since.
-func scanFile(f *os.File, buf []byte, p *Parser, l *Line, since time.Time, fn func(*Line) bool) (bool, error) {
-	if fi, err := f.Stat(); err == nil && !since.IsZero() && fi.ModTime().Before(since) {
+// A compressed file that cannot be read to its end is a *Damage.
+func scanFile(f logFile, buf []byte, p *Parser, l *Line, since time.Time, fn func(*Line) bool) (bool, error) {
+	fi, err := f.Stat()
+	if err == nil && !since.IsZero() && fi.ModTime().Before(since) {
 		return true, nil
 	}
-	_, more, err := scanFrom(f, buf, p, l, since, fn)
-	return more, err
+	if !f.gz {
+		_, more, err := scanFrom(f, buf, p, l, since, fn)
+		return more, err
+	}
+	if err == nil && fi.Size() > maxGzSize {
+		return true, &Damage{Path: f.Name(), Err: errors.New("it is larger than any file gw compresses")}
+	}
+	zr, err := gzip.NewReader(bufio.NewReaderSize(io.LimitReader(f, maxGzSize), 64<<10))
+	if err != nil {
+		return true, &Damage{Path: f.Name(), Err: gzipReason(err)}
+	}
+	defer zr.Close()
+	in := inflate(&capped{r: zr, n: maxGzLines})
+	defer in.stop()
+	_, more, err := scanFrom(in, buf, p, l, since, fn)
+	if err != nil {
+		return more, &Damage{Path: f.Name(), Err: gzipReason(err)}
+	}
+	return more, nil
+}
+
+// errTooLarge: a compressed file that holds more than maxGzLines.
+var errTooLarge = errors.New("it holds more than any file gw writes")
+
+// gzipReason says what is wrong with a compressed file in plain words.
+func gzipReason(err error) error {
+	switch {
+	case errors.Is(err, errTooLarge):
+		return err
+	case errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum), errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("it is damaged or cut short (" + err.Error() + ")")
+	}
+	var ce flate.CorruptInputError
+	if errors.As(err, &ce) {
+		return errors.New("it is damaged (" + err.Error() + ")")
+	}
+	return fsutil.OSReason(err)
+}
+
+// inflater reads a decompressing reader on a goroutine of its own, a few
+// buffers ahead of the one reading from it: on a machine of two cores
+// decompressing the next part of a file overlaps parsing this one (gw
+// usage reads a year of compressed files not much slower than plain ones).
+// Its memory is those buffers, however much the file holds.
+type inflater struct {
+	full chan []byte // decompressed, in order; closed after the last
+	free chan []byte
+	quit chan struct{}
+	err  error // why the goroutine stopped (io.EOF: the end); read once full is closed
+	cur  []byte
+	held []byte // the buffer cur is part of
+}
+
+const (
+	inflateBufs = 3
+	inflateBuf  = 128 << 10
+)
+
+func inflate(r io.Reader) *inflater {
+	in := &inflater{full: make(chan []byte, inflateBufs), free: make(chan []byte, inflateBufs), quit: make(chan struct{})}
+	for range inflateBufs {
+		in.free <- make([]byte, inflateBuf)
+	}
+	go func() {
+		defer close(in.full)
+		for {
+			var b []byte
+			select {
+			case b = <-in.free:
+			case <-in.quit:
+				return
+			}
+			n := 0
+			var err error
+			for n < len(b) && err == nil {
+				var k int
+				k, err = r.Read(b[n:])
+				n += k
+			}
+			if n > 0 {
+				in.full <- b[:n] // never blocks: full holds every buffer
+			}
+			if err != nil {
+				in.err = err
+				return
+			}
+		}
+	}()
+	return in
+}
+
+func (in *inflater) Read(p []byte) (int, error) {
+	for len(in.cur) == 0 {
+		if in.held != nil {
+			in.free <- in.held[:cap(in.held)]
+			in.held = nil
+		}
+		b, ok := <-in.full
+		if !ok {
+			return 0, in.err
+		}
+		in.held, in.cur = b, b
+	}
+	n := copy(p, in.cur)
+	in.cur = in.cur[n:]
+	return n, nil
+}
+
+// stop ends the goroutine, once it has finished the read it is in, and
+// waits for it (the file is closed after).
+func (in *inflater) stop() {
+	close(in.quit)
+	for range in.full {
+	}
+}
+
+// capped reads r up to n bytes, then fails with errTooLarge.
+type capped struct {
+	r io.Reader
+	n int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
 }
 
 // openFiles opens the files of the log at path, oldest first. It holds the
@@ -60,16 +256,16 @@ func scanFile(f *os.File, buf []byte, p *Parser, l *Line, since time.Time, fn fu
 // from one name to the next between two opens (each is then read through
 // its descriptor, whatever its name has become). No state directory, or
 // no file: none.
-func openFiles(path string) ([]*os.File, error) {
+func openFiles(path string) ([]logFile, error) {
 	if _, err := os.Lstat(filepath.Dir(path)); err != nil {
 		return nil, nil
 	}
 	if lock, err := fsutil.Acquire(fsutil.LockPath(path)); err == nil {
 		defer lock.Release()
 	}
-	var files []*os.File
+	var files []logFile
 	for i := maxRotated(path); i >= 0; i-- {
-		f, _, err := fsutil.OpenRegular(Rotated(path, i))
+		f, err := openRotated(path, i)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -82,12 +278,31 @@ func openFiles(path string) ([]*os.File, error) {
 	return files, nil
 }
 
-// maxRotated is the highest n for which path.n exists (0: none).
+// openRotated opens the n-th older file of the log at path: from 2 on,
+// the compressed one when it is there (when the plain one is there too, a
+// crash kept it from being removed once compressed: see compress), else
+// the plain one (an older gw's, or one not compressed yet). Each is opened
+// as the current log is: what is not a regular file is refused.
+func openRotated(path string, n int) (logFile, error) {
+	name := Rotated(path, n)
+	if n >= 2 {
+		if _, err := os.Lstat(gzName(name)); err == nil {
+			f, _, err := fsutil.OpenRegular(gzName(name))
+			return logFile{f, true}, err
+		}
+	}
+	f, _, err := fsutil.OpenRegular(name)
+	return logFile{f, false}, err
+}
+
+// maxRotated is the highest n for which path.n (or path.n.gz) exists (0: none).
 func maxRotated(path string) int {
 	n := 0
 	for i := 1; i < 1000; i++ {
 		if _, err := os.Lstat(Rotated(path, i)); err != nil {
-			break
+			if _, err := os.Lstat(gzName(Rotated(path, i))); i < 2 || err != nil {
+				break
+			}
 		}
 		n = i
 	}
@@ -150,11 +365,20 @@ func scanFrom(r io.Reader, buf []byte, p *Parser, l *Line, since time.Time, fn f
 // time: from now on), then for each line written to it, following it
 // across rotations (lines written to a file just before it was rotated are
 // read from it before the new one), until ctx is done or fn returns false.
-// It checks for new lines every poll.
-func Follow(ctx context.Context, path string, since time.Time, poll time.Duration, fn func(*Line) bool) error {
+// It checks for new lines every poll. A rotated file that cannot be read to
+// its end (see DamagedError) is handed to warn, a *Damage, and the rest is
+// read.
+func Follow(ctx context.Context, path string, since time.Time, poll time.Duration, fn func(*Line) bool, warn func(error)) error {
 	var p Parser
 	var l Line
 	buf := make([]byte, readBuf)
+	scan := func(f logFile, since time.Time) bool {
+		more, err := scanFile(f, buf, &p, &l, since, fn)
+		if err != nil && warn != nil {
+			warn(err)
+		}
+		return more
+	}
 	var f *os.File
 	var fi fs.FileInfo
 	var off int64
@@ -184,13 +408,13 @@ func Follow(ctx context.Context, path string, since time.Time, poll time.Duratio
 		}
 		if len(files) > 0 {
 			for i, old := range files[:len(files)-1] {
-				if more, _ := scanFile(old, buf, &p, &l, since, fn); !more {
+				if !scan(old, since) {
 					closeAll(files[i:])
 					return nil
 				}
 				old.Close()
 			}
-			f = files[len(files)-1]
+			f = files[len(files)-1].File
 			if fi, err = f.Stat(); err != nil {
 				return err
 			}
@@ -216,7 +440,7 @@ func Follow(ctx context.Context, path string, since time.Time, poll time.Duratio
 			// Rotated (or removed and made again): read the rest of the old
 			// file, then the files rotated since, then go on in the new one.
 			if now, err := os.Lstat(path); err == nil && !os.SameFile(now, fi) {
-				newer := rotatedSince(path, fi)
+				newer := rotatedSince(path, fi, f)
 				// Writers append by name under the lock, so nothing is
 				// written to the old file once it is rotated: what it got
 				// between the read above and the rotation is read now.
@@ -233,14 +457,14 @@ func Follow(ctx context.Context, path string, since time.Time, poll time.Duratio
 					continue
 				}
 				for _, nf := range newer[:len(newer)-1] {
-					_, more, _ := scanFrom(nf, buf, &p, &l, time.Time{}, fn)
+					more := scan(nf, time.Time{})
 					nf.Close()
 					if !more {
 						closeAll(newer[len(newer)-1:])
 						return nil
 					}
 				}
-				f = newer[len(newer)-1]
+				f = newer[len(newer)-1].File
 				if fi, err = f.Stat(); err != nil {
 					f.Close()
 					f = nil
@@ -270,25 +494,40 @@ func Follow(ctx context.Context, path string, since time.Time, poll time.Duratio
 // lock while it looks, so the names do not move under it; the files are
 // read once it has let go. Nil when old is no longer among them (rotated
 // away) or the lock cannot be had.
-func rotatedSince(path string, old fs.FileInfo) []*os.File {
+//
+// A follower that fell more than one rotation behind finds old compressed:
+// the .gz's header names the plain file it was made from (see origin).
+func rotatedSince(path string, old fs.FileInfo, oldFile *os.File) []logFile {
 	lock, err := fsutil.Acquire(fsutil.LockPath(path))
 	if err != nil {
 		return nil
 	}
 	defer lock.Release()
 	k := 0
-	for i := 1; i <= maxRotated(path); i++ {
+	n := maxRotated(path)
+	for i := 1; i <= n; i++ {
 		if fi, err := os.Lstat(Rotated(path, i)); err == nil && os.SameFile(fi, old) {
 			k = i
 			break
 		}
 	}
 	if k == 0 {
+		// Written to no more once rotated: its size and time are final.
+		if now, err := oldFile.Stat(); err == nil {
+			want := origin(now)
+			for i := 2; i <= n && k == 0; i++ {
+				if gzOrigin(gzName(Rotated(path, i))) == want {
+					k = i
+				}
+			}
+		}
+	}
+	if k == 0 {
 		return nil
 	}
-	var files []*os.File
+	var files []logFile
 	for i := k - 1; i >= 0; i-- {
-		f, _, err := fsutil.OpenRegular(Rotated(path, i))
+		f, err := openRotated(path, i)
 		if err != nil {
 			closeAll(files)
 			return nil
@@ -298,7 +537,21 @@ func rotatedSince(path string, old fs.FileInfo) []*os.File {
 	return files
 }
 
-func closeAll(files []*os.File) {
+// gzOrigin is the origin a compressed file's header records ("": none).
+func gzOrigin(name string) string {
+	f, _, err := fsutil.OpenRegular(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(io.LimitReader(f, 4<<10))
+	if err != nil {
+		return ""
+	}
+	return zr.Comment
+}
+
+func closeAll(files []logFile) {
 	for _, f := range files {
 		f.Close()
 	}

@@ -1,6 +1,8 @@
 // Package reqlog is gw serve's request log: the line it writes for each
-// request, the file those lines go to (rotated, shared by every gw serve of
-// the user), and the reader gw logs, gw usage and gw statusline use. A line
+// request, the file those lines go to (rotated, the older files
+// gzip-compressed, bounded on disk, shared by every gw serve of the user),
+// and the reader gw logs, gw usage and gw statusline use, which reads the
+// compressed files as they are decompressed. A line
 // never holds the key, the local token, a query string or a body.
 //
 // A line is the time the answer ended, the method and path, then key=value

@@ -140,7 +140,9 @@ func TestTallyOfAGeneratedLog(t *testing.T) {
 // BenchmarkScanAndTally reads 1 M generated lines from a file the way gw
 // usage does (parse, add up by day, model and agent). The baseline is
 // counting the lines of the same file with bufio.Scanner: the ratio says
-// what parsing and adding cost beyond reading.
+// what parsing and adding cost beyond reading. Then the same over a year
+// of realistic lines in rotated files, plain and compressed (see
+// usageYear).
 func BenchmarkScanAndTally(b *testing.B) {
 	path := filepath.Join(b.TempDir(), Name)
 	start := time.Date(2025, 11, 1, 0, 0, 0, 0, time.FixedZone("", 3600))
@@ -189,4 +191,6 @@ func BenchmarkScanAndTally(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/line")
 	})
+	os.Remove(path)
+	usageYear(b)
 }

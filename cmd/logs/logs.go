@@ -4,6 +4,7 @@ package logs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -147,17 +148,25 @@ func logsRun(ctx context.Context, opts *LogsOptions) error {
 			// The columns are as wide as the lines shown need: a first
 			// pass measures them (reading the log costs far less than
 			// printing it).
+			// A damaged file is said once, by the pass below.
 			if err := reqlog.Scan(path, since, func(l *reqlog.Line) bool {
 				if l.OK && wanted(l) {
 					pr.fit(l)
 				}
 				return true
-			}); err != nil {
+			}); err != nil && !damaged(err) {
 				return err
 			}
 		}
-		if err := reqlog.Scan(path, since, show); err != nil {
+		err := reqlog.Scan(path, since, show)
+		if err != nil && !damaged(err) {
 			return err
+		}
+		var d *reqlog.DamagedError
+		if errors.As(err, &d) {
+			for _, f := range d.Files {
+				fmt.Fprintf(ios.ErrOut, "! %v\n", f)
+			}
 		}
 		if werr == nil && pr.n == 0 && ios.IsStdoutTTY() && !opts.JSON {
 			fmt.Fprintln(ios.ErrOut, noLines(opts, path))
@@ -170,7 +179,16 @@ func logsRun(ctx context.Context, opts *LogsOptions) error {
 	if poll == 0 {
 		poll = 250 * time.Millisecond
 	}
-	return reqlog.Follow(ctx, path, since, poll, show)
+	return reqlog.Follow(ctx, path, since, poll, show, func(err error) {
+		fmt.Fprintf(ios.ErrOut, "! %v\n", err)
+	})
+}
+
+// damaged: err says only that some rotated files could not be read to
+// their end (reqlog.DamagedError); the rest of the log was read.
+func damaged(err error) bool {
+	var d *reqlog.DamagedError
+	return errors.As(err, &d)
 }
 
 func noLines(opts *LogsOptions, path string) string {

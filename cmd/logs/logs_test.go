@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,4 +161,42 @@ func TestLogsRun_NamedPipeRefused(t *testing.T) {
 			t.Errorf("err = %v, stdout %q", err, e.Out)
 		}
 	})
+}
+
+// A damaged compressed file of the log is named once on stderr (not once
+// per pass over the log); every other line is shown, in order.
+func TestLogsRun_DamagedRotatedFileIsNamedOnce(t *testing.T) {
+	e := cmdtest.New(t)
+	dir := filepath.Join(e.Vars["XDG_STATE_HOME"], "gw")
+	f := &reqlog.File{Path: filepath.Join(dir, reqlog.Name), MaxSize: 100}
+	defer f.Close()
+	for i := range 5 { // one line a file: serve.log.2.gz … serve.log.4.gz
+		en := reqlog.Entry{Time: now.Add(time.Duration(i-5) * time.Minute), Method: "POST", Path: "/v1/messages", Model: "m" + strconv.Itoa(i), Status: 200, Proto: "messages"}
+		if _, err := f.Write(reqlog.Append(nil, &en)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := filepath.Join(dir, reqlog.Name+".3.gz")
+	if err := os.WriteFile(bad, []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.Factory.IOStreams.SetStdoutTTY(true)
+	if err := logsRun(context.Background(), &LogsOptions{IO: e.Factory.IOStreams, Paths: e.Factory.Paths, Now: func() time.Time { return now }}); err != nil {
+		t.Fatal(err)
+	}
+	var models []string
+	for _, l := range strings.Split(e.Out.String(), "\n") {
+		for _, field := range strings.Fields(l) {
+			if len(field) == 2 && field[0] == 'm' {
+				models = append(models, field)
+			}
+		}
+	}
+	// serve.log.3.gz held the second request, m1.
+	if strings.Join(models, ",") != "m0,m2,m3,m4" {
+		t.Errorf("shown %v, want m0, m2, m3, m4:\n%s", models, e.Out)
+	}
+	if warn := e.ErrOut.String(); strings.Count(warn, "\n") != 1 || !strings.Contains(warn, bad) {
+		t.Errorf("stderr %q; want one line naming %s", warn, bad)
+	}
 }

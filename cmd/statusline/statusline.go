@@ -167,12 +167,15 @@ func today(path string, now time.Time) (string, bool) {
 	midnight := time.Date(y, m, d, 0, 0, 0, 0, now.Location())
 	var t reqlog.Tally
 	t.Loc = now.Location()
-	if reqlog.Scan(path, midnight, func(l *reqlog.Line) bool {
+	// A damaged rotated file (reqlog.DamagedError) is gw logs' and gw
+	// usage's to report: today's lines are in the current file.
+	var damaged *reqlog.DamagedError
+	if err := reqlog.Scan(path, midnight, func(l *reqlog.Line) bool {
 		if l.OK && !l.Time.After(now) {
 			t.Add(&l.Entry)
 		}
 		return true
-	}) != nil {
+	}); err != nil && !errors.As(err, &damaged) {
 		return "", false
 	}
 	if t.Total.Requests == 0 {

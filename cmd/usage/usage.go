@@ -3,6 +3,7 @@ package usage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -109,12 +110,20 @@ func usageRun(opts *UsageOptions) error {
 	until := now()
 	since := until.Add(-d)
 	tally := reqlog.Tally{Loc: time.Local}
-	if err := reqlog.Scan(filepath.Join(p.StateDir, reqlog.Name), since, func(l *reqlog.Line) bool {
+	err = reqlog.Scan(filepath.Join(p.StateDir, reqlog.Name), since, func(l *reqlog.Line) bool {
 		if l.OK && !l.Time.After(until) {
 			tally.Add(&l.Entry)
 		}
 		return true
-	}); err != nil {
+	})
+	// A rotated file that could not be read to its end is said; the
+	// totals are those of every line that could be read.
+	var damaged *reqlog.DamagedError
+	if errors.As(err, &damaged) {
+		for _, d := range damaged.Files {
+			fmt.Fprintf(ios.ErrOut, "! %v\n", d)
+		}
+	} else if err != nil {
 		return err
 	}
 	var rows []reqlog.Row

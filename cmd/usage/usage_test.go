@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,5 +73,41 @@ func TestUsageRun_SinceCountsBackFromNow(t *testing.T) {
 	}
 	if r.Total.Requests != 1 || r.Total.Input != 300 || r.CacheRatio != 0.333 || len(r.Rows) != 1 || r.Rows[0].Key != "new" {
 		t.Errorf("report %+v", r)
+	}
+}
+
+// A damaged compressed file of the log (serve.log.3.gz) is named in one
+// line on stderr; the totals are those of every other request, and the
+// report is still printed.
+func TestUsageRun_DamagedRotatedFileIsNamedAndTheRestCounted(t *testing.T) {
+	e := cmdtest.New(t)
+	dir := filepath.Join(e.Vars["XDG_STATE_HOME"], "gw")
+	f := &reqlog.File{Path: filepath.Join(dir, reqlog.Name), MaxSize: 100}
+	defer f.Close()
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.Local)
+	for i := range 6 { // one line a file: serve.log.2.gz … serve.log.5.gz
+		en := reqlog.Entry{Time: now.Add(time.Duration(i-6) * time.Hour), Method: "POST", Path: "/v1/messages", Model: "m", Status: 200, HasUsage: true, Input: int64(100 << i), Output: 1, Proto: "messages"}
+		if _, err := f.Write(reqlog.Append(nil, &en)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := filepath.Join(dir, reqlog.Name+".3.gz")
+	if err := os.WriteFile(bad, []byte("not gzip\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := usageRun(&UsageOptions{IO: e.Factory.IOStreams, Paths: e.Factory.Paths, Since: "7d", By: "model", JSON: true, Now: func() time.Time { return now }}); err != nil {
+		t.Fatal(err)
+	}
+	var r report
+	if err := json.Unmarshal(e.Out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	// serve.log.3.gz held the third request: 100<<2.
+	if want := int64(100+200+800+1600+3200) * 1; r.Total.Requests != 5 || r.Total.Input != want {
+		t.Errorf("totals %+v, want 5 requests, %d tokens in", r.Total, want)
+	}
+	warn := e.ErrOut.String()
+	if strings.Count(warn, "\n") != 1 || !strings.HasPrefix(warn, "! ") || !strings.Contains(warn, bad) || !strings.Contains(warn, "damaged") {
+		t.Errorf("stderr %q; want one line naming %s", warn, bad)
 	}
 }

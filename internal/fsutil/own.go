@@ -79,32 +79,28 @@ func WriteOwn(path string, data []byte, perm fs.FileMode) error {
 	return write(OpState, path, data, perm, nil)
 }
 
+// WriteOwnFrom is WriteOwn with the content written by fill into the temporary file (a file too large
+// to hold in memory, written as it is made). An error of fill leaves path as it was.
+func WriteOwnFrom(path string, perm fs.FileMode, fill func(*os.File) error) error {
+	li, err := os.Lstat(path)
+	if err == nil && !li.Mode().IsRegular() {
+		return linkError(OpState, path, li.Mode())
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot inspect %s: %w", path, OSReason(err))
+	}
+	return writeFrom(OpState, path, perm, nil, fill)
+}
+
 // ReadOwn reads path, a small file of gw's own, of at most max bytes, never through a link: a symlink or
 // anything else that is not a regular file is refused with a *NotRegularError (OpState), unread. A
 // missing file is an error for which errors.Is(err, fs.ErrNotExist) holds.
 func ReadOwn(path string, max int64) ([]byte, error) {
-	li, err := os.Lstat(path)
+	f, _, err := OpenOwn(path)
 	if err != nil {
-		return nil, err
-	}
-	if !li.Mode().IsRegular() {
-		return nil, linkError(OpState, path, li.Mode())
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|readFlags, 0)
-	if err != nil {
-		if isLoop(err) {
-			return nil, linkError(OpState, path, fs.ModeSymlink)
-		}
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: path, Err: OSReason(err)}
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, linkError(OpState, path, fi.Mode())
-	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: OSReason(err)}
@@ -113,4 +109,35 @@ func ReadOwn(path string, max int64) ([]byte, error) {
 		return nil, &TooLargeError{Path: path, Size: int64(len(data)), Max: max}
 	}
 	return data, nil
+}
+
+// OpenOwn opens path, a file of gw's own, for reading, never through a link: a symlink or anything else
+// that is not a regular file is refused with a *NotRegularError (OpState), unopened (a named pipe's open
+// returns at once, and the fstat of what was opened decides). A missing file is an error for which
+// errors.Is(err, fs.ErrNotExist) holds.
+func OpenOwn(path string) (*os.File, fs.FileInfo, error) {
+	li, err := os.Lstat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !li.Mode().IsRegular() {
+		return nil, nil, linkError(OpState, path, li.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|readFlags, 0)
+	if err != nil {
+		if isLoop(err) {
+			return nil, nil, linkError(OpState, path, fs.ModeSymlink)
+		}
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "stat", Path: path, Err: OSReason(err)}
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, linkError(OpState, path, fi.Mode())
+	}
+	return f, fi, nil
 }

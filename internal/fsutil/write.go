@@ -55,6 +55,14 @@ func WriteBackup(path string, data []byte, perm fs.FileMode, like fs.FileInfo) e
 
 // write replaces path itself (a link at path is replaced, never followed: rename acts on the name).
 func write(op, path string, data []byte, perm fs.FileMode, like fs.FileInfo) error {
+	return writeFrom(op, path, perm, like, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// writeFrom is write with the content written by fill into the temporary file.
+func writeFrom(op, path string, perm fs.FileMode, like fs.FileInfo, fill func(*os.File) error) error {
 	dir, base := filepath.Split(path)
 	dir = filepath.Clean(dir)
 	if _, err := MkdirAll(dir, 0o700); err != nil {
@@ -89,7 +97,7 @@ func write(op, path string, data []byte, perm fs.FileMode, like fs.FileInfo) err
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
+	if err := fill(tmp); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, OSReason(err))
 	}
 	if like != nil {

@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -50,5 +51,43 @@ func assertNoTempFiles(t *testing.T, dir string) {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
+	}
+}
+
+// WriteOwnFrom: what fill writes replaces the file whole; a fill that fails
+// halfway leaves the file as it was and no temporary file; a link at the
+// name is refused, its target untouched.
+func TestWriteOwnFrom_WholeOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "serve.log.2.gz")
+	if err := WriteOwnFrom(path, 0o600, func(f *os.File) error {
+		_, err := f.WriteString("first")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteOwnFrom(path, 0o600, func(f *os.File) error {
+		f.WriteString("half of the second")
+		return errors.New("disk full")
+	})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("err = %v, want it to name %s and the reason", err, path)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "first" {
+		t.Errorf("after a failed fill the file holds %q, want it as it was", b)
+	}
+	assertNoTempFiles(t, dir)
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep"), 0o600)
+	link := filepath.Join(dir, "link.gz")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	var nr *NotRegularError
+	if err := WriteOwnFrom(link, 0o600, func(f *os.File) error { _, err := f.WriteString("x"); return err }); !errors.As(err, &nr) {
+		t.Errorf("err = %v, want a NotRegularError for the link", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the link's target was written: %q", b)
 	}
 }
