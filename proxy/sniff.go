@@ -230,7 +230,8 @@ var modelBodies = sync.Pool{New: func() any { return new([]byte) }}
 const maxPooledBody = 1 << 20
 
 // Model is the body's top-level "model" string; "" while the body is not
-// complete, when it has none, or when it is not JSON.
+// complete, when it has none, or when it is not a JSON object (one damaged
+// after its model still names it: the body is not validated).
 func (s *modelScanner) Model() string {
 	b := s.complete.Load()
 	if b == nil {
@@ -250,7 +251,8 @@ func (s *modelScanner) Model() string {
 
 // topLevelModel is the string value of body's top-level "model" key (the
 // last one, as the service's JSON parsers take it), "" when there is none,
-// it is not a string, or body is not a JSON object. gjson walks the
+// it is not a string, or body does not start as a JSON object (what
+// follows the model is not validated). gjson walks the
 // object's keys and steps over their values without decoding them: for an
 // agent's request (tens of kilobytes of conversation) about a tenth of
 // what encoding/json spends decoding the body into a struct
@@ -274,8 +276,10 @@ func topLevelModel(body []byte) string {
 		}
 		return true
 	})
-	// A copy, so that the log line does not keep the body alive.
-	return strings.Clone(model)
+	// Bytes that are not UTF-8 become U+FFFD (a run of them one), as with
+	// encoding/json: the model goes to serve.log and gw logs' terminal. A copy,
+	// so that the log line does not keep the body alive.
+	return strings.Clone(strings.ToValidUTF8(model, "\uFFFD"))
 }
 
 func (s *modelScanner) feed(p []byte) {

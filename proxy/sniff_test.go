@@ -25,6 +25,9 @@ func TestModelScannerFindsTopLevelModel(t *testing.T) {
 		{`{"model":"a","model":null}`, ""},
 		{` {"mod\u0065l":"escaped-key"}`, "escaped-key"},
 		{`{"model":{"id":"x"}}`, ""},
+		// Bytes that are not UTF-8 reach serve.log (and gw logs, a terminal)
+		// as U+FFFD, as encoding/json gave them, never as they came.
+		{"{\"model\":\"a\xffb\x9b[31m\"}", "a\ufffdb\ufffd[31m"},
 	}
 	for _, c := range cases {
 		// Fed one byte at a time, as a slow client would send it.
