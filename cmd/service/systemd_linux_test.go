@@ -120,6 +120,10 @@ func startUserManager(t *testing.T, systemd string) *userManager {
 			t.Skipf("%s not found (util-linux, systemd): no user manager can be started here", tool)
 		}
 	}
+	// Root without CAP_SYS_ADMIN (a container's, say) cannot make a mount namespace.
+	if out, err := exec.Command("unshare", "--mount", "true").CombinedOutput(); err != nil {
+		t.Skipf("cannot make a mount namespace here (%v: %s): no user manager can be started", err, strings.TrimSpace(string(out)))
+	}
 	uid := freeUID(t)
 	base := t.TempDir()
 	// The user must reach its files: every directory above base is the test's own, mode 0700.
