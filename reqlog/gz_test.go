@@ -655,3 +655,61 @@ func usageYear(b *testing.B) {
 		})
 	}
 }
+
+// A rotated file removed by hand (serve.log.1, the large plain one, say)
+// leaves a gap in the numbers that moves up one file at each rotation. The
+// files past it are still the log's: gw usage and gw logs read them, and
+// the disk bound counts them (with Keep files, a gap would otherwise hide
+// them and let the log grow to Keep compressed files for as many rotations).
+func TestRemovedRotatedFileHidesNoneAndTheBoundHolds(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, Name)
+	const maxSize, maxDisk = 16 << 10, 200 << 10
+	f := &File{Path: path, MaxSize: maxSize, MaxDisk: maxDisk}
+	defer f.Close()
+	r := rand.New(rand.NewPCG(4, 4))
+	t0 := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
+	i := 0
+	write := func(n int) {
+		for range n {
+			e := realEntry(r, t0.Add(time.Duration(i)*time.Second))
+			e.Note = "n=" + strconv.Itoa(i)
+			if _, err := f.Write(Append(nil, &e)); err != nil {
+				t.Fatal(err)
+			}
+			i++
+		}
+	}
+	write(1_000) // some 15 rotations
+	read := func() int {
+		n := 0
+		if err := Scan(path, time.Time{}, func(l *Line) bool { n++; return true }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	all := read()
+	removed, err := os.ReadFile(Rotated(path, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(Rotated(path, 1)); err != nil {
+		t.Fatal(err)
+	}
+	want := all - bytes.Count(removed, []byte("\n"))
+	if got := read(); got != want {
+		t.Errorf("read %d lines with serve.log.1 removed, want the other %d", got, want)
+	}
+	write(200) // a rotation or two: the gap moves on
+	if got := read(); got < want+200 {
+		t.Errorf("read %d lines after a rotation, want at least %d: the files past the gap are hidden", got, want+200)
+	}
+	write(8_000) // some 110 rotations more, fewer than Keep
+	var total int64
+	for _, size := range logNames(t, dir) {
+		total += size
+	}
+	if total > maxDisk {
+		t.Errorf("the log takes %d bytes, more than the bound %d", total, maxDisk)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelgateway/gw/internal/fsutil"
@@ -295,16 +297,28 @@ func openRotated(path string, n int) (logFile, error) {
 	return logFile{f, false}, err
 }
 
-// maxRotated is the highest n for which path.n (or path.n.gz) exists (0: none).
+// maxRotated is the highest n below 1000 for which path.n (or path.n.gz,
+// from 2 on) exists (0: none). A number missing below it (a file removed
+// by hand, a rotation cut short) moves up one at each rotation: the files
+// above it are still the log's, to read and to count in the disk bound.
 func maxRotated(path string) int {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(filepath.Clean(dir))
+	if err != nil {
+		return 0
+	}
 	n := 0
-	for i := 1; i < 1000; i++ {
-		if _, err := os.Lstat(Rotated(path, i)); err != nil {
-			if _, err := os.Lstat(gzName(Rotated(path, i))); i < 2 || err != nil {
-				break
-			}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base+".")
+		if !ok {
+			continue
 		}
-		n = i
+		num, gz := strings.CutSuffix(rest, ".gz")
+		i, err := strconv.Atoi(num)
+		if err != nil || num != strconv.Itoa(i) || i < 1 || i >= 1000 || gz && i < 2 {
+			continue
+		}
+		n = max(n, i)
 	}
 	return n
 }

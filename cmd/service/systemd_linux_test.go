@@ -120,6 +120,10 @@ func startUserManager(t *testing.T, systemd string) *userManager {
 			t.Skipf("%s not found (util-linux, systemd): no user manager can be started here", tool)
 		}
 	}
+	// Root without CAP_SYS_ADMIN (a container's, say) cannot make a mount namespace.
+	if out, err := exec.Command("unshare", "--mount", "true").CombinedOutput(); err != nil {
+		t.Skipf("cannot make a mount namespace here (%v: %s): no user manager can be started", err, strings.TrimSpace(string(out)))
+	}
 	uid := freeUID(t)
 	base := t.TempDir()
 	// The user must reach its files: every directory above base is the test's own, mode 0700.
@@ -160,12 +164,28 @@ func startUserManager(t *testing.T, systemd string) *userManager {
 			t.Fatal(err)
 		}
 	}
+	// A test killed or interrupted (ctrl-c, go test -timeout) runs no cleanup, and the manager, in a
+	// process group of its own, would go on running with its units, holding its cgroups: a watchdog,
+	// left outside them, waits for the test process to end (the end of a pipe only the test holds to
+	// read end-of-file) and then kills what is in them and removes them. Its namespace goes with them.
+	cgroups := strings.Join(m.cgroups, " ")
 	script := `set -e
 if [ -d /run/systemd ]; then mount -t tmpfs tmpfs /run/systemd; else mount -t tmpfs tmpfs /run; fi
 mkdir -p /run/systemd/system
 mount --bind ` + filepath.Join(base, "passwd") + ` /etc/passwd
 mount --bind ` + filepath.Join(base, "group") + ` /etc/group
-for d in ` + strings.Join(m.cgroups, " ") + `; do echo $$ >"$d/cgroup.procs"; done
+(
+	read -r x <&3 || true
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		pids=$(find ` + cgroups + ` -name cgroup.procs -exec cat {} + 2>/dev/null || true)
+		[ -n "$pids" ] || break
+		kill -9 $pids 2>/dev/null || true
+		sleep 0.2
+	done
+	find ` + cgroups + ` -depth -type d -exec rmdir {} + 2>/dev/null || true
+) >/dev/null 2>&1 &
+exec 3<&-
+for d in ` + cgroups + `; do echo $$ >"$d/cgroup.procs"; done
 exec "$@"`
 	args := append([]string{"--mount", "--propagation", "private", "sh", "-c", script, "sh"}, m.asUser(inner...)...)
 	if keyring {
@@ -173,18 +193,29 @@ exec "$@"`
 		// manager itself is not told (a shell in the session is, as pam_systemd does).
 		m.bus = "unix:path=" + filepath.Join(m.runtime, "bus")
 	}
+	watch, alive, err := os.Pipe()
+	if err != nil {
+		removeCgroups(m.cgroups)
+		t.Fatal(err)
+	}
 	m.cmd = exec.Command("unshare", args...)
 	m.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	m.cmd.ExtraFiles = []*os.File{watch} // fd 3: the watchdog's
 	log := &strings.Builder{}
 	m.cmd.Stdout, m.cmd.Stderr = log, log
-	if err := m.cmd.Start(); err != nil {
+	err = m.cmd.Start()
+	watch.Close()
+	if err != nil {
+		alive.Close()
 		removeCgroups(m.cgroups)
 		t.Fatal(err)
 	}
 	go func() { _ = m.cmd.Wait(); close(m.exited) }()
 	t.Cleanup(func() {
 		m.stop()
-		if err := removeCgroups(m.cgroups); err != nil {
+		err := removeCgroups(m.cgroups)
+		alive.Close() // the watchdog finds nothing left
+		if err != nil {
 			t.Errorf("cgroups left: %v", err)
 		}
 		if t.Failed() {
@@ -536,4 +567,79 @@ func localToken(t *testing.T, m *userManager) string {
 		t.Fatalf("no local token in the config: %v\n%s", err, b)
 	}
 	return c.LocalToken
+}
+
+// TestService_RealSystemdUserManagerGoneWhenTestKilled: a test killed while its user manager runs (ctrl-c,
+// go test -timeout: no cleanup runs) leaves no process of the throwaway user and no cgroup behind. The test
+// binary runs itself, starts the manager, says its uid and cgroups, and kills itself.
+func TestService_RealSystemdUserManagerGoneWhenTestKilled(t *testing.T) {
+	systemd := findSystemd()
+	if systemd == "" {
+		t.Skip("systemd is not installed")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (see TestService_RealSystemdUserManager)")
+	}
+	if testing.Short() {
+		t.Skip("starts a systemd user manager (-short)")
+	}
+	if os.Getenv("GW_TEST_KILL_WITH_MANAGER") == "1" {
+		m := startUserManager(t, systemd)
+		fmt.Printf("uid=%s cgroups=%s\n", m.uid, strings.Join(m.cgroups, ","))
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestService_RealSystemdUserManagerGoneWhenTestKilled$")
+	cmd.Env = append(os.Environ(), "GW_TEST_KILL_WITH_MANAGER=1")
+	out, _ := cmd.Output()
+	var uid, cgroups string
+	for _, f := range strings.Fields(string(out)) {
+		if v, ok := strings.CutPrefix(f, "uid="); ok {
+			uid = v
+		}
+		if v, ok := strings.CutPrefix(f, "cgroups="); ok {
+			cgroups = v
+		}
+	}
+	if uid == "" || cgroups == "" {
+		t.Skipf("the test run in a child started no user manager: %s", out)
+	}
+	dirs := strings.Split(cgroups, ",")
+	left := func() string {
+		var s []string
+		if out, _ := exec.Command("ps", "-o", "pid=,args=", "-u", uid).Output(); len(strings.TrimSpace(string(out))) > 0 {
+			s = append(s, "processes:\n"+string(out))
+		}
+		for _, d := range dirs {
+			if _, err := os.Lstat(d); err == nil {
+				s = append(s, "cgroup "+d)
+			}
+		}
+		return strings.Join(s, "\n")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for left() != "" && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if l := left(); l != "" {
+		// Cleaned up here, so that the failure leaves nothing either.
+		for range 10 {
+			for _, d := range dirs {
+				_ = filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+					if err == nil && e.Name() == "cgroup.procs" {
+						b, _ := os.ReadFile(p)
+						for _, f := range strings.Fields(string(b)) {
+							if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+								_ = syscall.Kill(pid, syscall.SIGKILL)
+							}
+						}
+					}
+					return nil
+				})
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		_ = removeCgroups(dirs)
+		t.Fatalf("a killed test left behind, 20 s on:\n%s", l)
+	}
 }
