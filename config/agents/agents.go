@@ -119,17 +119,9 @@ func (d Declaration) Validate() error {
 	if len(d.Models) == 0 {
 		return errors.New("no models to write")
 	}
-	seen := map[string]bool{}
-	for _, m := range d.Models {
-		switch {
-		case m.ID == "":
-			return errors.New("a model has an empty id")
-		case seen[m.ID]:
-			return fmt.Errorf("model %q is listed twice", m.ID)
-		case m.Context <= 0 || m.Output <= 0:
-			return fmt.Errorf("model %q has no context/output limit", m.ID)
-		}
-		seen[m.ID] = true
+	seen, err := CheckModels(d.Models, "")
+	if err != nil {
+		return err
 	}
 	for _, id := range []string{d.Default, d.Small} {
 		if id != "" && !seen[id] {
@@ -510,4 +502,23 @@ func OpenJSON(src []byte, d Declaration, inspect func([]byte) (Inspection, error
 // RefuseDirect is the error of an agent that only works through gw serve.
 func RefuseDirect(display, reason string) error {
 	return fmt.Errorf("%w for %s: %s; use --mode proxy (gw serve translates)", ErrDirectRefused, display, reason)
+}
+
+// CheckModels checks a list of models an agent's file gets: each has an id,
+// none is listed twice, each has its context and output limits (why names
+// what the agent needs them for, "" for nothing more). It returns the ids.
+func CheckModels(models []Model, why string) (map[string]bool, error) {
+	seen := map[string]bool{}
+	for _, m := range models {
+		switch {
+		case m.ID == "":
+			return nil, errors.New("a model has an empty id")
+		case seen[m.ID]:
+			return nil, fmt.Errorf("model %q is listed twice", m.ID)
+		case m.Context <= 0 || m.Output <= 0:
+			return nil, fmt.Errorf("model %q has no context/output limit%s", m.ID, why)
+		}
+		seen[m.ID] = true
+	}
+	return seen, nil
 }

@@ -77,19 +77,8 @@ func (p Provider) Validate() error {
 	case len(p.Models) == 0:
 		return errors.New("no models to write: OpenCode silently drops a provider without models")
 	}
-	seen := map[string]bool{}
-	for _, m := range p.Models {
-		switch {
-		case m.ID == "":
-			return errors.New("a model has an empty id")
-		case seen[m.ID]:
-			return fmt.Errorf("model %q is listed twice", m.ID)
-		case m.Context <= 0 || m.Output <= 0:
-			return fmt.Errorf("model %q has no context/output limit; OpenCode's auto-compaction needs both", m.ID)
-		}
-		seen[m.ID] = true
-	}
-	return nil
+	_, err := agents.CheckModels(p.Models, "; OpenCode's auto-compaction needs both")
+	return err
 }
 
 func (p Provider) has(id string) bool {
