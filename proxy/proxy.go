@@ -232,6 +232,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.hello(w, r, e)
 		return
 	}
+	if isClientProbe(r) {
+		h.answerProbe(w, r, e)
+		return
+	}
 	if ref := h.filter.check(r); ref != nil {
 		e.status, e.note = ref.status, refusalNote(r, ref.code)
 		// A client that is refused gets nothing more from this connection:
