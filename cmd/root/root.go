@@ -46,7 +46,7 @@ func Main() cmdutil.ExitCode {
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCode {
 	cmd := NewCmdRoot(f)
 	cmd.SetArgs(args)
-	_, err := cmd.ExecuteContextC(ctx)
+	c, err := cmd.ExecuteContextC(ctx)
 	if err == nil {
 		return cmdutil.ExitOK
 	}
@@ -58,8 +58,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 		// to add.
 	case code == cmdutil.ExitUsage:
 		fmt.Fprintf(errOut, "gw: %s\n", cmdutil.ErrorWithFix(err))
-		if !strings.Contains(err.Error(), "--help") {
-			fmt.Fprintln(errOut, "Run 'gw --help' for usage.")
+		if fe := (*cmdutil.FlagError)(nil); errors.As(err, &fe) && fe.Help && c != nil {
+			fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", c.CommandPath())
 		}
 	default:
 		// The one thing to do about it, when the error carries a remedy, on a line of its own (and "(nothing
