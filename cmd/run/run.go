@@ -28,6 +28,7 @@ import (
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/internal/secret"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/tui"
@@ -107,9 +108,9 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 			}
 			a, ok := all.Lookup(opts.Agent)
 			if !ok {
-				// Not echoed: a pasted key must not end up in an error message.
-				return cmdutil.FlagErrorf("unknown agent (not shown); gw run starts one of %s", strings.Join(runNames(), ", "))
+				return unknownAgent(opts.Agent)
 			}
+			opts.Agent = a.Name // claude: claude-code
 			if a.Run == nil {
 				return &cmdutil.FlagError{Err: remedy.With(fmt.Errorf("gw run cannot point %s at gw: %s", a.Display, a.NoRun),
 					remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()})}
@@ -130,6 +131,26 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
 	_ = cmd.RegisterFlagCompletionFunc("small-model", cmdutil.CompleteModelID)
 	return cmd
+}
+
+// unknownAgent is the usage error for an agent gw run does not know: what was typed (unless it may be a
+// pasted key: an error message is copied into chats and issues), the closest agent, and the list.
+func unknownAgent(typed string) error {
+	// As for an unknown command: a key starts with sk-, and no agent's name is near 20 characters.
+	if secret.Looks(typed) || strings.HasPrefix(typed, "sk-") || len(typed) >= 20 {
+		return cmdutil.FlagErrorf("unknown agent (not shown, in case it is a secret); gw run starts one of %s", strings.Join(runNames(), ", "))
+	}
+	var runs []agents.Agent
+	for _, a := range all.All() {
+		if a.Run != nil {
+			runs = append(runs, a)
+		}
+	}
+	msg := fmt.Sprintf("unknown agent %q; gw run starts one of %s", typed, strings.Join(runNames(), ", "))
+	if c := all.Closest(typed, runs); c != "" {
+		msg += "\n\nDid you mean this?\n\t" + c
+	}
+	return cmdutil.FlagErrorf("%s", msg)
 }
 
 func runNames() []string {
