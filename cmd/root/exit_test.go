@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -90,6 +91,32 @@ func TestRun_EveryCommandRefusesUnknownFlagAsUsage(t *testing.T) {
 		args := append(append([]string(nil), path...), "--no-such-flag")
 		if code := Run(context.Background(), e.Factory, args); code != cmdutil.ExitUsage {
 			t.Errorf("gw %s: exit %d, want 2; stderr:\n%s", strings.Join(args, " "), code, e.ErrOut)
+		}
+	}
+}
+
+// On a terminal, help is fitted to its width: no line is longer (but for a word longer than the width),
+// and no word is lost.
+func TestHelpFitsTheTerminal(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"logs", "--help"}, {"init", "agent", "--help"}} {
+		e := cmdtest.New(t)
+		e.Factory.IOStreams.SetStdoutTTY(true)
+		e.Factory.IOStreams.SetTerminalWidth(60)
+		if code := Run(context.Background(), e.Factory, args); code != cmdutil.ExitOK {
+			t.Fatalf("gw %v: exit %d: %s", args, code, e.ErrOut)
+		}
+		narrow := e.Out.String()
+		for _, l := range strings.Split(narrow, "\n") {
+			if n := utf8.RuneCountInString(l); n > 60 && strings.Contains(strings.TrimSpace(l), " ") {
+				t.Errorf("gw %v: a line of %d characters on a terminal of 60:\n%s", args, n, l)
+			}
+		}
+		w := cmdtest.New(t)
+		if code := Run(context.Background(), w.Factory, args); code != cmdutil.ExitOK {
+			t.Fatal(code)
+		}
+		if a, b := strings.Fields(narrow), strings.Fields(w.Out.String()); strings.Join(a, " ") != strings.Join(b, " ") {
+			t.Errorf("gw %v: the fitted help says something else than the help:\n%s", args, narrow)
 		}
 	}
 }

@@ -100,6 +100,20 @@ service's failures it is and the one thing to do about it.`,
 	cmd.SetVersionTemplate("gw version {{.Version}}\n")
 	cmd.SetFlagErrorFunc(flagError)
 	cmd.SetHelpCommand(newHelpCmd())
+	// On a terminal narrower than the help is written for, the help is fitted to it.
+	help := cmd.HelpFunc()
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		w := f.IOStreams.TerminalWidth()
+		if w <= 0 {
+			help(c, args)
+			return
+		}
+		var buf strings.Builder
+		c.SetOut(&buf)
+		help(c, args)
+		c.SetOut(f.IOStreams.Out)
+		fmt.Fprint(f.IOStreams.Out, cmdutil.Reflow(buf.String(), w))
+	})
 	cmd.CompletionOptions.HiddenDefaultCmd = false
 
 	cmd.AddCommand(auth.NewCmdAuth(f))
