@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents/opencode"
 	"github.com/modelgateway/gw/config/agents/opencodefmt"
+	"github.com/modelgateway/gw/internal/autostart"
 	"github.com/modelgateway/gw/standin"
 	"github.com/modelgateway/gw/tui"
 )
@@ -728,5 +730,38 @@ func TestAgentRun_StatusLineInTheUsersSettingsOnly(t *testing.T) {
 		if got := strings.Contains(string(b), `"statusLine": {"type": "command", "command": "gw statusline"}`); got == project {
 			t.Errorf("project %v: status line written %v:\n%s", project, got, b)
 		}
+	}
+}
+
+// On a terminal, a run for an agent that finds gw serve only while it runs ends with what keeps gw serve
+// running here: gw service install where the platform can start it at login, the line that starts it
+// where it cannot, nothing to start where gw's login service runs it. The service manager is a stand-in
+// (the real one is gw service's, tested with systemd itself): only its answer matters here.
+func TestAgentRun_OnATerminalEndsWithWhatKeepsGwServeRunning_StandInServiceManager(t *testing.T) {
+	noSystemd := fmt.Errorf("%w: systemd is not this system's service manager (there is no systemctl)", autostart.ErrNotReady)
+	for _, c := range []struct {
+		name string
+		ls   cmdutil.LoginService
+		want string
+	}{
+		{"a service manager", cmdutil.LoginService{},
+			"Next: run gw service install: it starts gw serve now and at every login, so OpenCode finds it whenever you start it (or keep gw serve running in a terminal of its own)\n"},
+		{"none", cmdutil.LoginService{NotReady: noSystemd},
+			"Next: start gw serve and leave it running: nohup gw serve >/dev/null 2>&1 &\n(cannot start gw serve at login here: systemd is not this system's service manager (there is no systemctl))\n"},
+		{"installed and running", cmdutil.LoginService{Installed: true, Running: true},
+			"Next: start OpenCode: gw serve runs already, started at login by gw service\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, _ := env(t)
+			e.IO.SetStdoutTTY(true)
+			err := run(t, e, AgentOptions{Models: []string{"all"}, Yes: true,
+				LoginService: func(context.Context) cmdutil.LoginService { return c.ls }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out := e.Out.String(); !strings.HasSuffix(out, "\n"+c.want) || strings.Contains(out, "Next: run gw serve") {
+				t.Errorf("stdout:\n%s\nwant it to end with:\n%s", out, c.want)
+			}
+		})
 	}
 }
