@@ -115,8 +115,12 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 		if len(users) > 1 {
 			c.Cause = fmt.Sprintf("%d agent configs send requests to gw serve at %s (%s), but nothing answers there", len(users), in.ProxyAddr, strings.Join(users, ", "))
 		}
-		// Most often it lived in a terminal that was closed: a login service keeps it running.
+		// Most often it lived in a terminal that was closed: a login service keeps it running, else a gw
+		// serve started apart from the shell.
 		c.Fix = remedy.Steps(remedy.Remedy{Do: remedy.StartServe}, remedy.Remedy{Do: remedy.InstallService})
+		if in.StartServeLine != "" {
+			c.Fix = remedy.Remedy{Do: remedy.StartServeDetached, Value: in.StartServeLine}
+		}
 	case errors.Is(err, proxy.ErrStranger):
 		// Another user's process: it was sent nothing, and an agent that uses the port talks to it.
 		c.Status = Fail

@@ -211,6 +211,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "restart gw serve so it uses this install's local token"
 	case remedy.UseLocalToken:
 		return "gw auth status shows the token, gw init agent --mode proxy writes it into the agent config"
+	case remedy.StartServeDetached:
+		return "start gw serve so that it keeps running after this shell: " + v + " (nothing here can start it at login)"
 	case remedy.InstallService:
 		return "to have gw serve start at login and restart when it fails, run: gw service install"
 	case remedy.FreePort:
