@@ -205,7 +205,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if opts.Agent == "" && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
 	}
-	if len(opts.Models) == 0 && !ios.CanPromptOnStderr() {
+	if len(opts.Models) == 0 && opts.Default == "" && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--models required when not running interactively (e.g. --models all, or ids from gw models)")
 	}
 
@@ -245,7 +245,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 		}
 	}
 	defer lock.release()
-	asks := len(opts.Models) == 0 || (ios.CanPrompt() && !opts.Yes)
+	asks := (len(opts.Models) == 0 && ios.CanPromptOnStderr()) || (ios.CanPrompt() && !opts.Yes)
 	if !opts.DryRun && !asks {
 		if err := lock.take(); err != nil {
 			return err
@@ -498,16 +498,47 @@ func plainKeyRemoved(p *plan, f fileChange) string {
 	return ""
 }
 
+// printSummary says what the run did to the file's models, each removal with its true reason, and which
+// of the models chosen the agent does not take (Claude Code takes one a tier).
 func printSummary(w io.Writer, p *plan) {
 	added, removed, updated := p.summary()
 	if len(added) > 0 {
 		fmt.Fprintf(w, "  added:   %s\n", strings.Join(added, ", "))
 	}
-	if len(removed) > 0 {
-		fmt.Fprintf(w, "  removed: %s (no longer in your subscription or not chosen)\n", strings.Join(removed, ", "))
+	var gone, unchosen, untaken []string
+	for _, id := range removed {
+		switch {
+		case !slices.Contains(p.available, id):
+			gone = append(gone, id)
+		case !slices.Contains(p.chosen, id):
+			unchosen = append(unchosen, id)
+		default:
+			untaken = append(untaken, id)
+		}
+	}
+	for _, r := range []struct {
+		ids []string
+		why string
+	}{
+		{gone, "no longer in your subscription"},
+		{unchosen, "not chosen"},
+		{untaken, fmt.Sprintf("chosen, but %s takes %d of the %d models chosen: what it takes is said below", p.agent.Display, len(p.after.Models), len(p.chosen))},
+	} {
+		if len(r.ids) > 0 {
+			fmt.Fprintf(w, "  removed: %s (%s)\n", strings.Join(r.ids, ", "), r.why)
+		}
 	}
 	if len(updated) > 0 {
 		fmt.Fprintf(w, "  updated: %s\n", strings.Join(updated, ", "))
+	}
+	var left []string
+	for _, id := range p.chosen {
+		if !slices.Contains(p.after.Models, id) && !slices.Contains(untaken, id) {
+			left = append(left, id)
+		}
+	}
+	if len(left) > 0 && len(p.after.Models) > 0 {
+		fmt.Fprintf(w, "  not written: %s (%s takes %d of the %d models chosen)\n", strings.Join(left, ", "), p.agent.Display, len(p.after.Models), len(p.chosen))
 	}
 }
 

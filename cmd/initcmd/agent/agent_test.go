@@ -233,7 +233,7 @@ func TestAgentRun_RefreshReportsRemovedAndKeepsUserEdits(t *testing.T) {
 	}
 	compare(t, "stdout", scrub(e, e.Out.String()), `Updated $DIR/home/.config/opencode/opencode.jsonc: provider "gw" with 2 models
   added:   vendor-b/model-b-3-flash-preview
-  removed: vendor-a/model-a-opus-4.6 (no longer in your subscription or not chosen)
+  removed: vendor-a/model-a-opus-4.6 (no longer in your subscription)
 Previous version kept in $DIR/home/.config/opencode/opencode.jsonc.bak
 Next: run gw serve (OpenCode reaches the service through http://127.0.0.1:8787/v1)
 `)
@@ -435,7 +435,7 @@ func TestAgentRun_Interactive_FakePicker(t *testing.T) {
 	if !strings.Contains(out, "Write these changes to $DIR/home/.config/opencode/opencode.jsonc? [Y/n] ") ||
 		!strings.HasSuffix(out, `Created $DIR/home/.config/opencode/opencode.jsonc: provider "gw" with 2 models
   added:   vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview
-OpenCode's model: gw/vendor-b/model-b-3-flash-preview (small model: gw/vendor-b/model-b-3-flash-preview)
+OpenCode's model: gw/vendor-b/model-b-3-flash-preview (small model: gw/vendor-a/model-a-haiku-4.5)
 Next: run gw serve (OpenCode reaches the service through http://127.0.0.1:8787/v1)
 `) {
 		t.Fatalf("stdout:\n%s", out)
@@ -763,5 +763,36 @@ func TestAgentRun_OnATerminalEndsWithWhatKeepsGwServeRunning_StandInServiceManag
 				t.Errorf("stdout:\n%s\nwant it to end with:\n%s", out, c.want)
 			}
 		})
+	}
+}
+
+// Enter in the default model's picker takes what a careful user picks, not the first model listed (the
+// most expensive): a Sonnet; the small model is then the cheapest, fastest one chosen, not the default.
+func TestAgentRun_PickerOffersABalancedDefaultAndACheapSmallModel_FakePicker(t *testing.T) {
+	e, path := env(t)
+	e.Vars["GW_API_KEY"] = standin.DemoKeyFull
+	ios := e.Factory.IOStreams
+	ios.SetStdinTTY(true)
+	ios.SetStdoutTTY(true)
+	ios.SetStderrTTY(true)
+	pick := func(_ *tui.IOStreams, o tui.PickOptions) ([]string, error) {
+		var ids []string
+		for _, it := range o.Items {
+			if o.Multi && it.Selected || !o.Multi && it.Selected {
+				ids = append(ids, it.ID) // enter: what is offered
+			}
+		}
+		return ids, nil
+	}
+	e.In.WriteString("y\n")
+	if err := run(t, e, AgentOptions{Pick: pick}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"model": "gw/vendor-a/model-a-sonnet-4.6"`) || !strings.Contains(string(data), `"small_model": "gw/vendor-a/model-a-haiku-4.5"`) {
+		t.Errorf("enter, enter wrote:\n%s", data)
 	}
 }

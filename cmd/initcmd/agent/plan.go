@@ -26,8 +26,11 @@ type plan struct {
 	// before and after are the agent's config read back before and after the merge.
 	before, after agents.Inspection
 	notes         []string // warnings and notes for stderr, said before anything else
-	gw            gwChange
-	files         []fileChange
+	// chosen are the model ids chosen, available the subscription's: what the summary says a model that
+	// left the file left for.
+	chosen, available []string
+	gw                gwChange
+	files             []fileChange
 }
 
 // fileChange is one agent config file: what was read and what it becomes.
@@ -170,7 +173,7 @@ func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string
 	}
 	// A file that does not parse is reported by the merge, with its line and column.
 	before, _ := a.Inspect(srcs)
-	chosen, def, small, err := choose(opts, a, entries, api.SubscribedIDs(entries), before.Models)
+	chosen, def, small, err := choose(opts, a, entries, api.SubscribedIDs(entries), before.Models, before.Default)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +186,7 @@ func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string
 		}
 	}
 
-	p := &plan{agent: a, before: before}
+	p := &plan{agent: a, before: before, chosen: chosen, available: api.SubscribedIDs(entries)}
 	ep := endpoint{baseURL: baseURL}
 	if opts.Mode == ModeProxy {
 		if ep, p.gw, err = proxyEndpoint(opts); err != nil {
@@ -328,10 +331,26 @@ func checkCompanion(a agents.Agent, path string) (string, error) {
 }
 
 // choose settles the models and the defaults, from the flags or the picker.
-func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, available, configured []string) (chosen []string, def, small string, err error) {
+func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, available, configured []string, current string) (chosen []string, def, small string, err error) {
 	switch {
 	case len(opts.Models) == 1 && opts.Models[0] == "all":
 		chosen = available
+	case len(opts.Models) == 0 && opts.Default != "" && !opts.IO.CanPromptOnStderr():
+		// --default alone off a terminal: the models the config names (those still subscribed), else the
+		// subscription's; the default among them.
+		for _, id := range configured {
+			if slices.Contains(available, id) {
+				chosen = append(chosen, id)
+			}
+		}
+		if len(chosen) == 0 {
+			chosen = available
+		}
+		for _, id := range []string{opts.Default, opts.SmallModel} {
+			if id != "" && !slices.Contains(chosen, id) && slices.Contains(available, id) {
+				chosen = append(chosen, id)
+			}
+		}
 	case len(opts.Models) > 0:
 		for _, id := range opts.Models {
 			if e := api.ModelError(id, available); e != nil {
@@ -356,13 +375,14 @@ func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, avail
 		return nil, "", "", cmdutil.NothingChanged(fmt.Errorf("%s %s is not among the models being added; add it to --models", kv.flag, kv.id))
 	}
 	if def == "" && len(opts.Models) == 0 {
-		if def, err = pickDefault(opts, a, entries, chosen); err != nil {
+		if def, err = pickDefault(opts, a, entries, chosen, current); err != nil {
 			return nil, "", "", err
 		}
 	}
-	// An agent that chooses its small model itself (Claude Code: its Haiku tier) keeps it unless one is chosen.
+	// An agent that chooses its small model itself (Claude Code: its Haiku tier) keeps it unless one is
+	// chosen; for the others it is the cheapest, fastest model chosen (its small tasks need no more).
 	if def != "" && small == "" && !a.OwnSmallModel {
-		small = def
+		small = api.Cheapest(chosen)
 	}
 	return chosen, def, small, nil
 }
@@ -389,11 +409,17 @@ func pickModels(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, c
 }
 
 // pickDefault offers the chosen models as the agent's default; esc leaves it as it is.
-func pickDefault(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, chosen []string) (string, error) {
+func pickDefault(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, chosen []string, current string) (string, error) {
+	// Enter takes the default the agent has, else what a careful user picks: a middle model, not the
+	// largest (the service lists it first).
+	offer := current
+	if !slices.Contains(chosen, offer) {
+		offer = api.Balanced(chosen)
+	}
 	var items []tui.PickItem
 	for _, e := range entries {
 		if slices.Contains(chosen, e.ID) {
-			items = append(items, tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context})
+			items = append(items, tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context, Selected: e.ID == offer})
 		}
 	}
 	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: "Default model for " + a.Display + " (esc: leave it unchanged)", Items: items})
