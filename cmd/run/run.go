@@ -125,7 +125,7 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
-	cmd.Flags().StringVar(&opts.Model, "model", "", "the model the agent starts with (default: the one its config names, else the subscription's first)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "the model the agent starts with (default: the one its config names, else a middle model of the subscription, such as a Sonnet)")
 	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --model: the agent's small (fast) model (Claude Code: its background tasks' model; default: its Haiku tier)")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
 	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
@@ -299,7 +299,7 @@ func readConfigs(a agents.Agent, env agents.Env) []configured {
 }
 
 // models settles the default and small models: --model, else the default the agent's config names when
-// the subscription has it, else the subscription's first.
+// the subscription has it, else a middle model of the subscription (a Sonnet, not the Opus listed first).
 func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, small string, err error) {
 	for _, kv := range []struct{ flag, id string }{{"--model", opts.Model}, {"--small-model", opts.SmallModel}} {
 		if kv.id == "" {
@@ -323,7 +323,8 @@ func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, smal
 			return id, s, nil
 		}
 	}
-	return subscribed[0], "", nil
+	// Not the first listed, which is the largest: what a careful user would pick.
+	return api.Balanced(subscribed), "", nil
 }
 
 // overrides are the settings of the agent's own files that win over gw run's environment, as the agent

@@ -628,3 +628,13 @@ func TestRunRun_PreparedHomeLivesAsLongAsTheAgent(t *testing.T) {
 		t.Errorf("GEMINI_CLI_HOME %q; gw printed: %s", r.Env["GEMINI_CLI_HOME"], e.ErrOut)
 	}
 }
+
+// With no --model and no default in the agent's config, gw run starts the agent on a middle model of the
+// subscription, not on the first listed (the largest, the most expensive).
+func TestModels_DefaultIsNotTheLargest(t *testing.T) {
+	ids := []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-opus-4.5-thinking", "vendor-a/model-a-sonnet-4.6", "vendor-a/model-a-haiku-4.5"}
+	def, small, err := models(&RunOptions{}, ids, nil)
+	if err != nil || def != "vendor-a/model-a-sonnet-4.6" || small != "" {
+		t.Errorf("models = %q, %q, %v; want vendor-a/model-a-sonnet-4.6", def, small, err)
+	}
+}
