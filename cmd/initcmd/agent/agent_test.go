@@ -796,3 +796,39 @@ func TestAgentRun_PickerOffersABalancedDefaultAndACheapSmallModel_FakePicker(t *
 		t.Errorf("enter, enter wrote:\n%s", data)
 	}
 }
+
+// Claude Code takes one model a tier: its model picker preselects those it takes of the subscription (3 of
+// 8), and its title says so, instead of preselecting 8 of which 5 would vanish.
+func TestAgentRun_ClaudeCodePickerPreselectsWhatItTakes_FakePicker(t *testing.T) {
+	e, _ := env(t)
+	e.Vars["GW_API_KEY"] = standin.DemoKeyFull
+	ios := e.Factory.IOStreams
+	ios.SetStdinTTY(true)
+	ios.SetStdoutTTY(true)
+	ios.SetStderrTTY(true)
+	var title string
+	var selected []string
+	pick := func(_ *tui.IOStreams, o tui.PickOptions) ([]string, error) {
+		var ids []string
+		for _, it := range o.Items {
+			if it.Selected {
+				ids = append(ids, it.ID)
+			}
+		}
+		if o.Multi {
+			title, selected = o.Title, ids
+		}
+		return ids, nil
+	}
+	e.In.WriteString("y\n")
+	if err := run(t, e, AgentOptions{Agent: "claude-code", Pick: pick}); err != nil {
+		t.Fatal(err)
+	}
+	if title != "Models to add to Claude Code, which takes 3 of your 8 (those selected; tab toggles, enter confirms)" ||
+		!slices.Equal(selected, []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-sonnet-4.6", "vendor-a/model-a-haiku-4.5"}) {
+		t.Errorf("picker %q preselected %v", title, selected)
+	}
+	if strings.Contains(e.Out.String(), "not written") {
+		t.Errorf("what was chosen was not all written:\n%s", e.Out)
+	}
+}

@@ -173,7 +173,7 @@ func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string
 	}
 	// A file that does not parse is reported by the merge, with its line and column.
 	before, _ := a.Inspect(srcs)
-	chosen, def, small, err := choose(opts, a, entries, api.SubscribedIDs(entries), before.Models, before.Default)
+	chosen, def, small, err := choose(opts, a, entries, api.SubscribedIDs(entries), before.Models, before.Default, len(files))
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +331,7 @@ func checkCompanion(a agents.Agent, path string) (string, error) {
 }
 
 // choose settles the models and the defaults, from the flags or the picker.
-func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, available, configured []string, current string) (chosen []string, def, small string, err error) {
+func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, available, configured []string, current string, nFiles int) (chosen []string, def, small string, err error) {
 	switch {
 	case len(opts.Models) == 1 && opts.Models[0] == "all":
 		chosen = available
@@ -359,7 +359,7 @@ func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, avail
 		}
 		chosen = opts.Models
 	default:
-		chosen, err = pickModels(opts, a, entries, configured)
+		chosen, err = pickModels(opts, a, entries, configured, takes(a, nFiles, entries))
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -387,18 +387,58 @@ func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, avail
 	return chosen, def, small, nil
 }
 
-func pickModels(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, configured []string) ([]string, error) {
+// takes is what the agent writes of every subscribed model when it takes fewer (Claude Code: one a tier),
+// found by merging them all into an empty config; nil when it takes them all.
+func takes(a agents.Agent, nFiles int, entries []api.JoinedModel) []string {
+	ids := api.SubscribedIDs(entries)
+	d := agents.Declaration{BaseURL: "http://127.0.0.1:8787/v1", Token: "gw-local-00000000000000000000000000000000",
+		Mode: agents.Proxy, Default: api.Balanced(ids)}
+	for _, id := range ids {
+		m, _ := agents.ModelFor(id, entries)
+		d.Models = append(d.Models, m)
+	}
+	res, err := a.Merge(make([][]byte, nFiles), d)
+	if err != nil {
+		return nil
+	}
+	out := make([][]byte, len(res))
+	for i, r := range res {
+		out[i] = r.Data
+	}
+	in, err := a.Inspect(out)
+	if err != nil || len(in.Models) == 0 || len(in.Models) >= len(ids) {
+		return nil
+	}
+	return in.Models
+}
+
+// pickModels: the models already configured are selected, else all of the subscription's, or those the
+// agent takes when it takes fewer (the title says so).
+func pickModels(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, configured, taken []string) ([]string, error) {
 	items := make([]tui.PickItem, 0, len(entries))
+	subscribed := 0
 	for _, e := range entries {
 		it := tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context}
 		if !e.InSubscription {
 			it.Disabled, it.Reason = true, "not in your subscription"
 		} else {
-			it.Selected = len(configured) == 0 || slices.Contains(configured, e.ID)
+			subscribed++
+			switch {
+			case len(configured) > 0:
+				it.Selected = slices.Contains(configured, e.ID)
+			case taken != nil:
+				it.Selected = slices.Contains(taken, e.ID)
+			default:
+				it.Selected = true
+			}
 		}
 		items = append(items, it)
 	}
-	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: "Models to add to " + a.Display + " (tab toggles, enter confirms)", Items: items, Multi: true})
+	title := "Models to add to " + a.Display + " (tab toggles, enter confirms)"
+	if taken != nil {
+		title = fmt.Sprintf("Models to add to %s, which takes %d of your %d (those selected; tab toggles, enter confirms)", a.Display, len(taken), subscribed)
+	}
+	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: title, Items: items, Multi: true})
 	if err := pickErr(err); err != nil {
 		return nil, err
 	}
