@@ -195,6 +195,9 @@ run_tests() {
 
 step gofmt check_gofmt
 step "go vet" go vet ./...
+# The files of one platform (keychain, terminal, signals, process groups in tests) vetted for the others too.
+step "go vet (GOOS=windows)" env GOOS=windows go vet ./...
+step "go vet (GOOS=darwin)" env GOOS=darwin go vet ./...
 step "go test -race ./..." run_tests
 
 if [ "$quick" = 0 ]; then

@@ -65,11 +65,13 @@ esac`,
 	want := `  FAIL  gofmt  (exit 1)
           cmd/x/bad.go
   FAIL  go vet  (exit 1)
+  FAIL  go vet (GOOS=windows)  (exit 1)
+  FAIL  go vet (GOOS=darwin)  (exit 1)
   FAIL  go test -race ./...  (exit 1)
           github.com/modelgateway/gw/broken: TestBroken, TestBroken/sub
   skip  cross-compile of the six release targets  (--quick)
   skip  release check (goreleaser check, snapshot release, install.sh against it)  (--quick)
-3 step(s) failed: gofmt, go vet, go test -race ./...
+5 step(s) failed: gofmt, go vet, go vet (GOOS=windows), go vet (GOOS=darwin), go test -race ./...
 `
 	if summary != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", summary, want)
