@@ -211,11 +211,27 @@ run_tests() {
 	return "$status"
 }
 
+# check_workflows: actionlint on the CI workflows (.github/workflows/), installed with go install when
+# missing or of another version (it also runs shellcheck on their scripts when shellcheck is installed).
+check_workflows() {
+	local want=v1.7.12 gobin
+	gobin=$(go env GOBIN)
+	gobin=${gobin:-$(go env GOPATH)/bin}
+	PATH=$PATH:$gobin
+	if ! actionlint -version 2>/dev/null | head -1 | grep -qxF "$want"; then
+		log "installing actionlint $want (go install)"
+		go install "github.com/rhysd/actionlint/cmd/actionlint@$want" || return
+		PATH=$gobin:$PATH
+	fi
+	actionlint .github/workflows/*.yml
+}
+
 step gofmt check_gofmt
 step "go vet" go vet ./...
 # The files of one platform (keychain, terminal, signals, process groups in tests) vetted for the others too.
 step "go vet (GOOS=windows)" env GOOS=windows go vet ./...
 step "go vet (GOOS=darwin)" env GOOS=darwin go vet ./...
+step "actionlint .github/workflows" check_workflows
 step "go test -race ./..." run_tests
 
 if [ "$quick" = 0 ]; then

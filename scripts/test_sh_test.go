@@ -16,16 +16,16 @@ import (
 
 // The tests of scripts/test.sh and scripts/canary.sh run them in a copy of the repository's scripts/ with
 // every tool that installs or tests replaced by a fake that logs how it was called (npm, apt-get, sudo, go,
-// gofmt, git, the keyring tools, tmux, systemd-analyze): they reach no registry and install nothing, and
+// gofmt, git, actionlint, the keyring tools, tmux, systemd-analyze): they reach no registry and install nothing, and
 // assert on what the scripts would have run. Only basic shell tools (bash, awk, sed, …) are the real ones.
 
 // shTools are the real tools the scripts use, linked into the fake PATH.
 var shTools = []string{"bash", "sh", "awk", "sed", "grep", "mktemp", "tee", "id", "dirname", "basename", "head",
-	"tail", "cat", "rm", "mkdir", "env", "date", "printf"}
+	"tail", "cat", "rm", "mkdir", "cp", "env", "date", "printf"}
 
 // faked are the tools replaced by fakes, present unless a test says a tool is missing.
 var faked = []string{"dbus-daemon", "gnome-keyring-daemon", "secret-tool", "tmux", "systemd-analyze", "gofmt", "go",
-	"git", "npm", "apt-get", "sudo"}
+	"git", "npm", "apt-get", "sudo", "actionlint"}
 
 // fakeNpm "installs" by writing each package's package.json under --prefix (what the scripts read back to
 // know the installed version) and answers npm view PACKAGE version from $FAKE_NEWEST (lines "PACKAGE VERSION").
@@ -45,6 +45,9 @@ view) awk -v p="$2" '$1 == p { print $2 }' "$FAKE_NEWEST" ;;
 *) exit 1 ;;
 esac`
 
+// fakeActionlint is the version test.sh wants.
+const fakeActionlint = `[ "$1" = -version ] && printf 'v1.7.12\ninstalled by building from source\n'; exit 0`
+
 // repo is a copy of the repository's test scripts, in the layout they expect (scripts/ beside .cache/).
 type repo struct {
 	root, bin, log string
@@ -63,6 +66,13 @@ func newRepo(t *testing.T) *repo {
 	for _, name := range []string{"test.sh", "canary.sh"} {
 		writeFile(t, filepath.Join(r.root, "scripts", name), string(readFile(t, name)), 0o755)
 	}
+	workflows, err := filepath.Glob(filepath.Join("..", ".github", "workflows", "*.yml"))
+	if err != nil || len(workflows) == 0 {
+		t.Fatalf("no workflows in .github/workflows (%v)", err)
+	}
+	for _, w := range workflows {
+		writeFile(t, filepath.Join(r.root, ".github", "workflows", filepath.Base(w)), string(readFile(t, w)), 0o644)
+	}
 	for _, tool := range shTools {
 		p, err := exec.LookPath(tool)
 		if err != nil {
@@ -72,7 +82,7 @@ func newRepo(t *testing.T) *repo {
 			t.Fatal(err)
 		}
 	}
-	r.fake(t, map[string]string{"npm": fakeNpm, "sudo": `exec "$@"`})
+	r.fake(t, map[string]string{"npm": fakeNpm, "sudo": `exec "$@"`, "actionlint": fakeActionlint})
 	for _, name := range faked {
 		if _, err := os.Stat(filepath.Join(r.bin, name)); err != nil {
 			r.fake(t, map[string]string{name: "exit 0"})
@@ -133,11 +143,11 @@ func (r *repo) calls(t *testing.T) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
-// installs are the npm install and apt-get calls among calls.
+// installs are the npm install, apt-get and go install calls among calls.
 func installs(calls []string) []string {
 	var got []string
 	for _, c := range calls {
-		if strings.HasPrefix(c, "npm install ") || strings.HasPrefix(c, "apt-get ") {
+		if strings.HasPrefix(c, "npm install ") || strings.HasPrefix(c, "apt-get ") || strings.HasPrefix(c, "go install ") {
 			got = append(got, c)
 		}
 	}
@@ -219,6 +229,7 @@ esac`,
   FAIL  go vet  (exit 1)
   FAIL  go vet (GOOS=windows)  (exit 1)
   FAIL  go vet (GOOS=darwin)  (exit 1)
+  pass  actionlint .github/workflows
   FAIL  go test -race ./...  (exit 1)
           github.com/modelgateway/gw/broken: TestBroken, TestBroken/sub
   skip  cross-compile of the six release targets  (--quick)
@@ -247,8 +258,9 @@ func TestTestSh_SummaryWhenAllPass(t *testing.T) {
 	if got := installs(calls); got != nil {
 		t.Errorf("with everything in place, test.sh installed:\n%s", strings.Join(got, "\n"))
 	}
-	// The tests run with the real parts required, the three vets for the three systems.
-	for _, want := range []string{"go vet ./...", "go test -race -count=1 -timeout 15m ./..."} {
+	// The tests, the three vets for the three systems, actionlint on every workflow.
+	for _, want := range []string{"go vet ./...", "go test -race -count=1 -timeout 15m ./...",
+		"actionlint .github/workflows/canary.yml .github/workflows/ci.yml"} {
 		if !slices.Contains(calls, want) {
 			t.Errorf("test.sh did not run %q; it ran:\n%s", want, strings.Join(calls, "\n"))
 		}
@@ -263,7 +275,14 @@ func TestTestSh_SummaryWhenAllPass(t *testing.T) {
 // again, it finds them and installs nothing. A package of another version (a pin moved) is installed again.
 func TestTestSh_InstallsThePinsIntoCache(t *testing.T) {
 	r := newRepo(t)
-	r.remove(t, "dbus-daemon", "gnome-keyring-daemon", "secret-tool", "tmux", "systemd-analyze")
+	r.remove(t, "dbus-daemon", "gnome-keyring-daemon", "secret-tool", "tmux", "systemd-analyze", "actionlint")
+	// go install puts actionlint into GOBIN, which is not on PATH: test.sh must find it there.
+	gobin, staged := t.TempDir(), filepath.Join(t.TempDir(), "actionlint")
+	writeFile(t, staged, "#!/bin/sh\n"+fakeActionlint+"\n", 0o755)
+	r.fake(t, map[string]string{"go": fmt.Sprintf(`case "$1" in
+env) [ "$2" = GOBIN ] && echo '%s' ;;
+install) cp '%s' '%s' ;;
+esac`, gobin, staged, gobin)})
 	out, code := r.run(t, nil, "--quick")
 	if code != 0 {
 		t.Fatalf("exit %d; output:\n%s", code, out)
@@ -281,7 +300,7 @@ func TestTestSh_InstallsThePinsIntoCache(t *testing.T) {
 		}
 		want = append(want, line)
 	}
-	want = append(want, "apt-get update -qq",
+	want = append(want, "go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12", "apt-get update -qq",
 		"apt-get install -y -qq --no-install-recommends dbus gnome-keyring libsecret-tools tmux systemd dbus-x11")
 	got := installs(r.calls(t))
 	slices.Sort(got)
@@ -291,7 +310,8 @@ func TestTestSh_InstallsThePinsIntoCache(t *testing.T) {
 	}
 
 	r.installPins(t) // the fake npm writes no commands
-	r.fake(t, map[string]string{"dbus-daemon": "", "gnome-keyring-daemon": "", "secret-tool": "", "tmux": "", "systemd-analyze": ""})
+	r.fake(t, map[string]string{"dbus-daemon": "", "gnome-keyring-daemon": "", "secret-tool": "", "tmux": "", "systemd-analyze": "",
+		"actionlint": fakeActionlint})
 	if out, code := r.run(t, nil, "--quick"); code != 0 {
 		t.Fatalf("second run: exit %d; output:\n%s", code, out)
 	}
