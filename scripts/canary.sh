@@ -2,8 +2,9 @@
 # The canary: runs the tests that drive the real agent CLIs (e2e/, and the protocol tests of Claude Code,
 # Codex and Gemini CLI) against each agent's newest release on npm instead of the version scripts/test.sh
 # pins, one agent at a time (the others are not on PATH), and prints a table: agent, pinned version, newest
-# version, result (with the failed tests). The newest releases go into .cache/latest/ (ignored by git); the
-# pinned copies in .cache/ are not touched.
+# version, result (with the failed tests). The newest releases go into .cache/latest/ (ignored by git), the
+# go test -v output of each agent run into .cache/latest/logs/AGENT.log; the pinned copies in .cache/ are not
+# touched.
 #
 # When an agent's newest release passes, moving its pin is one line: its *_VERSION= line at the top of
 # scripts/test.sh. The versions gw's agent files were checked against (each config/agents package's
@@ -85,14 +86,16 @@ agent() {
 		fi
 	fi
 	log "$name: $("$prefix/$bin/$cmd" --version 2>/dev/null | head -1 || echo '(not runnable)')"
-	local spec path pattern status fails=() passes=0 out
+	local spec path pattern status fails=() passes=0 out="$tmp/$name.out" logfile="$PWD/.cache/latest/logs/$name.log"
+	mkdir -p "$(dirname "$logfile")"
+	: >"$logfile"
 	for spec in "$@"; do
 		path=${spec%% *}
 		pattern=${spec#* }
-		out="$tmp/$name.out"
 		log "$name: go test -run '$pattern' $path"
 		status=0
 		PATH="$prefix/$bin:$PATH" go test -count=1 -v -timeout 30m -run "$pattern" "$path" >"$out" 2>&1 || status=$?
+		cat "$out" >>"$logfile"
 		# The failed tests, innermost last; the summary lines of go test -v name them all.
 		while read -r t; do fails+=("$t"); done < <(sed -n 's/^[[:space:]]*--- FAIL: \([^ ]*\).*/\1/p' "$out")
 		passes=$((passes + $(grep -c -E '^[[:space:]]*--- PASS: ' "$out" || true)))
@@ -102,15 +105,19 @@ agent() {
 		fi
 	done
 	if [ ${#fails[@]} -gt 0 ]; then
-		# The innermost failed tests: a test whose subtest failed is not named again.
-		local leaves=() f g
+		# The innermost failed tests, each once: a test whose subtest failed is not named again (an isolated
+		# re-run of a test prints its failures twice).
+		local uniq=() leaves=() f g
 		for f in "${fails[@]}"; do
-			for g in "${fails[@]}"; do
+			[[ " ${uniq[*]-} " == *" $f "* ]] || uniq+=("$f")
+		done
+		for f in "${uniq[@]}"; do
+			for g in "${uniq[@]}"; do
 				[[ $g == "$f"/* ]] && continue 2
 			done
 			leaves+=("$f")
 		done
-		result="FAIL: $(IFS=,; echo "${leaves[*]}" | sed 's/,/, /g')"
+		result="FAIL: $(IFS=,; echo "${leaves[*]}" | sed 's/,/, /g') (go test -v output: .cache/latest/logs/$name.log)"
 		failed+=("$name")
 	elif [ "$passes" = 0 ]; then
 		result="FAIL: no test ran"

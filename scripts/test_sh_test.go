@@ -348,7 +348,7 @@ func TestTestSh_Latest(t *testing.T) {
 	// go test: the run of Codex's e2e tests fails; the first PATH entry says which copy the tests found.
 	r.fake(t, map[string]string{"go": `echo "PATH ${PATH%%:*}" >>"$FAKE_PATHS"
 case "$*" in
-*codex_*) printf -- '=== RUN   TestAgents\n--- FAIL: TestAgents (1.00s)\n    --- FAIL: TestAgents/codex_run (1.00s)\n    --- PASS: TestAgents/codex_init (1.00s)\nFAIL\n'; exit 1;;
+*codex_*) printf -- '=== RUN   TestAgents\n        --- FAIL: TestAgents (1.00s)\n            --- FAIL: TestAgents/codex_run (1.00s)\n--- FAIL: TestAgents (1.00s)\n    --- FAIL: TestAgents/codex_run (1.00s)\n    --- PASS: TestAgents/codex_init (1.00s)\nFAIL\n'; exit 1;;
 *) printf -- '=== RUN   TestX\n--- PASS: TestX (0.00s)\nPASS\nok\n';;
 esac`})
 	paths := filepath.Join(t.TempDir(), "paths")
@@ -363,7 +363,7 @@ esac`})
 	want := fmt.Sprintf(`agent         pinned     newest     result
 opencode      %-9s  %-9s  pinned is newest (scripts/test.sh runs it)
 claude-code   %-9s  99.0.0     pass
-codex         %-9s  98.1.0     FAIL: TestAgents/codex_run
+codex         %-9s  98.1.0     FAIL: TestAgents/codex_run (go test -v output: .cache/latest/logs/codex.log)
 newest release failing: codex
 `, opencode.version, opencode.version, claude.version, codex.version)
 	if table[1] != want {
@@ -372,6 +372,9 @@ newest release failing: codex
 
 	calls := r.calls(t)
 	latest := filepath.Join(r.root, ".cache", "latest")
+	if b := readFile(t, filepath.Join(latest, "logs", "codex.log")); !strings.Contains(string(b), "--- FAIL: TestAgents/codex_run") {
+		t.Errorf("the log named in the table lacks the go test output:\n%s", b)
+	}
 	wantInstalls := []string{
 		fmt.Sprintf("npm install --silent --no-audit --no-fund --prefix %s %s@99.0.0", filepath.Join(latest, claude.dir), claude.pkg),
 		fmt.Sprintf("npm install --silent --no-audit --no-fund --prefix %s %s@98.1.0", filepath.Join(latest, codex.dir), codex.pkg),
@@ -434,5 +437,22 @@ func TestTestSh_CanaryCoversEveryPin(t *testing.T) {
 	}
 	if !slices.Equal(got, clis) {
 		t.Errorf("canary.sh's agents:\n%v\ntest.sh's pinned CLIs:\n%v", got, clis)
+	}
+}
+
+// README's "Run the tests" names every agent CLI and SDK test.sh installs: the list it points to (test.sh's
+// pins) and the one it shows stay the same.
+func TestTestSh_ReadmeNamesWhatItInstalls(t *testing.T) {
+	readme := string(readFile(t, filepath.Join("..", "README.md")))
+	_, section, ok := strings.Cut(readme, "\n## Run the tests\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Run the tests" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	clis, sdks := pins(t)
+	for _, p := range slices.Concat(clis, slices.Concat(slices.Collect(maps.Values(sdks))...)) {
+		if !strings.Contains(section, "`"+p.pkg+"`") {
+			t.Errorf("README's \"Run the tests\" does not name %s, which scripts/test.sh installs", p.pkg)
+		}
 	}
 }
