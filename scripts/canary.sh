@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The canary: runs the tests that drive the real agent CLIs (e2e/, and the protocol tests of Claude Code,
 # Codex and Gemini CLI) against each agent's newest release on npm instead of the version scripts/test.sh
-# pins, one agent at a time (the others are not on PATH), and prints a table: agent, pinned version, newest
-# version, result (with the failed tests). The newest releases go into .cache/latest/ (ignored by git), the
-# go test -v output of each agent run into .cache/latest/logs/AGENT.log; the pinned copies in .cache/ are not
-# touched.
+# pins, one agent at a time (only that agent's tests run, with its newest release first on PATH), and prints
+# a table: agent, pinned version, newest version, result (with the failed tests). The newest releases go
+# into .cache/latest/ (ignored by git), the go test -v output of each agent's runs into
+# .cache/latest/logs/AGENT.log; the pinned copies in .cache/ are not touched.
 #
 # When an agent's newest release passes, moving its pin is one line: its *_VERSION= line at the top of
 # scripts/test.sh. The versions gw's agent files were checked against (each config/agents package's
