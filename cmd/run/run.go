@@ -387,7 +387,8 @@ func serve(ctx context.Context, opts *RunOptions, cfg config.File, stateDir, age
 	}
 	keys := proxy.NewWatchedKeyCache(opts.Key, proxy.DefaultKeyRefresh, opts.KeyStamp)
 	// The request log goes to gw serve's serve.log, with the agent named.
-	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: opts.Transport(), Key: keys, LocalToken: token, Log: io.Discard, StateDir: stateDir, Agent: agent})
+	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: opts.Transport(), Key: keys, LocalToken: token, Log: io.Discard, StateDir: stateDir, Agent: agent,
+		ModelRoutes: all.ServeRoutes()})
 	if err != nil {
 		return nil, err
 	}

@@ -470,10 +470,12 @@ type ServeRouter interface {
 	ServeRoutes() []ServeRoute
 }
 
-// ServeRoute is a GET of Path under gw serve's /v1, answered with Answer's JSON of the models.
+// ServeRoute is a GET of Path under gw serve's /v1, answered with Answer's JSON of the models, its
+// errors in Protocol's shape.
 type ServeRoute struct {
-	Path   string
-	Answer func(models []Model) ([]byte, error)
+	Path     string
+	Protocol Protocol
+	Answer   func(models []Model) ([]byte, error)
 }
 
 // Companion is another file an agent reads beside its config and merges with it, as far as gw's entry

@@ -58,7 +58,7 @@ func (agent) DirectRefusal() string                            { return directRe
 
 // ServeRoutes: gw serve answers Codex's model catalog (Catalog) itself.
 func (agent) ServeRoutes() []agents.ServeRoute {
-	return []agents.ServeRoute{{Path: CatalogPath, Answer: Catalog}}
+	return []agents.ServeRoute{{Path: CatalogPath, Protocol: agents.Responses, Answer: Catalog}}
 }
 
 // Path is config.toml for scope.
