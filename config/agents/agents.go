@@ -1,8 +1,9 @@
 // Package agents holds what every coding agent's config writer shares: what
 // gw declares (the service or gw serve, the token reference, the models),
 // what a merge returns, how gw run starts an agent, and what doctor reads
-// back. Agent describes one agent with everything gw init agent, gw run and
-// gw doctor need to know about it, so that none of them names an agent: its
+// back. An Agent is its Info and the interfaces below it implements
+// (ConfigWriter, Runner, DirectRefuser, …), which gw init agent, gw run and
+// gw doctor test for, so that none of them names an agent: its
 // own format and files live in a package below this one (opencode,
 // claudecode, codex, qwencode, continuedev, cline, kilo, crush, pi, droid,
 // copilot, gemini; opencodefmt is the format OpenCode and Kilo share), and
