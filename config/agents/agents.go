@@ -356,56 +356,45 @@ func Diff(before, after []string) (added, removed []string) {
 	return added, removed
 }
 
-// Agent is one supported agent: Info, what gw knows of every agent, and the
-// behaviour it has, as the interfaces below (ConfigWriter, Runner, …), which
-// gw init agent, gw run and gw doctor test for; an agent that does not
-// implement one lacks that feature. Adding an agent is one package that
-// implements what it supports, listed in config/agents/all.
-type Agent interface {
-	Info() Info
-}
+// Agent is one supported agent: Info, and the behaviour it has as the
+// interfaces below (ConfigWriter, Runner, …), which gw init agent, gw run
+// and gw doctor test for; an agent that does not implement one lacks that
+// feature. Adding an agent is one package implementing what it supports,
+// listed in config/agents/all.
+type Agent interface{ Info() Info }
 
 // Info is what gw knows of every agent.
 type Info struct {
 	Name    string // the --agent value: "qwen-code"
 	Display string // "Qwen Code"
 	Binary  string // the command on PATH: "qwen"
-	// Version is the version its format was checked against.
-	Version string
-	// Install is how to install it ("npm install -g opencode-ai").
-	Install string
+	Version string // the version its format was checked against
+	Install string // how to install it: "npm install -g opencode-ai"
 	// Package is its npm package, whose package.json tells the installed version (doctor notes one other
 	// than Version); "" when gw does not look.
 	Package string
-	// Entry names what gw owns in its config, for messages:
-	// `provider "gw"`, `[model_providers.gw]`.
+	// Entry names what gw owns in its config, for messages: `provider "gw"`, `[model_providers.gw]`.
 	Entry    string
 	Protocol Protocol
-	// UserAgents are the first products of the User-Agent header its requests carry, lower-case, as
-	// each of its versions sends them ("claude-cli" of claude-cli/2.1.3), so that gw serve's request
-	// log names the agent; none shared with another agent.
+	// UserAgents are the first products of the User-Agent header its requests carry, lower-case
+	// ("claude-cli" of claude-cli/2.1.3), so that gw serve's request log names the agent; none shared.
 	UserAgents []string
-	// FileNames are the names of its config files, so that gw doctor --agent-config knows whose file
-	// it is given; only names no other agent uses.
+	// FileNames are the names of its config files, for gw doctor --agent-config; none shared.
 	FileNames []string
 	// NoConfig says why the agent is no ConfigWriter (it takes gw's settings only from its
 	// environment), NoRun why it is no Runner: what gw init agent and gw run answer instead.
 	NoConfig, NoRun string
 }
 
-// RemedyAgent is the agent as a fix names it (remedy.Remedy's Agent): the renderer says gw init agent
-// --agent i.Name, and i.Display where it names the agent.
+// RemedyAgent is the agent as a fix names it (remedy.Remedy's Agent).
 func (i Info) RemedyAgent() remedy.Agent { return remedy.Agent{Name: i.Name, Display: i.Display} }
 
-// ConfigWriter is an agent gw init agent writes a config for and gw doctor reads back.
+// ConfigWriter is an agent gw init agent writes a config for and gw doctor reads back. Files are its
+// config files for scope, in the order Merge and Inspect take their contents (nil for a missing file);
+// a scope it has none for is an error that says so. Merge returns one Result per file.
 type ConfigWriter interface {
-	// Files are the config files gw writes for scope, in the order Merge and Inspect take them; a
-	// scope the agent has no file for is an error that says so.
 	Files(s Scope, p Place) ([]string, error)
-	// Merge takes the files' contents (nil for a missing file), in Files' order, and returns one
-	// Result per file.
 	Merge(srcs [][]byte, d Declaration) ([]Result, error)
-	// Inspect reads the files back for doctor.
 	Inspect(srcs [][]byte) (Inspection, error)
 }
 
@@ -414,62 +403,48 @@ type Runner interface {
 	Run(d Declaration) (RunSpec, error)
 }
 
-// DirectRefuser is an agent that only works through gw serve: DirectRefusal says why direct mode is
-// refused, and its Merge refuses a direct declaration (RefuseDirect).
-type DirectRefuser interface {
-	DirectRefusal() string
-}
+// DirectRefuser is an agent that only works through gw serve: its Merge refuses direct mode
+// (RefuseDirect) for the reason DirectRefusal gives.
+type DirectRefuser interface{ DirectRefusal() string }
 
 // ModelChooser is an agent that chooses a model itself where gw names none. def: it has no
-// default-model setting (Continue starts with its first chat model), so gw init agent reports none.
-// small: without a small model named it takes its own (Claude Code: its Haiku tier), so gw does not
-// make the default model the small one too.
-type ModelChooser interface {
-	ChoosesOwn() (def, small bool)
-}
+// default-model setting (Continue starts with its first chat model), so none is reported. small: it
+// takes its own small model (Claude Code: its Haiku tier), so gw does not make the default the small one.
+type ModelChooser interface{ ChoosesOwn() (def, small bool) }
 
-// PlainKeyRemover says what plain-text key a merge took out of a file (old, then new content), which
-// then lives on only in its backup; "" when none. For the others, the Inspection before and after the
-// merge tells (a key setting that was literal and no longer is).
-type PlainKeyRemover interface {
-	PlainKeysRemoved(old, new []byte) string
-}
+// PlainKeyRemover says what plain-text key a merge took out of a file (old, then new content), which then
+// lives on only in its backup; "" when none. For the others, the key setting read before and after tells.
+type PlainKeyRemover interface{ PlainKeysRemoved(old, new []byte) string }
 
-// RunOverrider is an agent whose own config can hold settings that win over gw run's environment:
-// RunOverride says what, of the config inspected as in (ok false when nothing does).
+// RunOverrider is an agent whose config, inspected as in, can hold what wins over gw run's environment.
 type RunOverrider interface {
 	RunOverride(in Inspection, d Declaration) (o Override, ok bool)
 }
 
-// Override is a setting of an agent's config that wins over gw run's environment.
+// Override is what in an agent's config wins over gw run's environment: a key it sets in one of
+// KeyVars, in Block, which it sends instead of gw run's token (Claude Code's "env"); else gw's models
+// declared under BaseURL, which it uses instead of gw run's for the same ids (Qwen Code).
 type Override struct {
-	// KeyVars, in Block: the config sets a key in one of these variables, which the agent sends
-	// instead of gw run's token (Claude Code's "env").
-	KeyVars []string
-	Block   string
-	// BaseURL: the config declares gw's models under this base URL, which the agent uses instead of
-	// gw run's for the same model ids (Qwen Code).
-	BaseURL string
+	KeyVars        []string
+	Block, BaseURL string
 }
 
-// CompanionReader is an agent that reads another file beside its config at path and merges it with it
+// CompanionReader is an agent that reads another file beside its config at path and merges the two
 // (OpenCode's opencode.json beside opencode.jsonc); ok is false when there is none.
 type CompanionReader interface {
 	Companion(path string) (c Companion, ok bool)
 }
 
-// ProviderLister is an agent whose config declares OpenAI-compatible providers of the user's besides
-// gw's: Providers lists every one, gw's or not, so that gw doctor checks each one that reaches the
-// service, not only gw's entry (OpenCode). An unparsable file is a *ParseError.
+// ProviderLister is an agent whose config declares providers of the user's besides gw's: Providers lists
+// every OpenAI-compatible one, so that gw doctor checks each that reaches the service (OpenCode). An
+// unparsable file is a *ParseError.
 type ProviderLister interface {
 	Providers(src []byte) ([]Provider, error)
 }
 
-// ServeRouter is an agent that asks gw serve for a path gw serve answers itself from the account's
+// ServeRouter is an agent that asks gw serve for paths gw serve answers itself from the account's
 // models (Codex's model catalog).
-type ServeRouter interface {
-	ServeRoutes() []ServeRoute
-}
+type ServeRouter interface{ ServeRoutes() []ServeRoute }
 
 // ServeRoute is a GET of Path under gw serve's /v1, answered with Answer's JSON of the models, its
 // errors in Protocol's shape.
@@ -523,13 +498,11 @@ func (o OneFile) Files(s Scope, p Place) ([]string, error) {
 	f, err := o.File(s, p)
 	return []string{f}, err
 }
-
+func (o OneFile) Inspect(srcs [][]byte) (Inspection, error) { return o.InspectFile(srcs[0]) }
 func (o OneFile) Merge(srcs [][]byte, d Declaration) ([]Result, error) {
 	r, err := o.MergeFile(srcs[0], d)
 	return []Result{r}, err
 }
-
-func (o OneFile) Inspect(srcs [][]byte) (Inspection, error) { return o.InspectFile(srcs[0]) }
 
 // OpenJSON begins a Merge into a JSON or JSONC config src (nil or empty: a
 // new file): d is checked, what src held before is read with inspect, and

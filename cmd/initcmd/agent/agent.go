@@ -161,20 +161,13 @@ func agentList() string {
 
 // directRefusals says, wrapped for the help text, which agents refuse --mode direct (agents.DirectRefuser).
 func directRefusals() string {
-	words := strings.Fields("never written to the file. Not for")
-	refusers := all.With[agents.DirectRefuser]()
-	for i, a := range refusers {
-		n := a.Info().Display
-		if i > 0 && i == len(refusers)-1 {
-			words = append(words, "and")
-		}
-		if i < len(refusers)-2 || i == len(refusers)-1 {
-			n += ","
-		}
-		words = append(words, strings.Fields(n)...)
+	var names []string
+	for _, a := range all.With[agents.DirectRefuser]() {
+		names = append(names, a.Info().Display)
 	}
-	words = append(words, strings.Fields("which speak an API the service does not (gw serve translates) or cannot refer to a variable.")...)
-	return cmdutil.Wrap(words, 100, "          ")
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return cmdutil.Wrap(strings.Fields("never written to the file. Not for "+list+", which speak an API the service does not "+
+		"(gw serve translates) or cannot refer to a variable."), 100, "          ")
 }
 
 // writer is an agent gw init agent writes a config for: its Info, its ConfigWriter, and the agent itself,
@@ -203,20 +196,20 @@ func lookup(name string) (writer, error) {
 	return writer{a.Info(), cw, a}, nil
 }
 
-// directRefusal says why the agent refuses --mode direct; "" when it does not.
-func (w writer) directRefusal() string {
+// directRefusal says why the agent refuses --mode direct (agents.DirectRefuser); "" when it does not.
+func (w writer) directRefusal() (why string) {
 	if r, ok := w.agent.(agents.DirectRefuser); ok {
-		return r.DirectRefusal()
+		why = r.DirectRefusal()
 	}
-	return ""
+	return why
 }
 
 // choosesOwn says which models the agent chooses itself where gw names none (agents.ModelChooser).
 func (w writer) choosesOwn() (def, small bool) {
 	if c, ok := w.agent.(agents.ModelChooser); ok {
-		return c.ChoosesOwn()
+		def, small = c.ChoosesOwn()
 	}
-	return false, false
+	return def, small
 }
 
 // directRefused is the usage error of --mode direct for an agent that only works through gw serve.
