@@ -165,8 +165,7 @@ func directRefusals() string {
 	for _, a := range all.With[agents.DirectRefuser]() {
 		names = append(names, a.Info().Display)
 	}
-	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-	return cmdutil.Wrap(strings.Fields("never written to the file. Not for "+list+", which speak an API the service does not "+
+	return cmdutil.Wrap(strings.Fields("never written to the file. Not for "+cmdutil.AndList(names)+", which speak an API the service does not "+
 		"(gw serve translates) or cannot refer to a variable."), 100, "          ")
 }
 
