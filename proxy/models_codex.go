@@ -14,9 +14,7 @@ import (
 // list and gw's catalogue (codex.Catalog), so that Codex knows each model's
 // context window and offers its apply_patch tool.
 
-func codexCatalog(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.URL.Path == "/v1"+codex.CatalogPath
-}
+const codexCatalogPath = "/v1" + codex.CatalogPath
 
 func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *call) {
 	e := &c.entry
@@ -32,7 +30,7 @@ func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *c
 	}
 	b, err := codex.Catalog(models)
 	if err != nil {
-		e.status = writeErrorAs(w, protoResponses, http.StatusInternalServerError, "internal", err.Error())
+		e.status = writeErrorAs(w, c.route.proto, http.StatusInternalServerError, "internal", err.Error())
 		return
 	}
 	writeJSON(w, c, b)

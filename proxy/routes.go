@@ -1,0 +1,104 @@
+package proxy
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/modelgateway/gw/protocol/anthropic"
+	"github.com/modelgateway/gw/protocol/gemini"
+	"github.com/modelgateway/gw/protocol/responses"
+	"github.com/modelgateway/gw/protocol/translate"
+)
+
+// route is one entry of gw serve's route table (routes): the requests it
+// takes, and who answers them. A request no route takes is chat: passed
+// through to the service as it is.
+type route struct {
+	// path is the request path; one ending in "/" takes every path that
+	// begins with it, one ending in "/{id}" every longer one.
+	path string
+	// methods are the methods it takes; nil: every one (the translator's
+	// Local refuses the others in its own words).
+	methods []string
+	// header is a request header it needs (any value); "": none.
+	header string
+	// name is the protocol's name in the request log.
+	name string
+	// proto is the translator: it answers the request through the relay
+	// unless serve is set, and gw serve's own errors on the route come in
+	// its shape.
+	proto translate.Protocol
+	// serve answers the request instead of the relay (a model list gw
+	// serve makes from the account's); nil: relay.Serve with proto.
+	serve func(h *Handler, w http.ResponseWriter, r *http.Request, c *call)
+	// bare: the client's base URL has no /v1 (it adds /v1/messages or
+	// /v1beta itself), for the words of a Host refusal.
+	bare bool
+}
+
+// chatRoute is what a request no route takes is: the pass-through.
+var chatRoute = &route{name: "chat"}
+
+// routes is gw serve's route table, first match wins. Adding a protocol
+// is one translator and its routes here.
+func routes(store *responses.Store) []route {
+	get := []string{http.MethodGet}
+	msgs, resp, gem := anthropic.Protocol{}, responses.Protocol{Store: store}, gemini.Protocol{}
+	return []route{
+		// Anthropic's model list, which Claude Code asks with its
+		// anthropic-version header; the service's ids hold a slash.
+		{path: "/v1/models", methods: get, header: "anthropic-version", name: "messages", proto: msgs, serve: (*Handler).serveAnthropicModels},
+		{path: "/v1/models/{id}", methods: get, header: "anthropic-version", name: "messages", proto: msgs, serve: (*Handler).serveAnthropicModels},
+		{path: "/v1/messages", name: "messages", proto: msgs, bare: true},
+		{path: "/v1/messages/count_tokens", name: "messages", proto: msgs, bare: true},
+		{path: codexCatalogPath, methods: get, name: "responses", proto: resp, serve: (*Handler).serveCodexCatalog},
+		{path: "/v1/responses", name: "responses", proto: resp},
+		{path: "/v1/responses/", name: "responses", proto: resp}, // a kept response
+		// The Gemini API, the one protocol outside /v1: its model list is
+		// gw serve's to answer from the account's ids.
+		{path: gemini.Prefix, methods: get, name: "gemini", proto: gem, bare: true, serve: (*Handler).geminiModels},
+		{path: gemini.Prefix + "/", methods: get, name: "gemini", proto: gem, bare: true, serve: (*Handler).geminiModels},
+		{path: gemini.Prefix, name: "gemini", proto: gem, bare: true},
+		{path: gemini.Prefix + "/", name: "gemini", proto: gem, bare: true},
+	}
+}
+
+// routeOf is the route that takes r; chatRoute when none does.
+func (h *Handler) routeOf(r *http.Request) *route {
+	for i := range h.routes {
+		rt := &h.routes[i]
+		if rt.takes(r) {
+			return rt
+		}
+	}
+	return chatRoute
+}
+
+func (rt *route) takes(r *http.Request) bool {
+	p := r.URL.Path
+	if dir, ok := strings.CutSuffix(rt.path, "{id}"); ok {
+		if len(p) <= len(dir) || !strings.HasPrefix(p, dir) {
+			return false
+		}
+	} else if !strings.HasSuffix(rt.path, "/") && p != rt.path || !strings.HasPrefix(p, rt.path) {
+		return false
+	}
+	if rt.methods != nil && !slices.Contains(rt.methods, r.Method) {
+		return false
+	}
+	return rt.header == "" || r.Header.Get(rt.header) != ""
+}
+
+// writeErrorAs writes one of gw serve's own errors in the shape of the
+// protocol p (its translator's Refusal: for the Messages API final,
+// since Claude Code must not retry what no retry fixes; for the Responses
+// API 400 for a refused key, which Codex then does not retry five times),
+// gw's own OpenAI-shaped one elsewhere; it returns the status written.
+func writeErrorAs(w http.ResponseWriter, p translate.Protocol, status int, code, message string) int {
+	if p == nil {
+		writeError(w, status, code, message)
+		return status
+	}
+	return writeAnswer(w, p.Refusal(status, code, message))
+}
