@@ -88,7 +88,7 @@ func (l *logger) writeLine(e *entry, end time.Time, model string, count int) {
 		Status: e.status, Condition: e.cond, Dur: end.Sub(e.start),
 		HasUsage: e.hasUsage, Input: e.usage.PromptTokens, Cached: e.usage.CachedTokens,
 		Output: e.usage.CompletionTokens, Reasoning: e.usage.ReasoningTokens,
-		Proto: cmp.Or(e.proto, chatRoute.name), Stream: e.stream, Note: e.note, Count: count,
+		Proto: cmp.Or(e.proto, "chat"), Stream: e.stream, Note: e.note, Count: count,
 	})
 	_, _ = l.w.Write(l.buf)
 }

@@ -12,8 +12,7 @@ import (
 )
 
 // route is one entry of gw serve's route table (routes): the requests it
-// takes, and who answers them. A request no route takes is chat: passed
-// through to the service as it is.
+// takes, and who answers them.
 type route struct {
 	// path is the request path; one ending in "/" takes every path that
 	// begins with it, one ending in "/{id}" every longer one.
@@ -37,9 +36,6 @@ type route struct {
 	bare bool
 }
 
-// chatRoute is what a request no route takes is: the pass-through.
-var chatRoute = &route{name: "chat"}
-
 // routes is gw serve's route table, first match wins. Adding a protocol
 // is one translator and its routes here.
 func routes(store *responses.Store) []route {
@@ -53,6 +49,7 @@ func routes(store *responses.Store) []route {
 		{path: "/v1/messages", name: "messages", proto: msgs, bare: true},
 		{path: "/v1/messages/count_tokens", name: "messages", proto: msgs, bare: true},
 		{path: codexCatalogPath, methods: get, name: "responses", proto: resp, serve: (*Handler).serveCodexCatalog},
+		{path: "/v1/responses/compact", name: "responses", proto: responses.Compact{}}, // Codex's remote compaction
 		{path: "/v1/responses", name: "responses", proto: resp},
 		{path: "/v1/responses/", name: "responses", proto: resp}, // a kept response
 		// The Gemini API, the one protocol outside /v1: its model list is
@@ -61,18 +58,20 @@ func routes(store *responses.Store) []route {
 		{path: gemini.Prefix + "/", methods: get, name: "gemini", proto: gem, bare: true, serve: (*Handler).geminiModels},
 		{path: gemini.Prefix, name: "gemini", proto: gem, bare: true},
 		{path: gemini.Prefix + "/", name: "gemini", proto: gem, bare: true},
+		// Everything else: chat completions and the rest of /v1, passed
+		// through to the service as it is (the filter refuses other paths).
+		{path: "/", name: "chat"},
 	}
 }
 
-// routeOf is the route that takes r; chatRoute when none does.
+// routeOf is the route that takes r: the first that does (the last
+// takes every path).
 func (h *Handler) routeOf(r *http.Request) *route {
-	for i := range h.routes {
-		rt := &h.routes[i]
-		if rt.takes(r) {
-			return rt
-		}
+	i := slices.IndexFunc(h.routes, func(rt route) bool { return rt.takes(r) })
+	if i < 0 { // a path not beginning with "/" (OPTIONS *)
+		i = len(h.routes) - 1
 	}
-	return chatRoute
+	return &h.routes[i]
 }
 
 func (rt *route) takes(r *http.Request) bool {
