@@ -43,20 +43,14 @@ type Stream struct {
 	err    error // the first write error
 	events int   // events written
 
-	calls  []*call
-	byIdx  map[int]*call
+	calls  chat.ToolCalls
 	finish string
 	usage  *chat.Usage
 }
 
-type call struct {
-	id, name, sig string
-	args          bytes.Buffer
-}
-
 // NewStream is the stream of one answer; id is its responseId.
 func NewStream(w io.Writer, meta Meta, id string, ids func(int) string) *Stream {
-	return &Stream{w: w, meta: meta, id: id, ids: ids, byIdx: map[int]*call{}}
+	return &Stream{w: w, meta: meta, id: id, ids: ids}
 }
 
 // ErrEnded is returned by a Stream used after its answer ended.
@@ -88,22 +82,7 @@ func (s *Stream) Chunk(c *chat.Chunk) error {
 			parts = append(parts, outPart{Text: d.Refusal})
 		}
 		for _, td := range d.ToolCalls {
-			k := s.byIdx[td.Index]
-			if k == nil || (td.ID != "" && k.id != "" && td.ID != k.id) {
-				k = &call{id: td.ID}
-				s.byIdx[td.Index] = k
-				s.calls = append(s.calls, k)
-			}
-			if k.id == "" {
-				k.id = td.ID
-			}
-			if td.Function.Name != "" {
-				k.name = td.Function.Name
-			}
-			if sig := td.ExtraContent.ThoughtSignature(); sig != "" {
-				k.sig = sig
-			}
-			k.args.WriteString(td.Function.Arguments)
+			s.calls.Add(td)
 		}
 		if len(parts) > 0 {
 			s.event(response{Candidates: []candidate{{Content: outContent{Role: "model", Parts: parts}}}})
@@ -137,11 +116,11 @@ func (s *Stream) End(err error) error {
 		return s.err
 	}
 	var parts []outPart
-	for _, k := range s.calls {
-		if k.name == "" {
+	for _, k := range s.calls.List {
+		if k.Name == "" {
 			continue // a call without a name cannot be answered
 		}
-		parts = append(parts, callPart(k.id, k.name, k.args.String(), k.sig, s.ids))
+		parts = append(parts, callPart(k.ID, k.Name, k.Args.String(), k.Signature, s.ids))
 	}
 	if len(parts) == 0 {
 		empty := ""
