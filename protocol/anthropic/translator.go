@@ -70,7 +70,7 @@ func (Protocol) Refusal(status int, _, message string) tr.Answer {
 	return errorAnswer(&Error{Status: status, Type: TypeForStatus(status), Message: message, Final: true})
 }
 
-// errorAnswer is e as the answer WriteError writes.
+// errorAnswer is e as an answer: final, it tells Claude Code not to retry.
 func errorAnswer(e *Error) tr.Answer {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")

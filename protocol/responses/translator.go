@@ -63,7 +63,9 @@ func (p Protocol) Translate(req *translate.Request, env translate.Env) (translat
 	return ex, nil
 }
 
-// Refusal is one of gw serve's own errors, as WriteError writes it.
+// Refusal is one of gw serve's own errors (no key stored, a refused local
+// token…): the status through ClientStatus, the body in OpenAI's shape
+// with code.
 func (Protocol) Refusal(status int, code, message string) translate.Answer {
 	return jsonAnswer(ClientStatus(status), errorJSON(message, typeOf(status), "", code))
 }
