@@ -81,11 +81,9 @@ const Prefix = "/v1beta/models"
 func ParseRequest(body []byte, model string, stream bool, ids func(int) string) (*chat.Request, map[string]json.RawMessage, Meta, *Error) {
 	meta := Meta{Model: model, Stream: stream}
 	var r request
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, nil, meta, invalid("", "the request has no body; send a GenerateContentRequest as JSON")
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, nil, meta, invalid("", "the body is not a GenerateContentRequest: %s", shortErr(err))
+	if err := json.Unmarshal(body, &r); len(bytes.TrimSpace(body)) == 0 || err != nil {
+		field, msg := chat.BadBody(body, err, "Gemini API")
+		return nil, nil, meta, invalid(field, "%s", msg)
 	}
 	out := &chat.Request{Model: model, Stream: stream}
 	if stream {
