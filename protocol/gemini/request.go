@@ -524,8 +524,7 @@ func countTokens(body []byte, model string, ids func(int) string) tr.Answer {
 	}
 	b, _ := json.Marshal(creq)
 	n := (len(b) + 3) / 4
-	h := http.Header{}
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Cache-Control", "no-store")
-	return tr.Answer{Status: http.StatusOK, Header: h, Body: fmt.Appendf(nil, "{\"totalTokens\":%d}\n", n), Model: model}
+	a := tr.JSON(http.StatusOK, jsonType, fmt.Appendf(nil, "{\"totalTokens\":%d}\n", n))
+	a.Model = model
+	return a
 }

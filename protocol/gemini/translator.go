@@ -99,10 +99,7 @@ func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
 	if err != nil {
 		return tr.Answer{}, err
 	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Cache-Control", "no-store")
-	return tr.Answer{Status: http.StatusOK, Header: h, Body: data}, nil
+	return tr.JSON(http.StatusOK, jsonType, data), nil
 }
 
 func (x *exchange) Error(e *api.Error) tr.Answer { return errorAnswer(FromAPIError(e)) }

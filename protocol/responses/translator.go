@@ -72,12 +72,9 @@ func (Protocol) Refusal(status int, code, message string) translate.Answer {
 
 // jsonAnswer is a JSON body as writeJSON writes it.
 func jsonAnswer(status int, body []byte) translate.Answer {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Length", strconv.Itoa(len(body)+1))
-	return translate.Answer{Status: status, Header: h, Body: append(body, '\n')}
+	a := translate.JSON(status, "application/json", append(body, '\n'))
+	a.Header.Set("Content-Length", strconv.Itoa(len(a.Body)))
+	return a
 }
 
 // exchange is one Responses request.

@@ -143,3 +143,14 @@ func OneChunk(r *chat.Response) *chat.Chunk {
 	}
 	return chat.ChunkOf(r)
 }
+
+// JSON is a whole JSON answer, with the headers every JSON answer of gw
+// serve's has: contentType ("application/json", or with its charset as a
+// protocol sends it), no caching, no sniffing.
+func JSON(status int, contentType string, body []byte) Answer {
+	h := http.Header{}
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	return Answer{Status: status, Header: h, Body: body}
+}
