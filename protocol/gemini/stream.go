@@ -32,7 +32,7 @@ import (
 // first; when the client still reads both at once, it fails with its own
 // "Incomplete JSON segment" error, which Gemini CLI retries. Pings are a blank line, which
 // @google/genai's event reader skips (it would stop at an SSE comment).
-type Stream struct {
+type StreamWriter struct {
 	w    io.Writer
 	meta Meta
 	id   string
@@ -48,16 +48,16 @@ type Stream struct {
 	usage  *chat.Usage
 }
 
-// NewStream is the stream of one answer; id is its responseId.
-func NewStream(w io.Writer, meta Meta, id string, ids func(int) string) *Stream {
-	return &Stream{w: w, meta: meta, id: id, ids: ids}
+// NewStreamWriter is the stream of one answer; id is its responseId.
+func NewStreamWriter(w io.Writer, meta Meta, id string, ids func(int) string) *StreamWriter {
+	return &StreamWriter{w: w, meta: meta, id: id, ids: ids}
 }
 
 // ErrEnded is returned by a Stream used after its answer ended.
 var ErrEnded = tr.ErrEnded
 
 // Chunk translates one chunk of the service's stream.
-func (s *Stream) Chunk(c *chat.Chunk) error {
+func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 	if s.done {
 		return ErrEnded
 	}
@@ -96,7 +96,7 @@ func (s *Stream) Chunk(c *chat.Chunk) error {
 
 // End ends the answer: err nil, the last event with the collected calls,
 // the finish reason and the usage; otherwise Google's error object.
-func (s *Stream) End(err error) error {
+func (s *StreamWriter) End(err error) error {
 	if s.done {
 		return nil
 	}
@@ -160,7 +160,7 @@ func streamError(err error) *Error {
 }
 
 // Ping writes a blank line.
-func (s *Stream) Ping() error {
+func (s *StreamWriter) Ping() error {
 	if s.done {
 		return ErrEnded
 	}
@@ -171,9 +171,9 @@ func (s *Stream) Ping() error {
 }
 
 // Usage is the usage the service reported so far.
-func (s *Stream) Usage() *chat.Usage { return s.usage }
+func (s *StreamWriter) Usage() *chat.Usage { return s.usage }
 
-func (s *Stream) event(r response) {
+func (s *StreamWriter) event(r response) {
 	if s.err != nil {
 		return
 	}

@@ -105,7 +105,7 @@ func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
 func (x *exchange) Error(e *api.Error) tr.Answer { return errorAnswer(FromAPIError(e)) }
 
 func (x *exchange) Stream(w io.Writer) tr.Stream {
-	return NewStream(w, x.meta, x.responseID(), x.env.ID)
+	return NewStreamWriter(w, x.meta, x.responseID(), x.env.ID)
 }
 
 func (x *exchange) Finished(*chat.Usage, []byte) {}
