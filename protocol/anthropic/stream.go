@@ -136,20 +136,16 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 			continue // gw asks for one choice
 		}
 		d := ch.Delta
-		switch {
-		case len(d.ReasoningDetails) > 0: // OpenRouter's; reasoning repeats their text
-			for _, rd := range d.ReasoningDetails {
-				s.detail(rd)
-			}
-		case len(d.ThinkingBlocks) > 0: // LiteLLM's; reasoning_content repeats their text
-			for _, tb := range d.ThinkingBlocks {
-				s.thinkingBlock(tb)
-			}
-		default:
-			if r := d.ReasoningText(); r != "" {
-				s.thinking("", nil)
-				s.delta(`thinking_delta","thinking":`, r)
-			}
+		details, blocks, plain := d.ReasoningIn()
+		for _, rd := range details {
+			s.detail(rd)
+		}
+		for _, tb := range blocks {
+			s.thinkingBlock(tb)
+		}
+		if plain != "" {
+			s.thinking("", nil)
+			s.delta(`thinking_delta","thinking":`, plain)
 		}
 		text := ""
 		if d.Content != nil {

@@ -300,20 +300,16 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 			continue // only one answer is asked for
 		}
 		d := ch.Delta
-		switch {
-		case len(d.ReasoningDetails) > 0: // OpenRouter's; reasoning repeats their text
-			for _, rd := range d.ReasoningDetails {
-				s.reasoningDetail(rd)
-			}
-		case len(d.ThinkingBlocks) > 0: // LiteLLM's; reasoning_content repeats their text
-			for _, tb := range d.ThinkingBlocks {
-				s.reasoningBlock(tb)
-			}
-		default:
-			if r := d.ReasoningText(); r != "" {
-				s.reasoning(r)
-				s.open.plain.WriteString(r)
-			}
+		details, blocks, plain := d.ReasoningIn()
+		for _, rd := range details {
+			s.reasoningDetail(rd)
+		}
+		for _, tb := range blocks {
+			s.reasoningBlock(tb)
+		}
+		if plain != "" {
+			s.reasoning(plain)
+			s.open.plain.WriteString(plain)
 		}
 		if d.Content != nil && *d.Content != "" {
 			s.content("text", *d.Content)
