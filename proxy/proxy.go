@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/protocol/chat"
@@ -62,6 +63,10 @@ type Options struct {
 	// (reqlog.Product; the agents' own lists are config/agents'); nil
 	// names none.
 	AgentOf func(product string) string
+	// ModelRoutes are the paths under /v1 gw serve answers itself for an
+	// agent, from the account's models (agents.ServeRouter: Codex's catalog;
+	// config/agents/all.ServeRoutes lists them).
+	ModelRoutes []agents.ServeRoute
 	// StateDir, when set, has the request log also appended to serve.log
 	// there (reqlog.File), as gw serve's own is: for a handler served
 	// without Run (gw run's). Close writes the lines still waiting.
@@ -153,7 +158,7 @@ func New(o Options) (*Handler, error) {
 		gzip:      []string{"gzip"},
 		relay:     o.Relay,
 	}
-	h.routes = routes(responses.NewStore(0, 0))
+	h.routes = routes(responses.NewStore(0, 0), o.ModelRoutes)
 	if o.StateDir != "" {
 		// Created with its first line. A log that cannot be written (a link
 		// planted at serve.log) gets nothing: the agent's terminal is not

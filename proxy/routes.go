@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/protocol/anthropic"
 	"github.com/modelgateway/gw/protocol/gemini"
 	"github.com/modelgateway/gw/protocol/responses"
@@ -38,17 +39,31 @@ type route struct {
 
 // routes is gw serve's route table, first match wins. Adding a protocol
 // is one translator and its routes here.
-func routes(store *responses.Store) []route {
+func routes(store *responses.Store, agentRoutes []agents.ServeRoute) []route {
 	get := []string{http.MethodGet}
 	msgs, resp, gem := anthropic.Protocol{}, responses.Protocol{Store: store}, gemini.Protocol{}
-	return []route{
+	var own []route // an agent's own routes (Codex's catalog), in its protocol's shape
+	for _, ar := range agentRoutes {
+		rt := route{path: "/v1" + ar.Path, methods: get, name: "chat", serve: func(h *Handler, w http.ResponseWriter, r *http.Request, c *call) {
+			h.serveCodexCatalog(w, r, c, &ar)
+		}}
+		switch ar.Protocol {
+		case agents.AnthropicMessages:
+			rt.name, rt.proto = "messages", msgs
+		case agents.Responses:
+			rt.name, rt.proto = "responses", resp
+		case agents.GeminiAPI:
+			rt.name, rt.proto = "gemini", gem
+		}
+		own = append(own, rt)
+	}
+	return append(own, []route{
 		// Anthropic's model list, which Claude Code asks with its
 		// anthropic-version header; the service's ids hold a slash.
 		{path: "/v1/models", methods: get, header: "anthropic-version", name: "messages", proto: msgs, serve: (*Handler).serveAnthropicModels},
 		{path: "/v1/models/{id}", methods: get, header: "anthropic-version", name: "messages", proto: msgs, serve: (*Handler).serveAnthropicModels},
 		{path: "/v1/messages", name: "messages", proto: msgs, bare: true},
 		{path: "/v1/messages/count_tokens", name: "messages", proto: msgs, bare: true},
-		{path: codexCatalogPath, methods: get, name: "responses", proto: resp, serve: (*Handler).serveCodexCatalog},
 		{path: "/v1/responses/compact", name: "responses", proto: responses.Compact{}}, // Codex's remote compaction
 		{path: "/v1/responses", name: "responses", proto: resp},
 		{path: "/v1/responses/", name: "responses", proto: resp}, // a kept response
@@ -61,7 +76,7 @@ func routes(store *responses.Store) []route {
 		// Everything else: chat completions and the rest of /v1, passed
 		// through to the service as it is (the filter refuses other paths).
 		{path: "/", name: "chat"},
-	}
+	}...)
 }
 
 // routeOf is the route that takes r: the first that does (the last
