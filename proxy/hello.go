@@ -75,10 +75,10 @@ func (h *Handler) hello(w http.ResponseWriter, r *http.Request, e *entry) {
 		// each would bury the requests.
 		e.quiet = r.Header.Get(ProbeHeader) == probeQuiet
 	}
-	if ref := h.filter.checkSender(r); ref != nil {
+	if ref := h.filter.checkSender(r, false); ref != nil {
 		w.Header().Set("Connection", "close")
 		e.note, e.quiet = "refused="+ref.code, false
-		e.status = writeErrorAs(w, protoChat, ref.status, ref.code, ref.message)
+		e.status = writeErrorAs(w, nil, ref.status, ref.code, ref.message)
 		return
 	}
 	nonce, err := hex.DecodeString(r.URL.Query().Get("nonce"))
@@ -112,10 +112,11 @@ func isClientProbe(r *http.Request) bool {
 // probe, which gw usage does not count and gw logs shows only when asked.
 func (h *Handler) answerProbe(w http.ResponseWriter, r *http.Request, e *entry) {
 	e.note = "probe"
-	if ref := h.filter.checkSender(r); ref != nil {
+	// Claude Code's base URL has no /v1: a refused Host names it so.
+	if ref := h.filter.checkSender(r, true); ref != nil {
 		w.Header().Set("Connection", "close")
 		e.note = "refused=" + ref.code
-		e.status = writeErrorAs(w, protoChat, ref.status, ref.code, ref.message)
+		e.status = writeErrorAs(w, nil, ref.status, ref.code, ref.message)
 		return
 	}
 	hd := w.Header()

@@ -103,3 +103,11 @@ func wrapRunes(words []string, width int, indent string) string {
 	}
 	return b.String()
 }
+
+// AndList joins names as a sentence lists them: "a, b and c".
+func AndList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
