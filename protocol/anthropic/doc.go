@@ -25,9 +25,12 @@
 // not for reading whatever a client sends (unknown fields, betas, mid-conversation system turns,
 // tool_reference blocks), and the answer's events need an exact field order and shape. Decisions, each
 // checked against the real Claude Code (requests recorded in testdata/claude-code/, re-recorded with
-// GW_RECORD_CLAUDE_CODE=1): the system prompt and role: "system" turns become one leading system message
-// (many chat backends refuse a system message elsewhere), without Claude Code's x-anthropic-billing-header
-// block (it changes every request and would defeat the service's prompt cache); thinking blocks coming back
+// GW_RECORD_CLAUDE_CODE=1): the system prompt (and role: "system" turns before the first user turn) become
+// one leading system message, without Claude Code's x-anthropic-billing-header block (it changes every
+// request and would defeat the service's prompt cache); a system turn said later (Claude Code's
+// "# Environment" turn after the first user message, reminders) stays a system message where it was said,
+// since moving it to the front would change the start of the prompt and miss the service's prompt cache
+// (a service that takes a system message only first gets them joined, chat.FieldLateSystem); thinking blocks coming back
 // go to the service on the same assistant message in the dialect they came in (see "Thinking across turns"
 // below); a tool_result becomes a tool message (its images follow in a user message; an error result starts
 // with Error: ); deferred tools are offered once a tool_reference loaded them;

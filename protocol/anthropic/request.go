@@ -53,9 +53,15 @@ const billingHeader = "x-anthropic-billing-header:"
 // naming the field, never a silently shortened conversation.
 //
 // What changes on the way, and why:
-//   - The system prompt (top-level, and role "system" messages inside the
-//     conversation) becomes one leading system message: many chat backends
-//     accept a system message only first.
+//   - The system prompt (top-level, and role "system" messages before the
+//     first user turn) becomes one leading system message. A system turn
+//     said later (Claude Code's "# Environment" turn after the first user
+//     message, reminders) stays where it was, a system message in place:
+//     moving it to the front would change the start of the prompt with
+//     every new one, and so miss the service's prompt cache for the whole
+//     conversation. A service that takes a system message only first
+//     (chat.RefusedField) is sent the request again with them joined to
+//     the leading one (chat.Without).
 //   - Thinking blocks of earlier answers go back to the service in the
 //     dialect they came in, on the same assistant message (thinking.go);
 //     those of a user turn are dropped.
@@ -112,8 +118,22 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 		field := fmt.Sprintf("messages[%d]", i)
 		switch m.Role {
 		case "system":
-			if err := t.system(&system, m.Content, field+".content"); err != nil {
+			if len(convo) == 0 {
+				// Before the conversation: part of the system prompt.
+				if err := t.system(&system, m.Content, field+".content"); err != nil {
+					return nil, meta, err
+				}
+				continue
+			}
+			// Said in the middle of the conversation: it stays there, so
+			// that the prompt before it, which the service may have
+			// cached, stays the same.
+			var said systemPrompt
+			if err := t.system(&said, m.Content, field+".content"); err != nil {
 				return nil, meta, err
+			}
+			if c := said.content(); c != nil {
+				convo = append(convo, chat.Message{Role: "system", Content: c})
 			}
 		case "user":
 			msgs, err := t.user(m.Content, field+".content")

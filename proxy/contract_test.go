@@ -1,0 +1,199 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// What the newest agents send, carried to the service or refused out loud:
+// each test sends an agent's request through gw serve's handler to the
+// stand-in and reads the chat request the stand-in got.
+
+// upstreamBodies records the body of every chat request the stand-in gets.
+type upstreamBodies struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (u *upstreamBodies) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			u.mu.Lock()
+			u.bodies = append(u.bodies, b)
+			u.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// last is the last chat request the stand-in got, decoded.
+func (u *upstreamBodies) last(t *testing.T) sentChat {
+	t.Helper()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.bodies) == 0 {
+		t.Fatal("the stand-in got no chat request")
+	}
+	var c sentChat
+	if err := json.Unmarshal(u.bodies[len(u.bodies)-1], &c); err != nil {
+		t.Fatal(err)
+	}
+	c.raw = string(u.bodies[len(u.bodies)-1])
+	return c
+}
+
+func (u *upstreamBodies) count() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.bodies)
+}
+
+// sentChat is a chat request as the service reads it.
+type sentChat struct {
+	raw      string
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name   string `json:"name"`
+			Strict *bool  `json:"strict"`
+		} `json:"function"`
+	} `json:"tools"`
+	ReasoningEffort string          `json:"reasoning_effort"`
+	Verbosity       string          `json:"verbosity"`
+	ResponseFormat  json.RawMessage `json:"response_format"`
+}
+
+func (c sentChat) roles() string {
+	var rs []string
+	for _, m := range c.Messages {
+		rs = append(rs, m.Role)
+	}
+	return strings.Join(rs, ",")
+}
+
+// text is message i's text, its parts joined.
+func (c sentChat) text(i int) string {
+	var s string
+	if json.Unmarshal(c.Messages[i].Content, &s) == nil {
+		return s
+	}
+	var parts []struct{ Text string }
+	_ = json.Unmarshal(c.Messages[i].Content, &parts)
+	for _, p := range parts {
+		s += p.Text
+	}
+	return s
+}
+
+// recordedClaudeCode is one of Claude Code's recorded requests, as a map
+// to change.
+func recordedClaudeCode(t *testing.T, name string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "protocol", "anthropic", "testdata", "claude-code", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func marshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// postOK sends body to path through gw serve and reads the whole answer,
+// which must be a 200.
+func postOK(t *testing.T, r *rig, path, body string) string {
+	t.Helper()
+	res := r.do(waitCtx(t), "POST", path, body, http.Header{"Anthropic-Version": {"2023-06-01"}})
+	got := readAll(t, res)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d %s", path, res.StatusCode, got)
+	}
+	return got
+}
+
+// Claude Code's "# Environment" turn, a system turn after the first user
+// message, and a reminder later in the session reach the service where
+// they were said: the prompt before each stays the same turn after turn,
+// as the service's prompt cache needs.
+func TestClaudeCodeSystemTurnsStayInPlace(t *testing.T) {
+	var up upstreamBodies
+	r := newRig(t, rigOpts{wrapUp: up.wrap})
+	req := recordedClaudeCode(t, "tool-round-trip/request-2.json")
+	msgs := req["messages"].([]any)
+	msgs = append(msgs, map[string]any{"role": "system", "content": "<system-reminder>The user changed notes.txt.</system-reminder>"},
+		map[string]any{"role": "user", "content": "and now?"})
+	req["messages"] = msgs
+	postOK(t, r, "/v1/messages", marshal(t, req))
+
+	c := up.last(t)
+	if got, want := c.roles(), "system,user,system,assistant,tool,system,user"; got != want {
+		t.Fatalf("the service got the roles %s, want %s (the system turns where Claude Code said them)", got, want)
+	}
+	if !strings.HasPrefix(c.text(2), "# Environment") || strings.Contains(c.text(0), "You have been invoked in the following environment") {
+		t.Errorf("the Environment turn is not the third message alone: %.80q / %.80q", c.text(0), c.text(2))
+	}
+	if c.text(5) != "<system-reminder>The user changed notes.txt.</system-reminder>" {
+		t.Errorf("the reminder reads %q", c.text(5))
+	}
+}
+
+// A service that takes a system message only first refuses the request;
+// gw serve sends it again with the system turns joined to the leading
+// system message, and the agent gets its answer.
+func TestSystemTurnsJoinedForAServiceThatRefusesThem(t *testing.T) {
+	var up upstreamBodies
+	refusing := func(h http.Handler) http.Handler {
+		return up.wrap(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			b, _ := io.ReadAll(req.Body)
+			req.Body = io.NopCloser(bytes.NewReader(b))
+			var c sentChat
+			_ = json.Unmarshal(b, &c)
+			if strings.Contains(c.roles(), "user,system") || strings.Contains(c.roles(), "assistant,system") || strings.Contains(c.roles(), "tool,system") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"object":"error","message":"System message must be at the beginning.","type":"BadRequestError","param":null,"code":400}`)
+				return
+			}
+			h.ServeHTTP(w, req)
+		}))
+	}
+	r := newRig(t, rigOpts{wrapUp: refusing})
+	body := marshal(t, recordedClaudeCode(t, "tool-round-trip/request-2.json"))
+	postOK(t, r, "/v1/messages", body)
+	c := up.last(t)
+	if got, want := c.roles(), "system,user,assistant,tool"; got != want || !strings.Contains(c.text(0), "You have been invoked in the following environment") {
+		t.Fatalf("sent again as %s, want %s with the Environment turn in the system message", got, want)
+	}
+	if n := up.count(); n != 2 {
+		t.Errorf("the service got %d requests, want the refused one and the one sent again", n)
+	}
+	// From then on, for that model, gw serve joins them from the start.
+	postOK(t, r, "/v1/messages", body)
+	if n := up.count(); n != 3 {
+		t.Errorf("the service got %d requests after the second turn, want 3", n)
+	}
+}
