@@ -197,3 +197,92 @@ func TestSystemTurnsJoinedForAServiceThatRefusesThem(t *testing.T) {
 		t.Errorf("the service got %d requests after the second turn, want 3", n)
 	}
 }
+
+const thinkingModel = "vendor-a/model-a-sonnet-4.5-thinking"
+
+// Claude Code's effort reaches a thinking model as reasoning_effort: with
+// output_config.effort and no thinking block (what it sends to models that
+// think on their own), the level mapped to what the model takes; adaptive
+// thinking without an effort is high, the native default.
+func TestClaudeCodeEffortReachesTheService(t *testing.T) {
+	var up upstreamBodies
+	r := newRig(t, rigOpts{wrapUp: up.wrap})
+	for _, c := range []struct {
+		name     string
+		thinking any
+		effort   string
+		want     string
+	}{
+		{"effort without thinking", nil, "medium", "medium"},
+		{"max effort without thinking", nil, "max", "high"},
+		{"xhigh effort without thinking", nil, "xhigh", "high"},
+		{"adaptive thinking without effort", map[string]any{"type": "adaptive"}, "", "high"},
+		{"adaptive thinking with low effort", map[string]any{"type": "adaptive", "display": "omitted"}, "low", "low"},
+		{"thinking disabled", map[string]any{"type": "disabled"}, "high", ""},
+	} {
+		req := recordedClaudeCode(t, "tool-round-trip/request-1.json")
+		req["model"] = thinkingModel
+		delete(req, "thinking")
+		delete(req, "output_config")
+		if c.thinking != nil {
+			req["thinking"] = c.thinking
+		}
+		if c.effort != "" {
+			req["output_config"] = map[string]any{"effort": c.effort}
+		}
+		postOK(t, r, "/v1/messages", marshal(t, req))
+		if got := up.last(t).ReasoningEffort; got != c.want {
+			t.Errorf("%s: the service got reasoning_effort %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// Codex's reasoning.effort reaches the service as a level the model takes
+// (xhigh is high, minimal and none low), and text.verbosity as verbosity.
+func TestCodexEffortAndVerbosityReachTheService(t *testing.T) {
+	var up upstreamBodies
+	r := newRig(t, rigOpts{wrapUp: up.wrap})
+	for _, c := range []struct{ effort, verbosity, want string }{
+		{"xhigh", "low", "high"},
+		{"max", "high", "high"},
+		{"minimal", "", "low"},
+		{"none", "medium", "low"},
+		{"medium", "", "medium"},
+	} {
+		body := marshal(t, map[string]any{"model": thinkingModel, "input": "hi", "stream": true, "store": false,
+			"reasoning": map[string]any{"effort": c.effort, "summary": "auto"},
+			"text":      map[string]any{"verbosity": c.verbosity}})
+		if c.verbosity == "" {
+			body = strings.Replace(body, `"text":{"verbosity":""}`, `"text":{}`, 1)
+		}
+		postOK(t, r, "/v1/responses", body)
+		got := up.last(t)
+		if got.ReasoningEffort != c.want || got.Verbosity != c.verbosity {
+			t.Errorf("effort %q, verbosity %q: the service got reasoning_effort %q, verbosity %q; want %q, %q",
+				c.effort, c.verbosity, got.ReasoningEffort, got.Verbosity, c.want, c.verbosity)
+		}
+	}
+}
+
+// A service that refuses verbosity is sent the request again without it.
+func TestVerbosityLeftOutForAServiceThatRefusesIt(t *testing.T) {
+	var up upstreamBodies
+	refusing := func(h http.Handler) http.Handler {
+		return up.wrap(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			b, _ := io.ReadAll(req.Body)
+			req.Body = io.NopCloser(bytes.NewReader(b))
+			if bytes.Contains(b, []byte(`"verbosity"`)) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"error":{"message":"Unrecognized request argument supplied: verbosity","type":"invalid_request_error","param":null,"code":null}}`)
+				return
+			}
+			h.ServeHTTP(w, req)
+		}))
+	}
+	r := newRig(t, rigOpts{wrapUp: refusing})
+	postOK(t, r, "/v1/responses", `{"model":"`+sonnet+`","input":"hi","store":false,"text":{"verbosity":"low"}}`)
+	if got := up.last(t); got.Verbosity != "" || up.count() != 2 {
+		t.Errorf("the service got verbosity %q in the last of %d requests", got.Verbosity, up.count())
+	}
+}

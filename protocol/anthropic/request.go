@@ -71,7 +71,9 @@ const billingHeader = "x-anthropic-billing-header:"
 //   - Tools marked defer_loading are offered once a tool_reference in the
 //     conversation has loaded them, as Anthropic's API does.
 //   - thinking / output_config.effort become reasoning_effort, for the
-//     catalogue's reasoning models only (others reject the field).
+//     catalogue's reasoning models only (others reject the field): the
+//     effort alone too, and adaptive thinking without one is high
+//     (reasoningEffort).
 //   - cache_control breakpoints stay where they were, as OpenRouter and
 //     LiteLLM take them over chat completions: on the content part the
 //     block became (the system message is then a list of text parts), on
@@ -752,10 +754,22 @@ func (t *translator) toolChoice(out *chat.Request, c *toolChoice) *Error {
 // reasoningEffort maps Anthropic's thinking settings to reasoning_effort,
 // for the catalogue's reasoning models only: other models reject the field,
 // and a model the catalogue does not know gets none rather than a refusal.
+// A thinking budget gives the effort it buys; otherwise output_config.effort
+// gives it (with adaptive thinking or without a thinking block, as Claude
+// Code sends it to models that think on their own), through chat.Effort;
+// adaptive thinking without an effort is high, Anthropic's default.
+// Thinking disabled is none.
 func reasoningEffort(r request) string {
 	e, ok := api.LookupModel(r.Model)
-	if !ok || !e.Reasoning || r.Thinking == nil {
+	if !ok || !e.Reasoning {
 		return ""
+	}
+	effort := ""
+	if r.OutputConfig != nil {
+		effort = chat.Effort(r.OutputConfig.Effort)
+	}
+	if r.Thinking == nil {
+		return effort
 	}
 	switch r.Thinking.Type {
 	case "enabled":
@@ -768,17 +782,12 @@ func reasoningEffort(r request) string {
 		default:
 			return "high"
 		}
+		return effort
 	case "adaptive":
-	default:
-		return ""
-	}
-	if r.OutputConfig != nil {
-		switch r.OutputConfig.Effort {
-		case "low", "medium", "high":
-			return r.OutputConfig.Effort
-		case "max", "xhigh":
+		if effort == "" {
 			return "high"
 		}
+		return effort
 	}
 	return ""
 }

@@ -23,11 +23,14 @@ const (
 	// system message, for a backend that takes a system message only
 	// first.
 	FieldLateSystem = "late_system"
+	// FieldVerbosity is the answer's verbosity (text.verbosity of the
+	// Responses API): a hint, the request is whole without it.
+	FieldVerbosity = "verbosity"
 )
 
 // optionalFields are the fields in the order RefusedField tries them: the
 // more specific first.
-var optionalFields = []string{FieldCacheTTL, FieldCacheControl, FieldPromptCacheKey, FieldUser, FieldLateSystem}
+var optionalFields = []string{FieldCacheTTL, FieldCacheControl, FieldPromptCacheKey, FieldUser, FieldLateSystem, FieldVerbosity}
 
 // Has reports whether req carries field.
 func Has(req *Request, field string) bool {
@@ -38,6 +41,8 @@ func Has(req *Request, field string) bool {
 		return req.User != ""
 	case FieldLateSystem:
 		return lateSystem(req) >= 0
+	case FieldVerbosity:
+		return req.Verbosity != ""
 	case FieldCacheControl, FieldCacheTTL:
 		found := false
 		eachCache(req, func(c *CacheControl) {
@@ -214,6 +219,8 @@ func names(param, text, field string) bool {
 		return strings.Contains(param, "cache_control") || strings.Contains(text, "cache_control")
 	case FieldPromptCacheKey:
 		return strings.Contains(param, "prompt_cache_key") || strings.Contains(text, "prompt_cache_key")
+	case FieldVerbosity:
+		return strings.Contains(param, "verbosity") || strings.Contains(text, "verbosity")
 	case FieldLateSystem:
 		if !strings.Contains(text, "system") {
 			return false
@@ -319,6 +326,8 @@ func Without(req *Request, field string) *Request {
 		out.User = ""
 	case FieldLateSystem:
 		out.Messages = withoutLateSystem(req)
+	case FieldVerbosity:
+		out.Verbosity = ""
 	case FieldCacheControl, FieldCacheTTL:
 		strip := func(c *CacheControl) *CacheControl {
 			if c == nil || field == FieldCacheControl {
