@@ -286,3 +286,42 @@ func TestVerbosityLeftOutForAServiceThatRefusesIt(t *testing.T) {
 		t.Errorf("the service got verbosity %q in the last of %d requests", got.Verbosity, up.count())
 	}
 }
+
+// A tool's strict reaches the service on its function, as on the
+// Responses route.
+func TestMessagesToolStrictReachesTheService(t *testing.T) {
+	var up upstreamBodies
+	r := newRig(t, rigOpts{wrapUp: up.wrap})
+	postOK(t, r, "/v1/messages", `{"model":"`+sonnet+`","max_tokens":100,"messages":[{"role":"user","content":"hi"}],
+		"tools":[{"name":"get_weather","description":"Weather of a city","strict":true,
+		"input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}},
+		{"name":"loose","input_schema":{"type":"object"}}]}`)
+	c := up.last(t)
+	if len(c.Tools) != 2 || c.Tools[0].Function.Strict == nil || !*c.Tools[0].Function.Strict || c.Tools[1].Function.Strict != nil {
+		t.Errorf("the service got the tools %s", c.raw)
+	}
+}
+
+// Structured output (output_config.format, and the beta's output_format)
+// reaches the service as a strict json_schema response_format; a format
+// the Messages API does not have is refused naming the field.
+func TestMessagesStructuredOutputReachesTheService(t *testing.T) {
+	var up upstreamBodies
+	r := newRig(t, rigOpts{wrapUp: up.wrap})
+	schema := `{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}`
+	want := `{"type":"json_schema","json_schema":{"name":"response","schema":` + schema + `,"strict":true}}`
+	for _, field := range []string{`"output_config":{"effort":"low","format":{"type":"json_schema","schema":` + schema + `}}`,
+		`"output_format":{"type":"json_schema","schema":` + schema + `}`} {
+		postOK(t, r, "/v1/messages", `{"model":"`+sonnet+`","max_tokens":100,"messages":[{"role":"user","content":"hi"}],`+field+`}`)
+		if got := string(up.last(t).ResponseFormat); got != want {
+			t.Errorf("%s: the service got response_format %s, want %s", field, got, want)
+		}
+	}
+	n := up.count()
+	res := r.do(waitCtx(t), "POST", "/v1/messages", `{"model":"`+sonnet+`","max_tokens":100,"messages":[{"role":"user","content":"hi"}],
+		"output_config":{"format":{"type":"xml"}}}`, nil)
+	body := readAll(t, res)
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "output_config.format.type") || up.count() != n {
+		t.Errorf("an unknown format: %d %s", res.StatusCode, body)
+	}
+}

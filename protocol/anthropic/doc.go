@@ -34,7 +34,10 @@
 // go to the service on the same assistant message in the dialect they came in (see "Thinking across turns"
 // below); a tool_result becomes a tool message (its images follow in a user message; an error result starts
 // with Error: ); deferred tools are offered once a tool_reference loaded them;
-// thinking/output_config.effort become reasoning_effort for the catalogue's reasoning models only;
+// thinking/output_config.effort become reasoning_effort for the catalogue's reasoning models only (the
+// effort alone too; adaptive thinking without one is high); a tool's strict stays on its function, and
+// structured output (output_config.format, or the beta's output_format) becomes a strict json_schema
+// response_format;
 // Anthropic's server tools and top_k are left out and named in Meta.Dropped. In the stream, thinking and
 // text go out as they come, but a tool call goes out whole once its arguments are complete (as {"arguments":
 // "…"} when they are not a JSON object): Claude Code repeats a request without end when a tool_use block

@@ -74,6 +74,9 @@ const billingHeader = "x-anthropic-billing-header:"
 //     catalogue's reasoning models only (others reject the field): the
 //     effort alone too, and adaptive thinking without one is high
 //     (reasoningEffort).
+//   - A tool's strict stays on its function; structured output
+//     (output_config.format, json_schema) becomes response_format
+//     json_schema, strict.
 //   - cache_control breakpoints stay where they were, as OpenRouter and
 //     LiteLLM take them over chat completions: on the content part the
 //     block became (the system message is then a list of text parts), on
@@ -176,6 +179,9 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 		}
 	}
 	out.ReasoningEffort = reasoningEffort(r)
+	if err := responseFormat(r, out); err != nil {
+		return nil, meta, err
+	}
 	if len(t.names) > 0 {
 		meta.ToolNames = map[string]string{}
 		for orig, mapped := range t.names {
@@ -720,7 +726,7 @@ func (t *translator) tools(in []tool) ([]chat.Tool, *Error) {
 			return nil, invalid(field+".input_schema", "must be a JSON schema object")
 		}
 		out = append(out, chat.Tool{Type: "function", Function: chat.Function{
-			Name: t.functionName(tl.Name), Description: tl.Description, Parameters: params,
+			Name: t.functionName(tl.Name), Description: tl.Description, Parameters: params, Strict: tl.Strict,
 		}, CacheControl: cc})
 	}
 	return out, nil
@@ -790,6 +796,39 @@ func reasoningEffort(r request) string {
 		return effort
 	}
 	return ""
+}
+
+// responseFormat carries structured output (output_config.format, or the
+// beta's output_format) as a json_schema response_format, strict as
+// Anthropic's is: the answer is JSON matching the schema.
+func responseFormat(r request, out *chat.Request) *Error {
+	f, field := r.OutputFormat, "output_format"
+	if r.OutputConfig != nil && r.OutputConfig.Format != nil {
+		f, field = r.OutputConfig.Format, "output_config.format"
+	}
+	if f == nil {
+		return nil
+	}
+	if f.Type != "json_schema" {
+		return invalid(field+".type", "%q is not a format of the Messages API; use json_schema", short(f.Type))
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(f.Schema), []byte("{")) {
+		return invalid(field+".schema", "must be a JSON schema object")
+	}
+	type jsonSchema struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
+	}
+	b, err := json.Marshal(struct {
+		Type       string     `json:"type"`
+		JSONSchema jsonSchema `json:"json_schema"`
+	}{"json_schema", jsonSchema{"response", f.Schema, true}})
+	if err != nil {
+		return invalid(field+".schema", "is not valid JSON")
+	}
+	out.ResponseFormat = b
+	return nil
 }
 
 func joinNonEmpty(a, b, sep string) string {
