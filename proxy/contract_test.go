@@ -325,3 +325,47 @@ func TestMessagesStructuredOutputReachesTheService(t *testing.T) {
 		t.Errorf("an unknown format: %d %s", res.StatusCode, body)
 	}
 }
+
+// claudeCodeWebSearch is the request Claude Code's WebSearch tool sends:
+// one user message asking for the search, thinking disabled, the
+// web_search server tool alone and forced.
+func claudeCodeWebSearch(query string) string {
+	b, _ := json.Marshal(map[string]any{
+		"model": sonnet, "max_tokens": 32000, "stream": true,
+		"system":      []any{map[string]any{"type": "text", "text": "You are an assistant for performing a web search tool use"}},
+		"messages":    []any{map[string]any{"role": "user", "content": "Perform a web search for the query: " + query}},
+		"thinking":    map[string]any{"type": "disabled"},
+		"tools":       []any{map[string]any{"type": "web_search_20250305", "name": "web_search", "max_uses": 64}},
+		"tool_choice": map[string]any{"type": "tool", "name": "web_search"},
+		"metadata":    map[string]any{"user_id": "u"},
+	})
+	return string(b)
+}
+
+// Claude Code's WebSearch through gw serve: the service cannot search, so
+// the request is refused with words the model reads as the tool's result
+// (and the user with it), not answered as if a search had been made; the
+// service is not asked. A request that offers web_search beside the
+// agent's own tools goes on without it.
+func TestClaudeCodeWebSearchSaysItIsNotAvailable(t *testing.T) {
+	var up upstreamBodies
+	r := newRig(t, rigOpts{wrapUp: up.wrap})
+	res := r.do(waitCtx(t), "POST", "/v1/messages?beta=true", claudeCodeWebSearch("go 1.26 release notes"), http.Header{"Anthropic-Version": {"2023-06-01"}})
+	ce := readClientError(t, protoMessages, res)
+	if ce.Status != http.StatusBadRequest || ce.Type != "invalid_request_error" || ce.Retry != "false" ||
+		!strings.HasPrefix(ce.Message, "Web search is not available through this service") || !strings.Contains(ce.Message, "no search was made") {
+		t.Errorf("WebSearch answered %+v", ce)
+	}
+	if up.count() != 0 {
+		t.Errorf("the service was asked %d times", up.count())
+	}
+
+	req := recordedClaudeCode(t, "tool-round-trip/request-1.json")
+	req["tools"] = append(req["tools"].([]any), map[string]any{"type": "web_search_20250305", "name": "web_search"})
+	postOK(t, r, "/v1/messages", marshal(t, req))
+	for _, tl := range up.last(t).Tools {
+		if tl.Function.Name == "web_search" {
+			t.Error("web_search was offered to the model as a function")
+		}
+	}
+}

@@ -387,6 +387,9 @@ type Agent struct {
 	// each of its versions sends them ("claude-cli" of claude-cli/2.1.3), so that gw serve's request
 	// log names the agent; none shared with another agent.
 	UserAgents []string
+	// Unavailable names what of the agent does not work through the service, in gw doctor's agent
+	// check: "its WebSearch tool (the service has no web search)"; "" when all of it works.
+	Unavailable string
 	// FileNames are the names of its config files, so that gw doctor --agent-config knows whose file
 	// it is given; only names no other agent uses.
 	FileNames []string

@@ -38,7 +38,9 @@
 // effort alone too; adaptive thinking without one is high); a tool's strict stays on its function, and
 // structured output (output_config.format, or the beta's output_format) becomes a strict json_schema
 // response_format;
-// Anthropic's server tools and top_k are left out and named in Meta.Dropped. In the stream, thinking and
+// Anthropic's server tools and top_k are left out and named in Meta.Dropped, except that a request that wants
+// a server tool alone (forced by tool_choice, or the only tool: Claude Code's WebSearch) is a 400 saying, in
+// words the model reads as the tool's result, that web search is not available through this service. In the stream, thinking and
 // text go out as they come, but a tool call goes out whole once its arguments are complete (as {"arguments":
 // "…"} when they are not a JSON object): Claude Code repeats a request without end when a tool_use block
 // stops with arguments that do not parse. A cut stream ends with an error event (never message_stop); an

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 
@@ -170,6 +171,9 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 
 	tools, err := t.tools(r.Tools)
 	if err != nil {
+		return nil, meta, err
+	}
+	if err := t.serverToolOnly(r); err != nil {
 		return nil, meta, err
 	}
 	out.Tools = tools
@@ -730,6 +734,40 @@ func (t *translator) tools(in []tool) ([]chat.Tool, *Error) {
 		}, CacheControl: cc})
 	}
 	return out, nil
+}
+
+// serverToolOnly refuses a request that wants one of Anthropic's server
+// tools and nothing else: tool_choice forces it, or it is the only tool.
+// Claude Code's WebSearch is such a request (web_search forced); answered
+// without the tool, the model would answer as if it had searched and
+// Claude Code would report "Did 0 searches". The error's words reach the
+// model as the tool's result, and the user with it.
+func (t *translator) serverToolOnly(r request) *Error {
+	custom, server := 0, -1
+	for i, tl := range r.Tools {
+		if tl.Type == "" || tl.Type == "custom" {
+			custom++
+		} else if server < 0 || r.ToolChoice != nil && r.ToolChoice.Type == "tool" && r.ToolChoice.Name == tl.Name {
+			server = i
+		}
+	}
+	if server < 0 {
+		return nil
+	}
+	tl := r.Tools[server]
+	forced := r.ToolChoice != nil && (r.ToolChoice.Type == "tool" && r.ToolChoice.Name == tl.Name || r.ToolChoice.Type == "any" && custom == 0)
+	if !forced && custom > 0 {
+		return nil
+	}
+	if strings.HasPrefix(tl.Type, "web_search") {
+		// The words first, without the field: they are what the model
+		// and the user read.
+		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: fmt.Sprintf(
+			"Web search is not available through this service: the model service behind gw serve has no web search "+
+				"(tools[%d], %s, runs on Anthropic's servers), so no search was made. Answer from what you know, or fetch "+
+				"a page whose address you know, and tell the user that web search does not work here.", server, short(tl.Type))}
+	}
+	return invalid(fmt.Sprintf("tools[%d]", server), "the tool %s (%s) is not available through this service: it runs on Anthropic's servers, which the model service behind gw serve does not have", short(tl.Name), short(tl.Type))
 }
 
 func (t *translator) toolChoice(out *chat.Request, c *toolChoice) *Error {

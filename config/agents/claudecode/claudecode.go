@@ -60,7 +60,10 @@ func Agent() agents.Agent {
 		DirectRefusal: directRefusal,
 		Run:           Run,
 		OwnSmallModel: true, // its Haiku tier
-		RunOverride:   runOverride,
+		// gw serve answers its WebSearch with an error that says so (the web_search server tool needs
+		// Anthropic's servers).
+		Unavailable: "its WebSearch tool (the service has no web search; WebFetch works)",
+		RunOverride: runOverride,
 	}.OneFile(Path, Merge, Inspect)
 }
 

@@ -46,6 +46,8 @@ func Agent() agents.Agent {
 		Protocol:      agents.Responses,
 		DirectRefusal: directRefusal,
 		Run:           Run,
+		// Its hosted web_search tool runs on OpenAI's servers: gw serve does not offer it to the model.
+		Unavailable: "its web search (the service has no web search)",
 	}.OneFile(Path, Merge, Inspect)
 }
 
