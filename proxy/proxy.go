@@ -93,10 +93,11 @@ type Handler struct {
 	identity  []string // the Accept-Encoding value "identity", shared by every request
 	gzip      []string // and "gzip"
 	relay     relay.Options
-	fileLog   *asyncLog        // serve.log, when Options.StateDir is set
-	logFile   *reqlog.File     // what fileLog writes to
-	store     *responses.Store // the Responses API's kept answers
-	refusals  chat.Refusals    // optional fields the service refused, by model
+	fileLog   *asyncLog          // serve.log, when Options.StateDir is set
+	logFile   *reqlog.File       // what fileLog writes to
+	store     *responses.Store   // the Responses API's kept answers
+	refusals  chat.Refusals      // optional fields the service refused, by model
+	billed    chat.BilledPrompts // what the service billed for recent prompts (message_start's input tokens)
 	warm      *warmer
 }
 

@@ -143,8 +143,11 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p p
 	o.Upstream, o.Classify, o.ClassifyTransport, o.Stopping = t.upstream, t.classify, t.classifyTransport, shut
 	o.Retry = t.retry
 	tp := protocolOf(p)
-	if p == protoResponses {
+	switch p {
+	case protoResponses:
 		tp = responses.Protocol{Store: h.store}
+	case protoMessages:
+		tp = anthropic.Protocol{Billed: &h.billed}
 	}
 	out := relay.Serve(w, r, tp, &o)
 	e.modelID, e.status, e.stream = out.Model, out.Status, out.Stream

@@ -61,7 +61,9 @@
 // cache_read_input_tokens and cache_creation_input_tokens; the Responses API's input_tokens with
 // cached_tokens among them. Until the service has counted, message_start and response.created carry
 // chat.EstimateTokens of the translated request (Meta.InputTokens; images count 1600 tokens each, not
-// their bytes). A service that refuses one of these optional fields (a 400 naming it: chat.RefusedField) is
+// their bytes); from a conversation's second turn, message_start and count_tokens say what the service
+// billed for the earlier prompt the turn repeats plus the estimate of what it adds (Protocol.Billed,
+// chat.BilledPrompts). A service that refuses one of these optional fields (a 400 naming it: chat.RefusedField) is
 // sent the request again without it (chat.Without: as it was before breakpoints), and chat.Refusals
 // remembers that per model for the life of gw serve.
 package anthropic

@@ -1,0 +1,38 @@
+package chat
+
+import (
+	"fmt"
+	"testing"
+)
+
+// A later turn (the earlier prompt and more) is sized by what was billed
+// for the earlier prompt plus the estimate of what it adds; a prompt that
+// starts otherwise by the estimate alone; moving a cache breakpoint
+// changes nothing; the memory keeps at most MaxBilledPrompts prompts.
+func TestBilledPrompts(t *testing.T) {
+	var b BilledPrompts
+	first := &Request{Model: "m", Messages: []Message{{Role: "system", Content: "s"}, {Role: "user", Content: []Part{{Type: "text", Text: "hello", CacheControl: &CacheControl{Type: "ephemeral"}}}}}}
+	b.Remember(first, 1000)
+	next := &Request{Model: "m", Messages: []Message{{Role: "system", Content: "s"}, {Role: "user", Content: "hello"},
+		{Role: "assistant", Content: "hi there, what now?"}, {Role: "user", Content: "more"}}}
+	est := EstimateTokens(next)
+	if got, want := b.InputTokens(next, est), 1000+est-EstimateTokens(first); got != want {
+		t.Errorf("the next turn is said to be %d tokens, want %d (billed + the estimate of what it adds)", got, want)
+	}
+	other := &Request{Model: "m", Messages: []Message{{Role: "system", Content: "other"}, {Role: "user", Content: "hello"}}}
+	if got := b.InputTokens(other, 7); got != 7 {
+		t.Errorf("another prompt is said to be %d tokens, want the estimate 7", got)
+	}
+	if got := b.InputTokens(&Request{Model: "other", Messages: next.Messages}, 9); got != 9 {
+		t.Errorf("the same messages to another model: %d, want the estimate 9", got)
+	}
+	for i := range 3 * MaxBilledPrompts {
+		b.Remember(&Request{Model: "m", Messages: []Message{{Role: "user", Content: fmt.Sprint(i)}}}, 10)
+	}
+	if n := b.l.Len(); n != MaxBilledPrompts || len(b.m) != MaxBilledPrompts {
+		t.Errorf("%d entries (%d in the map), want at most %d", n, len(b.m), MaxBilledPrompts)
+	}
+	if got := b.InputTokens(next, est); got != est {
+		t.Errorf("a prompt pushed out is still known: %d", got)
+	}
+}
