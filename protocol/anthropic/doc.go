@@ -50,6 +50,12 @@
 // with its own. count_tokens is answered locally: one token per 4 bytes of the translated request, an
 // estimate.
 //
+// context_management edits (clearing old tool results or thinking) are not applied: measured on a long
+// session (docs/benchmarks.md, "Context editing", BenchmarkContextEdits), clearing tool results sends 17%
+// fewer prompt tokens but bills 1.93× as many, since each turn's clearing moves where the prompt changes
+// and the service's prompt cache misses from there on; Claude Code's own edit (clear_thinking, keep all)
+// changes nothing.
+//
 // Prompt caching is carried over in the shape gateways selling these models over chat completions
 // (OpenRouter, LiteLLM) accept: a Messages cache_control (with its ttl) stays on the content part its
 // block became (the system message is then a list of text parts), a tool's on the function tool, a
