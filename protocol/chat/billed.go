@@ -2,9 +2,8 @@ package chat
 
 import (
 	"container/list"
-	"crypto/sha256"
 	"encoding/binary"
-	"hash"
+	"hash/maphash"
 	"sync"
 )
 
@@ -20,15 +19,17 @@ import (
 // A prompt is known by a hash of its tools and messages, without cache
 // breakpoints (which an agent moves every turn): the model, each tool's
 // name, description and parameters, each message's role, text, images,
-// files, tool calls and reasoning. It keeps at most MaxBilledPrompts
-// prompts, the least recently used going first: a fixed 48 bytes each
-// (plus the map's and the list's few words), so some 100 KB at most
-// whatever the prompts' size. It is safe for concurrent use; the zero
-// value is ready.
+// files, tool calls and reasoning (maphash, seeded per BilledPrompts: a
+// collision costs only an estimate off, and hashing a 50 KB prompt takes
+// microseconds). It keeps at most MaxBilledPrompts prompts, the least
+// recently used going first: a fixed 24 bytes each (plus the map's and
+// the list's few words), some 64 KB at most whatever the prompts' size.
+// It is safe for concurrent use; the zero value is ready.
 type BilledPrompts struct {
-	mu sync.Mutex
-	m  map[[sha256.Size]byte]*list.Element
-	l  list.List // of *billedPrompt, the most recent first
+	mu   sync.Mutex
+	seed maphash.Seed
+	m    map[uint64]*list.Element
+	l    list.List // of *billedPrompt, the most recent first
 }
 
 // MaxBilledPrompts bounds what BilledPrompts keeps: one entry per request
@@ -37,7 +38,7 @@ type BilledPrompts struct {
 const MaxBilledPrompts = 512
 
 type billedPrompt struct {
-	key      [sha256.Size]byte
+	key      uint64
 	billed   int // prompt tokens, as the service billed them
 	estimate int // EstimateTokens of the same prompt
 }
@@ -47,12 +48,12 @@ func (b *BilledPrompts) Remember(req *Request, billed int) {
 	if b == nil || req == nil || billed <= 0 {
 		return
 	}
-	keys := prefixKeys(req)
+	keys := prefixKeys(req, b.seedOf())
 	e := billedPrompt{key: keys[len(keys)-1], billed: billed, estimate: EstimateTokens(req)}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.m == nil {
-		b.m = map[[sha256.Size]byte]*list.Element{}
+		b.m = map[uint64]*list.Element{}
 	}
 	if el, ok := b.m[e.key]; ok {
 		*el.Value.(*billedPrompt) = e
@@ -74,7 +75,7 @@ func (b *BilledPrompts) InputTokens(req *Request, estimate int) int {
 	if b == nil || req == nil {
 		return estimate
 	}
-	keys := prefixKeys(req)
+	keys := prefixKeys(req, b.seedOf())
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for k := len(keys) - 1; k > 0; k-- { // a prefix of at least one message
@@ -89,21 +90,32 @@ func (b *BilledPrompts) InputTokens(req *Request, estimate int) int {
 	return estimate
 }
 
+// seedOf is b's hash seed, made at first use.
+func (b *BilledPrompts) seedOf() maphash.Seed {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.seed = maphash.MakeSeed()
+		b.m = map[uint64]*list.Element{}
+	}
+	return b.seed
+}
+
 // prefixKeys are the hashes of req's prompt up to each message: keys[0]
 // of the model and the tools, keys[k] of those and the first k messages.
-func prefixKeys(req *Request) [][sha256.Size]byte {
-	h := sha256.New()
-	w := keyWriter{h: h}
+func prefixKeys(req *Request, seed maphash.Seed) []uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	w := keyWriter{h: &h}
 	w.str(req.Model)
 	for _, t := range req.Tools {
 		w.str(t.Type)
 		w.str(t.Function.Name)
 		w.str(t.Function.Description)
-		w.str(string(t.Function.Parameters))
+		w.bytes(t.Function.Parameters)
 	}
-	keys := make([][sha256.Size]byte, 0, len(req.Messages)+1)
-	var sum [sha256.Size]byte
-	keys = append(keys, [sha256.Size]byte(h.Sum(sum[:0])))
+	keys := make([]uint64, 0, len(req.Messages)+1)
+	keys = append(keys, h.Sum64())
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		w.str(m.Role)
@@ -142,7 +154,7 @@ func prefixKeys(req *Request) [][sha256.Size]byte {
 			w.str(tb.Thinking)
 			w.str(tb.Data)
 		}
-		keys = append(keys, [sha256.Size]byte(h.Sum(sum[:0])))
+		keys = append(keys, h.Sum64())
 	}
 	return keys
 }
@@ -150,12 +162,18 @@ func prefixKeys(req *Request) [][sha256.Size]byte {
 // keyWriter writes strings into a hash, each after its length, so that no
 // two sequences of strings hash alike by their concatenation.
 type keyWriter struct {
-	h   hash.Hash
+	h   *maphash.Hash
 	buf [binary.MaxVarintLen64]byte
 }
 
 func (w *keyWriter) str(s string) {
 	n := binary.PutUvarint(w.buf[:], uint64(len(s)))
 	w.h.Write(w.buf[:n])
-	w.h.Write([]byte(s))
+	w.h.WriteString(s)
+}
+
+func (w *keyWriter) bytes(b []byte) {
+	n := binary.PutUvarint(w.buf[:], uint64(len(b)))
+	w.h.Write(w.buf[:n])
+	w.h.Write(b)
 }

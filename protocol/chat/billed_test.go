@@ -2,7 +2,10 @@ package chat
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // A later turn (the earlier prompt and more) is sized by what was billed
@@ -35,4 +38,43 @@ func TestBilledPrompts(t *testing.T) {
 	if got := b.InputTokens(next, est); got != est {
 		t.Errorf("a prompt pushed out is still known: %d", got)
 	}
+}
+
+// BenchmarkBilledPrompts: what sizing a turn from what was billed adds to
+// a request (hashing its prompt twice: to look it up, and to remember it),
+// as a ratio to encoding the same request for the service, which every
+// translated request costs anyway. A 20-turn session's last request, some
+// 80 KB.
+func BenchmarkBilledPrompts(b *testing.B) {
+	req := &Request{Model: "m", Tools: make([]Tool, 20)}
+	for i := range req.Tools {
+		req.Tools[i] = Tool{Type: "function", Function: Function{Name: fmt.Sprint("tool", i), Description: strings.Repeat("does things ", 100),
+			Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}
+	}
+	req.Messages = append(req.Messages, Message{Role: "system", Content: strings.Repeat("You are an agent. ", 1000)})
+	for i := range 20 {
+		req.Messages = append(req.Messages,
+			Message{Role: "assistant", ToolCalls: []ToolCall{{ID: fmt.Sprint("c", i), Type: "function", Function: FunctionCall{Name: "Read", Arguments: `{"path":"a.go"}`}}}},
+			Message{Role: "tool", ToolCallID: fmt.Sprint("c", i), Content: strings.Repeat("func f() {}\\n", 200)})
+	}
+	var encode, billed float64
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := json.Marshal(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+		encode = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("billed", func(b *testing.B) {
+		var bp BilledPrompts
+		for b.Loop() {
+			bp.InputTokens(req, 1)
+			bp.Remember(req, 100)
+		}
+		billed = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		if encode > 0 {
+			b.ReportMetric(billed/encode, "×encode")
+		}
+	})
 }
