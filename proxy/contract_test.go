@@ -369,3 +369,25 @@ func TestClaudeCodeWebSearchSaysItIsNotAvailable(t *testing.T) {
 		}
 	}
 }
+
+// Codex's developer messages said during the conversation reach the
+// service where they were said, as system messages, as Claude Code's
+// system turns do.
+func TestCodexDeveloperTurnsStayInPlace(t *testing.T) {
+	var up upstreamBodies
+	r := newRig(t, rigOpts{wrapUp: up.wrap})
+	msg := func(role, text string) map[string]any {
+		kind := "input_text"
+		if role == "assistant" {
+			kind = "output_text"
+		}
+		return map[string]any{"type": "message", "role": role, "content": []any{map[string]any{"type": kind, "text": text}}}
+	}
+	postOK(t, r, "/v1/responses", marshal(t, map[string]any{"model": sonnet, "instructions": "You are Codex.", "store": false,
+		"input": []any{msg("developer", "sandbox: workspace-write"), msg("user", "hi"), msg("assistant", "hello"),
+			msg("developer", "approval policy changed: never"), msg("user", "go on")}}))
+	c := up.last(t)
+	if got, want := c.roles(), "system,system,user,assistant,system,user"; got != want || c.text(4) != "approval policy changed: never" {
+		t.Errorf("the service got %s (%q), want %s with the developer turn in place", got, c.text(4), want)
+	}
+}
