@@ -351,7 +351,7 @@ func TestClaudeCodeWebSearchSaysItIsNotAvailable(t *testing.T) {
 	var up upstreamBodies
 	r := newRig(t, rigOpts{wrapUp: up.wrap})
 	res := r.do(waitCtx(t), "POST", "/v1/messages?beta=true", claudeCodeWebSearch("go 1.26 release notes"), http.Header{"Anthropic-Version": {"2023-06-01"}})
-	ce := readClientError(t, protoMessages, res)
+	ce := readClientError(t, "messages", res)
 	if ce.Status != http.StatusBadRequest || ce.Type != "invalid_request_error" || ce.Retry != "false" ||
 		!strings.HasPrefix(ce.Message, "Web search is not available through this service") || !strings.Contains(ce.Message, "no search was made") {
 		t.Errorf("WebSearch answered %+v", ce)
