@@ -85,7 +85,7 @@ func ensureServe(ctx context.Context, opts *TokenOptions) (string, error) {
 		return token, err
 	}
 
-	unlock, err := acquire(ctx, filepath.Join(paths.ConfigDir, StartLock), opts.lockWait())
+	unlock, err := acquire(filepath.Join(paths.ConfigDir, StartLock), opts.lockWait())
 	if err != nil {
 		return "", err
 	}
@@ -155,34 +155,16 @@ func (o *TokenOptions) lockWait() time.Duration {
 }
 
 // acquire takes the lock at path, waiting at most wait.
-func acquire(ctx context.Context, path string, wait time.Duration) (unlock func(), err error) {
-	type got struct {
-		l   *fsutil.Lock
-		err error
+func acquire(path string, wait time.Duration) (unlock func(), err error) {
+	l, err := fsutil.AcquireWithin(path, wait)
+	if errors.Is(err, fsutil.ErrLockBusy) {
+		return nil, remedy.With(fmt.Errorf("another gw has been starting gw serve for over %s (it holds %s)", wait, path),
+			remedy.Remedy{Do: remedy.Say, Value: "see why in gw logs, or run gw serve in a terminal"})
 	}
-	ch := make(chan got, 1)
-	go func() {
-		l, err := fsutil.Acquire(path)
-		ch <- got{l, err}
-	}()
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case g := <-ch:
-		if g.err != nil {
-			return nil, fmt.Errorf("cannot lock %s: %w", path, g.err)
-		}
-		return g.l.Release, nil
-	case <-t.C:
-	case <-ctx.Done():
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
-	go func() { // let go of it once it comes
-		if g := <-ch; g.l != nil {
-			g.l.Release()
-		}
-	}()
-	return nil, remedy.With(fmt.Errorf("another gw has been starting gw serve for over %s (it holds %s)", wait, path),
-		remedy.Remedy{Do: remedy.Say, Value: "see why in gw logs, or run gw serve in a terminal"})
+	return l.Release, nil
 }
 
 // startDetached starts this gw binary as gw serve --on-demand --port port, in a session of its own, with
