@@ -141,8 +141,17 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	if d.Small == "" {
 		drop = append(drop, EnvSmallFast)
 	}
-	env := jsonc.Want{Container: true, Fields: vars(d, false), Drop: drop}
+	envVars := vars(d, false)
+	helper := helperLine(src, d) // gw's credential command instead of the token (credential.go)
+	if helper != "" {
+		envVars = slices.DeleteFunc(envVars, func(f jsonc.Field) bool { return f.Key == EnvAuthToken })
+		drop = append(drop, EnvAuthToken)
+	}
+	env := jsonc.Want{Container: true, Fields: envVars, Drop: drop}
 	fields := []jsonc.Field{{Key: "env", Val: env}}
+	if helper != "" {
+		fields = append(fields, jsonc.Field{Key: HelperSetting, Val: helper})
+	}
 	// gw's status line only where the user has no statusLine of their own
 	// (whatever its value): theirs is never touched.
 	statusLine := d.StatusLine != "" && !hasStatusLine(src)
@@ -159,7 +168,8 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	if err != nil {
 		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
 	}
-	if after.BaseURL != d.Origin() || after.LocalToken != d.Token || after.KeyKind != agents.KeyLocalToken {
+	if after.BaseURL != d.Origin() || (helper == "" && (after.LocalToken != d.Token || after.KeyKind != agents.KeyLocalToken)) ||
+		(helper != "" && (after.KeyKind != agents.KeyCommand || after.KeyCommand != helper)) {
 		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not hold gw's values; nothing was written")
 	}
 	if before.Configured {
@@ -191,7 +201,7 @@ func warnings(data []byte) []string {
 		return nil
 	}
 	var out []string
-	if jsonc.Member(top, "apiKeyHelper") != nil {
+	if h := jsonc.Member(top, HelperSetting); h != nil && !agents.IsCredentialCommand(jsonc.Str(h)) {
 		out = append(out, "\"apiKeyHelper\" is set, and Claude Code sends what it prints instead of gw serve's token; remove it")
 	}
 	return out
@@ -215,6 +225,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 		in.LocalToken = ""
 		in.Notes = append(in.Notes, EnvAPIKey+" holds an API key written into the file")
 	}
+	inspectHelper(top, &in)
 	in.Default = jsonc.Str(jsonc.Member(env, EnvModel))
 	in.Small = jsonc.Str(jsonc.Member(env, EnvSmallFast))
 	for _, k := range []string{EnvModel, EnvOpus, EnvSonnet, EnvHaiku, EnvSmallFast} {

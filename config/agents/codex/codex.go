@@ -98,15 +98,24 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		return agents.Result{}, err
 	}
 	// env_key would name a variable to read the key from instead.
-	if _, _, err := doc.SetTable(table, []tomledit.Field{
+	key, drop := []tomledit.Field{{Key: "experimental_bearer_token", Val: d.Token}}, []string{"env_key"}
+	if d.Credential != nil { // gw's credential command instead (credential.go)
+		key, drop = nil, []string{"env_key", "experimental_bearer_token"}
+	}
+	if _, _, err := doc.SetTable(table, append(append([]tomledit.Field{
 		{Key: "name", Val: agents.ProviderName, OnlyIfMissing: true},
 		{Key: "base_url", Val: d.BaseURL},
-		{Key: "wire_api", Val: wireAPI},
-		{Key: "experimental_bearer_token", Val: d.Token},
-		{Key: "supports_websockets", Val: false},
-		{Key: "model_catalog_url", Val: CatalogURL(d.BaseURL)},
-	}, []string{"env_key"}); err != nil {
+		{Key: "wire_api", Val: wireAPI}},
+		key...),
+		tomledit.Field{Key: "supports_websockets", Val: false},
+		tomledit.Field{Key: "model_catalog_url", Val: CatalogURL(d.BaseURL)},
+	), drop); err != nil {
 		return agents.Result{}, err
+	}
+	if d.Credential != nil {
+		if _, _, err := doc.SetTable(authTable, authFields(*d.Credential), nil); err != nil {
+			return agents.Result{}, err
+		}
 	}
 	out, err := doc.Bytes()
 	if err != nil {
@@ -114,7 +123,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	}
 	res := agents.Result{Data: out, Changed: string(out) != string(src), Created: !before.Configured}
 	after, err := Inspect(out)
-	if err != nil || after.BaseURL != d.BaseURL || after.LocalToken != d.Token {
+	if err != nil || after.BaseURL != d.BaseURL || (d.Credential == nil && after.LocalToken != d.Token) || (d.Credential != nil && !after.GwCommand) {
 		return agents.Result{}, errors.New("internal error: the merged config does not hold gw's provider; nothing was written")
 	}
 	if before.Configured {
@@ -146,6 +155,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	} else {
 		in.KeyKind = agents.KeyNone
 	}
+	inspectAuth(doc, src, &in)
 	provider, _ := doc.Get("model_provider")
 	model, _ := doc.Get("model")
 	if provider == agents.ProviderID && model != "" {
