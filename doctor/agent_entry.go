@@ -111,5 +111,5 @@ func (r *run) reachesService(in agents.Inspection) bool {
 		return true
 	}
 	u, err := url.Parse(strings.TrimSpace(in.BaseURL))
-	return err == nil && config.IsLoopbackHost(u.Hostname()) && in.KeyKind == agents.KeyLocalToken
+	return err == nil && config.IsLoopbackHost(u.Hostname()) && (in.KeyKind == agents.KeyLocalToken || in.GwCommand)
 }
