@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -31,6 +32,7 @@ func onDemandRun(ctx context.Context, opts *ServeOptions) error {
 	defer log.Close()
 	opts.Log = log
 	keepCrashes(paths.StateDir, log)
+	fmt.Fprintf(log, "gw serve --on-demand: %s: started for an agent's credential command (pid %d)\n", time.Now().Format(time.DateTime), os.Getpid())
 	err = serveRun(ctx, opts)
 	if err != nil {
 		msg := strings.ReplaceAll(strings.TrimSpace(cmdutil.ErrorWithFix(err)), "\n", "; ")
