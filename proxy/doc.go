@@ -43,9 +43,10 @@
 // itself with gemini.Models from the account's model ids (other methods on these paths: their 405, from the
 // translator's Local); two model lists gw serve answers itself from the account's GET /models
 // (api.Client.Models with the real key), errors included in their client's shape: GET /v1/models with an
-// anthropic-version header in Anthropic's shape, paged (models_anthropic.go), and GET /v1/codex/models,
-// Codex's catalog (codex.Catalog: context windows, images, reasoning efforts, apply_patch), which the
-// model_catalog_url of gw's Codex provider names (models_codex.go); every other path → the
+// anthropic-version header in Anthropic's shape, paged (models_anthropic.go), and an agent's own routes,
+// Options.ModelRoutes (agents.ServeRouter): GET /v1/codex/models, Codex's catalog (context windows, images,
+// reasoning efforts, apply_patch), which the model_catalog_url of gw's Codex provider names
+// (models_codex.go); every other path → the
 // ReverseProxy. A translator's upstream call is POST <upstream>/chat/completions with the real key, gw
 // serve's transport, Accept-Encoding: identity and the client's User-Agent; its Classify decodes the
 // service's error body (scrubber.errorBody: gzip layers, bounded; another encoding drops the words) and

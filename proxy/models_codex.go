@@ -5,20 +5,39 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/config/agents"
-	"github.com/modelgateway/gw/config/agents/codex"
 )
 
 // Codex fetches its model catalog from the model_catalog_url of gw's
 // provider (…/v1/codex/models?client_version=…), which gw init agent and gw
 // run point at gw serve: gw serve answers it itself, from the account's
-// list and gw's catalogue (codex.Catalog), so that Codex knows each model's
-// context window and offers its apply_patch tool.
+// list and gw's catalogue, so that Codex knows each model's context window
+// and offers its apply_patch tool. The route is the agent's
+// (agents.ServeRouter), given in Options.ModelRoutes.
 
-func codexCatalog(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.URL.Path == "/v1"+codex.CatalogPath
+// modelRoute is the route of Options.ModelRoutes r asks for; nil for none.
+func (h *Handler) modelRoute(r *http.Request) *agents.ServeRoute {
+	for i, rt := range h.modelRoutes {
+		if r.Method == http.MethodGet && r.URL.Path == "/v1"+rt.Path {
+			return &h.modelRoutes[i]
+		}
+	}
+	return nil
 }
 
-func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *call) {
+// protoOfAgent is the protocol of an agent's own route.
+func protoOfAgent(p agents.Protocol) proto {
+	switch p {
+	case agents.AnthropicMessages:
+		return protoMessages
+	case agents.Responses:
+		return protoResponses
+	case agents.GeminiAPI:
+		return protoGemini
+	}
+	return protoChat
+}
+
+func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *call, rt *agents.ServeRoute) {
 	e := &c.entry
 	listed, ok := h.listModels(w, r, c)
 	if !ok {
@@ -30,9 +49,9 @@ func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *c
 		m, _ := agents.ModelFor(id, joined)
 		models = append(models, m)
 	}
-	b, err := codex.Catalog(models)
+	b, err := rt.Answer(models)
 	if err != nil {
-		e.status = writeErrorAs(w, protoResponses, http.StatusInternalServerError, "internal", err.Error())
+		e.status = writeErrorAs(w, e.proto, http.StatusInternalServerError, "internal", err.Error())
 		return
 	}
 	writeJSON(w, c, b)

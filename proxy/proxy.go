@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/protocol/chat"
@@ -62,6 +63,10 @@ type Options struct {
 	// (reqlog.Product; the agents' own lists are config/agents'); nil
 	// names none.
 	AgentOf func(product string) string
+	// ModelRoutes are the paths under /v1 gw serve answers itself for an
+	// agent, from the account's models (agents.ServeRouter: Codex's catalog;
+	// config/agents/all.ServeRoutes lists them).
+	ModelRoutes []agents.ServeRoute
 	// StateDir, when set, has the request log also appended to serve.log
 	// there (reqlog.File), as gw serve's own is: for a handler served
 	// without Run (gw run's). Close writes the lines still waiting.
@@ -81,23 +86,24 @@ type Options struct {
 
 // Handler is gw serve's http.Handler.
 type Handler struct {
-	filter    *filter
-	keys      *KeyCache
-	rp        *httputil.ReverseProxy
-	upstream  *url.URL
-	chatURL   string            // <upstream>/chat/completions, where translated requests go
-	transport http.RoundTripper // to the upstream
-	log       *logger
-	agentsOf  func(product string) string // Options.AgentOf
-	modelIDs  func(ctx context.Context) ([]string, error)
-	identity  []string // the Accept-Encoding value "identity", shared by every request
-	gzip      []string // and "gzip"
-	relay     relay.Options
-	fileLog   *asyncLog        // serve.log, when Options.StateDir is set
-	logFile   *reqlog.File     // what fileLog writes to
-	store     *responses.Store // the Responses API's kept answers
-	refusals  chat.Refusals    // optional fields the service refused, by model
-	warm      *warmer
+	filter      *filter
+	keys        *KeyCache
+	rp          *httputil.ReverseProxy
+	upstream    *url.URL
+	chatURL     string            // <upstream>/chat/completions, where translated requests go
+	transport   http.RoundTripper // to the upstream
+	log         *logger
+	agentsOf    func(product string) string // Options.AgentOf
+	modelRoutes []agents.ServeRoute
+	modelIDs    func(ctx context.Context) ([]string, error)
+	identity    []string // the Accept-Encoding value "identity", shared by every request
+	gzip        []string // and "gzip"
+	relay       relay.Options
+	fileLog     *asyncLog        // serve.log, when Options.StateDir is set
+	logFile     *reqlog.File     // what fileLog writes to
+	store       *responses.Store // the Responses API's kept answers
+	refusals    chat.Refusals    // optional fields the service refused, by model
+	warm        *warmer
 }
 
 // ErrShuttingDown is the cause given to requests cut off because gw serve
@@ -140,18 +146,19 @@ func New(o Options) (*Handler, error) {
 	up.Path = strings.TrimSuffix(up.Path, "/")
 	up.RawPath = strings.TrimSuffix(up.RawPath, "/")
 	h := &Handler{
-		filter:    newFilter(o.LocalToken, o.AcceptHosts),
-		keys:      o.Key,
-		upstream:  &up,
-		chatURL:   up.JoinPath("chat/completions").String(),
-		transport: o.Transport,
-		log:       &logger{w: o.Log, agent: o.Agent},
-		agentsOf:  o.AgentOf,
-		modelIDs:  o.ModelIDs,
-		identity:  []string{"identity"},
-		gzip:      []string{"gzip"},
-		relay:     o.Relay,
-		store:     responses.NewStore(0, 0),
+		filter:      newFilter(o.LocalToken, o.AcceptHosts),
+		keys:        o.Key,
+		upstream:    &up,
+		chatURL:     up.JoinPath("chat/completions").String(),
+		transport:   o.Transport,
+		log:         &logger{w: o.Log, agent: o.Agent},
+		agentsOf:    o.AgentOf,
+		modelRoutes: o.ModelRoutes,
+		modelIDs:    o.ModelIDs,
+		identity:    []string{"identity"},
+		gzip:        []string{"gzip"},
+		relay:       o.Relay,
+		store:       responses.NewStore(0, 0),
 	}
 	if o.StateDir != "" {
 		// Created with its first line. A log that cannot be written (a link
@@ -209,8 +216,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case anthropicModels(r):
 		p = protoMessages
-	case codexCatalog(r):
-		p = protoResponses
+	case h.modelRoute(r) != nil:
+		p = protoOfAgent(h.modelRoute(r).Protocol)
 	}
 	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: p,
 		agent: h.agentOf(r)}}
@@ -265,8 +272,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case anthropicModels(r):
 		h.serveAnthropicModels(w, out, c)
 		return
-	case codexCatalog(r):
-		h.serveCodexCatalog(w, out, c)
+	case h.modelRoute(r) != nil:
+		h.serveCodexCatalog(w, out, c, h.modelRoute(r))
 		return
 	}
 	if p != protoChat {
