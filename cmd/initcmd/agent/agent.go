@@ -489,7 +489,7 @@ func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
 			fmt.Fprintf(out, "gw serve will listen on port %d (saved in gw's config)\n", p.gw.port)
 		}
 		if p.after.GwCommand {
-			fmt.Fprintf(out, "Next: start %s; gw serve starts with it when it is not running (%s runs %s)\n",
+			fmt.Fprintf(out, "Next: start %s; gw serve starts with it when it is not running (%s runs gw %s)\n",
 				a.Display, a.Display, strings.Join(agents.CredentialArgs, " "))
 		} else {
 			fmt.Fprintf(out, "Next: run gw serve (%s reaches the service through %s)\n", a.Display, cmp.Or(p.after.BaseURL, p.decl.BaseURL))

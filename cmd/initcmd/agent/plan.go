@@ -425,10 +425,10 @@ func pickErr(err error) error {
 
 // credential is gw's credential command for an agent that runs one for its key (the gw binary by its
 // absolute path), in the user's global config; nil for the others, which get the local token written.
-func credential(a agents.Agent, opts *AgentOptions) (*agents.CredentialCommand, error) {
+func credential(a writer, opts *AgentOptions) (*agents.CredentialCommand, error) {
 	// Not in a project's config: Claude Code runs a project's apiKeyHelper only once the user trusted the
 	// workspace, and that file's token is the one gw has always written there.
-	if _, ok := any(a).(agents.CredentialCommander); !ok || opts.Executable == nil || opts.Project {
+	if _, ok := a.agent.(agents.CredentialCommander); !ok || opts.Executable == nil || opts.Project {
 		return nil, nil
 	}
 	exe, err := opts.Executable()

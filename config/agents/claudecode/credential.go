@@ -16,8 +16,9 @@ import (
 // Code runs it only once the workspace is trusted.
 const HelperSetting = "apiKeyHelper"
 
-// CredentialHook: Claude Code's apiKeyHelper, one command line for the shell.
-func CredentialHook() agents.CredentialHook {
+// CredentialHook: Claude Code runs apiKeyHelper, one command line for the shell.
+// Claude Code is an agents.CredentialCommander.
+func (agent) CredentialHook() agents.CredentialHook {
 	return agents.CredentialHook{Setting: HelperSetting, Shell: true}
 }
 
@@ -44,3 +45,5 @@ func inspectHelper(top *hujson.Object, in *agents.Inspection) {
 	}
 	in.KeyKind, in.KeyCommand, in.GwCommand = agents.KeyCommand, line, agents.IsCredentialCommand(line)
 }
+
+var _ agents.CredentialCommander = agent{}

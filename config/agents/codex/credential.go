@@ -23,8 +23,9 @@ const (
 	authRefreshMS = 60000
 )
 
-// CredentialHook: Codex's [model_providers.gw.auth], a program and its arguments.
-func CredentialHook() agents.CredentialHook {
+// CredentialHook: Codex runs [model_providers.gw.auth], a program and its arguments.
+// Codex is an agents.CredentialCommander.
+func (agent) CredentialHook() agents.CredentialHook {
 	return agents.CredentialHook{Setting: "[model_providers.gw.auth]"}
 }
 
@@ -57,3 +58,5 @@ func inspectAuth(doc *tomledit.Doc, src []byte, in *agents.Inspection) {
 	in.KeyCommand = strings.TrimSpace(strings.Join(append([]string{a.Command}, a.Args...), " "))
 	in.GwCommand = a.Command != "" && agents.IsCredentialCommand(in.KeyCommand)
 }
+
+var _ agents.CredentialCommander = agent{}
