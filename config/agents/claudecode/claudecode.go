@@ -1,7 +1,8 @@
 // Package claudecode writes gw into Claude Code's settings.json: the "env"
 // block that points Claude Code at gw serve's Anthropic messages endpoint
-// (ANTHROPIC_BASE_URL without /v1, ANTHROPIC_AUTH_TOKEN, the model
-// variables). Claude Code reads settings.json with a strict JSON parser (a
+// (ANTHROPIC_BASE_URL without /v1, the model variables) and apiKeyHelper,
+// which runs gw auth token --serve for the token (credential.go; without it,
+// or in a project's settings, ANTHROPIC_AUTH_TOKEN holds the local token). Claude Code reads settings.json with a strict JSON parser (a
 // comment makes it refuse the whole file), so this writer refuses comments
 // and trailing commas too, with their line and column.
 //
