@@ -2,9 +2,10 @@
 // block that points Claude Code at gw serve's Anthropic messages endpoint
 // (ANTHROPIC_BASE_URL without /v1, the model variables) and apiKeyHelper,
 // which runs gw auth token --serve for the token (credential.go; without it,
-// or in a project's settings, ANTHROPIC_AUTH_TOKEN holds the local token). Claude Code reads settings.json with a strict JSON parser (a
-// comment makes it refuse the whole file), so this writer refuses comments
-// and trailing commas too, with their line and column.
+// or in a project's settings, ANTHROPIC_AUTH_TOKEN holds the local token).
+// Claude Code reads settings.json with a strict JSON parser (a comment makes
+// it refuse the whole file), so this writer refuses comments and trailing
+// commas too, with their line and column.
 //
 // Checked against Claude Code 2.1.330: it reads the env block of
 // $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude/settings.json) and of

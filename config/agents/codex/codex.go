@@ -211,12 +211,12 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 	set := func(k, v string) []string { return []string{"-c", k + "=" + v} }
 	var args []string
 	for _, kv := range [][2]string{
-		{"model_providers."+runProvider+".name", q(agents.ProviderName)},
-		{"model_providers."+runProvider+".base_url", q(d.BaseURL)},
-		{"model_providers."+runProvider+".wire_api", q(wireAPI)},
-		{"model_providers."+runProvider+".env_key", q(agents.TokenEnv)},
-		{"model_providers."+runProvider+".supports_websockets", "false"},
-		{"model_providers."+runProvider+".model_catalog_url", q(CatalogURL(d.BaseURL))},
+		{"model_providers." + runProvider + ".name", q(agents.ProviderName)},
+		{"model_providers." + runProvider + ".base_url", q(d.BaseURL)},
+		{"model_providers." + runProvider + ".wire_api", q(wireAPI)},
+		{"model_providers." + runProvider + ".env_key", q(agents.TokenEnv)},
+		{"model_providers." + runProvider + ".supports_websockets", "false"},
+		{"model_providers." + runProvider + ".model_catalog_url", q(CatalogURL(d.BaseURL))},
 		{"model_provider", q(runProvider)},
 		{"model", q(m.ID)},
 		{"model_context_window", strconv.Itoa(m.Context)},
