@@ -21,6 +21,9 @@ type agentResult struct {
 	models     []string
 	modelFrom  map[string]string // id → the config file that names it first
 	proxyUsers []string
+	// onDemand are the proxy users whose key comes from gw's credential command, which starts gw serve
+	// when they start (not in proxyUsers).
+	onDemand []string
 }
 
 // agentTally gathers what every agent's config files told, for the one verdict of the agent check.

@@ -64,7 +64,9 @@ func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 	t.ours++
 	what := a.Display
 	t.addModels(path, insp.Models)
-	if proxied {
+	if proxied && insp.GwCommand {
+		t.res.onDemand = append(t.res.onDemand, a.Display)
+	} else if proxied {
 		t.res.proxyUsers = append(t.res.proxyUsers, fmt.Sprintf("%s (%s)", path, a.Display))
 	}
 	bad := false

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
@@ -91,7 +92,7 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 	case <-ctx.Done():
 	}
 	r.mu.Lock()
-	users := r.agent.proxyUsers
+	users, onDemand := r.agent.proxyUsers, r.agent.onDemand
 	r.mu.Unlock()
 
 	if err == nil {
@@ -100,6 +101,17 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 	c := Check{ID: IDProxy, Cause: err.Error()}
 	if elsewhere := r.proxyElsewhere(ctx, err); elsewhere != "" {
 		return elsewhereCheck(c, in.ProxyAddr, elsewhere, users)
+	}
+	if errors.Is(err, proxy.ErrNotRunning) && len(users) == 0 && len(onDemand) > 0 {
+		who := onDemand[0] + " starts it when it starts (its key comes from gw auth token --serve)"
+		if len(onDemand) > 1 {
+			who = strings.Join(onDemand, ", ") + " start it when they start (their key comes from gw auth token --serve)"
+		}
+		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve is not running on " + in.ProxyAddr + "; " + who}
+	}
+	// Anything but nothing on the port reaches those agents too: their credential command says it.
+	for _, a := range onDemand {
+		users = append(users, "the config of "+a)
 	}
 	switch {
 	case errors.Is(err, proxy.ErrNotRunning) && len(users) == 0:
