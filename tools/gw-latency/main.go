@@ -172,7 +172,10 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 		g.stop()
 	}
 
-	scenarios := []scenario{{name: "first request after gw serve started", cold: true, n: 1}}
+	// The second: an agent whose credential command has just started gw serve (gw auth token --serve)
+	// sends its main request beside small-model ones.
+	scenarios := []scenario{{name: "first request after gw serve started", cold: true, n: 1},
+		{name: "4 streams at once right after gw serve started", cold: true, n: 4}}
 	for _, gap := range c.gaps {
 		scenarios = append(scenarios, scenario{name: "after " + human(gap) + " idle", gap: gap, n: 1})
 	}
