@@ -16,7 +16,7 @@ import (
 	"github.com/modelgateway/gw/config"
 )
 
-// TestOnDemand runs Claude Code and Codex as a user does the day after gw init agent: gw serve not running,
+// TestOnDemand runs Claude Code and Codex (and pi) as a user does the day after gw init agent: gw serve not running,
 // the agent started alone from a shell with no gw or agent variables, with the key in the real keychain.
 // Their credential command (gw auth token --serve) starts gw serve, and the agent reads a file with its tool
 // and answers through it; two agents started at once start one gw serve; a port held by another program
@@ -26,6 +26,7 @@ func TestOnDemand(t *testing.T) {
 	runStories(t, "GW_REQUIRE_CLAUDE_CODE", []story{
 		{"ClaudeCode", func(t *testing.T, gw string) { onDemandAnswers(t, gw, "claude-code") }},
 		{"Codex", func(t *testing.T, gw string) { onDemandAnswers(t, gw, "codex") }},
+		{"Pi", func(t *testing.T, gw string) { onDemandAnswers(t, gw, "pi") }},
 		{"TwoAgentsAtOnce", onDemandTwoAtOnce},
 		{"PortHeldByAnotherProgram", onDemandPortHeld},
 	}, nil)
