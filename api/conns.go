@@ -21,9 +21,10 @@ type Conns struct {
 	onClose map[*func()]struct{}
 
 	// The transport, for Prepare (weak: the list of ConnsOf keeps each
-	// Conns), and the connections prepared, by address, until taken.
+	// Conns), and the connections prepared, by address, in the order they
+	// were, until taken.
 	tr       weak.Pointer[http.Transport]
-	prepared map[string]*Prepared
+	prepared map[string][]*Prepared
 }
 
 // Open is the number of connections open now.

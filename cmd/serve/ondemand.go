@@ -40,3 +40,16 @@ func onDemandRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	return err
 }
+
+// onDemandConns are the connections to the service a gw serve started on demand opens at start: the agent
+// that started it is about to send its first requests, its main one beside small-model ones, each on a
+// connection of its own over HTTP/1.1 (docs/benchmarks.md).
+const onDemandConns = 4
+
+// startConns is proxy.WarmOptions.StartConns for opts: onDemandConns on demand, else gw serve's one.
+func (o *ServeOptions) startConns() int {
+	if o.OnDemand {
+		return onDemandConns
+	}
+	return 0
+}

@@ -230,7 +230,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Grace:               opts.Grace,
 		UpstreamIdleTimeout: opts.IdleTimeout,
 		Procs:               opts.Procs,
-		Warm:                proxy.WarmOptions{Off: opts.NoWarm},
+		Warm:                proxy.WarmOptions{Off: opts.NoWarm, StartConns: opts.startConns()},
 		Signals:             opts.Signals,
 	})
 }
