@@ -164,10 +164,11 @@ func onDemandTwoAtOnce(t *testing.T, gw string) {
 	}
 }
 
-// onDemandPortHeld: another program holds gw serve's port: each agent shows gw's one line naming it and
-// what to do, within seconds, and the program never gets the local token.
+// onDemandPortHeld: another program holds gw serve's port: Claude Code and Codex show gw's one line naming
+// it and what to do, within seconds; pi says its command failed and sends the program nothing; the program
+// never gets the local token.
 func onDemandPortHeld(t *testing.T, gw string) {
-	m, _, notes, dirs := onDemandMachine(t, gw, "claude-code", "codex")
+	m, _, notes, dirs := onDemandMachine(t, gw, "claude-code", "codex", "pi")
 	cfg, err := config.Load(filepath.Join(m.configHome(), "gw", "config.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -201,8 +202,21 @@ func onDemandPortHeld(t *testing.T, gw string) {
 		}
 		p.kill()
 	}
+	// pi hides the command's words, says it failed, and sends the program nothing.
+	mu.Lock()
+	before := len(seen)
+	mu.Unlock()
+	out, ok := agentRun(t, m, "pi", dirs["pi"], notes)
+	if ok || !strings.Contains(out, `Failed to resolve API key for provider "gw" from shell command`) {
+		t.Errorf("pi with the port held:\n%s", out)
+	}
 	mu.Lock()
 	defer mu.Unlock()
+	for _, s := range seen[before:] {
+		if !strings.Contains(s, "nonce=") { // gw's probes only
+			t.Errorf("pi sent the program on the port a request: %s", s)
+		}
+	}
 	for _, s := range seen {
 		if strings.Contains(s, config.LocalTokenPrefix) {
 			t.Errorf("the program on the port got the local token: %s", s)

@@ -79,6 +79,10 @@ func ensureServe(ctx context.Context, opts *TokenOptions) (string, error) {
 		if errors.Is(err, proxy.ErrNotRunning) {
 			return false, nil
 		}
+		if fix, ok := remedy.Of(err); ok && fix.Do == remedy.FreePort {
+			// The agents' configs name the port: gw serve moves with them.
+			err = remedy.With(err, remedy.Remedy{Do: remedy.MovePort, Value: fix.Value})
+		}
 		return err == nil, err
 	}
 	if ok, err := up(); ok || err != nil {
