@@ -437,7 +437,7 @@ func TestOverrides(t *testing.T) {
 	}
 	write(".claude/settings.json", `{"env": {"ANTHROPIC_AUTH_TOKEN": "gw-local-ffffffffffffffffffffffffffffffff"}}`)
 	a, _ := all.Lookup("claude-code")
-	if got := overrides(a, readConfigs(a, agents.Place{Getenv: env, WorkDir: t.TempDir()}), d); len(got) != 1 || !strings.Contains(got[0], "sets ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY") {
+	if got := overrides(a, readConfigs(a, agents.Place{Getenv: env, WorkDir: t.TempDir()}), d); len(got) != 1 || !strings.HasSuffix(got[0], `/settings.json sets ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY in "env", which Claude Code sends instead of gw run's token; remove it, or run: gw init agent --agent claude-code`) {
 		t.Errorf("claude-code with another token: %q", got)
 	}
 }
