@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -87,6 +88,14 @@ func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 		default:
 			t.warnings = append(t.warnings, fmt.Sprintf("%s: %s", path, f.Text))
 			t.addFix(remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()})
+		}
+	}
+	// gw's credential command names the gw binary by its path, which an upgrade or a move may have taken away.
+	if prog := agents.CredentialProgram(insp.KeyCommand); insp.GwCommand && prog != "" {
+		if fi, err := os.Stat(prog); err != nil || fi.IsDir() {
+			t.problems = append(t.problems, fmt.Sprintf("%s: %s runs %s for its key, which is not there any more, so it cannot start", path, what, prog))
+			t.problemFixes = append(t.problemFixes, remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()})
+			bad = true
 		}
 	}
 	if bad {

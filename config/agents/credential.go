@@ -62,3 +62,34 @@ func shellQuote(w, goos string) string {
 func IsCredentialCommand(line string) bool {
 	return strings.HasSuffix(strings.TrimSpace(line), " "+strings.Join(CredentialArgs, " "))
 }
+
+// CredentialProgram is the program a command line of CommandLine's runs, its quotes removed ("" when the
+// line is not quoted as CommandLine quotes): for gw doctor, which checks that gw is still there.
+func CredentialProgram(line string) string {
+	line = strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(line, "'"): // sh: 'a'\''b' is a'b
+		var b strings.Builder
+		rest := line[1:]
+		for {
+			i := strings.IndexByte(rest, '\'')
+			if i < 0 {
+				return ""
+			}
+			b.WriteString(rest[:i])
+			rest = rest[i+1:]
+			if !strings.HasPrefix(rest, `\''`) {
+				return b.String()
+			}
+			b.WriteByte('\'')
+			rest = rest[3:]
+		}
+	case strings.HasPrefix(line, `"`):
+		if i := strings.IndexByte(line[1:], '"'); i >= 0 {
+			return line[1 : i+1]
+		}
+		return ""
+	}
+	p, _, _ := strings.Cut(line, " ")
+	return p
+}

@@ -81,5 +81,8 @@ func TestCommandLine(t *testing.T) {
 		if !agents.IsCredentialCommand(got) {
 			t.Errorf("%s not recognised as gw's", got)
 		}
+		if p := agents.CredentialProgram(got); p != c.path {
+			t.Errorf("the program of %s: %q, want %q", got, p, c.path)
+		}
 	}
 }

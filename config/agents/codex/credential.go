@@ -1,7 +1,7 @@
 package codex
 
 import (
-	"strings"
+	"runtime"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -55,7 +55,7 @@ func inspectAuth(doc *tomledit.Doc, src []byte, in *agents.Inspection) {
 	_ = toml.Unmarshal(src, &cfg) // it parsed already; a value of another type reads as none
 	a := cfg.ModelProviders[agents.ProviderID].Auth
 	in.KeyKind, in.KeyRef, in.LocalToken = agents.KeyCommand, "", ""
-	in.KeyCommand = strings.TrimSpace(strings.Join(append([]string{a.Command}, a.Args...), " "))
+	in.KeyCommand = agents.CredentialCommand{Path: a.Command, Args: a.Args}.CommandLine(runtime.GOOS)
 	in.GwCommand = a.Command != "" && agents.IsCredentialCommand(in.KeyCommand)
 }
 

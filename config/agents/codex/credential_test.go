@@ -42,7 +42,7 @@ func TestMerge_CredentialCommand(t *testing.T) {
 				t.Errorf("the user's settings were lost:\n%s", out)
 			}
 			in, err := Inspect(res.Data)
-			if err != nil || in.KeyKind != agents.KeyCommand || !in.GwCommand || in.KeyCommand != "/opt/gw dir/gw auth token --serve" {
+			if err != nil || in.KeyKind != agents.KeyCommand || !in.GwCommand || agents.CredentialProgram(in.KeyCommand) != "/opt/gw dir/gw" {
 				t.Errorf("Inspect = %+v, %v", in, err)
 			}
 		})
