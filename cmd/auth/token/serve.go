@@ -86,7 +86,7 @@ func ensureServe(ctx context.Context, opts *TokenOptions) (string, error) {
 		return err == nil, err
 	}
 	if ok, err := up(); ok || err != nil {
-		return token, err
+		return tokenIf(token, err)
 	}
 
 	unlock, err := acquire(filepath.Join(paths.ConfigDir, StartLock), opts.lockWait())
@@ -95,7 +95,7 @@ func ensureServe(ctx context.Context, opts *TokenOptions) (string, error) {
 	}
 	defer unlock()
 	if ok, err := up(); ok || err != nil { // another one started it while this one waited
-		return token, err
+		return tokenIf(token, err)
 	}
 	// What would keep gw serve from serving the agent, said now rather than by a gw serve that then
 	// refuses every request.
@@ -115,12 +115,12 @@ func ensureServe(ctx context.Context, opts *TokenOptions) (string, error) {
 	defer tick.Stop()
 	for {
 		if ok, err := up(); ok || err != nil {
-			return token, err
+			return tokenIf(token, err)
 		}
 		select {
 		case said := <-started.Exited:
 			if ok, err := up(); ok || err != nil {
-				return token, err // another gw serve won the port, and it is ours
+				return tokenIf(token, err) // another gw serve won the port, and it is ours
 			}
 			return "", stoppedError(addr, said)
 		case <-wait.C:
@@ -131,6 +131,14 @@ func ensureServe(ctx context.Context, opts *TokenOptions) (string, error) {
 		case <-tick.C:
 		}
 	}
+}
+
+// tokenIf is the token when err is nil, nothing otherwise.
+func tokenIf(token string, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return token, nil
 }
 
 // stoppedError is a gw serve that ended before answering; said is what it printed (gw's "gw: …" and
