@@ -810,7 +810,18 @@ func TestWarm_StartConnsForAnAgentsFirstBurst(t *testing.T) {
 	gate := newGate()
 	close(gate.open)
 	r := newWarmRig(t, standin.Options{}, WarmOptions{grace: time.Hour, StartConns: 4}, func(s *rigSetup) { s.listener = gate.wrap })
-	until(t, "four connections opened at start", func() bool { return gate.accepted.Load() == 4 })
+	r.h.warm.mu.Lock()
+	prepared := append([]*api.Prepared{r.h.warm.prep}, r.h.warm.extra...)
+	r.h.warm.mu.Unlock()
+	if len(prepared) != 4 || prepared[0] == nil {
+		t.Fatalf("%d connections prepared at start, want 4", len(prepared))
+	}
+	for _, p := range prepared {
+		wait(t, "the handshakes of the connections opened at start", p.Ready())
+	}
+	if n := gate.accepted.Load(); n != 4 {
+		t.Fatalf("the service accepted %d connections at start, want 4", n)
+	}
 	var done []<-chan int
 	for range 4 {
 		done = append(done, r.chatAsync(t))
