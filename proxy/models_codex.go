@@ -14,29 +14,6 @@ import (
 // and offers its apply_patch tool. The route is the agent's
 // (agents.ServeRouter), given in Options.ModelRoutes.
 
-// modelRoute is the route of Options.ModelRoutes r asks for; nil for none.
-func (h *Handler) modelRoute(r *http.Request) *agents.ServeRoute {
-	for i, rt := range h.modelRoutes {
-		if r.Method == http.MethodGet && r.URL.Path == "/v1"+rt.Path {
-			return &h.modelRoutes[i]
-		}
-	}
-	return nil
-}
-
-// protoOfAgent is the protocol of an agent's own route.
-func protoOfAgent(p agents.Protocol) proto {
-	switch p {
-	case agents.AnthropicMessages:
-		return protoMessages
-	case agents.Responses:
-		return protoResponses
-	case agents.GeminiAPI:
-		return protoGemini
-	}
-	return protoChat
-}
-
 func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *call, rt *agents.ServeRoute) {
 	e := &c.entry
 	listed, ok := h.listModels(w, r, c)
@@ -51,7 +28,7 @@ func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *c
 	}
 	b, err := rt.Answer(models)
 	if err != nil {
-		e.status = writeErrorAs(w, e.proto, http.StatusInternalServerError, "internal", err.Error())
+		e.status = writeErrorAs(w, c.route.proto, http.StatusInternalServerError, "internal", err.Error())
 		return
 	}
 	writeJSON(w, c, b)
