@@ -78,7 +78,9 @@ func onDemandMachine(t *testing.T, gw string, names ...string) (m *machine, key,
 	}
 	t.Cleanup(func() {
 		for _, pid := range onDemandServes(t, m) {
-			_ = syscall.Kill(pid, syscall.SIGTERM)
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Signal(syscall.SIGTERM)
+			}
 		}
 	})
 	notes = filepath.Join(m.work, "notes.txt")
