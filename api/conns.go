@@ -20,9 +20,10 @@ type Conns struct {
 	onClose map[*func()]struct{}
 
 	// The transport, for Prepare (weak: the Transport holds its Conns),
-	// and the connections prepared, by address, until taken.
+	// and the connections prepared, by address, in the order they were,
+	// until taken.
 	tr       weak.Pointer[http.Transport]
-	prepared map[string]*Prepared
+	prepared map[string][]*Prepared
 }
 
 // Open is the number of connections open now.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -139,6 +140,17 @@ type Prepared struct {
 // prepared. An untaken connection is closed keep after its handshake
 // ended: nothing reads it, so it would not notice the service closing it.
 func (c *Conns) Prepare(target *url.URL, keep time.Duration) *Prepared {
+	return c.prepare(target, keep, false)
+}
+
+// PrepareAnother is Prepare also when connections to target are prepared
+// already: for a burst of requests expected at once (an agent's first,
+// right after gw serve started for it). Dials take them in order.
+func (c *Conns) PrepareAnother(target *url.URL, keep time.Duration) *Prepared {
+	return c.prepare(target, keep, true)
+}
+
+func (c *Conns) prepare(target *url.URL, keep time.Duration, another bool) *Prepared {
 	t := c.tr.Value()
 	if t == nil || target == nil || target.Scheme != "https" || target.Hostname() == "" {
 		return nil
@@ -168,14 +180,14 @@ func (c *Conns) Prepare(target *url.URL, keep time.Duration) *Prepared {
 	p := &Prepared{c: c, addr: addr, keep: keep, cancel: cancel, ready: make(chan struct{}), taken: make(chan struct{})}
 	c.mu.Lock()
 	if c.prepared == nil {
-		c.prepared = map[string]*Prepared{}
+		c.prepared = map[string][]*Prepared{}
 	}
-	if c.prepared[addr] != nil {
+	if len(c.prepared[addr]) > 0 && !another {
 		c.mu.Unlock()
 		cancel()
 		return nil
 	}
-	c.prepared[addr] = p
+	c.prepared[addr] = append(c.prepared[addr], p)
 	c.mu.Unlock()
 	go func() {
 		conn, err := handshake(ctx, t, "tcp", addr, false)
@@ -205,7 +217,9 @@ func (c *Conns) Prepare(target *url.URL, keep time.Duration) *Prepared {
 // forget stops offering p; c.mu is held.
 func (c *Conns) forget(p *Prepared) {
 	p.gone = true
-	if c.prepared[p.addr] == p {
+	if ps := slices.DeleteFunc(c.prepared[p.addr], func(q *Prepared) bool { return q == p }); len(ps) > 0 {
+		c.prepared[p.addr] = ps
+	} else {
 		delete(c.prepared, p.addr)
 	}
 	if p.timer != nil {
@@ -218,10 +232,11 @@ func (c *Conns) forget(p *Prepared) {
 func (c *Conns) take(addr string) *Prepared {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.prepared[addr]
-	if p == nil {
+	ps := c.prepared[addr]
+	if len(ps) == 0 {
 		return nil
 	}
+	p := ps[0]
 	c.forget(p)
 	close(p.taken)
 	return p

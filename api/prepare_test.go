@@ -264,3 +264,56 @@ func TestPrepare_UntakenIsClosed(t *testing.T) {
 		t.Errorf("%d connections opened, %d accepted; want 2, 2", c.Opened(), s.accepted.Load())
 	}
 }
+
+// A burst of four requests at once to an HTTP/1.1 service with four connections prepared (PrepareAnother):
+// each takes one, and none dials: the service accepted only the prepared four. Prepare alone still
+// prepares one at a time.
+func TestPrepareAnother_BurstTakesThemAll(t *testing.T) {
+	const n = 4
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	s := newHelloServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Done()
+		arrived.Wait() // all in flight at once: four connections
+	}), false)
+	tr := NewTransport(s.pool())
+	defer tr.CloseIdleConnections()
+	u, _ := url.Parse(s.URL)
+	c := ConnsOf(tr)
+	ps := []*Prepared{c.Prepare(u, time.Minute)}
+	if c.Prepare(u, time.Minute) != nil {
+		t.Error("Prepare prepared a second connection")
+	}
+	for range n - 1 {
+		ps = append(ps, c.PrepareAnother(u, time.Minute))
+	}
+	for _, p := range ps {
+		if p == nil {
+			t.Fatal("nothing prepared")
+		}
+		<-p.Ready()
+	}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodGet, s.URL, nil)
+			res, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			res.Body.Close()
+		})
+	}
+	wg.Wait()
+	for i, p := range ps {
+		select {
+		case <-p.Taken():
+		default:
+			t.Errorf("prepared connection %d was not taken", i)
+		}
+	}
+	if got := s.accepted.Load(); got != n {
+		t.Errorf("the service accepted %d connections, want %d", got, n)
+	}
+}

@@ -22,6 +22,9 @@ type agentResult struct {
 	modelFrom  map[string]string // id → the config file that names it first
 	proxyUsers []string
 	unread     int // configs that could not be read or parsed: they may use gw serve too
+	// onDemand are the proxy users whose key comes from gw's credential command, which starts gw serve
+	// when they start (in proxyUsers too).
+	onDemand []string
 }
 
 // agentTally gathers what every agent's config files told, for the one verdict of the agent check.

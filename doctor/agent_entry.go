@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -67,6 +68,9 @@ func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 	if proxied {
 		t.res.proxyUsers = append(t.res.proxyUsers, fmt.Sprintf("%s (%s)", path, a.Display))
 	}
+	if proxied && insp.GwCommand {
+		t.res.onDemand = append(t.res.onDemand, a.Display)
+	}
 	bad := false
 	for _, f := range insp.Findings(expect) {
 		switch f.Kind {
@@ -85,6 +89,14 @@ func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 		default:
 			t.warnings = append(t.warnings, fmt.Sprintf("%s: %s", path, f.Text))
 			t.addFix(remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()})
+		}
+	}
+	// gw's credential command names the gw binary by its path, which an upgrade or a move may have taken away.
+	if prog := agents.CredentialProgram(insp.KeyCommand); insp.GwCommand && prog != "" {
+		if fi, err := os.Stat(prog); err != nil || fi.IsDir() {
+			t.problems = append(t.problems, fmt.Sprintf("%s: %s runs %s for its key, which is not there any more, so it cannot start", path, what, prog))
+			t.problemFixes = append(t.problemFixes, remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()})
+			bad = true
 		}
 	}
 	if bad {
@@ -119,5 +131,5 @@ func (r *run) reachesService(in agents.Inspection) bool {
 		return true
 	}
 	u, err := url.Parse(strings.TrimSpace(in.BaseURL))
-	return err == nil && config.IsLoopbackHost(u.Hostname()) && in.KeyKind == agents.KeyLocalToken
+	return err == nil && config.IsLoopbackHost(u.Hostname()) && (in.KeyKind == agents.KeyLocalToken || in.GwCommand)
 }

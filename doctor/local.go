@@ -92,7 +92,7 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 	case <-ctx.Done():
 	}
 	r.mu.Lock()
-	users, unread := r.agent.proxyUsers, r.agent.unread
+	users, unread, onDemand := r.agent.proxyUsers, r.agent.unread, r.agent.onDemand
 	r.mu.Unlock()
 
 	if err == nil {
@@ -102,11 +102,20 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 	if elsewhere := r.proxyElsewhere(ctx, err); elsewhere != "" {
 		return elsewhereCheck(c, in.ProxyAddr, elsewhere, users)
 	}
-	switch {
-	case errors.Is(err, proxy.ErrNotRunning) && len(users) == 0 && unread > 0:
+	if errors.Is(err, proxy.ErrNotRunning) && len(onDemand) > 0 && len(users) == len(onDemand) && unread == 0 {
+		who := onDemand[0] + " starts it when it starts (its key comes from gw auth token --serve)"
+		if len(onDemand) > 1 {
+			who = strings.Join(onDemand, ", ") + " start it when they start (their key comes from gw auth token --serve)"
+		}
+		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve is not running on " + in.ProxyAddr + "; " + who}
+	}
+	if errors.Is(err, proxy.ErrNotRunning) && len(users) == len(onDemand) && unread > 0 {
 		// The configs it could not read may send their requests there: nothing to conclude.
 		return Check{ID: IDProxy, Status: Warn, Cause: fmt.Sprintf("gw serve is not running on %s; %s could not be read (see the coding agent config check) and may use it",
 			in.ProxyAddr, nConfigs(unread)), Fix: remedy.Remedy{Do: remedy.StartServe}}
+	}
+	// Anything but nothing on the port reaches the on-demand agents too: their credential command says it.
+	switch {
 	case errors.Is(err, proxy.ErrNotRunning) && len(users) == 0:
 		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve is not running on " + in.ProxyAddr + "; no agent config found here uses it"}
 	case errors.Is(err, proxy.ErrNotRunning):

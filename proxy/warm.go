@@ -51,6 +51,12 @@ type WarmOptions struct {
 	// MaxConns bounds the connections kept ready for an HTTP/1.1 service;
 	// 0 is DefaultWarmConns.
 	MaxConns int
+	// StartConns is how many connections to open at start (0: one): more
+	// for a gw serve started because an agent is about to send its first
+	// burst (gw serve --on-demand), which over HTTP/1.1 needs a connection
+	// per request. Those past the first are kept as the first is (grace,
+	// then a little), then closed if no request took them.
+	StartConns int
 
 	// gap is the least time between two rounds of replacements, so that a
 	// service that closes idle connections at once costs a handshake per
@@ -108,13 +114,14 @@ type warmer struct {
 	mu       sync.Mutex
 	last     time.Time // the last agent request began or ended
 	inFlight int
-	peak     int           // the most agent requests in flight at once lately
-	peakAt   time.Time     // when peak was last reached
-	h2       bool          // the service answered the last warm request over HTTP/2
-	prep     *api.Prepared // the connection opened at start, if prepared
-	warming  int           // warm requests under way
-	roundOK  bool          // one of the warm requests under way got an answer
-	followUp bool          // a connection closed since the last round began: check again after it
+	peak     int             // the most agent requests in flight at once lately
+	peakAt   time.Time       // when peak was last reached
+	h2       bool            // the service answered the last warm request over HTTP/2
+	prep     *api.Prepared   // the connection opened at start, if prepared
+	extra    []*api.Prepared // the others opened at start (WarmOptions.StartConns)
+	warming  int             // warm requests under way
+	roundOK  bool            // one of the warm requests under way got an answer
+	followUp bool            // a connection closed since the last round began: check again after it
 	// retries left to rounds that ended with fewer connections than the
 	// target and no close since (one of their requests met a connection
 	// closing under it, or found another's idle before it was dialled).
@@ -123,13 +130,16 @@ type warmer struct {
 	timer   *time.Timer
 	stopped bool
 	wg      sync.WaitGroup
+
+	startConns int
 }
 
 func newWarmer(h *Handler, o WarmOptions) *warmer {
 	if o.Off {
 		return &warmer{off: true}
 	}
-	w := &warmer{h: h, conns: api.ConnsOf(h.transport), window: o.Window, max: o.MaxConns, gap: o.gap, grace: o.grace, now: time.Now}
+	w := &warmer{h: h, conns: api.ConnsOf(h.transport), window: o.Window, max: o.MaxConns, gap: o.gap, grace: o.grace, now: time.Now,
+		startConns: o.StartConns}
 	if w.window <= 0 {
 		w.window = DefaultWarmWindow
 	}
@@ -164,6 +174,11 @@ func (w *warmer) start() {
 	roots := func() { _, _ = x509.SystemCertPool() }
 	if w.conns != nil {
 		w.prep = w.conns.Prepare(w.h.upstream, w.grace+warmKeep)
+		for i := 1; w.prep != nil && i < w.startConns; i++ {
+			if p := w.conns.PrepareAnother(w.h.upstream, w.grace+warmKeep); p != nil {
+				w.extra = append(w.extra, p)
+			}
+		}
 	}
 	if w.prep == nil {
 		// Not a connection gw dials itself (an HTTP proxy in front of the
@@ -372,6 +387,7 @@ func (w *warmer) stop() {
 		w.timer.Stop()
 		w.timer = nil
 	}
+	extra := w.extra
 	w.mu.Unlock()
 	if w.unhook != nil {
 		w.unhook()
@@ -380,5 +396,8 @@ func (w *warmer) stop() {
 	w.wg.Wait()
 	if w.prep != nil {
 		w.prep.Close() // unless a request took it
+	}
+	for _, p := range extra {
+		p.Close()
 	}
 }

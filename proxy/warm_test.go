@@ -802,3 +802,40 @@ func TestWarm_WebSocketUpgradeOverHTTP1(t *testing.T) {
 		t.Errorf("through the upgraded connection: %q, %v", b, err)
 	}
 }
+
+// A gw serve started for an agent's first burst (gw serve --on-demand: StartConns 4) opens four
+// connections to an HTTP/1.1 service at start, and the agent's four requests at once go out on them: the
+// service accepts four connections in all, none of them opened by the requests.
+func TestWarm_StartConnsForAnAgentsFirstBurst(t *testing.T) {
+	gate := newGate()
+	close(gate.open)
+	r := newWarmRig(t, standin.Options{}, WarmOptions{grace: time.Hour, StartConns: 4}, func(s *rigSetup) { s.listener = gate.wrap })
+	r.h.warm.mu.Lock()
+	prepared := append([]*api.Prepared{r.h.warm.prep}, r.h.warm.extra...)
+	r.h.warm.mu.Unlock()
+	if len(prepared) != 4 || prepared[0] == nil {
+		t.Fatalf("%d connections prepared at start, want 4", len(prepared))
+	}
+	for _, p := range prepared {
+		wait(t, "the handshakes of the connections opened at start", p.Ready())
+	}
+	if n := gate.accepted.Load(); n != 4 {
+		t.Fatalf("the service accepted %d connections at start, want 4", n)
+	}
+	var done []<-chan int
+	for range 4 {
+		done = append(done, r.chatAsync(t))
+	}
+	for _, d := range done {
+		if status := <-d; status != 200 {
+			t.Fatalf("status %d", status)
+		}
+	}
+	r.idle(t)
+	if n := gate.accepted.Load(); n != 4 {
+		t.Errorf("the service accepted %d connections, want the 4 opened at start", n)
+	}
+	if n := r.conns.Opened(); n != 4 {
+		t.Errorf("gw serve opened %d connections, want 4", n)
+	}
+}

@@ -17,6 +17,7 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/remedy"
@@ -113,6 +114,29 @@ func ErrorWithFix(err error) string {
 	}
 	if errors.As(err, new(*unchangedError)) {
 		s += "\n(nothing was changed)"
+	}
+	return s
+}
+
+// OneLine is err for a command whose reader shows one line of it (an agent showing what its credential
+// command said): root.Run prints its message and fix on one line, "; " between them.
+func OneLine(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &oneLineError{err: err}
+}
+
+type oneLineError struct{ err error }
+
+func (e *oneLineError) Error() string { return e.err.Error() }
+func (e *oneLineError) Unwrap() error { return e.err }
+
+// ErrorLine is ErrorWithFix(err) on one line when err is OneLine, as it is.
+func ErrorLine(err error) string {
+	s := ErrorWithFix(err)
+	if errors.As(err, new(*oneLineError)) {
+		s = strings.ReplaceAll(s, "\n", "; ")
 	}
 	return s
 }

@@ -63,8 +63,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 		}
 	default:
 		// The one thing to do about it, when the error carries a remedy, on a line of its own (and "(nothing
-		// was changed)" when the error says so): cmdutil.ErrorWithFix is the one place these lines are made.
-		fmt.Fprintf(errOut, "gw: %s\n", cmdutil.ErrorWithFix(err))
+		// was changed)" when the error says so): cmdutil.ErrorWithFix is the one place these lines are made
+		// (on one line for a reader that shows one: cmdutil.OneLine).
+		fmt.Fprintf(errOut, "gw: %s\n", cmdutil.ErrorLine(err))
 	}
 	return code
 }

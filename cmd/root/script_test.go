@@ -100,6 +100,7 @@ func scriptParams(dir string) testscript.Params {
 			"freeport":       cmdFreePort,
 			"unitcmd":        cmdUnitCmd,
 			"busenv":         cmdBusEnv,
+			"ondemand":       cmdOnDemand,
 		},
 	}
 }

@@ -53,6 +53,8 @@ type ServeOptions struct {
 
 	// Background is --background: what the Windows logon task runs (background.go).
 	Background bool
+	// OnDemand is --on-demand: what gw auth token --serve starts (ondemand.go).
+	OnDemand bool
 	// Paths resolves gw's directories (for --background's log, even when the config does not parse).
 	Paths func() (config.Paths, error)
 	// Log, when set, takes everything gw serve says and its request log, instead of the terminal and
@@ -120,7 +122,10 @@ serve-crash.log in gw's state directory, which the next start names in serve.log
 				return runF(cmd.Context(), opts)
 			}
 			opts.Procs = serveProcs(f.Getenv, runtime.GOMAXPROCS(0))
-			if opts.Background {
+			switch {
+			case opts.OnDemand:
+				return onDemandRun(cmd.Context(), opts)
+			case opts.Background:
 				return backgroundRun(cmd.Context(), opts)
 			}
 			return serveRun(cmd.Context(), opts)
@@ -136,6 +141,9 @@ serve-crash.log in gw's state directory, which the next start names in serve.log
 		"how long a translated stream (/v1/messages, /v1/responses) may wait for the service's next event before it ends with an error")
 	cmd.Flags().BoolVar(&opts.Background, "background", false,
 		"run as gw service install's Windows logon task does: without a console window of its own, saying everything in serve.log, serving again when serving fails")
+	cmd.Flags().BoolVar(&opts.OnDemand, onDemandFlag, false,
+		"run as gw auth token --serve starts it for an agent: saying everything in serve.log, stopping when it cannot serve")
+	_ = cmd.Flags().MarkHidden(onDemandFlag) // plumbing: only gw starts it so
 	return cmd
 }
 
@@ -222,7 +230,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		Grace:               opts.Grace,
 		UpstreamIdleTimeout: opts.IdleTimeout,
 		Procs:               opts.Procs,
-		Warm:                proxy.WarmOptions{Off: opts.NoWarm},
+		Warm:                proxy.WarmOptions{Off: opts.NoWarm, StartConns: opts.startConns()},
 		Signals:             opts.Signals,
 	})
 }

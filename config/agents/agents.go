@@ -84,6 +84,10 @@ type Declaration struct {
 	// Token is gw serve's local token (proxy mode), written where the agent
 	// reads its key. Never the API key.
 	Token string
+	// Credential, when set, is gw's credential command, which an agent that
+	// is a CredentialCommander runs for the token instead (proxy mode): the
+	// token is then not written.
+	Credential *CredentialCommand
 	// KeyEnv is the variable holding the API key in direct mode
 	// (DefaultKeyEnv when empty); each agent writes its own reference syntax for it.
 	KeyEnv string
@@ -302,6 +306,8 @@ const (
 	KeyLocalToken KeyKind = "local token" // gw serve's token
 	KeyEnvRef     KeyKind = "env"         // a reference to an environment variable
 	KeyLiteral    KeyKind = "literal"     // a key written into the file
+	// KeyCommand: a command the agent runs for its key (a CredentialCommander's setting).
+	KeyCommand KeyKind = "credential command"
 )
 
 // Inspection is what doctor reads back from an agent's config.
@@ -311,6 +317,10 @@ type Inspection struct {
 	KeyKind    KeyKind
 	// KeyRef is the variable a reference names ("" for other kinds).
 	KeyRef string
+	// KeyCommand is the command line of a KeyCommand, as written; GwCommand says it is gw's credential
+	// command (IsCredentialCommand).
+	KeyCommand string
+	GwCommand  bool
 	// LocalToken is the local token written, to compare with gw's (only
 	// set for KeyLocalToken: a literal key is never carried).
 	LocalToken string

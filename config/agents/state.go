@@ -77,6 +77,11 @@ func (in Inspection) Findings(e Expect) []Finding {
 		if proxy {
 			out = append(out, Finding{FindStaleToken, "sends no local token, so gw serve refuses its requests"})
 		}
+	case KeyCommand:
+		// gw's credential command prints the token gw serve accepts; another command is the user's own.
+		if proxy && !in.GwCommand {
+			out = append(out, Finding{FindNote, fmt.Sprintf("gets its key from the command %q, not from gw; gw serve refuses anything but its local token", in.KeyCommand)})
+		}
 	}
 	if e.Subscribed != nil {
 		var gone []string

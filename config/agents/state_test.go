@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelgateway/gw/config/agents"
@@ -48,5 +49,20 @@ func TestFindings(t *testing.T) {
 	in := agents.Inspection{Configured: true, BaseURL: "http://127.0.0.1:8787/v1", KeyKind: agents.KeyLocalToken, LocalToken: tok, Models: []string{"x/y"}}
 	if f := in.Findings(agents.Expect{ProxyPort: 8787, LocalToken: tok}); len(f) != 0 {
 		t.Errorf("findings without a subscription: %+v", f)
+	}
+}
+
+// TestFindings_CredentialCommand: gw's credential command is a key setting doctor is content with; another
+// command is named.
+func TestFindings_CredentialCommand(t *testing.T) {
+	e := agents.Expect{ProxyPort: 8787, LocalToken: "gw-local-x"}
+	gw := agents.Inspection{Configured: true, BaseURL: "http://127.0.0.1:8787/v1", KeyKind: agents.KeyCommand, KeyCommand: "/bin/gw auth token --serve", GwCommand: true}
+	if f := gw.Findings(e); len(f) != 0 {
+		t.Errorf("gw's command: findings %+v", f)
+	}
+	other := gw
+	other.KeyCommand, other.GwCommand = "~/key.sh", false
+	if f := other.Findings(e); len(f) != 1 || !strings.Contains(f[0].Text, `"~/key.sh"`) {
+		t.Errorf("another command: findings %+v", f)
 	}
 }

@@ -125,9 +125,22 @@ func Parse(src []byte) (*Doc, error) {
 				kv.valEnd = kv.valStart + len(vraw)
 			}
 			kv.path = slices.Clone(table)
+			keyEnd := kvStart
 			it := e.Key()
 			for it.Next() {
-				kv.path = append(kv.path, string(it.Node().Data))
+				n := it.Node()
+				kv.path = append(kv.path, string(n.Data))
+				if r := p.Raw(n.Raw); len(r) > 0 {
+					keyEnd = offset(&p, r) + len(r)
+				}
+			}
+			if v.Kind == unstable.Array { // its value has no range of its own: after the key's "="
+				if eq := bytes.IndexByte(src[keyEnd:kv.valEnd], '='); eq >= 0 {
+					kv.valStart = keyEnd + eq + 1
+					for kv.valStart < kv.valEnd && (src[kv.valStart] == ' ' || src[kv.valStart] == '\t') {
+						kv.valStart++
+					}
+				}
 			}
 			d.keys = append(d.keys, kv)
 		}
@@ -226,7 +239,7 @@ func (d *Doc) pos(off int) string {
 	return fmt.Sprintf("line %d, column %d", l, off-lineStart(d.src, off)+1)
 }
 
-// Value is what Set writes: a string, an int or a bool.
+// Value is what Set writes: a string, an int, a bool or a []string (an array of strings).
 type Value any
 
 func render(v Value) string {
@@ -241,6 +254,12 @@ func render(v Value) string {
 		return strconv.Itoa(x)
 	case bool:
 		return strconv.FormatBool(x)
+	case []string:
+		words := make([]string, len(x))
+		for i, w := range x {
+			words[i] = render(w)
+		}
+		return "[" + strings.Join(words, ", ") + "]"
 	}
 	panic(fmt.Sprintf("tomledit: unsupported value %T", v))
 }
@@ -288,8 +307,18 @@ func (d *Doc) under(table []string) error {
 		}
 		return hi+1 >= len(d.headers) || kv.lineStart < d.headers[hi+1].lineStart
 	}
+	// A key of a [table.sub] header of its own is the sub-table's, not a dotted key of table's.
+	inSubTable := func(kv keyval) bool {
+		var in []string
+		for _, h := range d.headers {
+			if h.lineStart <= kv.lineStart {
+				in = h.path
+			}
+		}
+		return len(in) > len(table) && slices.Equal(in[:len(table)], table)
+	}
 	for _, kv := range d.keys {
-		if len(kv.path) > len(table) && slices.Equal(kv.path[:len(table)], table) && !inBody(kv) {
+		if len(kv.path) > len(table) && slices.Equal(kv.path[:len(table)], table) && !inBody(kv) && !inSubTable(kv) {
 			return &ConflictError{Msg: fmt.Sprintf("%s is set with a dotted key (%s); gw edits a [%s] table only, so move it there by hand or remove it", strings.Join(kv.path, "."), d.pos(kv.lineStart), strings.Join(table, "."))}
 		}
 		for n := 1; n <= len(table); n++ {
@@ -417,6 +446,14 @@ func (d *Doc) SetTable(path []string, fields []Field, drop []string) (created, c
 		i, ok := d.find(append(slices.Clone(path), f.Key))
 		if ok {
 			kv := d.keys[i]
+			if _, list := f.Val.([]string); list && kv.kind == unstable.Array && !f.OnlyIfMissing {
+				// An array is rewritten whole (the same text when it holds the same strings).
+				if text := render(f.Val); string(d.src[kv.valStart:kv.valEnd]) != text {
+					d.edits = append(d.edits, edit{kv.valStart, kv.valEnd, text})
+					changed = true
+				}
+				continue
+			}
 			if kv.inlineRoot && !f.OnlyIfMissing {
 				return false, false, &ConflictError{Msg: fmt.Sprintf("%s.%s at %s is not a plain value; fix or remove it by hand", strings.Join(path, "."), f.Key, d.pos(kv.lineStart))}
 			}

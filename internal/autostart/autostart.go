@@ -5,7 +5,8 @@
 // why each file starts it inside the user's login session, where that keychain is reachable.
 //
 // Generating a file is pure (Generate) and is tested on every platform; installing it goes through a
-// Runner, so that the commands are tested without the platform's tool.
+// Runner, so that the commands are tested without the platform's tool. Detach is for the other way gw serve
+// starts without a terminal: on demand, by an agent's credential command (gw auth token --serve).
 package autostart
 
 import (

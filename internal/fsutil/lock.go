@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Lock is an exclusive lock that other gw processes (and other goroutines that took their own Lock)
@@ -27,6 +28,35 @@ func LockPath(path string) string {
 // *NotRegularError. A lock file of another user (left by a run as root) is opened read-only, which is
 // enough to lock it.
 func Acquire(lockPath string) (*Lock, error) {
+	return acquire(lockPath, func(f *os.File) (bool, error) { return true, lockFile(f) })
+}
+
+// ErrLockBusy: AcquireWithin did not get the lock in time.
+var ErrLockBusy = errors.New("the lock is held by another process")
+
+// AcquireWithin is Acquire that waits at most wait for a lock another process holds (checking every few
+// milliseconds), then fails with ErrLockBusy.
+func AcquireWithin(lockPath string, wait time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(wait)
+	return acquire(lockPath, func(f *os.File) (bool, error) {
+		for {
+			ok, err := tryLockFile(f)
+			if ok || err != nil {
+				return ok, err
+			}
+			if time.Now().After(deadline) {
+				return false, ErrLockBusy
+			}
+			time.Sleep(lockPoll)
+		}
+	})
+}
+
+// lockPoll is how often AcquireWithin tries again.
+const lockPoll = 10 * time.Millisecond
+
+// acquire takes the lock file at lockPath with lock, which reports whether it locked f.
+func acquire(lockPath string, lock func(*os.File) (bool, error)) (*Lock, error) {
 	if _, err := MkdirAll(filepath.Dir(lockPath), 0o700); err != nil {
 		return nil, err
 	}
@@ -37,7 +67,7 @@ func Acquire(lockPath string) (*Lock, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := lockFile(f); err != nil {
+		if ok, err := lock(f); !ok || err != nil {
 			f.Close()
 			return nil, err
 		}

@@ -90,6 +90,9 @@ const (
 	StartServe   Action = "start_serve"   // nothing answers where an agent sends its requests
 	RestartServe Action = "restart_serve" // it runs with another local token
 	FreePort     Action = "free_port"     // another program holds the port; Value: the address
+	// MovePort: another program holds the port an agent's credential command (gw auth token --serve) would
+	// start gw serve on, which the agents' configs name; Value: the address.
+	MovePort Action = "move_port"
 	// ListenHere: gw serve --listen names an address that is not this machine's.
 	ListenHere Action = "listen_here"
 	// ServeOnConfiguredPort: gw serve runs on another port than the configured one the agents use.

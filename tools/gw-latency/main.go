@@ -172,7 +172,11 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 		g.stop()
 	}
 
-	scenarios := []scenario{{name: "first request after gw serve started", cold: true, n: 1}}
+	// The second: an agent whose credential command has just started gw serve (gw auth token --serve)
+	// sends its main request beside small-model ones.
+	scenarios := []scenario{{name: "first request after gw serve started", cold: true, n: 1},
+		{name: "4 streams at once right after gw serve started", cold: true, n: 4},
+		{name: "4 streams at once right after gw serve --on-demand started", cold: true, n: 4, onDemand: true}}
 	for _, gap := range c.gaps {
 		scenarios = append(scenarios, scenario{name: "after " + human(gap) + " idle", gap: gap, n: 1})
 	}
@@ -235,9 +239,11 @@ func protoName(h2 bool) string {
 
 type scenario struct {
 	name string
-	cold bool          // a new gw serve (and a new agent connection) each round
-	gap  time.Duration // idle before each measurement
-	n    int           // streams at once
+	cold bool // a new gw serve (and a new agent connection) each round
+	// onDemand: that gw serve is started as an agent's credential command starts it
+	onDemand bool
+	gap      time.Duration // idle before each measurement
+	n        int           // streams at once
 	// rounds, when not 0, replaces config.rounds
 	rounds int
 }
@@ -290,6 +296,33 @@ func (g *gwProc) stop() {
 // startGw starts gw serve in front of upstream and returns once it said
 // where it listens.
 func (r *runner) startGw(ctx context.Context, upstream string) (*gwProc, error) {
+	return r.startGwAs(ctx, upstream, false)
+}
+
+// startGwAs is startGw; onDemand starts it as gw auth token --serve does
+// (gw serve --on-demand), which says where it listens in serve.log, here in
+// a state directory of its own.
+func (r *runner) startGwAs(ctx context.Context, upstream string, onDemand bool) (*gwProc, error) {
+	if onDemand {
+		state, err := os.MkdirTemp(r.tmp, "state-")
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.CommandContext(ctx, r.gw, "serve", "--on-demand", "--port", "0")
+		cmd.Env = append(slices.Clone(r.gwEnv), "GW_BASE_URL="+upstream, "GW_STATE_DIR="+state)
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			b, _ := os.ReadFile(filepath.Join(state, "serve.log"))
+			if m := listening.FindSubmatch(b); m != nil {
+				return &gwProc{base: string(m[1]), cmd: cmd}, nil
+			}
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, errors.New("gw serve --on-demand wrote no address into its serve.log within 10 s")
+	}
 	cmd := exec.CommandContext(ctx, r.gw, "serve", "--port", "0")
 	cmd.Env = append(slices.Clone(r.gwEnv), "GW_BASE_URL="+upstream)
 	stdout, err := cmd.StdoutPipe()
@@ -336,7 +369,7 @@ func (r *runner) runLane(ctx context.Context, l *lane) error {
 				base, key := "https://"+rl.addr()+"/v1", standin.DemoKeyFull
 				var g *gwProc
 				if path == "gw" {
-					if g, err = r.startGw(ctx, base); err != nil {
+					if g, err = r.startGwAs(ctx, base, l.s.onDemand); err != nil {
 						rl.close()
 						return err
 					}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,12 +61,16 @@ type AgentOptions struct {
 	// LoginService says what keeps gw serve running here (gw's login service, or the platform has none),
 	// asked at the end of a run on a terminal.
 	LoginService func(context.Context) cmdutil.LoginService
+	// Executable is the gw binary's absolute path (os.Executable), which an agent that runs a credential
+	// command is given (agents.CredentialCommander).
+	Executable func() (string, error)
 }
 
 // NewCmdAgent binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdAgent(f *cmdutil.Factory, runF func(context.Context, *AgentOptions) error) *cobra.Command {
 	opts := &AgentOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, Config: f.Config,
-		ResolveBaseURL: f.BaseURL, ListModels: f.ListModels, DefaultBaseURL: f.DefaultBaseURL, Pick: tui.Pick, LoginService: f.LoginService}
+		ResolveBaseURL: f.BaseURL, ListModels: f.ListModels, DefaultBaseURL: f.DefaultBaseURL, Pick: tui.Pick,
+		LoginService: f.LoginService, Executable: os.Executable}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Point a coding agent's own config at the gateway, with your subscription's models",
@@ -486,7 +491,12 @@ func report(ctx context.Context, ios *tui.IOStreams, opts *AgentOptions, p *plan
 		if p.gw.port != 0 {
 			fmt.Fprintf(out, "gw serve will listen on port %d (saved in gw's config)\n", p.gw.port)
 		}
-		fmt.Fprintf(out, "Next: %s\n", keepServing(ctx, ios, opts, a.Display, cmp.Or(p.after.BaseURL, p.decl.BaseURL)))
+		if p.after.GwCommand {
+			fmt.Fprintf(out, "Next: start %s; gw serve starts with it when it is not running (%s runs gw %s)\n",
+				a.Display, a.Display, strings.Join(agents.CredentialArgs, " "))
+		} else {
+			fmt.Fprintf(out, "Next: %s\n", keepServing(ctx, ios, opts, a.Display, cmp.Or(p.after.BaseURL, p.decl.BaseURL)))
+		}
 		if opts.Project {
 			fmt.Fprintln(errOut, "note: the project config holds gw serve's local token; it opens only your local proxy, but keep it out of version control (or use --mode direct)")
 		}

@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -201,6 +202,8 @@ func makePlan(opts *AgentOptions, a writer, files []string, baseURL string, entr
 	}
 	if opts.Mode == ModeDirect {
 		p.decl.Mode = agents.Direct
+	} else if p.decl.Credential, err = credential(a, opts); err != nil {
+		return nil, err
 	}
 	var guessed []string
 	for _, id := range chosen {
@@ -484,4 +487,22 @@ func pickErr(err error) error {
 		return cmdutil.FlagErrorf("--models required when not running interactively")
 	}
 	return err
+}
+
+// credential is gw's credential command for an agent that runs one for its key (the gw binary by its
+// absolute path), in the user's global config; nil for the others, which get the local token written.
+func credential(a writer, opts *AgentOptions) (*agents.CredentialCommand, error) {
+	// Not in a project's config: Claude Code runs a project's apiKeyHelper only once the user trusted the
+	// workspace, and that file's token is the one gw has always written there.
+	if _, ok := a.agent.(agents.CredentialCommander); !ok || opts.Executable == nil || opts.Project {
+		return nil, nil
+	}
+	exe, err := opts.Executable()
+	if err == nil {
+		exe, err = filepath.Abs(exe)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the gw binary for %s's credential command: %w", a.Display, err)
+	}
+	return &agents.CredentialCommand{Path: exe, Args: agents.CredentialArgs}, nil
 }

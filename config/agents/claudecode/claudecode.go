@@ -1,9 +1,11 @@
 // Package claudecode writes gw into Claude Code's settings.json: the "env"
 // block that points Claude Code at gw serve's Anthropic messages endpoint
-// (ANTHROPIC_BASE_URL without /v1, ANTHROPIC_AUTH_TOKEN, the model
-// variables). Claude Code reads settings.json with a strict JSON parser (a
-// comment makes it refuse the whole file), so this writer refuses comments
-// and trailing commas too, with their line and column.
+// (ANTHROPIC_BASE_URL without /v1, the model variables) and apiKeyHelper,
+// which runs gw auth token --serve for the token (credential.go; without it,
+// or in a project's settings, ANTHROPIC_AUTH_TOKEN holds the local token).
+// Claude Code reads settings.json with a strict JSON parser (a comment makes
+// it refuse the whole file), so this writer refuses comments and trailing
+// commas too, with their line and column.
 //
 // Checked against Claude Code 2.1.330: it reads the env block of
 // $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude/settings.json) and of
@@ -150,8 +152,17 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	if d.Small == "" {
 		drop = append(drop, EnvSmallFast)
 	}
-	env := jsonc.Want{Container: true, Fields: vars(d, false), Drop: drop}
+	envVars := vars(d, false)
+	helper := helperLine(src, d) // gw's credential command instead of the token (credential.go)
+	if helper != "" {
+		envVars = slices.DeleteFunc(envVars, func(f jsonc.Field) bool { return f.Key == EnvAuthToken })
+		drop = append(drop, EnvAuthToken)
+	}
+	env := jsonc.Want{Container: true, Fields: envVars, Drop: drop}
 	fields := []jsonc.Field{{Key: "env", Val: env}}
+	if helper != "" {
+		fields = append(fields, jsonc.Field{Key: HelperSetting, Val: helper})
+	}
 	// gw's status line only where the user has no statusLine of their own
 	// (whatever its value): theirs is never touched.
 	statusLine := d.StatusLine != "" && !hasStatusLine(src)
@@ -168,7 +179,8 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	if err != nil {
 		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
 	}
-	if after.BaseURL != d.Origin() || after.LocalToken != d.Token || after.KeyKind != agents.KeyLocalToken {
+	if after.BaseURL != d.Origin() || (helper == "" && (after.LocalToken != d.Token || after.KeyKind != agents.KeyLocalToken)) ||
+		(helper != "" && (after.KeyKind != agents.KeyCommand || after.KeyCommand != helper)) {
 		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not hold gw's values; nothing was written")
 	}
 	if before.Configured {
@@ -200,7 +212,7 @@ func warnings(data []byte) []string {
 		return nil
 	}
 	var out []string
-	if jsonc.Member(top, "apiKeyHelper") != nil {
+	if h := jsonc.Member(top, HelperSetting); h != nil && !agents.IsCredentialCommand(jsonc.Str(h)) {
 		out = append(out, "\"apiKeyHelper\" is set, and Claude Code sends what it prints instead of gw serve's token; remove it")
 	}
 	return out
@@ -224,6 +236,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 		in.LocalToken = ""
 		in.Notes = append(in.Notes, EnvAPIKey+" holds an API key written into the file")
 	}
+	inspectHelper(top, &in)
 	in.Default = jsonc.Str(jsonc.Member(env, EnvModel))
 	in.Small = jsonc.Str(jsonc.Member(env, EnvSmallFast))
 	for _, k := range []string{EnvModel, EnvOpus, EnvSonnet, EnvHaiku, EnvSmallFast} {

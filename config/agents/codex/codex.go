@@ -1,9 +1,10 @@
 // Package codex writes gw into Codex's config.toml: a [model_providers.gw]
-// table (base_url of gw serve, wire_api = "responses", the local token as
-// experimental_bearer_token, supports_websockets = false, and
-// model_catalog_url: gw serve's catalog of the account's models, see
-// Catalog) and the root keys that select it (model, model_provider,
-// model_context_window). Codex speaks the OpenAI responses
+// table (base_url of gw serve, wire_api = "responses", supports_websockets =
+// false, and model_catalog_url: gw serve's catalog of the account's models,
+// see Catalog) with [model_providers.gw.auth], which runs gw auth token
+// --serve for the token (credential.go; the local token as
+// experimental_bearer_token without it), and the root keys that select it
+// (model, model_provider, model_context_window). Codex speaks the OpenAI responses
 // API, which gw serve translates to the service's chat completions, so it
 // works through gw serve only.
 //
@@ -13,8 +14,9 @@
 // model_providers there are ignored ("unsupported project-local config
 // keys"), so there is no project scope. -c key=value overrides any key for
 // one run (the value is TOML), and a provider's env_key names the variable
-// holding its key; both together point Codex at gw serve with nothing
-// written, even over a stale [model_providers.gw] (checked).
+// holding its key; both together, for a provider of gw run's own, point
+// Codex at gw serve with nothing written, whatever [model_providers.gw]
+// holds (checked).
 package codex
 
 import (
@@ -112,15 +114,24 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		return agents.Result{}, err
 	}
 	// env_key would name a variable to read the key from instead.
-	if _, _, err := doc.SetTable(table, []tomledit.Field{
+	key, drop := []tomledit.Field{{Key: "experimental_bearer_token", Val: d.Token}}, []string{"env_key"}
+	if d.Credential != nil { // gw's credential command instead (credential.go)
+		key, drop = nil, []string{"env_key", "experimental_bearer_token"}
+	}
+	if _, _, err := doc.SetTable(table, append(append([]tomledit.Field{
 		{Key: "name", Val: agents.ProviderName, OnlyIfMissing: true},
 		{Key: "base_url", Val: d.BaseURL},
-		{Key: "wire_api", Val: wireAPI},
-		{Key: "experimental_bearer_token", Val: d.Token},
-		{Key: "supports_websockets", Val: false},
-		{Key: "model_catalog_url", Val: CatalogURL(d.BaseURL)},
-	}, []string{"env_key"}); err != nil {
+		{Key: "wire_api", Val: wireAPI}},
+		key...),
+		tomledit.Field{Key: "supports_websockets", Val: false},
+		tomledit.Field{Key: "model_catalog_url", Val: CatalogURL(d.BaseURL)},
+	), drop); err != nil {
 		return agents.Result{}, err
+	}
+	if d.Credential != nil {
+		if _, _, err := doc.SetTable(authTable, authFields(*d.Credential), nil); err != nil {
+			return agents.Result{}, err
+		}
 	}
 	out, err := doc.Bytes()
 	if err != nil {
@@ -128,7 +139,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	}
 	res := agents.Result{Data: out, Changed: string(out) != string(src), Created: !before.Configured}
 	after, err := Inspect(out)
-	if err != nil || after.BaseURL != d.BaseURL || after.LocalToken != d.Token {
+	if err != nil || after.BaseURL != d.BaseURL || (d.Credential == nil && after.LocalToken != d.Token) || (d.Credential != nil && !after.GwCommand) {
 		return agents.Result{}, errors.New("internal error: the merged config does not hold gw's provider; nothing was written")
 	}
 	if before.Configured {
@@ -160,6 +171,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	} else {
 		in.KeyKind = agents.KeyNone
 	}
+	inspectAuth(doc, src, &in)
 	provider, _ := doc.Get("model_provider")
 	model, _ := doc.Get("model")
 	if provider == agents.ProviderID && model != "" {
@@ -181,9 +193,14 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	return in, nil
 }
 
-// Run is gw run's route: -c overrides that define and select the gw
-// provider (nothing secret), with env_key naming GW_LOCAL_TOKEN, which holds
-// the token in Codex's environment.
+// runProvider is the provider gw run defines and selects, beside the user's [model_providers.gw]: that
+// one may have gw's credential command ([model_providers.gw.auth], gw init agent's), which Codex refuses to
+// combine with the env_key gw run gives, and which -c cannot remove.
+const runProvider = "gw-run"
+
+// Run is gw run's route: -c overrides that define and select a provider of
+// gw run's own, runProvider (nothing secret), with env_key naming
+// GW_LOCAL_TOKEN, which holds the token in Codex's environment.
 func Run(d agents.Declaration) (agents.RunSpec, error) {
 	if d.Mode == agents.Direct {
 		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
@@ -196,13 +213,13 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 	set := func(k, v string) []string { return []string{"-c", k + "=" + v} }
 	var args []string
 	for _, kv := range [][2]string{
-		{"model_providers.gw.name", q(agents.ProviderName)},
-		{"model_providers.gw.base_url", q(d.BaseURL)},
-		{"model_providers.gw.wire_api", q(wireAPI)},
-		{"model_providers.gw.env_key", q(agents.TokenEnv)},
-		{"model_providers.gw.supports_websockets", "false"},
-		{"model_providers.gw.model_catalog_url", q(CatalogURL(d.BaseURL))},
-		{"model_provider", q(agents.ProviderID)},
+		{"model_providers." + runProvider + ".name", q(agents.ProviderName)},
+		{"model_providers." + runProvider + ".base_url", q(d.BaseURL)},
+		{"model_providers." + runProvider + ".wire_api", q(wireAPI)},
+		{"model_providers." + runProvider + ".env_key", q(agents.TokenEnv)},
+		{"model_providers." + runProvider + ".supports_websockets", "false"},
+		{"model_providers." + runProvider + ".model_catalog_url", q(CatalogURL(d.BaseURL))},
+		{"model_provider", q(runProvider)},
 		{"model", q(m.ID)},
 		{"model_context_window", strconv.Itoa(m.Context)},
 	} {

@@ -107,8 +107,10 @@ func TestRunTokenOnlyInEnv(t *testing.T) {
 		t.Errorf("env %q", spec.Env)
 	}
 	joined := strings.Join(spec.Args, " ")
-	for _, want := range []string{`-c model_providers.gw.base_url="http://127.0.0.1:8787/v1"`, `-c model_providers.gw.wire_api="responses"`, `-c model_providers.gw.env_key="GW_LOCAL_TOKEN"`, `-c model_provider="gw"`,
-		`-c model_providers.gw.supports_websockets=false`, `-c model_providers.gw.model_catalog_url="http://127.0.0.1:8787/v1/codex/models"`} {
+	// A provider of gw run's own: the user's [model_providers.gw] may hold gw's credential command, which
+	// Codex refuses to combine with env_key.
+	for _, want := range []string{`-c model_providers.gw-run.base_url="http://127.0.0.1:8787/v1"`, `-c model_providers.gw-run.wire_api="responses"`, `-c model_providers.gw-run.env_key="GW_LOCAL_TOKEN"`, `-c model_provider="gw-run"`,
+		`-c model_providers.gw-run.supports_websockets=false`, `-c model_providers.gw-run.model_catalog_url="http://127.0.0.1:8787/v1/codex/models"`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("args lack %s: %s", want, joined)
 		}

@@ -113,6 +113,8 @@ func provider(d agents.Declaration, run bool) jsonc.Want {
 		base, api, key = d.BaseURL, apiChat, d.KeyVar()
 	case run:
 		key = agents.TokenEnv
+	case d.Credential != nil:
+		key = credentialKey(*d.Credential) // credential.go
 	}
 	return jsonc.Want{Container: true, Fields: []jsonc.Field{
 		{Key: "name", Val: agents.ProviderName, OnlyIfMissing: true},
@@ -266,8 +268,9 @@ func inspectModels(src []byte) (agents.Inspection, error) {
 	in.BaseURL = jsonc.Str(jsonc.Member(gw, "baseUrl"))
 	key := jsonc.Str(jsonc.Member(gw, "apiKey"))
 	switch {
-	case strings.HasPrefix(key, "!"):
-		in.KeyKind = agents.KeyNone // a command pi runs for the key: nothing written into the file
+	case strings.HasPrefix(key, "!"): // a command pi runs for the key: nothing written into the file
+		in.KeyKind, in.KeyCommand = agents.KeyCommand, strings.TrimPrefix(key, "!")
+		in.GwCommand = agents.IsCredentialCommand(in.KeyCommand)
 	default:
 		in.KeyKind, in.KeyRef = agents.ClassifyKey(key, func(k string) string {
 			if envName.MatchString(k) {

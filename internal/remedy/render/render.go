@@ -217,6 +217,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "to have gw serve start at login and restart when it fails, run: gw service install"
 	case remedy.FreePort:
 		return "stop the program on " + v + ", or run gw serve --port N on a free port and re-run gw init agent"
+	case remedy.MovePort:
+		return "stop the program on " + v + ", or move gw serve to a free port N: gw init agent --agent NAME --port N, for each agent set up"
 	case remedy.ListenHere:
 		return "give --listen an IP address of this machine (127.0.0.1 for this machine only, 0.0.0.0 for every address)"
 	case remedy.ServeOnConfiguredPort:

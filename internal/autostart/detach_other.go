@@ -1,0 +1,7 @@
+//go:build !unix && !windows
+
+package autostart
+
+import "os/exec"
+
+func detach(*exec.Cmd) {}
