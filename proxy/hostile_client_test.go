@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -349,5 +350,40 @@ func TestRoutingHeadersDroppedInAnySpelling(t *testing.T) {
 	dropRoutingHeaders(h)
 	if len(h) != 3 || h.Get("X-Forwardedx") == "" || h.Get("Content-Type") == "" {
 		t.Errorf("left %v", h)
+	}
+}
+
+// TestHostileClientItemReferencesPast64MiBAreRefused: a client stores one
+// 1 MiB input item, then sends a few kilobytes naming it 80 times (then
+// 1,000 times). What gw serve would build from its store is bounded like
+// what it receives (64 MiB): the request is refused with a 400 naming the
+// cause, before the body is built (a few MiB allocated, not 80), and the
+// service is sent nothing.
+func TestHostileClientItemReferencesPast64MiBAreRefused(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	big := strings.Repeat("x", 1<<20)
+	res := r.do(waitCtx(t), "POST", "/v1/responses",
+		`{"model":"`+sonnet+`","input":[{"type":"message","id":"msg_big","role":"user","content":"`+big+`"}]}`, nil)
+	if body := readAll(t, res); res.StatusCode != 200 {
+		t.Fatalf("storing a 1 MiB item: %d %.300s", res.StatusCode, body)
+	}
+	before := len(r.up.Seen())
+	for _, n := range []int{80, 1000} {
+		refs := strings.TrimSuffix(strings.Repeat(`{"type":"item_reference","id":"msg_big"},`, n), ",")
+		body := `{"model":"` + sonnet + `","store":false,"input":[` + refs + `]}`
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		res := r.do(waitCtx(t), "POST", "/v1/responses", body, nil)
+		ce := readClientError(t, protoResponses, res)
+		runtime.ReadMemStats(&m1)
+		if ce.Status != 400 || !strings.Contains(ce.Message, "item_reference") || !strings.Contains(ce.Message, "64 MiB") {
+			t.Errorf("%d references to a 1 MiB item (a %d-byte request): %+v", n, len(body), ce)
+		}
+		if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 16<<20 {
+			t.Errorf("%d references to a 1 MiB item: gw serve allocated %d MiB refusing them", n, alloc>>20)
+		}
+	}
+	if seen := r.up.Seen(); len(seen) != before {
+		t.Errorf("the service was sent %d requests built from references past the limit", len(seen)-before)
 	}
 }

@@ -151,7 +151,7 @@ func New(o Options) (*Handler, error) {
 		identity:  []string{"identity"},
 		gzip:      []string{"gzip"},
 		relay:     o.Relay,
-		store:     responses.NewStore(0, 0),
+		store:     responses.NewStore(0, 0).LimitBuilt(o.Relay.Limits.Request),
 	}
 	if o.StateDir != "" {
 		// Created with its first line. A log that cannot be written (a link
