@@ -5,6 +5,9 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -15,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -385,5 +389,99 @@ func TestHostileClientItemReferencesPast64MiBAreRefused(t *testing.T) {
 	}
 	if seen := r.up.Seen(); len(seen) != before {
 		t.Errorf("the service was sent %d requests built from references past the limit", len(seen)-before)
+	}
+}
+
+// paddedBody is a request of route rt whose one user message makes it n
+// bytes long.
+func paddedBody(t testing.TB, rt route, n int) []byte {
+	t.Helper()
+	small := rt.body(sonnet, false)
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(small), &doc); err != nil {
+		t.Fatal(err)
+	}
+	msg := map[string]any{"role": "user", "content": "PAD"}
+	if rt.proto == protoResponses {
+		doc["input"] = []any{msg}
+	} else {
+		doc["messages"] = []any{msg}
+	}
+	b, _ := json.Marshal(doc)
+	pad := n - len(b) + len("PAD")
+	if pad < 0 {
+		t.Fatalf("a body of %d bytes cannot hold %s", n, b)
+	}
+	return bytes.Replace(b, []byte("PAD"), bytes.Repeat([]byte("a"), pad), 1)
+}
+
+// sendBody posts body to gw serve: with its length, chunked (length
+// unknown), or gzip-encoded.
+func (r *rig) sendBody(path string, body []byte, how string) *http.Response {
+	r.t.Helper()
+	var rd io.Reader = bytes.NewReader(body)
+	if how == "chunked" {
+		rd = io.MultiReader(rd) // no length: sent chunked
+	}
+	req, err := http.NewRequestWithContext(waitCtx(r.t), "POST", strings.TrimSuffix(r.base, "/v1")+path, rd)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	if how == "gzip" {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	res, err := r.client.Do(req)
+	if err != nil {
+		r.t.Fatalf("POST %s: %v", path, err)
+	}
+	return res
+}
+
+// allocated is what the process allocated while f ran.
+func allocated(f func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+// TestHostileClientBodyPast64MiBCostsAtMost64MiB: a body past the one
+// request limit (64 MiB) is refused on both translated routes, and costs
+// gw serve no more than the limit whatever its shape: 64 MiB + 1 KiB with
+// its length, the same chunked, and a 1 MB gzip bomb that inflates past
+// the limit (before, refusing one grew gw serve by hundreds of MiB).
+func TestHostileClientBodyPast64MiBCostsAtMost64MiB(t *testing.T) {
+	limit := int(relay.DefaultLimits.Request)
+	var zb bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&zb, gzip.BestCompression)
+	_, _ = zw.Write(bytes.Repeat([]byte(" "), 1<<30))
+	_ = zw.Close()
+	bomb := zb.Bytes()
+	for _, rt := range routes[1:] {
+		r := newRig(t, rigOpts{})
+		over := paddedBody(t, rt, limit+1<<10)
+		for _, how := range []string{"length", "chunked", "gzip"} {
+			body := over
+			if how == "gzip" {
+				body = bomb
+			}
+			var ce clientError
+			alloc := allocated(func() { ce = readClientError(t, rt.proto, r.sendBody(rt.path, body, how)) })
+			if (ce.Status != 413 && ce.Status != 400) || !strings.Contains(ce.Message, "larger than 64 MiB") {
+				t.Errorf("%s, %s: a body past the limit: %+v", rt.path, how, ce)
+			}
+			// The limit, and a little for the connection, the gzip window
+			// and the answer.
+			if alloc > uint64(limit)+1<<20 {
+				t.Errorf("%s, %s: refusing a body past the limit allocated %.1f MiB, more than the limit", rt.path, how, float64(alloc)/(1<<20))
+			}
+		}
+		if n := len(r.up.Seen()); n != 0 {
+			t.Errorf("%s: the service was sent %d requests", rt.path, n)
+		}
 	}
 }
