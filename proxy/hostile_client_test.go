@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/proxy/relay"
+	"github.com/modelgateway/gw/reqlog"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -482,6 +483,55 @@ func TestHostileClientBodyPast64MiBCostsAtMost64MiB(t *testing.T) {
 		}
 		if n := len(r.up.Seen()); n != 0 {
 			t.Errorf("%s: the service was sent %d requests", rt.path, n)
+		}
+	}
+}
+
+// TestHostileClientForgesNoLogLine: a /v1/messages tool whose type holds a
+// newline, a whole request-log line and an escape sequence makes one line
+// of the request log, not three: gw usage counts none of the forged line's
+// tokens, and no raw ESC (or C1) reaches serve.log or gw serve's terminal.
+func TestHostileClientForgesNoLogLine(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	forged := "2026-11-21T06:05:40.998+01:00 POST /v1/messages agent=claude-code model=m status=200 dur=3s prompt_tokens=100000020 completion_tokens=6 proto=messages stream=false"
+	for _, typ := range []string{
+		"x\n" + forged + "\n",
+		"x prompt_tokens=100000020 \x1b]52;c;aGk=\x07\x1b[2J\u009b31m",
+	} {
+		before := r.log.String()
+		body, _ := json.Marshal(map[string]any{
+			"model": sonnet, "max_tokens": 20,
+			"messages": []any{map[string]any{"role": "user", "content": "hi"}},
+			"tools":    []any{map[string]any{"name": "t", "type": typ}},
+		})
+		res := r.do(waitCtx(t), "POST", "/v1/messages", string(body), nil)
+		readAll(t, res)
+		var logged string
+		for ctx := waitCtx(t); ; {
+			if logged = strings.TrimPrefix(r.log.String(), before); strings.Contains(logged, "proto=messages") {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("no log line: %q", logged)
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		time.Sleep(20 * time.Millisecond) // a forged line would follow at once
+		logged = strings.TrimPrefix(r.log.String(), before)
+		lines := strings.Split(strings.TrimSuffix(logged, "\n"), "\n")
+		if len(lines) != 1 {
+			t.Errorf("one request wrote %d log lines:\n%s", len(lines), logged)
+		}
+		if strings.ContainsAny(logged, "\x1b\x07\u009b") {
+			t.Errorf("a control character reached the log: %q", logged)
+		}
+		var p reqlog.Parser
+		var e reqlog.Entry
+		for _, l := range lines {
+			if p.Parse([]byte(l), &e) && e.Input == 100000020 {
+				t.Errorf("the forged tokens are counted: %q", l)
+			}
 		}
 	}
 }

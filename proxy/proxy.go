@@ -595,7 +595,7 @@ func (h *Handler) explainError(res *http.Response, c *call, body []byte) []byte 
 		suggestion = h.closestID(res.Request.Context(), model)
 	}
 	if suggestion != "" && suggestion != model {
-		e.note = "suggested=" + suggestion
+		e.note = reqlog.Note("suggested", suggestion)
 		return addSuggestion(body, res.Header.Get("Content-Type"), suggestion)
 	}
 	return body

@@ -111,8 +111,7 @@ func Append(b []byte, e *Entry) []byte {
 	b = append(b, " stream="...)
 	b = strconv.AppendBool(b, e.Stream)
 	if e.Note != "" {
-		b = append(b, ' ')
-		b = append(b, e.Note...)
+		b = appendNotes(b, e.Note)
 	}
 	if e.Count > 1 {
 		b = append(b, " ×"...)
@@ -149,4 +148,58 @@ func plainField(s string) bool {
 		}
 	}
 	return true
+}
+
+// Note is one word of a line's notes, key=value, its value written as
+// AppendField writes a field: whatever the value (a tool's type, a field the
+// service refused), it stays one word of one line.
+func Note(key, value string) string {
+	return key + "=" + string(AppendField(nil, value))
+}
+
+// lineKeys are the fields of a line, which no note may spell.
+var lineKeys = map[string]bool{"agent": true, "model": true, "status": true, "condition": true, "dur": true,
+	"prompt_tokens": true, "cached_tokens": true, "completion_tokens": true, "reasoning_tokens": true,
+	"proto": true, "stream": true}
+
+// appendNotes appends the words of note. A word that is not gw's own shape
+// (a key of lower-case letters and '_', not one of the line's fields, then
+// '=' and a value as AppendField writes it; or such a key alone) is written
+// quoted whole, so that nothing a note carries can forge a field, a line
+// or a control sequence, however it reached the note.
+func appendNotes(b []byte, note string) []byte {
+	for rest := []byte(note); ; {
+		var tok []byte
+		if tok, _, rest = nextToken(rest); tok == nil {
+			return b
+		}
+		b = append(b, ' ')
+		if noteWord(string(tok)) {
+			b = append(b, tok...)
+		} else {
+			b = strconv.AppendQuote(b, string(tok))
+		}
+	}
+}
+
+func noteWord(w string) bool {
+	k, v, eq := strings.Cut(w, "=")
+	if k == "" || lineKeys[k] {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; (c < 'a' || c > 'z') && c != '_' {
+			return false
+		}
+	}
+	switch {
+	case !eq:
+		return true
+	case plainField(v):
+		return true
+	case len(v) >= 2 && v[0] == '"':
+		u, err := strconv.Unquote(v)
+		return err == nil && strconv.Quote(u) == v
+	}
+	return false
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/reqlog"
 )
 
 // Upstream sends a chat-completions request to the service, with the real
@@ -184,6 +185,11 @@ func (l *loop) serve(r *http.Request) Outcome {
 		info := ex.Info()
 		l.out.Model = info.Model
 		for _, n := range info.Notes {
+			// A note's value may be the client's words (a tool's type):
+			// written as data, it stays one word of one log line.
+			if k, v, ok := strings.Cut(n, "="); ok {
+				n = reqlog.Note(k, v)
+			}
 			l.out.note(n)
 		}
 	}
