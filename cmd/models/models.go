@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -79,6 +80,10 @@ func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 		return pick(ios, entries, opts.Multi)
 	}
 
+	// The service's ids and names, shown with any control character escaped.
+	for i := range entries {
+		entries[i].ID, entries[i].Name = safetext.Line(entries[i].ID), safetext.Line(entries[i].Name)
+	}
 	if !ios.IsStdoutTTY() {
 		// Piped: one model per line, tab-separated, no header, so `gw models | cut -f1` gives the ids.
 		for _, e := range entries {

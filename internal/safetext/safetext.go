@@ -140,3 +140,25 @@ func (sw *Writer) Flush() error {
 	_, err := sw.w.Write(b)
 	return err
 }
+
+// JSON is JSON text (as encoding/json writes it, valid UTF-8 with C0
+// escaped) with DEL and the C1 characters escaped too (\u007f, \u009b),
+// which encoding/json leaves as they are: the same JSON to a program,
+// nothing that acts on a terminal.
+func JSON(b []byte) []byte {
+	if clean(string(b), true) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			out = append(out, `\u00`...)
+			out = append(out, hex[r>>4], hex[r&15])
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}
