@@ -26,6 +26,7 @@ import (
 	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
+	"github.com/modelgateway/gw/internal/fsutil"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
@@ -201,11 +202,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		environ = os.Environ
 	}
 	if len(spec.Files) > 0 || spec.Prepare != nil {
-		dir, err := writeRunFiles(spec.Files)
+		tmp, err := writeRunFiles(spec.Files)
 		if err != nil {
 			return fmt.Errorf("writing %s's settings for this run: %w", a.Display, err)
 		}
-		defer os.RemoveAll(dir)
+		defer tmp.Remove()
+		dir := tmp.Dir
 		if spec.Prepare != nil {
 			place := agents.RunPlace{Dir: dir, Env: env, Args: opts.Args, Terminal: opts.IO.IsStdinTTY() && opts.IO.IsStdoutTTY()}
 			if spec, err = spec.Prepare(spec, place); err != nil {
@@ -401,23 +403,28 @@ const stopGrace = time.Second
 
 // writeRunFiles writes an agent's run files (no secret in them) into a new directory only the user can
 // read; the caller removes it when the agent has ended.
-func writeRunFiles(files map[string][]byte) (string, error) {
-	dir, err := os.MkdirTemp("", "gw-run-")
+// It is held (locked) while gw run runs, so that a later gw run removes it when this one was killed
+// before it could.
+func writeRunFiles(files map[string][]byte) (*fsutil.PrivateTemp, error) {
+	tmp, err := fsutil.NewPrivateTemp(runDirPrefix)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	for name, data := range files {
 		if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-			os.RemoveAll(dir)
-			return "", fmt.Errorf("run file name %q is not a plain file name", name)
+			tmp.Remove()
+			return nil, fmt.Errorf("run file name %q is not a plain file name", name)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			os.RemoveAll(dir)
-			return "", err
+		if err := fsutil.WriteOwn(filepath.Join(tmp.Dir, name), data, 0o600); err != nil {
+			tmp.Remove()
+			return nil, err
 		}
 	}
-	return dir, nil
+	return tmp, nil
 }
+
+// runDirPrefix names gw run's directories in the temporary directory.
+const runDirPrefix = "gw-run-"
 
 // inRunDir replaces agents.RunDir in spec's arguments and environment with dir.
 func inRunDir(spec agents.RunSpec, dir string) agents.RunSpec {
