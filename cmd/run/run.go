@@ -202,6 +202,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		environ = os.Environ
 	}
 	if len(spec.Files) > 0 || spec.Prepare != nil {
+		// What an earlier run killed (SIGKILL) could not remove, now that no process holds it.
+		fsutil.RemoveStalePrivateTemps(runDirPrefix)
 		tmp, err := writeRunFiles(spec.Files)
 		if err != nil {
 			return fmt.Errorf("writing %s's settings for this run: %w", a.Display, err)

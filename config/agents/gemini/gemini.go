@@ -352,7 +352,8 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 // other entry of the user's .gemini (history, trusted folders, GEMINI.md,
 // extensions, commands…) and of the home directory itself (~ in a setting
 // still finds the user's files). The user's files are only read; gw run
-// removes the directory, and so the links, when Gemini CLI ends: what
+// removes the directory, and so the links, when Gemini CLI ends (the next
+// gw run removes one a killed gw run left): what
 // Gemini CLI saves meanwhile into its settings, or into a file of its
 // .gemini the user did not have yet, is not kept. The system settings
 // still apply, above it.
