@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/modelgateway/gw/api"
@@ -14,6 +15,10 @@ import (
 // list and gw's catalogue (codex.Catalog), so that Codex knows each model's
 // context window and offers its apply_patch tool.
 
+// maxCodexCatalog bounds Codex's catalog: the first models the account
+// lists, far more than its picker shows; the log says when the list was cut.
+const maxCodexCatalog = 500
+
 func codexCatalog(r *http.Request) bool {
 	return r.Method == http.MethodGet && r.URL.Path == "/v1"+codex.CatalogPath
 }
@@ -24,11 +29,23 @@ func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *c
 	if !ok {
 		return
 	}
-	joined := api.JoinCatalog(listed)
+	// One pass over the list, each entry made from its own model (not a
+	// search of the list per id), and at most maxCodexCatalog of them: every
+	// entry carries gw's instructions, so a list of tens of thousands would
+	// make an answer of tens of MiB.
 	var models []agents.Model
-	for _, id := range api.SubscribedIDs(joined) {
-		m, _ := agents.ModelFor(id, joined)
-		models = append(models, m)
+	subscribed := 0
+	for _, jm := range api.JoinCatalog(listed) {
+		if !jm.InSubscription {
+			continue
+		}
+		if subscribed++; len(models) < maxCodexCatalog {
+			m, _ := agents.ModelFor(jm.ID, []api.JoinedModel{jm})
+			models = append(models, m)
+		}
+	}
+	if subscribed > maxCodexCatalog {
+		e.note = joinNonEmpty(e.note, fmt.Sprintf("catalog=first_%d_of_%d", maxCodexCatalog, subscribed))
 	}
 	b, err := codex.Catalog(models)
 	if err != nil {
