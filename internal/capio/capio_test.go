@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -48,5 +49,20 @@ func TestReadAll(t *testing.T) {
 		if err != nil || !bytes.Equal(b, big[:limit]) {
 			t.Errorf("exactly the limit, length %d: %d bytes, %v", size, len(b), err)
 		}
+	}
+}
+
+// TestReadAllLengthSaidNotSent: a body that says 64 MiB and sends a few bytes costs what it sent (and
+// the first piece), not what it said.
+func TestReadAllLengthSaidNotSent(t *testing.T) {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, err := ReadAll(strings.NewReader("abc"), 64<<20, 64<<20, errBig)
+	runtime.ReadMemStats(&m1)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("cut off: %v", err)
+	}
+	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("3 bytes sent of 64 MiB said: %d KiB allocated", alloc>>10)
 	}
 }
