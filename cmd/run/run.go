@@ -29,6 +29,7 @@ import (
 	"github.com/modelgateway/gw/internal/fsutil"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/tui"
@@ -219,10 +220,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		spec = inRunDir(spec, dir)
 	}
 	for _, w := range append(overrides(a, configured, d), spec.Warnings...) {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: "+w)
+		fmt.Fprintln(opts.IO.ErrOut, "warning: "+safetext.Line(w)) // it may quote a project's file
 	}
 	for _, n := range spec.Notes {
-		fmt.Fprintln(opts.IO.ErrOut, "note: "+n)
+		fmt.Fprintln(opts.IO.ErrOut, "note: "+safetext.Line(n))
 	}
 	child := exec.Command(bin, append(slices.Clone(spec.Args), opts.Args...)...)
 	child.Env = childEnv(environ(), spec.Env)
