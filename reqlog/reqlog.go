@@ -11,7 +11,9 @@
 //	2026-11-21T06:05:40.998+01:00 POST /v1/messages agent=claude-code model=vendor-a/model-a-sonnet-4.5 status=200 dur=3s prompt_tokens=5 cached_tokens=2 completion_tokens=6 proto=messages stream=true
 //
 // It stays readable on gw serve's terminal and is parsed without a
-// general-purpose decoder.
+// general-purpose decoder. Every value that comes from outside (a path, a
+// model, an agent, a note's value) is written as data: quoted, its control
+// characters escaped, so that it can forge neither a line nor a field.
 package reqlog
 
 import (
