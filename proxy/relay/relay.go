@@ -829,7 +829,8 @@ type reqRefusal struct {
 // readBody reads the client's request body, gzip decoded, up to limit
 // bytes (after decoding). A body past the limit costs no more than the
 // limit to refuse (one whose Content-Length says so, nothing: it is not
-// read); one under it, about its size (twice when its length is not said).
+// read); one under it, up to about one and a half times its size (twice
+// when its length is not said) — see capio.ReadAll.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *reqRefusal) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
