@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"weak"
@@ -20,8 +19,8 @@ type Conns struct {
 	mu      sync.Mutex
 	onClose map[*func()]struct{}
 
-	// The transport, for Prepare (weak: the list of ConnsOf keeps each
-	// Conns), and the connections prepared, by address, until taken.
+	// The transport, for Prepare (weak: the Transport holds its Conns),
+	// and the connections prepared, by address, until taken.
 	tr       weak.Pointer[http.Transport]
 	prepared map[string]*Prepared
 }
@@ -88,33 +87,11 @@ func (cc *countedConn) Close() error {
 	return err
 }
 
-// The Conns of each transport NewTransport made, found by ConnsOf. Weak
-// keys: a transport nobody uses any more is not kept alive by this list.
-var conns = struct {
-	sync.Mutex
-	m map[weak.Pointer[http.Transport]]*Conns
-}{m: map[weak.Pointer[http.Transport]]*Conns{}}
-
-func register(t *http.Transport, c *Conns) {
-	wp := weak.Make(t)
-	conns.Lock()
-	conns.m[wp] = c
-	conns.Unlock()
-	runtime.AddCleanup(t, func(wp weak.Pointer[http.Transport]) {
-		conns.Lock()
-		delete(conns.m, wp)
-		conns.Unlock()
-	}, wp)
-}
-
 // ConnsOf returns the connection count of a transport NewTransport made,
 // or nil for any other RoundTripper.
 func ConnsOf(rt http.RoundTripper) *Conns {
-	t, ok := rt.(*http.Transport)
-	if !ok {
-		return nil
+	if t, ok := rt.(*Transport); ok {
+		return t.Conns
 	}
-	conns.Lock()
-	defer conns.Unlock()
-	return conns.m[weak.Make(t)]
+	return nil
 }

@@ -217,7 +217,7 @@ func TestPrepare_NotPastAProxy(t *testing.T) {
 	proxied := NewTransport(TransportOptions{Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: apitest.ClosedAddr(t)})})
 	direct := NewTransport(TransportOptions{Proxy: func(*http.Request) (*url.URL, error) { return nil, nil }})
 	for _, c := range []struct {
-		tr   *http.Transport
+		tr   *Transport
 		base string
 	}{{proxied, "https://gw.example.test/v1"}, {direct, "http://127.0.0.1:1/v1"}} {
 		u, _ := url.Parse(c.base)

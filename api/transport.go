@@ -68,9 +68,9 @@ func (e *ProxyError) Error() string {
 // through: proxy from the environment, HTTP/2 attempted (with PINGs on an
 // idle connection), time-outs per phase, idle connections kept across an
 // agent's pauses, and no compression so that streamed events are never
-// held back. ConnsOf counts its connections, and can prepare one ahead of
+// held back. Its Conns counts its connections, and can prepare one ahead of
 // need (Conns.Prepare): it opens its TLS connections itself (prepare.go).
-func NewTransport(o TransportOptions) *http.Transport {
+func NewTransport(o TransportOptions) *Transport {
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = DefaultDialTimeout
 	}
@@ -110,8 +110,14 @@ func NewTransport(o TransportOptions) *http.Transport {
 	}
 	t.DialTLSContext = c.dialTLS(t)
 	c.tr = weak.Make(t)
-	register(t, c)
-	return t
+	return &Transport{Transport: t, Conns: c}
+}
+
+// Transport is the transport NewTransport makes: an http.Transport (its
+// fields and methods are Transport's) with the count of its connections.
+type Transport struct {
+	*http.Transport
+	Conns *Conns
 }
 
 // ClassifyTransport explains a failure to get any HTTP answer (condition:

@@ -76,7 +76,7 @@ func (t *agentTally) fail(c Check) {
 // foundAgent counts a config of a found, and notes once an installed version other than the one gw writes
 // its config for.
 func (t *agentTally) foundAgent(af AgentFiles) {
-	a := af.Agent
+	a := af.Agent.Info()
 	t.found++
 	if !slices.Contains(t.foundIn, a.Display) {
 		t.foundIn = append(t.foundIn, a.Display)
@@ -92,8 +92,8 @@ func (t *agentTally) foundAgent(af AgentFiles) {
 // each config file is read the way its agent reads it, and what points at the service (or at gw serve) is
 // checked — its base URL, the local token gw serve accepts now, a key written into the file, the settings
 // that keep the agent from using it — and its model ids go to the model checks. An agent whose config
-// declares its own providers (agents.Agent.Providers: OpenCode) has each one that reaches the service
-// checked; the others have gw's entry checked (agents.Agent.Inspect).
+// declares its own providers (agents.ProviderLister: OpenCode) has each one that reaches the service
+// checked; the others have gw's entry checked (agents.ConfigWriter's Inspect).
 func (r *run) checkAgentConfigs() agentResult {
 	in := r.in
 	if len(in.Agents) == 0 {
@@ -101,11 +101,11 @@ func (r *run) checkAgentConfigs() agentResult {
 	}
 	t := &agentTally{}
 	for _, af := range in.Agents {
-		if !slices.Contains(t.lookedFor, af.Agent.Display) {
-			t.lookedFor = append(t.lookedFor, af.Agent.Display)
+		if !slices.Contains(t.lookedFor, af.Agent.Info().Display) {
+			t.lookedFor = append(t.lookedFor, af.Agent.Info().Display)
 		}
-		if af.Agent.Providers != nil {
-			r.checkProviders(af, t)
+		if pl, ok := af.Agent.(agents.ProviderLister); ok {
+			r.checkProviders(af, pl, t)
 		} else {
 			r.checkEntry(af, t)
 		}
@@ -132,7 +132,7 @@ func (r *run) checkAgentConfigs() agentResult {
 		res.check = Check{ID: IDAgentConfig, Status: Skip,
 			Cause: "no coding agent config found (looked for the configs of " + strings.Join(t.lookedFor, ", ") + ")",
 			// The first agent looked for (OpenCode, as config/agents/all lists them) is the one suggested.
-			Fix: remedy.Remedy{Do: remedy.SetUpAgent, Agent: in.Agents[0].Agent.RemedyAgent()}}
+			Fix: remedy.Remedy{Do: remedy.SetUpAgent, Agent: in.Agents[0].Agent.Info().RemedyAgent()}}
 	case t.ours == 0 && len(t.foundIn) == 1 && providersOf(in.Agents, t.foundIn[0]) != nil:
 		// One agent with providers of its own, none of them the service's.
 		a := providersOf(in.Agents, t.foundIn[0])
@@ -155,10 +155,11 @@ func (r *run) checkAgentConfigs() agentResult {
 }
 
 // providersOf is the agent named display among list when its config declares providers of its own.
-func providersOf(list []AgentFiles, display string) *agents.Agent {
+func providersOf(list []AgentFiles, display string) *agents.Info {
 	for _, af := range list {
-		if af.Agent.Display == display && af.Agent.Providers != nil {
-			return &af.Agent
+		if _, ok := af.Agent.(agents.ProviderLister); ok && af.Agent.Info().Display == display {
+			a := af.Agent.Info()
+			return &a
 		}
 	}
 	return nil
@@ -192,7 +193,7 @@ func hostOf(raw string) string {
 // unreadableFix: what to do about a config that could not be read. A path that is not a regular file (a
 // named pipe, a device, a directory) or is far too large was refused without reading it (a project can plant
 // one).
-func unreadableFix(a agents.Agent, path string, err error) remedy.Remedy {
+func unreadableFix(a agents.Info, path string, err error) remedy.Remedy {
 	var nr *fsutil.NotRegularError
 	if errors.As(err, &nr) {
 		if nr.Mode.IsDir() {

@@ -15,13 +15,17 @@ import (
 )
 
 // checkEntry reads one agent's config files of one scope and checks gw's entry in them the way the agent
-// uses it (agents.Agent.Inspect): the base URL (gw serve's port, or the service), the local token gw serve
+// uses it (agents.ConfigWriter's Inspect): the base URL (gw serve's port, or the service), the local token gw serve
 // accepts now, a key written into the file, the settings that keep the agent from using gw's entry; the
 // model ids, spelled as written, go to the model checks. An agent whose entry points at something else
 // entirely (its own provider) is only noted.
 func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 	in := r.in
-	a := af.Agent
+	a := af.Agent.Info()
+	cw, ok := af.Agent.(agents.ConfigWriter)
+	if !ok {
+		return
+	}
 	expect := agents.Expect{ProxyPort: r.proxyPort(), LocalToken: in.LocalToken, ServiceURLs: []string{in.BaseURL, in.CanonicalURL}}
 	srcs, exists, readErr := agentfile.ReadAll(af.Files)
 	path := af.Files[0]
@@ -33,7 +37,7 @@ func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 		t.fail(Check{ID: IDAgentConfig, Status: Fail, Cause: readErr.Error(), Fix: remedy.Remedy{Do: remedy.Say, Value: "replace it with " + a.Display + "'s config file, or remove it"}})
 		return
 	}
-	insp, err := a.Inspect(srcs)
+	insp, err := cw.Inspect(srcs)
 	if err != nil {
 		var pe *agents.ParseError
 		cause := fmt.Sprintf("%s: %s's config does not parse: %v", path, a.Display, err)

@@ -21,7 +21,7 @@ func agentFiles(t *testing.T, name string, contents ...string) AgentFiles {
 		t.Fatalf("no agent %s", name)
 	}
 	home := t.TempDir()
-	files, err := a.Files(agents.Global, agents.Env{Getenv: func(k string) string {
+	files, err := a.(agents.ConfigWriter).Files(agents.Global, agents.Place{Getenv: func(k string) string {
 		if k == "HOME" {
 			return home
 		}
@@ -180,9 +180,9 @@ func TestRun_NoAgentConfigSaysWhichAgentsWereLookedFor(t *testing.T) {
 	in := input(s.BaseURL, standin.DemoKeyFull)
 	var names []string
 	for _, a := range all.Configurable() {
-		af := agentFiles(t, a.Name) // nothing written
+		af := agentFiles(t, a.Info().Name) // nothing written
 		in.Agents = append(in.Agents, af, af)
-		names = append(names, a.Display)
+		names = append(names, a.Info().Display)
 	}
 	rep := runDoctor(t, in)
 	c := wantStatus(t, rep, IDAgentConfig, Skip)

@@ -16,8 +16,8 @@ import (
 // OpenAI-compatible provider that points at the service (or at gw serve), gw's or one the user wrote. Its
 // base URL must be exactly the service's (or the proxy's), and its model ids are collected for the model
 // checks.
-func (r *run) checkProviders(af AgentFiles, t *agentTally) {
-	a := af.Agent
+func (r *run) checkProviders(af AgentFiles, pl agents.ProviderLister, t *agentTally) {
+	a := af.Agent.Info()
 	for _, path := range af.Files {
 		data, exists, err := agentfile.Read(path)
 		if err != nil {
@@ -27,15 +27,15 @@ func (r *run) checkProviders(af AgentFiles, t *agentTally) {
 		if !exists {
 			continue
 		}
-		provs, err := a.Providers(data)
+		provs, err := pl.Providers(data)
 		if err != nil {
 			err = fmt.Errorf("%s does not parse: %v", path, err)
 			t.fail(Check{ID: IDAgentConfig, Status: Fail, Cause: err.Error(), Fix: unreadableFix(a, path, err)})
 			continue
 		}
 		t.foundAgent(af)
-		if a.Companion != nil {
-			if o, ok := a.Companion(path); ok && o.Problem != "" && !slices.Contains(t.pairsWarned, o.Path) {
+		if c, ok := af.Agent.(agents.CompanionReader); ok {
+			if o, ok := c.Companion(path); ok && o.Problem != "" && !slices.Contains(t.pairsWarned, o.Path) {
 				t.pairsWarned = append(t.pairsWarned, path)
 				t.warnings = append(t.warnings, o.Problem)
 				t.addFix(remedy.Remedy{Do: remedy.Say, Value: o.Fix}) // about the agent's two files: no gw command
@@ -57,7 +57,7 @@ func (r *run) checkProviders(af AgentFiles, t *agentTally) {
 }
 
 // checkProvider checks one provider of the config at path that reaches the service or gw serve.
-func (r *run) checkProvider(a agents.Agent, path string, p agents.Provider, t *agentTally) {
+func (r *run) checkProvider(a agents.Info, path string, p agents.Provider, t *agentTally) {
 	if p.Disabled {
 		t.warnings = append(t.warnings, fmt.Sprintf("%s: provider %q is listed in disabled_providers, so %s does not offer it", path, p.Name, a.Display))
 		t.addFix(remedy.Remedy{Do: remedy.Say, Value: fmt.Sprintf("remove %q from disabled_providers in %s", p.Name, path)})
@@ -93,7 +93,7 @@ func (r *run) checkProvider(a agents.Agent, path string, p agents.Provider, t *a
 }
 
 // undeclaredFix: what points "model" and "small_model" back at a model the provider declares.
-func undeclaredFix(a agents.Agent, path string, p agents.Provider) remedy.Remedy {
+func undeclaredFix(a agents.Info, path string, p agents.Provider) remedy.Remedy {
 	switch {
 	case p.Name == agents.ProviderID:
 		// gw's own provider: gw init agent writes it (with no models declared, it adds them).

@@ -74,7 +74,7 @@ func (r Report) Get(id string) (Check, bool) {
 
 // AgentFiles are one agent's config files of one scope, in the order its Files gives them.
 type AgentFiles struct {
-	Agent agents.Agent
+	Agent agents.Agent // an agents.ConfigWriter
 	Files []string
 	// Installed is the agent's version installed on PATH, when it tells it cheaply ("" otherwise).
 	Installed string

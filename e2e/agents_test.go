@@ -112,7 +112,7 @@ func (c agentCLI) binDir(t *testing.T) string {
 		return dir
 	}
 	a, _ := all.Lookup(c.name)
-	msg := c.bin + " is not installed; install: " + a.Install + " (scripts/test.sh keeps a pinned copy in .cache/)"
+	msg := c.bin + " is not installed; install: " + a.Info().Install + " (scripts/test.sh keeps a pinned copy in .cache/)"
 	if os.Getenv(c.require) == "1" || os.Getenv("GW_REQUIRE_AGENTS") == "1" {
 		t.Fatal(msg + " (" + c.require + "=1 / GW_REQUIRE_AGENTS=1)")
 	}
@@ -138,10 +138,10 @@ func TestAgents(t *testing.T) {
 	var stories []story
 	for _, c := range agentCLIs {
 		a, _ := all.Lookup(c.name)
-		if a.NoInit == "" {
+		if _, ok := a.(agents.ConfigWriter); ok {
 			stories = append(stories, story{strings.ReplaceAll(c.name, "-", "") + "_init", c, false})
 		}
-		if a.Run != nil {
+		if _, ok := a.(agents.Runner); ok {
 			stories = append(stories, story{strings.ReplaceAll(c.name, "-", "") + "_run", c, true})
 		}
 	}
@@ -214,8 +214,12 @@ func (m *machine) writeHome(t *testing.T, files map[string]string) {
 // ("" for none).
 func configFiles(t *testing.T, m *machine, name string) map[string]string {
 	t.Helper()
-	a, _ := all.Lookup(name)
-	env := agents.Env{Getenv: m.getenv, WorkDir: m.work}
+	ag, _ := all.Lookup(name)
+	a, ok := ag.(agents.ConfigWriter)
+	if !ok {
+		return map[string]string{}
+	}
+	env := agents.Place{Getenv: m.getenv, WorkDir: m.work}
 	out := map[string]string{}
 	for _, scope := range []agents.Scope{agents.Global, agents.Project} {
 		files, err := a.Files(scope, env)
@@ -408,3 +412,5 @@ func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+func isConfigWriter(a agents.Agent) bool { _, ok := a.(agents.ConfigWriter); return ok }

@@ -11,10 +11,10 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/internal/testutil"
 	"github.com/modelgateway/gw/keychain/keychaintest"
 )
 
@@ -197,7 +197,7 @@ func (m *machine) runMayFail(t *testing.T, extraEnv []string, name string, args 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	m.prepare(cmd, extraEnv)
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	testutil.CancelKillsGroup(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -198,7 +197,7 @@ func (m *machine) run(t *testing.T, extraEnv []string, stdin string, name string
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	m.prepare(cmd, extraEnv)
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	testutil.CancelKillsGroup(cmd)
 	cmd.WaitDelay = 10 * time.Second // a child left holding the output does not hold the test
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
@@ -219,7 +218,7 @@ func (m *machine) prepare(cmd *exec.Cmd, extraEnv []string) {
 	cmd.Env = append(append(append([]string(nil), m.env...), extraEnv...), "PWD="+m.work)
 	cmd.Dir = m.work
 	// Its own process group, so that everything OpenCode starts goes with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testutil.OwnProcessGroup(cmd)
 }
 
 // proc is a command running in the background; its output is readable while
@@ -249,7 +248,7 @@ func (m *machine) start(t *testing.T, extraEnv []string, name string, args ...st
 }
 
 func (p *proc) kill() {
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = testutil.KillGroup(p.cmd)
 	<-p.done
 }
 

@@ -248,7 +248,7 @@ func TestSession(t *testing.T) {
 	var stories []story
 	for _, a := range sessionAgents {
 		n := strings.ReplaceAll(a.name, "-", "")
-		if d, _ := all.Lookup(a.name); d.NoInit == "" {
+		if d, _ := all.Lookup(a.name); isConfigWriter(d) {
 			stories = append(stories, story{n + "_init", a, false})
 		}
 		stories = append(stories, story{n + "_run", a, true})

@@ -8,12 +8,15 @@
 // "Connection: Authorization" cannot strip it. Responses stream through
 // unbuffered; usage is read from the stream as it passes.
 //
-// Two other protocols are translated onto the service's chat completions
+// Three other protocols are translated onto the service's chat completions
 // instead of being forwarded (translate.go): POST /v1/messages and
-// /v1/messages/count_tokens (the Anthropic Messages API, for Claude Code)
-// and POST /v1/responses (the OpenAI Responses API, for Codex). They pass
-// the same filter; gw serve's own errors on them come in their protocol's
-// shape.
+// /v1/messages/count_tokens (the Anthropic Messages API, for Claude Code),
+// POST /v1/responses and /v1/responses/compact (the OpenAI Responses API
+// and its compaction, for Codex) and /v1beta/models/… (the Gemini API, for
+// Gemini CLI). Which route takes a request is one table (routes.go: path,
+// methods, a header → a translator, or an answer of gw serve's own); they
+// pass the same filter, and gw serve's own errors on them come in their
+// protocol's shape (the translator's Refusal).
 //
 // It owns gw serve: the handler, the key cache, the runtime (Run: listen,
 // signals, grace, serve.log) and Probe, how a client of gw finds out that a
@@ -36,16 +39,18 @@
 //
 // # Routes
 //
-// Routes, after the filter and the key check: /v1/messages and /v1/messages/count_tokens → relay.Serve
-// with anthropic.Protocol, /v1/responses (and /v1/responses/{id}…, the kept responses) → relay.Serve
-// with responses.Protocol, /v1beta/models/… (the Gemini API, the one path outside /v1 the filter lets
+// Routes (the table in routes.go, first match), after the filter and the key check: /v1/messages and
+// /v1/messages/count_tokens → relay.Serve with anthropic.Protocol, /v1/responses/compact → relay.Serve with
+// responses.Compact, /v1/responses (and /v1/responses/{id}…, the kept responses) → relay.Serve
+// with responses.Protocol and gw serve's Store, /v1beta/models/… (the Gemini API, the one path outside /v1 the filter lets
 // through) → relay.Serve with gemini.Protocol, except GET /v1beta/models[/{id}], which gw serve answers
 // itself with gemini.Models from the account's model ids (other methods on these paths: their 405, from the
 // translator's Local); two model lists gw serve answers itself from the account's GET /models
 // (api.Client.Models with the real key), errors included in their client's shape: GET /v1/models with an
-// anthropic-version header in Anthropic's shape, paged (models_anthropic.go), and GET /v1/codex/models,
-// Codex's catalog (codex.Catalog: context windows, images, reasoning efforts, apply_patch), which the
-// model_catalog_url of gw's Codex provider names (models_codex.go); every other path → the
+// anthropic-version header in Anthropic's shape, paged (models_anthropic.go), and an agent's own routes,
+// Options.ModelRoutes (agents.ServeRouter): GET /v1/codex/models, Codex's catalog (context windows, images,
+// reasoning efforts, apply_patch), which the model_catalog_url of gw's Codex provider names
+// (models_codex.go); every other path → the
 // ReverseProxy. A translator's upstream call is POST <upstream>/chat/completions with the real key, gw
 // serve's transport, Accept-Encoding: identity and the client's User-Agent; its Classify decodes the
 // service's error body (scrubber.errorBody: gzip layers, bounded; another encoding drops the words) and
@@ -70,12 +75,13 @@
 //
 // The local token is accepted as Authorization: Bearer or in X-Api-Key (either right is enough);
 // X-Api-Key is never forwarded. Log line: <time> <method> <path> [model=] status= dur= [prompt_tokens=
-// completion_tokens=] proto=chat|messages|responses stream=true|false [note].
+// completion_tokens=] proto=chat|messages|responses|gemini (the route's name) stream=true|false [note].
 //
 // # Errors gw serve writes itself
 //
 // Errors gw serve writes itself: {"error":{"message","type":"gw_error","code"}} (on the translated routes
-// the protocol's shape: anthropic.WriteError, final; responses.WriteError, 400 for what no retry fixes),
+// the protocol's shape, its translator's Refusal: the Messages API's final; the Responses API's 400 for what
+// no retry fixes),
 // with the spec's message first (a foreign Host is "unable to connect to API", a browser's request "API key
 // invalid or unauthorized"), codes origin_refused, cross_site_refused, host_refused,
 // local_token_missing, local_token_invalid, not_found, no_key, key_unavailable,

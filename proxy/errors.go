@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 
 	"github.com/modelgateway/gw/api"
@@ -37,12 +38,7 @@ type errorDetail struct {
 // purpose: a browser must not be able to read any answer of gw serve.
 func writeError(w http.ResponseWriter, status int, code, message string) {
 	b, _ := json.Marshal(errorBody{Error: errorDetail{Message: message, Type: "gw_error", Code: code}})
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	writeAnswer(w, translate.JSON(status, "application/json", append(b, '\n')))
 }
 
 func decodeObject(body []byte) (map[string]any, bool) {

@@ -43,14 +43,14 @@ func newFilter(localToken string, extraHosts []string) *filter {
 	return f
 }
 
-func (f *filter) check(r *http.Request) *refusal {
-	if ref := f.checkSender(r); ref != nil {
+func (f *filter) check(r *http.Request, rt *route) *refusal {
+	if ref := f.checkSender(r, rt.bare); ref != nil {
 		return ref
 	}
 	if ref := f.checkToken(r); ref != nil {
 		return ref
 	}
-	if !strings.HasPrefix(r.URL.Path, "/v1/") && protoOf(r.URL.Path) != protoGemini {
+	if !strings.HasPrefix(r.URL.Path, "/v1/") && rt.proto == nil {
 		return &refusal{http.StatusNotFound, CodeNotFound, fmt.Sprintf(
 			"not found: gw serve forwards only /v1/… paths, not %s; set the client's base URL to http://%s/v1",
 			quoteShort(r.URL.Path), r.Host)}
@@ -65,7 +65,7 @@ func (f *filter) check(r *http.Request) *refusal {
 
 // checkSender refuses what a web page sent, and a Host that is not this
 // listener's: the rules before the token.
-func (f *filter) checkSender(r *http.Request) *refusal {
+func (f *filter) checkSender(r *http.Request, bare bool) *refusal {
 	if o := r.Header.Values("Origin"); len(o) > 0 {
 		return &refusal{http.StatusForbidden, CodeOriginRefused, fmt.Sprintf(
 			"%s: request refused: it carries an Origin header (%s), so it comes from a web page; "+
@@ -75,10 +75,10 @@ func (f *filter) checkSender(r *http.Request) *refusal {
 		return &refusal{http.StatusForbidden, CodeCrossSiteRefused,
 			api.KeyRejected.Message() + ": request refused: Sec-Fetch-Site is cross-site, so a web page sent it; gw serve only accepts local tools"}
 	}
-	return f.checkHost(r)
+	return f.checkHost(r, bare)
 }
 
-func (f *filter) checkHost(r *http.Request) *refusal {
+func (f *filter) checkHost(r *http.Request, bare bool) *refusal {
 	port := localPort(r)
 	host, hostPort, err := net.SplitHostPort(r.Host)
 	if err == nil && port > 0 && portIs(hostPort, port) && f.acceptsHost(host) {
@@ -91,7 +91,7 @@ func (f *filter) checkHost(r *http.Request) *refusal {
 		want += " with port " + portText
 	}
 	base := "http://127.0.0.1:" + portText + "/v1"
-	if p := protoOf(r.URL.Path); p == protoMessages || p == protoGemini {
+	if bare {
 		base = strings.TrimSuffix(base, "/v1") // Claude Code adds /v1/messages itself, @google/genai /v1beta
 	}
 	return &refusal{http.StatusForbidden, CodeHostRefused, fmt.Sprintf(

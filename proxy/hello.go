@@ -72,10 +72,10 @@ func (h *Handler) hello(w http.ResponseWriter, r *http.Request, e *entry) {
 		// each would bury the requests.
 		e.quiet = r.Header.Get(ProbeHeader) == probeQuiet
 	}
-	if ref := h.filter.checkSender(r); ref != nil {
+	if ref := h.filter.checkSender(r, false); ref != nil {
 		w.Header().Set("Connection", "close")
 		e.note, e.quiet = "refused="+ref.code, false
-		e.status = writeErrorAs(w, protoChat, ref.status, ref.code, ref.message)
+		e.status = writeErrorAs(w, nil, ref.status, ref.code, ref.message)
 		return
 	}
 	nonce, err := hex.DecodeString(r.URL.Query().Get("nonce"))

@@ -81,7 +81,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	// The warmer's own requests would be among those the tests count; its
 	// tests (warm_test.go) turn it on.
 	opts := Options{Upstream: upURL, Transport: tr, Key: keys, LocalToken: testToken, Log: logBuf, Warm: WarmOptions{Off: true},
-		AgentOf: all.UserAgentIndex()}
+		AgentOf: all.UserAgentIndex(), ModelRoutes: all.ServeRoutes()}
 	if o.proxy != nil {
 		o.proxy(&opts)
 	}

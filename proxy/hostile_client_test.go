@@ -379,7 +379,7 @@ func TestHostileClientItemReferencesPast64MiBAreRefused(t *testing.T) {
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		res := r.do(waitCtx(t), "POST", "/v1/responses", body, nil)
-		ce := readClientError(t, protoResponses, res)
+		ce := readClientError(t, "responses", res)
 		runtime.ReadMemStats(&m1)
 		if ce.Status != 400 || !strings.Contains(ce.Message, "item_reference") || !strings.Contains(ce.Message, "64 MiB") {
 			t.Errorf("%d references to a 1 MiB item (a %d-byte request): %+v", n, len(body), ce)
@@ -395,7 +395,7 @@ func TestHostileClientItemReferencesPast64MiBAreRefused(t *testing.T) {
 
 // paddedBody is a request of route rt whose one user message makes it n
 // bytes long.
-func paddedBody(t testing.TB, rt route, n int) []byte {
+func paddedBody(t testing.TB, rt testRoute, n int) []byte {
 	t.Helper()
 	small := rt.body(sonnet, false)
 	var doc map[string]any
@@ -403,7 +403,7 @@ func paddedBody(t testing.TB, rt route, n int) []byte {
 		t.Fatal(err)
 	}
 	msg := map[string]any{"role": "user", "content": "PAD"}
-	if rt.proto == protoResponses {
+	if rt.proto == "responses" {
 		doc["input"] = []any{msg}
 	} else {
 		doc["messages"] = []any{msg}
@@ -462,7 +462,7 @@ func TestHostileClientBodyPast64MiBCostsAtMost64MiB(t *testing.T) {
 	_, _ = zw.Write(bytes.Repeat([]byte(" "), 1<<30))
 	_ = zw.Close()
 	bomb := zb.Bytes()
-	for _, rt := range routes[1:] {
+	for _, rt := range testRoutes[1:] {
 		r := newRig(t, rigOpts{})
 		over := paddedBody(t, rt, limit+1<<10)
 		for _, how := range []string{"length", "chunked", "gzip"} {

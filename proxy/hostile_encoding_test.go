@@ -139,10 +139,10 @@ func TestMeansKeyReadsEverySpelling(t *testing.T) {
 }
 
 func TestHostileServiceKeySpelledOtherwiseIsScrubbedOnEveryRoute(t *testing.T) {
-	for _, rt := range routes {
+	for _, rt := range testRoutes {
 		for name, spell := range keySpellings {
 			for _, key := range []string{oddKey, plainKey} {
-				t.Run(rt.proto.String()+"/"+name+"/"+key[:5], func(t *testing.T) {
+				t.Run(rt.proto+"/"+name+"/"+key[:5], func(t *testing.T) {
 					spelled := spell(key)
 					r := echoRig(t, key, func(w http.ResponseWriter, r *http.Request, got string) {
 						w.Header().Set("Content-Type", "application/json")
@@ -252,7 +252,7 @@ func TestHostileServiceContentEncodingStacks(t *testing.T) {
 				w.WriteHeader(500)
 				w.Write(body)
 			})
-			for _, rt := range routes {
+			for _, rt := range testRoutes {
 				res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, false), http.Header{"Accept-Encoding": {"gzip"}})
 				raw := readAll(t, res) // as sent: the client's transport decodes nothing it did not ask for
 				body := string(gunzipAll([]byte(raw)))
@@ -263,7 +263,7 @@ func TestHostileServiceContentEncodingStacks(t *testing.T) {
 					t.Errorf("%s: Content-Encoding %q on a body that is not encoded", rt.proto, ce)
 				}
 				switch {
-				case rt.proto != protoChat:
+				case rt.proto != "chat":
 					// The translators quote what the service said, or only
 					// its status when gw could not read it.
 					if want := "the backend failed for " + keychain.Mask(realKey); !tc.withheld && !strings.Contains(body, want) {
@@ -293,8 +293,8 @@ func TestHostileServiceGzipBombErrorBody(t *testing.T) {
 		w.WriteHeader(500)
 		w.Write(bomb)
 	})
-	for _, rt := range routes {
-		t.Run(rt.proto.String(), func(t *testing.T) {
+	for _, rt := range testRoutes {
+		t.Run(rt.proto, func(t *testing.T) {
 			runtime.GC()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
@@ -308,7 +308,7 @@ func TestHostileServiceGzipBombErrorBody(t *testing.T) {
 			if len(got) > 4<<10 {
 				t.Fatalf("the client received %d bytes or more of a gzip bomb, want gw serve's short error", len(got))
 			}
-			if rt.proto == protoChat {
+			if rt.proto == "chat" {
 				if e := gwError(t, string(got)); e.Code != CodeBodyWithheld || !strings.Contains(e.Message, "1 MiB once decoded") {
 					t.Errorf("got %+v", e)
 				}

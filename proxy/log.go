@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"io"
 	"sync"
 	"time"
@@ -19,7 +20,7 @@ type entry struct {
 	peer     string // the client's address (host:port), for counting refusals
 	model    *modelScanner
 	modelID  string // the model of a translated request (model is nil then)
-	proto    proto  // the client's protocol
+	proto    string // the client's protocol: its route's name
 	stream   bool   // answered as a stream
 	usage    Usage
 	hasUsage bool
@@ -87,7 +88,7 @@ func (l *logger) writeLine(e *entry, end time.Time, model string, count int) {
 		Status: e.status, Condition: e.cond, Dur: end.Sub(e.start),
 		HasUsage: e.hasUsage, Input: e.usage.PromptTokens, Cached: e.usage.CachedTokens,
 		Output: e.usage.CompletionTokens, Reasoning: e.usage.ReasoningTokens,
-		Proto: e.proto.String(), Stream: e.stream, Note: e.note, Count: count,
+		Proto: cmp.Or(e.proto, "chat"), Stream: e.stream, Note: e.note, Count: count,
 	})
 	_, _ = l.w.Write(l.buf)
 }

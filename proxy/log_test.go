@@ -16,10 +16,10 @@ func TestLogLine(t *testing.T) {
 		usage: Usage{PromptTokens: 12, CompletionTokens: 34}, hasUsage: true}, start.Add(1_234_567*time.Nanosecond))
 	l.write(&entry{start: start, method: "GET", path: "/", status: 404, note: "refused=not_found"}, start.Add(2*time.Second).In(time.UTC))
 	l.write(&entry{start: start, method: "POST", path: "/v1/messages", modelID: "vendor-a/model-a-sonnet-4.5", status: 200,
-		proto: protoMessages, stream: true, usage: Usage{PromptTokens: 5, CompletionTokens: 6}, hasUsage: true,
+		proto: "messages", stream: true, usage: Usage{PromptTokens: 5, CompletionTokens: 6}, hasUsage: true,
 		note: "aborted=client_gone"}, start.Add(3*time.Second))
 	l.write(&entry{start: start, method: "POST", path: "/v1/responses", modelID: "vendor-a/model-a-haiku-4.5", status: 400,
-		proto: protoResponses, note: "rejected=no_balance"}, start.Add(time.Second))
+		proto: "responses", note: "rejected=no_balance"}, start.Add(time.Second))
 	want := "2026-11-21T06:05:37.999+01:00 POST /v1/chat/completions status=200 dur=1.235ms prompt_tokens=12 completion_tokens=34 proto=chat stream=false\n" +
 		"2026-11-21T05:05:39.998Z GET / status=404 dur=2s proto=chat stream=false refused=not_found\n" +
 		"2026-11-21T06:05:40.998+01:00 POST /v1/messages model=vendor-a/model-a-sonnet-4.5 status=200 dur=3s prompt_tokens=5 completion_tokens=6 proto=messages stream=true aborted=client_gone\n" +

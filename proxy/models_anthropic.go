@@ -29,13 +29,6 @@ const (
 	anthropicModelsPageMax = 1000
 )
 
-// anthropicModels: r lists models the Anthropic way, or asks for one
-// (GET /v1/models/{id}; the service's ids hold a slash).
-func anthropicModels(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.Header.Get("anthropic-version") != "" &&
-		(r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/") && len(r.URL.Path) > len("/v1/models/"))
-}
-
 // anthropicModel is one entry of Anthropic's model list.
 type anthropicModel struct {
 	Type        string `json:"type"`
@@ -59,7 +52,7 @@ func (h *Handler) serveAnthropicModels(w http.ResponseWriter, r *http.Request, c
 	}
 	limit, err := pageLimit(r.URL.Query().Get("limit"))
 	if err != nil {
-		e.status = writeErrorAs(w, protoMessages, http.StatusBadRequest, "invalid_request", err.Error())
+		e.status = writeErrorAs(w, c.route.proto, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
 	listed, ok := h.listModels(w, r, c)
@@ -77,7 +70,7 @@ func (h *Handler) serveAnthropicModels(w http.ResponseWriter, r *http.Request, c
 	}
 	b, err := json.Marshal(list)
 	if err != nil {
-		e.status = writeErrorAs(w, protoMessages, http.StatusInternalServerError, "internal", err.Error())
+		e.status = writeErrorAs(w, c.route.proto, http.StatusInternalServerError, "internal", err.Error())
 		return
 	}
 	writeJSON(w, c, b)
@@ -94,7 +87,7 @@ func (h *Handler) serveAnthropicModel(w http.ResponseWriter, r *http.Request, c 
 		if m.ID == id {
 			b, err := json.Marshal(toAnthropic(m))
 			if err != nil {
-				c.entry.status = writeErrorAs(w, protoMessages, http.StatusInternalServerError, "internal", err.Error())
+				c.entry.status = writeErrorAs(w, c.route.proto, http.StatusInternalServerError, "internal", err.Error())
 				return
 			}
 			writeJSON(w, c, b)
@@ -106,7 +99,7 @@ func (h *Handler) serveAnthropicModel(w http.ResponseWriter, r *http.Request, c 
 		fix = remedy.Remedy{Do: remedy.UseID, Value: closest}
 	}
 	msg := "model: " + strconv.Quote(id) + " is not among the account's models; " + render.Text(fix, render.Context{Where: render.Serve})
-	c.entry.status = writeErrorAs(w, protoMessages, http.StatusNotFound, "not_found", msg)
+	c.entry.status = writeErrorAs(w, c.route.proto, http.StatusNotFound, "not_found", msg)
 }
 
 func modelIDs(listed []api.Model) []string {
@@ -192,7 +185,7 @@ func (h *Handler) listModels(w http.ResponseWriter, r *http.Request, c *call) (l
 	if c.scrub.contains(msg) {
 		msg = "the service refused to list the models (" + strconv.Itoa(status) + ")"
 	}
-	c.entry.status = writeErrorAs(w, c.entry.proto, status, "upstream_error", msg)
+	c.entry.status = writeErrorAs(w, c.route.proto, status, "upstream_error", msg)
 	return nil, false
 }
 

@@ -6,24 +6,20 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/config/agents"
-	"github.com/modelgateway/gw/config/agents/codex"
 )
 
 // Codex fetches its model catalog from the model_catalog_url of gw's
 // provider (…/v1/codex/models?client_version=…), which gw init agent and gw
 // run point at gw serve: gw serve answers it itself, from the account's
-// list and gw's catalogue (codex.Catalog), so that Codex knows each model's
-// context window and offers its apply_patch tool.
+// list and gw's catalogue, so that Codex knows each model's context window
+// and offers its apply_patch tool. The route is the agent's
+// (agents.ServeRouter), given in Options.ModelRoutes.
 
 // maxCodexCatalog bounds Codex's catalog: the first models the account
 // lists, far more than its picker shows; the log says when the list was cut.
 const maxCodexCatalog = 500
 
-func codexCatalog(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.URL.Path == "/v1"+codex.CatalogPath
-}
-
-func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *call) {
+func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *call, rt *agents.ServeRoute) {
 	e := &c.entry
 	listed, ok := h.listModels(w, r, c)
 	if !ok {
@@ -47,9 +43,9 @@ func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *c
 	if subscribed > maxCodexCatalog {
 		e.note = joinNonEmpty(e.note, fmt.Sprintf("catalog=first_%d_of_%d", maxCodexCatalog, subscribed))
 	}
-	b, err := codex.Catalog(models)
+	b, err := rt.Answer(models)
 	if err != nil {
-		e.status = writeErrorAs(w, protoResponses, http.StatusInternalServerError, "internal", err.Error())
+		e.status = writeErrorAs(w, c.route.proto, http.StatusInternalServerError, "internal", err.Error())
 		return
 	}
 	writeJSON(w, c, b)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/protocol/chat"
@@ -62,6 +63,10 @@ type Options struct {
 	// (reqlog.Product; the agents' own lists are config/agents'); nil
 	// names none.
 	AgentOf func(product string) string
+	// ModelRoutes are the paths under /v1 gw serve answers itself for an
+	// agent, from the account's models (agents.ServeRouter: Codex's catalog;
+	// config/agents/all.ServeRoutes lists them).
+	ModelRoutes []agents.ServeRoute
 	// StateDir, when set, has the request log also appended to serve.log
 	// there (reqlog.File), as gw serve's own is: for a handler served
 	// without Run (gw run's). Close writes the lines still waiting.
@@ -93,10 +98,10 @@ type Handler struct {
 	identity  []string // the Accept-Encoding value "identity", shared by every request
 	gzip      []string // and "gzip"
 	relay     relay.Options
-	fileLog   *asyncLog        // serve.log, when Options.StateDir is set
-	logFile   *reqlog.File     // what fileLog writes to
-	store     *responses.Store // the Responses API's kept answers
-	refusals  chat.Refusals    // optional fields the service refused, by model
+	fileLog   *asyncLog     // serve.log, when Options.StateDir is set
+	logFile   *reqlog.File  // what fileLog writes to
+	routes    []route       // gw serve's own routes (routes.go)
+	refusals  chat.Refusals // optional fields the service refused, by model
 	warm      *warmer
 }
 
@@ -117,6 +122,7 @@ type call struct {
 	from  keychain.Source // where the key came from
 	scrub *scrubber       // takes the key out of what is relayed besides a 2xx body
 	w     scrubWriter
+	route *route // the route that took the request
 }
 
 func callOf(r *http.Request) *call {
@@ -151,8 +157,8 @@ func New(o Options) (*Handler, error) {
 		identity:  []string{"identity"},
 		gzip:      []string{"gzip"},
 		relay:     o.Relay,
-		store:     responses.NewStore(0, 0).LimitBuilt(o.Relay.Limits.Request),
 	}
+	h.routes = routes(responses.NewStore(0, 0).LimitBuilt(o.Relay.Limits.Request), o.ModelRoutes)
 	if o.StateDir != "" {
 		// Created with its first line. A log that cannot be written (a link
 		// planted at serve.log) gets nothing: the agent's terminal is not
@@ -204,16 +210,9 @@ func (h *Handler) agentOf(r *http.Request) string {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p := protoOf(r.URL.Path)
-	// The model lists gw serve answers itself speak their client's protocol, errors included.
-	switch {
-	case anthropicModels(r):
-		p = protoMessages
-	case codexCatalog(r):
-		p = protoResponses
-	}
-	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: p,
-		agent: h.agentOf(r)}}
+	rt := h.routeOf(r)
+	c := &call{entry: entry{start: time.Now(), method: r.Method, path: r.URL.Path, peer: r.RemoteAddr, proto: rt.name,
+		agent: h.agentOf(r)}, route: rt}
 	e := &c.entry
 	defer func() {
 		if p := recover(); p != nil {
@@ -232,13 +231,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.hello(w, r, e)
 		return
 	}
-	if ref := h.filter.check(r); ref != nil {
+	if ref := h.filter.check(r, rt); ref != nil {
 		e.status, e.note = ref.status, refusalNote(r, ref.code)
 		// A client that is refused gets nothing more from this connection:
 		// kept open for the idle time-out, refused connections pile up
 		// (a loop of them ran gw serve out of file descriptors).
 		w.Header().Set("Connection", "close")
-		e.status = writeErrorAs(w, p, ref.status, ref.code, ref.message)
+		e.status = writeErrorAs(w, rt.proto, ref.status, ref.code, ref.message)
 		return
 	}
 	kr := h.keys.get(r.Context())
@@ -254,7 +253,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			msg = api.KeyRejected.Message() + ": gw serve could not read the key (" + kr.err.Error() + ") — " + serveFix(fix, kr.from)
 		}
 		e.note, e.cond = "refused="+code, reqlog.KeyRejected
-		e.status = writeErrorAs(w, p, status, code, msg)
+		e.status = writeErrorAs(w, rt.proto, status, code, msg)
 		return
 	}
 	c.auth, c.scrub, c.key, c.from = kr.auth, kr.scrub, kr.key, kr.from
@@ -262,15 +261,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer h.warm.end()
 	out := r.WithContext(context.WithValue(r.Context(), callCtx{}, c))
 	switch {
-	case anthropicModels(r):
-		h.serveAnthropicModels(w, out, c)
+	case rt.serve != nil:
+		rt.serve(h, w, out, c)
 		return
-	case codexCatalog(r):
-		h.serveCodexCatalog(w, out, c)
-		return
-	}
-	if p != protoChat {
-		h.translate(w, out, c, p)
+	case rt.proto != nil:
+		h.translate(w, out, c, rt.proto)
 		return
 	}
 	if r.Body != nil && r.Body != http.NoBody {

@@ -257,7 +257,7 @@ func waitForLog(t *testing.T, log *testutil.SyncBuffer, want string) {
 func TestKeepAliveAfterUnreachableUpstream(t *testing.T) {
 	r := newRig(t, rigOpts{proxy: func(o *Options) { o.Upstream, _ = url.Parse("http://" + apitest.ClosedAddr(t) + "/v1") }})
 	for i := range 50 {
-		for _, rt := range routes {
+		for _, rt := range testRoutes {
 			res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
 			if ce := readClientError(t, rt.proto, res); ce.Status != http.StatusBadGateway {
 				t.Fatalf("request %d to %s: %+v", i, rt.path, ce)

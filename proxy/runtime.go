@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
@@ -36,6 +37,8 @@ type RunOptions struct {
 	// AgentOf names the agent whose requests carry a User-Agent's product
 	// (reqlog.Product); nil names none.
 	AgentOf func(product string) string
+	// ModelRoutes are Options.ModelRoutes.
+	ModelRoutes []agents.ServeRoute
 
 	Upstream   *url.URL          // the service's base URL, ending in /v1
 	Transport  http.RoundTripper // to the service
@@ -156,6 +159,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		LocalToken:  o.LocalToken,
 		Agent:       o.Agent,
 		AgentOf:     o.AgentOf,
+		ModelRoutes: o.ModelRoutes,
 		AcceptHosts: acceptHosts,
 		Log:         reqLog,
 		Relay:       relay.Options{IdleTimeout: o.UpstreamIdleTimeout},

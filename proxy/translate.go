@@ -4,8 +4,8 @@ package proxy
 // agents that speak no chat completions: the Anthropic Messages API (Claude
 // Code), the OpenAI Responses API (Codex) and the Gemini API (Gemini CLI).
 // The translators (packages protocol/anthropic, protocol/responses and
-// protocol/gemini) do the translation; this file
-// routes to them and gives them the call to the service, with the key.
+// protocol/gemini) do the translation and the route table (routes.go)
+// picks one; this file gives it the call to the service, with the key.
 
 import (
 	"context"
@@ -13,108 +13,22 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/keychain"
-	"github.com/modelgateway/gw/protocol/anthropic"
 	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/gemini"
-	"github.com/modelgateway/gw/protocol/responses"
 	"github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/reqlog"
 )
 
-// proto is the protocol a request speaks, by its path.
-type proto uint8
-
-const (
-	protoChat      proto = iota // chat completions and the rest of /v1: passed through
-	protoMessages               // /v1/messages, /v1/messages/count_tokens
-	protoResponses              // /v1/responses
-	protoGemini                 // /v1beta/models and what is under it
-)
-
-func (p proto) String() string {
-	switch p {
-	case protoMessages:
-		return "messages"
-	case protoResponses:
-		return "responses"
-	case protoGemini:
-		return "gemini"
-	}
-	return "chat"
-}
-
-// protoOf is the protocol of a request path. Only the exact paths (and a
-// kept response's, /v1/responses/{id}…) are translated (and, for the Gemini
-// API, which is not under /v1, everything under /v1beta/models, which its
-// translator answers or refuses); everything else under /v1 goes to the
-// service as it is.
-func protoOf(path string) proto {
-	switch path {
-	case "/v1/messages", "/v1/messages/count_tokens":
-		return protoMessages
-	case "/v1/responses":
-		return protoResponses
-	case gemini.Prefix:
-		return protoGemini
-	}
-	if len(path) > len(gemini.Prefix) && path[len(gemini.Prefix)] == '/' && strings.HasPrefix(path, gemini.Prefix) {
-		return protoGemini
-	}
-	if strings.HasPrefix(path, "/v1/responses/") {
-		return protoResponses
-	}
-	return protoChat
-}
-
-// protocolOf is the translator of a translated protocol; nil for chat.
-func protocolOf(p proto) translate.Protocol {
-	switch p {
-	case protoMessages:
-		return anthropic.Protocol{}
-	case protoResponses:
-		return responses.Protocol{}
-	case protoGemini:
-		return gemini.Protocol{}
-	}
-	return nil
-}
-
-// writeErrorAs writes one of gw serve's own errors in the shape of the
-// client's protocol (its translator's Refusal: for the Messages API final,
-// since Claude Code must not retry what no retry fixes; for the Responses
-// API 400 for a refused key, which Codex then does not retry five times),
-// gw's own OpenAI-shaped one elsewhere; it returns the status written.
-func writeErrorAs(w http.ResponseWriter, p proto, status int, code, message string) int {
-	tp := protocolOf(p)
-	if tp == nil {
-		writeError(w, status, code, message)
-		return status
-	}
-	a := tp.Refusal(status, code, message)
-	hd := w.Header()
-	for k, v := range a.Header {
-		hd[k] = v
-	}
-	w.WriteHeader(a.Status)
-	_, _ = w.Write(a.Body)
-	return a.Status
-}
-
 // translate serves a request of a translated protocol through the loop
 // every translator shares (proxy/relay).
-func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p proto) {
+func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, tp translate.Protocol) {
 	e := &c.entry
-	if p == protoGemini && r.Method == http.MethodGet {
-		h.geminiModels(w, r, c)
-		return
-	}
 	t := &translation{h: h, c: c, ua: r.Header["User-Agent"]}
 	// The translator sees the client's context: it ends when the client
 	// goes away, and the loop then stops, cancelling its upstream request.
@@ -143,10 +57,6 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, p p
 	o := h.relay // a copy: the request's own hooks
 	o.Upstream, o.Classify, o.ClassifyTransport, o.Stopping = t.upstream, t.classify, t.classifyTransport, shut
 	o.Retry = t.retry
-	tp := protocolOf(p)
-	if p == protoResponses {
-		tp = responses.Protocol{Store: h.store}
-	}
 	out := relay.Serve(w, r, tp, &o)
 	e.modelID, e.status, e.stream = out.Model, out.Status, out.Stream
 	e.note = joinNonEmpty(e.note, out.Note)

@@ -26,17 +26,17 @@ func responsesBody(model string, stream bool) string {
 	return string(b)
 }
 
-// route is one protocol's request for the tests.
-type route struct {
-	proto proto
+// testRoute is one protocol's request for the tests.
+type testRoute struct {
+	proto string
 	path  string
 	body  func(model string, stream bool) string
 }
 
-var routes = []route{
-	{protoChat, "/v1/chat/completions", chatBody},
-	{protoMessages, "/v1/messages", messagesBody},
-	{protoResponses, "/v1/responses", responsesBody},
+var testRoutes = []testRoute{
+	{"chat", "/v1/chat/completions", chatBody},
+	{"messages", "/v1/messages", messagesBody},
+	{"responses", "/v1/responses", responsesBody},
 }
 
 // clientError is an error answer as the client of a protocol reads it.
@@ -51,7 +51,7 @@ type clientError struct {
 // readClientError decodes an error answer in the shape of protocol p:
 // Anthropic's {"type":"error","error":{"type","message"}} for the Messages
 // API, OpenAI's {"error":{"message","type","code"}} otherwise.
-func readClientError(t *testing.T, p proto, res *http.Response) clientError {
+func readClientError(t *testing.T, p string, res *http.Response) clientError {
 	t.Helper()
 	body := readAll(t, res)
 	ce := clientError{Status: res.StatusCode, Retry: res.Header.Get("X-Should-Retry")}
@@ -69,10 +69,10 @@ func readClientError(t *testing.T, p proto, res *http.Response) clientError {
 	if err := json.Unmarshal([]byte(body), &doc); err != nil || doc.Error.Message == "" {
 		t.Fatalf("%s error is not in the protocol's shape (%v): %s", p, err, body)
 	}
-	if p == protoMessages && doc.Type != "error" {
+	if p == "messages" && doc.Type != "error" {
 		t.Fatalf("a Messages API error without \"type\":\"error\": %s", body)
 	}
-	if p != protoMessages && doc.Type != "" {
+	if p != "messages" && doc.Type != "" {
 		t.Fatalf("an OpenAI-shaped error with a top-level type: %s", body)
 	}
 	ce.Type, ce.Message = doc.Error.Type, doc.Error.Message
@@ -274,24 +274,24 @@ func readResponsesStream(r io.Reader) (streamEnd, error) {
 }
 
 // readStream reads a translated stream by its protocol's rules.
-func readStream(p proto, r io.Reader) (streamEnd, error) {
-	if p == protoMessages {
+func readStream(p string, r io.Reader) (streamEnd, error) {
+	if p == "messages" {
 		return readMessagesStream(r)
 	}
 	return readResponsesStream(r)
 }
 
 // completed is the terminal event of a stream that ended well.
-func completed(p proto) string {
-	if p == protoMessages {
+func completed(p string) string {
+	if p == "messages" {
 		return "message_stop"
 	}
 	return "response.completed"
 }
 
 // failed is the terminal event of a stream that broke off.
-func failed(p proto) string {
-	if p == protoMessages {
+func failed(p string) string {
+	if p == "messages" {
 		return "error"
 	}
 	return "response.failed"

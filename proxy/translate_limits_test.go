@@ -66,9 +66,9 @@ func TestTranslatedStreamsBounded(t *testing.T) {
 			return `{"id":"c","choices":[{"index":0,"delta":{"content":"` + strings.Repeat("y", 4096) + `"}}]}`
 		},
 	}
-	for _, rt := range routes[1:] {
+	for _, rt := range testRoutes[1:] {
 		for what, piece := range pieces {
-			t.Run(rt.proto.String()+"/"+what, func(t *testing.T) {
+			t.Run(rt.proto+"/"+what, func(t *testing.T) {
 				var sent atomic.Int64
 				r := newRig(t, rigOpts{wrapUp: endless(piece, &sent)})
 				runtime.GC()
@@ -109,8 +109,8 @@ func TestTranslatedStreamsBounded(t *testing.T) {
 // ends with the protocol's error event saying so, the service's request is
 // cancelled and the log says why, instead of the agent hanging.
 func TestTranslatedStreamIdleTimeout(t *testing.T) {
-	for _, rt := range routes[1:] {
-		t.Run(rt.proto.String(), func(t *testing.T) {
+	for _, rt := range testRoutes[1:] {
+		t.Run(rt.proto, func(t *testing.T) {
 			r := newRig(t, rigOpts{standin: standin.Options{BeforeEvent: stallAt(3)},
 				proxy: func(o *Options) {
 					o.Relay = relay.Options{PingInterval: 5 * time.Millisecond, IdleTimeout: 100 * time.Millisecond}
@@ -122,7 +122,7 @@ func TestTranslatedStreamIdleTimeout(t *testing.T) {
 				t.Errorf("got %+v, %v; want %s saying the service sent nothing", end, err, failed(rt.proto))
 			}
 			ping := "event: ping"
-			if rt.proto == protoResponses {
+			if rt.proto == "responses" {
 				ping = ": keep-alive"
 			}
 			if !strings.Contains(raw, ping) {
@@ -144,8 +144,8 @@ func TestTranslatedStreamIdleTimeout(t *testing.T) {
 // as a silent stream is: the agent gets the protocol's error saying so
 // instead of waiting without end, and the log says why.
 func TestTranslatedWholeAnswerIdleTimeout(t *testing.T) {
-	for _, rt := range routes[1:] {
-		t.Run(rt.proto.String(), func(t *testing.T) {
+	for _, rt := range testRoutes[1:] {
+		t.Run(rt.proto, func(t *testing.T) {
 			r := newRig(t, rigOpts{
 				wrapUp: func(h http.Handler) http.Handler {
 					return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -176,7 +176,7 @@ func TestTranslatedWholeAnswerIdleTimeout(t *testing.T) {
 // both translated routes, as by the chat route, so that the agents' SDKs
 // wait as long as asked; a value that is no delay is not passed on.
 func TestTranslatedErrorsCarryRetryAfter(t *testing.T) {
-	for _, rt := range routes {
+	for _, rt := range testRoutes {
 		for _, c := range []struct {
 			status      int
 			after, ms   string
@@ -205,7 +205,7 @@ func TestTranslatedErrorsCarryRetryAfter(t *testing.T) {
 				}})
 				res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
 				readAll(t, res)
-				if rt.proto == protoChat && c.wantAfter == "" {
+				if rt.proto == "chat" && c.wantAfter == "" {
 					return // passed through as the service sent it
 				}
 				if got := res.Header.Get("Retry-After"); got != c.wantAfter {
@@ -230,7 +230,7 @@ func TestTranslatedGzipRequests(t *testing.T) {
 		_ = zw.Close()
 		return buf.Bytes()
 	}
-	for _, rt := range routes[1:] {
+	for _, rt := range testRoutes[1:] {
 		send := func(body []byte) *http.Response {
 			req, _ := http.NewRequestWithContext(waitCtx(t), "POST", strings.TrimSuffix(r.base, "/v1")+rt.path, bytes.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+testToken)
@@ -248,7 +248,7 @@ func TestTranslatedGzipRequests(t *testing.T) {
 		}
 		res = send(zip(bytes.Repeat([]byte(" "), int(relay.DefaultLimits.Request)+10)))
 		want := 413
-		if rt.proto == protoResponses {
+		if rt.proto == "responses" {
 			want = 400 // Codex sends a 413 again five times; a 400 it shows
 		}
 		if ce := readClientError(t, rt.proto, res); ce.Status != want || !strings.Contains(ce.Message, "larger than 64 MiB") {

@@ -18,7 +18,7 @@ import (
 
 // post sends a request of protocol rt to gw serve at base (…/v1) with the
 // local token; errors are returned, not fatal, for use in goroutines.
-func post(ctx context.Context, client *http.Client, base string, rt route, stream bool) (*http.Response, error) {
+func post(ctx context.Context, client *http.Client, base string, rt testRoute, stream bool) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, "POST", strings.TrimSuffix(base, "/v1")+rt.path, strings.NewReader(rt.body(sonnet, stream)))
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func TestTranslatedStreamsUnderLoad(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*each)
 	for i := range 2 * each {
-		rt := routes[1+i%2]
+		rt := testRoutes[1+i%2]
 		wg.Go(func() {
 			res, err := post(ctx, r.client, r.base, rt, true)
 			if err != nil {
@@ -155,8 +155,8 @@ func waitForLines(t *testing.T, r *rig, n int) {
 // HTTP error in the protocol's shape, not a stream; a client that hangs up
 // mid-stream has its upstream request cancelled.
 func TestTranslatedStreamFaults(t *testing.T) {
-	for _, rt := range routes[1:] {
-		t.Run(rt.proto.String()+"/upstream reset mid-stream", func(t *testing.T) {
+	for _, rt := range testRoutes[1:] {
+		t.Run(rt.proto+"/upstream reset mid-stream", func(t *testing.T) {
 			r := newRig(t, rigOpts{standin: standin.Options{Fault: standin.Fault{Kind: standin.FaultReset, After: 4, Path: "/chat/completions"}}})
 			res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
 			defer res.Body.Close()
@@ -178,10 +178,10 @@ func TestTranslatedStreamFaults(t *testing.T) {
 				res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
 				ce := readClientError(t, rt.proto, res)
 				want := status
-				if rt.proto == protoResponses && status == 500 {
+				if rt.proto == "responses" && status == 500 {
 					want = 502 // Codex shows a 500 as "high demand", not the message
 				}
-				if rt.proto == protoMessages && status == 503 {
+				if rt.proto == "messages" && status == 503 {
 					want = 529 // Anthropic's overloaded_error
 				}
 				if ce.Status != want || !strings.Contains(ce.Message, fmt.Sprintf("the service failed with %d", status)) {
@@ -193,7 +193,7 @@ func TestTranslatedStreamFaults(t *testing.T) {
 			})
 		}
 
-		t.Run(rt.proto.String()+"/client hangs up mid-stream", func(t *testing.T) {
+		t.Run(rt.proto+"/client hangs up mid-stream", func(t *testing.T) {
 			r := newRig(t, rigOpts{standin: standin.Options{BeforeEvent: stallAt(3)}})
 			ctx, cancel := context.WithCancel(waitCtx(t))
 			res, err := post(ctx, r.client, r.base, rt, true)
@@ -220,11 +220,11 @@ func TestTranslatedStreamFaults(t *testing.T) {
 // stream); a request still waiting for the service gets an error in its
 // shape. Their upstream requests are cancelled.
 func TestTranslatedStreamsAtShutdown(t *testing.T) {
-	for _, rt := range routes {
-		if rt.proto == protoChat {
+	for _, rt := range testRoutes {
+		if rt.proto == "chat" {
 			continue // passed through: a stream cut off is cut off
 		}
-		t.Run(rt.proto.String()+"/mid-stream", func(t *testing.T) {
+		t.Run(rt.proto+"/mid-stream", func(t *testing.T) {
 			s := startServe(t, standin.Options{BeforeEvent: stallAt(3)}, 50*time.Millisecond)
 			res, err := post(waitCtx(t), s.client, "http://"+s.addr+"/v1", rt, true)
 			if err != nil {
@@ -251,8 +251,8 @@ func TestTranslatedStreamsAtShutdown(t *testing.T) {
 			}
 		})
 	}
-	for _, rt := range routes {
-		t.Run(rt.proto.String()+"/before the service answers", func(t *testing.T) {
+	for _, rt := range testRoutes {
+		t.Run(rt.proto+"/before the service answers", func(t *testing.T) {
 			s := startServe(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultHang}}, 50*time.Millisecond)
 			answered := make(chan *http.Response, 1)
 			go func() {
@@ -300,7 +300,7 @@ func TestTranslatedStreamsReuseTheServicesConnection(t *testing.T) {
 			h.ServeHTTP(lateEnd{w}, req)
 		})
 	}})
-	for _, rt := range routes {
+	for _, rt := range testRoutes {
 		for i := 0; i < 5; i++ {
 			res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
 			body := readAll(t, res)

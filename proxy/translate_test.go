@@ -64,7 +64,7 @@ func logLine(t *testing.T, r *rig, path string) string {
 func TestTranslatedRoutes(t *testing.T) {
 	hdrs := &upstreamHeaders{}
 	r := newRig(t, rigOpts{wrapUp: hdrs.wrap})
-	for _, rt := range routes[1:] {
+	for _, rt := range testRoutes[1:] {
 		for _, stream := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s stream=%v", rt.proto, stream), func(t *testing.T) {
 				before := len(r.up.Seen())
@@ -101,7 +101,7 @@ func TestTranslatedRoutes(t *testing.T) {
 				}
 				line := logLine(t, r, rt.path)
 				want := regexp.MustCompile(` POST ` + rt.path + ` model=` + regexp.QuoteMeta(sonnet) +
-					` status=200 dur=\S+ prompt_tokens=[1-9]\d* completion_tokens=[1-9]\d* proto=` + rt.proto.String() +
+					` status=200 dur=\S+ prompt_tokens=[1-9]\d* completion_tokens=[1-9]\d* proto=` + rt.proto +
 					fmt.Sprintf(` stream=%v$`, stream))
 				if !want.MatchString(line) {
 					t.Errorf("log line %q does not match %s", line, want)
@@ -147,7 +147,7 @@ func TestTranslatedRoutes(t *testing.T) {
 
 	t.Run("other methods on a translated path are answered in its protocol", func(t *testing.T) {
 		before := len(r.up.Seen())
-		for _, rt := range routes[1:] {
+		for _, rt := range testRoutes[1:] {
 			res := r.do(waitCtx(t), "GET", rt.path, "", nil)
 			ce := readClientError(t, rt.proto, res)
 			if ce.Status != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "POST" {
@@ -161,7 +161,7 @@ func TestTranslatedRoutes(t *testing.T) {
 }
 
 // wholeText is the text of a non-streamed answer of protocol p.
-func wholeText(t *testing.T, p proto, body string) string {
+func wholeText(t *testing.T, p string, body string) string {
 	t.Helper()
 	var doc struct {
 		Type    string `json:"type"`
@@ -181,14 +181,14 @@ func wholeText(t *testing.T, p proto, body string) string {
 	}
 	var text strings.Builder
 	switch p {
-	case protoMessages:
+	case "messages":
 		if doc.Type != "message" {
 			t.Fatalf("not a Messages API answer: %s", body)
 		}
 		for _, c := range doc.Content {
 			text.WriteString(c.Text)
 		}
-	case protoResponses:
+	case "responses":
 		if doc.Object != "response" {
 			t.Fatalf("not a response object: %s", body)
 		}
@@ -205,8 +205,8 @@ func wholeText(t *testing.T, p proto, body string) string {
 // Claude Code sends ANTHROPIC_API_KEY) as well as as a Bearer token, on
 // every route; a wrong one is refused like a wrong Bearer token.
 func TestLocalTokenInXAPIKey(t *testing.T) {
-	for _, rt := range routes {
-		t.Run(rt.proto.String(), func(t *testing.T) {
+	for _, rt := range testRoutes {
+		t.Run(rt.proto, func(t *testing.T) {
 			r := newRig(t, rigOpts{})
 			ok := []http.Header{
 				{"Authorization": nil, "X-Api-Key": {testToken}},
@@ -234,13 +234,13 @@ func TestLocalTokenInXAPIKey(t *testing.T) {
 				res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, false), c.h)
 				ce := readClientError(t, rt.proto, res)
 				want := http.StatusUnauthorized
-				if rt.proto == protoResponses {
+				if rt.proto == "responses" {
 					want = http.StatusBadRequest // Codex retries a 401 five times
 				}
 				if ce.Status != want || !strings.HasPrefix(ce.Message, "API key invalid or unauthorized: ") || !strings.Contains(ce.Message, c.says) {
 					t.Errorf("%v: got %+v, want %d and a message saying %q", c.h, ce, want, c.says)
 				}
-				if rt.proto != protoMessages && ce.Code != c.code {
+				if rt.proto != "messages" && ce.Code != c.code {
 					t.Errorf("%v: code %q, want %q", c.h, ce.Code, c.code)
 				}
 				if logged[c.code] {
@@ -263,14 +263,14 @@ func TestLocalTokenInXAPIKey(t *testing.T) {
 // as an OpenAI error with gw's code (a 400 for what no retry fixes), with
 // the spec's message first.
 func TestOwnErrorsInEachClientsShape(t *testing.T) {
-	for _, rt := range routes {
-		t.Run(rt.proto.String(), func(t *testing.T) { testOwnErrors(t, rt) })
+	for _, rt := range testRoutes {
+		t.Run(rt.proto, func(t *testing.T) { testOwnErrors(t, rt) })
 	}
 }
 
 // testOwnErrors checks gw serve's own errors on one route, with rigs of its
 // own: a peer's repeated refusals are logged as one line.
-func testOwnErrors(t *testing.T, rt route) {
+func testOwnErrors(t *testing.T, rt testRoute) {
 	ok := newRig(t, rigOpts{})
 	port := ok.base[strings.LastIndex(ok.base, ":")+1 : len(ok.base)-3]
 	noKey := newRig(t, rigOpts{key: func(context.Context) (string, error) {
@@ -307,11 +307,11 @@ func testOwnErrors(t *testing.T, rt route) {
 				ce := readClientError(t, rt.proto, res)
 				want := c.status
 				switch rt.proto {
-				case protoMessages:
+				case "messages":
 					if ce.Type != anthropicType(c.status) || ce.Retry != "false" {
 						t.Errorf("type %q, x-should-retry %q; want %q and false", ce.Type, ce.Retry, anthropicType(c.status))
 					}
-				case protoResponses:
+				case "responses":
 					if c.status < 500 {
 						want = http.StatusBadRequest
 					}
@@ -326,10 +326,10 @@ func testOwnErrors(t *testing.T, rt route) {
 				if ce.Status != want || !strings.HasPrefix(ce.Message, c.prefix) || !strings.Contains(ce.Message, c.says) {
 					t.Errorf("got %d %q; want %d, %q first, saying %q", ce.Status, ce.Message, want, c.prefix, c.says)
 				}
-				if c.name == "foreign host" && rt.proto == protoMessages && !strings.HasSuffix(ce.Message, "point the client at http://127.0.0.1:"+port) {
+				if c.name == "foreign host" && rt.proto == "messages" && !strings.HasSuffix(ce.Message, "point the client at http://127.0.0.1:"+port) {
 					t.Errorf("a Messages client is told a base URL with /v1, which Claude Code adds itself: %q", ce.Message)
 				}
-				if line := logLine(t, c.r, rt.path); !strings.Contains(line, fmt.Sprintf("status=%d ", want)) || !strings.Contains(line, "proto="+rt.proto.String()+" ") {
+				if line := logLine(t, c.r, rt.path); !strings.Contains(line, fmt.Sprintf("status=%d ", want)) || !strings.Contains(line, "proto="+rt.proto+" ") {
 					t.Errorf("log line %q", line)
 				}
 			})
@@ -368,18 +368,18 @@ func TestKeyRejectedSaysWhichKey(t *testing.T) {
 		for _, acc := range accounts {
 			r := newRig(t, rigOpts{standin: standin.Options{Dialect: d},
 				keyFrom: func(context.Context) (string, keychain.Source, error) { return acc.key, keychain.SourceKeychain, nil }})
-			for _, rt := range routes {
-				t.Run(d+"/"+acc.name+"/"+rt.proto.String(), func(t *testing.T) {
+			for _, rt := range testRoutes {
+				t.Run(d+"/"+acc.name+"/"+rt.proto, func(t *testing.T) {
 					direct := directPost(t, r.upURL+"/chat/completions", acc.key, chatBody(sonnet, false))
-					res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, rt.proto != protoChat), nil)
+					res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, rt.proto != "chat"), nil)
 					raw := ""
-					if rt.proto == protoChat {
+					if rt.proto == "chat" {
 						raw = readAll(t, res)
 						res.Body = io.NopCloser(strings.NewReader(raw))
 					}
 					ce := readClientError(t, rt.proto, res)
 					want := direct.status
-					if rt.proto == protoResponses {
+					if rt.proto == "responses" {
 						want = http.StatusBadRequest
 					}
 					if ce.Status != want {
@@ -394,7 +394,7 @@ func TestKeyRejectedSaysWhichKey(t *testing.T) {
 						}
 					}
 					noKey(t, "the answer", ce.Message, acc.key)
-					if rt.proto == protoChat {
+					if rt.proto == "chat" {
 						noKey(t, "the body", raw, acc.key)
 						sameFieldsBesidesMessage(t, raw, direct.body)
 					}
@@ -410,7 +410,7 @@ func TestKeyRejectedSaysWhichKey(t *testing.T) {
 		r := newRig(t, rigOpts{keyFrom: func(context.Context) (string, keychain.Source, error) {
 			return wrongKey, keychain.SourceEnv, nil
 		}})
-		for _, rt := range routes {
+		for _, rt := range testRoutes {
 			res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, false), nil)
 			ce := readClientError(t, rt.proto, res)
 			if !strings.Contains(ce.Message, "("+keychain.Mask(wrongKey)+", from GW_API_KEY)") || !strings.Contains(ce.Message, "set GW_API_KEY to it, or run: unset GW_API_KEY") {
@@ -486,8 +486,8 @@ func TestTranslatedErrorsNeverCarryTheKey(t *testing.T) {
 		},
 	}
 	for name, answer := range answers {
-		for _, rt := range routes[1:] {
-			t.Run(name+"/"+rt.proto.String(), func(t *testing.T) {
+		for _, rt := range testRoutes[1:] {
+			t.Run(name+"/"+rt.proto, func(t *testing.T) {
 				r := echoRig(t, plainKey, func(w http.ResponseWriter, _ *http.Request, key string) { answer(w, key) })
 				res := r.do(waitCtx(t), "POST", rt.path, rt.body(sonnet, true), nil)
 				body := readAll(t, res)
@@ -511,8 +511,8 @@ func TestTranslatedUnknownModelFromTheAccountsList(t *testing.T) {
 			o.ModelIDs = func(context.Context) ([]string, error) { return standin.PartialPlan(), nil }
 		}})
 	const typo = "vendor-a/model-a-opus-4.7" // closest in the catalogue: opus-4.6, which the plan lacks
-	for _, rt := range routes[1:] {
-		t.Run(rt.proto.String(), func(t *testing.T) {
+	for _, rt := range testRoutes[1:] {
+		t.Run(rt.proto, func(t *testing.T) {
 			res := r.do(waitCtx(t), "POST", rt.path, rt.body(typo, true), nil)
 			ce := readClientError(t, rt.proto, res)
 			for _, want := range []string{

@@ -26,7 +26,7 @@ import (
 type warmRig struct {
 	barrier barrier
 	up      *standin.Running
-	tr      *http.Transport
+	tr      *api.Transport
 	conns   *api.Conns
 	h       *Handler
 	base    string

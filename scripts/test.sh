@@ -10,6 +10,9 @@
 #        SDKs and the AI SDK, driven as clients by the protocol and proxy tests)
 # Usage: scripts/test.sh [--quick]   (--quick: skip the release checks: cross-compile, goreleaser snapshot,
 #                                     install.sh against the snapshot)
+#        scripts/test.sh --latest [--all] [AGENT...]   (the canary, scripts/canary.sh, after the apt tools
+#                                     above: the agent tests against each agent's newest release on npm)
+# The pins are the *_VERSION= lines below: moving one is one line.
 #
 # Every step runs even when an earlier one failed (a gofmt or vet finding says nothing about the tests, and a
 # failing test says nothing about the release build), and the run ends with a summary: each step's name and
@@ -37,8 +40,14 @@ ZOD_VERSION=4.6.7
 GEMINI_CLI_VERSION=0.61.0
 # @google/genai, the SDK Gemini CLI bundles (same version), driven as a client by protocol/gemini's tests.
 GENAI_SDK_VERSION=1.30.0
-quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+quick=0 latest=0
+case "${1:-}" in
+--quick) quick=1 ;;
+--latest)
+	latest=1
+	shift
+	;;
+esac
 
 log() { printf '==> %s\n' "$*"; }
 
@@ -109,6 +118,15 @@ install_missing() {
 }
 if [ ${#missing[@]} -gt 0 ]; then
 	step "install ${missing[*]} (apt)" install_missing
+fi
+if [ "$latest" = 1 ]; then
+	[ ${#failed[@]} -eq 0 ] || {
+		summary
+		exit 1
+	}
+	status=0
+	scripts/canary.sh "$@" || status=$?
+	exit "$status"
 fi
 
 # npm_cli CMD DIR PACKAGE VERSION [BIN]: the pinned PACKAGE@VERSION kept in .cache/DIR (ignored by git), installed
@@ -193,8 +211,27 @@ run_tests() {
 	return "$status"
 }
 
+# check_workflows: actionlint on the CI workflows (.github/workflows/), installed with go install when
+# missing or of another version (it also runs shellcheck on their scripts when shellcheck is installed).
+check_workflows() {
+	local want=v1.7.12 gobin
+	gobin=$(go env GOBIN)
+	gobin=${gobin:-$(go env GOPATH)/bin}
+	PATH=$PATH:$gobin
+	if ! actionlint -version 2>/dev/null | head -1 | grep -qxF "$want"; then
+		log "installing actionlint $want (go install)"
+		go install "github.com/rhysd/actionlint/cmd/actionlint@$want" || return
+		PATH=$gobin:$PATH
+	fi
+	actionlint .github/workflows/*.yml
+}
+
 step gofmt check_gofmt
 step "go vet" go vet ./...
+# The files of one platform (keychain, terminal, signals, process groups in tests) vetted for the others too.
+step "go vet (GOOS=windows)" env GOOS=windows go vet ./...
+step "go vet (GOOS=darwin)" env GOOS=darwin go vet ./...
+step "actionlint .github/workflows" check_workflows
 step "go test -race ./..." run_tests
 
 if [ "$quick" = 0 ]; then

@@ -274,7 +274,7 @@ func asked(req chatRequest) string {
 		if m.Role != "user" {
 			continue
 		}
-		script := steps(m.text())
+		script := steps(userWords(m.text()))
 		if len(script) == 0 {
 			continue
 		}
@@ -289,11 +289,18 @@ func asked(req chatRequest) string {
 		}
 		break
 	}
-	if last := req.Messages[len(req.Messages)-1]; last.Role == "user" && wordTool.MatchString(last.text()) {
-		return last.text()
+	if last := req.Messages[len(req.Messages)-1]; last.Role == "user" && wordTool.MatchString(userWords(last.text())) {
+		return userWords(last.text())
 	}
 	return ""
 }
+
+// reminder is a block an agent adds to the user's message for the model (Claude Code's and Qwen Code's
+// <system-reminder>: the skills, the date, the files open): not the user's words.
+var reminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>\s*`)
+
+// userWords is a user message's text without the agent's reminders.
+func userWords(text string) string { return reminder.ReplaceAllString(text, "") }
 
 // lastResult is the last tool result of the request when nothing but user
 // messages (an agent's reminders) follows it.

@@ -112,5 +112,7 @@
 // Its "model" is scripted by the user's words, for tests of real agents: a tool is called when the last
 // message asks for one by name, each backticked snippet making one call (a snippet name=value sets that
 // parameter); numbered lines asking for tools script a multi-step session, one call a request, each once the
-// previous result is back; after a tool result the answer quotes it.
+// previous result is back; after a tool result the answer quotes it. What an agent adds to the user's
+// message for the model (a <system-reminder> block: Claude Code's, Qwen Code's skills) is not read as the
+// user's words.
 package standin

@@ -616,3 +616,20 @@ func TestChat_NumberedStepsScriptOneCallPerRequest(t *testing.T) {
 		t.Errorf("a new request after the script: calls %+v", calls)
 	}
 }
+
+// An agent's reminder in the user's message (Qwen Code 0.24 lists its skills in a <system-reminder> part
+// before the prompt, naming other tools) is not the user's words: the tool called is the one the prompt
+// names, with the prompt's snippet.
+func TestChat_ReminderInTheUserMessageIsNotTheAsk(t *testing.T) {
+	rs := start(t, Options{})
+	body := `{"model":"vendor-a/model-a-haiku-4.5","tools":[
+	    {"type":"function","function":{"name":"agent","parameters":{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"]}}},
+	    {"type":"function","function":{"name":"read_file","parameters":{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}}}],
+	  "messages":[{"role":"user","content":[
+	    {"type":"text","text":"<system-reminder>\nThe skills: use the agent tool with ` + "`batch`" + ` for batch work.\n</system-reminder>\n"},
+	    {"type":"text","text":"Use the read_file tool on ` + "`/tmp/p/a.txt`" + ` and tell me the launch code."}]}]}`
+	_, _, raw := do(t, rs, "POST", "/v1/chat/completions", DemoKeyFull, body)
+	if !strings.Contains(raw, `"arguments":"{\"file_path\":\"/tmp/p/a.txt\"}","name":"read_file"`) || strings.Contains(raw, `"name":"agent"`) {
+		t.Errorf("want one read_file call on /tmp/p/a.txt; got: %s", raw)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/modelgateway/gw/internal/safetext"
+	"github.com/modelgateway/gw/internal/tokens"
 )
 
 var (
@@ -544,7 +545,7 @@ func (m *picker) row(i int, highlighted bool, c layout) string {
 	}
 	cols := ansi.StringWidth(text) // a reason or note starts after the id column at least, so they line up
 	if c.ctx {
-		text += fmt.Sprintf("  %*s", ctxWidth, FormatContext(it.Context))
+		text += fmt.Sprintf("  %*s", ctxWidth, formatContext(it.Context))
 	}
 	text = strings.TrimRight(text, " ")
 	switch {
@@ -612,26 +613,11 @@ func (m *picker) status() string {
 	return s.status.Render(strings.Join(parts, " · "))
 }
 
-// FormatContext writes a context size the way model lists do: 1000000 → "1M ctx", 200000 → "200K ctx".
+// formatContext writes a context size the way model lists do: 1000000 → "1M ctx", 200000 → "200K ctx".
 // Zero (unknown) is empty.
-func FormatContext(tokens int) string {
-	if tokens <= 0 {
+func formatContext(n int) string {
+	if n <= 0 {
 		return ""
 	}
-	return FormatTokens(tokens) + " ctx"
-}
-
-// FormatTokens writes a token count briefly: 1000000 → "1M", 1048576 → "1M", 200000 → "200K", 0 → "".
-func FormatTokens(tokens int) string {
-	switch {
-	case tokens <= 0:
-		return ""
-	case tokens >= 999_500: // rounds to at least 1000K: say 1M
-		v := strconv.FormatFloat(float64(tokens)/1_000_000, 'f', 1, 64)
-		return strings.TrimSuffix(v, ".0") + "M"
-	case tokens >= 1_000:
-		return strconv.Itoa((tokens+500)/1_000) + "K"
-	default:
-		return strconv.Itoa(tokens)
-	}
+	return tokens.Format(n) + " ctx"
 }

@@ -525,11 +525,8 @@ func TestFormatContext(t *testing.T) {
 		0: "", 200_000: "200K ctx", 128_000: "128K ctx", 1_000_000: "1M ctx", 1_048_576: "1M ctx",
 		2_000_000: "2M ctx", 1_500_000: "1.5M ctx", 999_999: "1M ctx", 8_192: "8K ctx", 500: "500 ctx",
 	} {
-		if got := FormatContext(in); got != want {
-			t.Errorf("FormatContext(%d) = %q, want %q", in, got, want)
-		}
-		if got, want := FormatTokens(in), strings.TrimSuffix(want, " ctx"); got != want {
-			t.Errorf("FormatTokens(%d) = %q, want %q", in, got, want)
+		if got := formatContext(in); got != want {
+			t.Errorf("formatContext(%d) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -41,3 +41,11 @@ func ListWords(names []string) []string {
 	}
 	return out
 }
+
+// AndList joins names as a sentence lists them: "a, b and c".
+func AndList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

@@ -123,7 +123,7 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 func agentList() string {
 	var names []string
 	for _, a := range all.Configurable() {
-		names = append(names, a.Display)
+		names = append(names, a.Info().Display)
 	}
 	return strings.Join(names, ", ")
 }
@@ -207,14 +207,14 @@ func agentConfigs(opts *DoctorOptions, given []string) []doctor.AgentFiles {
 		return out
 	}
 	wd, _ := opts.WorkDir()
-	env := agents.Env{Getenv: opts.Getenv, WorkDir: wd}
+	env := agents.Place{Getenv: opts.Getenv, WorkDir: wd}
 	var seen []string
 	for _, a := range all.Configurable() {
 		for _, scope := range []agents.Scope{agents.Global, agents.Project} {
 			if scope == agents.Project && wd == "" {
 				continue
 			}
-			files, err := a.Files(scope, env)
+			files, err := a.(agents.ConfigWriter).Files(scope, env)
 			if err != nil || len(files) == 0 || slices.Contains(seen, files[0]) {
 				continue
 			}
@@ -326,7 +326,8 @@ func plural(n int, one, many string) string {
 
 // installedVersion is the version of a's command on PATH, read from its npm package (nothing is run); ""
 // when a has no package gw looks at, the command is not on PATH, or it was installed another way.
-func installedVersion(getenv func(string) string, a agents.Agent) string {
+func installedVersion(getenv func(string) string, ag agents.Agent) string {
+	a := ag.Info()
 	if a.Package == "" {
 		return ""
 	}

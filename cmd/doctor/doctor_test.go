@@ -224,8 +224,8 @@ func TestAgentConfigs(t *testing.T) {
 	// The agent check reads the environment and the working directory only.
 	opts := &DoctorOptions{Getenv: env.Factory.Getenv, WorkDir: env.Factory.WorkDir}
 	got := agentConfigs(opts, []string{"a/opencode.json", "b/.kilo/kilo.jsonc"})
-	if len(got) != 2 || got[0].Agent.Display != "OpenCode" || got[0].Files[0] != "a/opencode.json" ||
-		got[1].Agent.Display != "Kilo" || got[1].Files[0] != "b/.kilo/kilo.jsonc" {
+	if len(got) != 2 || got[0].Agent.Info().Display != "OpenCode" || got[0].Files[0] != "a/opencode.json" ||
+		got[1].Agent.Info().Display != "Kilo" || got[1].Files[0] != "b/.kilo/kilo.jsonc" {
 		t.Fatalf("--agent-config: %+v", got)
 	}
 
@@ -234,8 +234,8 @@ func TestAgentConfigs(t *testing.T) {
 	var displays []string
 	for _, af := range got {
 		files = append(files, af.Files...)
-		if !slices.Contains(displays, af.Agent.Display) {
-			displays = append(displays, af.Agent.Display)
+		if !slices.Contains(displays, af.Agent.Info().Display) {
+			displays = append(displays, af.Agent.Info().Display)
 		}
 	}
 	for _, want := range []string{
@@ -251,7 +251,7 @@ func TestAgentConfigs(t *testing.T) {
 	}
 	var want []string
 	for _, a := range all.Configurable() {
-		want = append(want, a.Display)
+		want = append(want, a.Info().Display)
 	}
 	if !slices.Equal(displays, want) {
 		t.Errorf("default agents %v, want every configurable agent %v", displays, want)

@@ -15,7 +15,7 @@ import (
 func agentList() string {
 	var names []string
 	for _, a := range all.Configurable() {
-		names = append(names, a.Display)
+		names = append(names, a.Info().Display)
 	}
 	const indent = "                   "
 	return cmdutil.Wrap(cmdutil.ListWords(names), 100, indent)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/internal/safetext"
+	"github.com/modelgateway/gw/internal/tokens"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -96,7 +97,7 @@ func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 			missing = append(missing, e)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", e.ID, e.Name, tui.FormatTokens(e.Context))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", e.ID, e.Name, tokens.Format(e.Context))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -14,15 +14,16 @@ import (
 	"github.com/modelgateway/gw/config/agents/all"
 )
 
-// No command and no doctor check branches on an agent: what differs between agents is a field or a hook of
-// agents.Agent, set in the agent's own package (config/agents/…), so that adding an agent is one package.
+// No command and no doctor check branches on an agent: what differs between agents is an interface of
+// package agents the agent implements (or its Info), in the agent's own package (config/agents/…), and the
+// command tests for the interface, so that adding an agent is one package.
 // The rule, as the code can be held to it: no Go source of cmd/, doctor/ or internal/remedy (the remedies and
 // their renderer: an agent is a remedy's value) holds a string that is an agent's --agent name or display
 // name, tests aside, and none imports one agent's package (only config/agents/all, which lists them).
 func TestCommandsAndDoctorNameNoAgent(t *testing.T) {
 	var names []string
 	for _, a := range all.All() {
-		names = append(names, a.Name, a.Display)
+		names = append(names, a.Info().Name, a.Info().Display)
 	}
 	checked := 0
 	for _, dir := range []string{"..", filepath.Join("..", "..", "doctor"), filepath.Join("..", "..", "internal", "remedy")} {
@@ -30,11 +31,11 @@ func TestCommandsAndDoctorNameNoAgent(t *testing.T) {
 			for _, imp := range f.Imports {
 				p, _ := strconv.Unquote(imp.Path.Value)
 				if strings.HasPrefix(p, module+"/config/agents/") && p != module+"/config/agents/all" {
-					t.Errorf("%s imports %s: commands and doctor reach an agent only through config/agents/all and agents.Agent", path, p)
+					t.Errorf("%s imports %s: commands and doctor reach an agent only through config/agents/all and the interfaces of config/agents", path, p)
 				}
 			}
 			for _, lit := range agentNamesIn(f, names) {
-				t.Errorf("%s: %s names an agent; give agents.Agent a field or hook for what differs, set in the agent's package",
+				t.Errorf("%s: %s names an agent; what differs is an interface of config/agents (ConfigWriter, Runner, DirectRefuser, …) that the agent's package implements and the command tests for: implement one, or add one there",
 					fset.Position(lit.Pos()), lit.Value)
 			}
 		})

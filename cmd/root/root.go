@@ -75,7 +75,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 func toolsLine() string {
 	var names []string
 	for _, a := range all.All() {
-		names = append(names, a.Display)
+		names = append(names, a.Info().Display)
 	}
 	words := append([]string{"gw", "connects", "coding", "tools"}, cmdutil.ListWords(append(names, "Cursor"))...)
 	return cmdutil.Wrap(append(words, strings.Fields("to the Model Gateway Service.")...), 100, "")

@@ -79,7 +79,7 @@ loopback port for as long as the agent runs, writing its request log to gw serve
 usage). gw prints nothing while the agent runs: the terminal is the agent's. Signals (ctrl-c, SIGTERM, SIGHUP, window size changes) reach the agent, and gw
 exits with the agent's status (128+N when signal N ended it). GW_API_KEY is not passed on.
 
-Agents: ` + runList() + `. Continue, Cline and Crush take
+Agents: ` + runList() + `. ` + noRunList() + ` take
 gw's settings only from their config files: use gw init agent --agent NAME for them.`,
 		Example: `  gw run opencode
   gw run claude-code -- -p "explain this repository"
@@ -91,10 +91,8 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 				return nil, cobra.ShellCompDirectiveDefault
 			}
 			var out []cobra.Completion
-			for _, a := range all.All() {
-				if a.Run != nil {
-					out = append(out, cobra.CompletionWithDesc(a.Name, a.Display))
-				}
+			for _, a := range all.With[agents.Runner]() {
+				out = append(out, cobra.CompletionWithDesc(a.Info().Name, a.Info().Display))
 			}
 			return out, cobra.ShellCompDirectiveNoFileComp
 		},
@@ -107,14 +105,8 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 			if len(opts.Args) > 0 && opts.Args[0] == "--" {
 				opts.Args = opts.Args[1:]
 			}
-			a, ok := all.Lookup(opts.Agent)
-			if !ok {
-				// Not echoed: a pasted key must not end up in an error message.
-				return cmdutil.FlagErrorf("unknown agent (not shown); gw run starts one of %s", strings.Join(runNames(), ", "))
-			}
-			if a.Run == nil {
-				return &cmdutil.FlagError{Err: remedy.With(fmt.Errorf("gw run cannot point %s at gw: %s", a.Display, a.NoRun),
-					remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()})}
+			if _, _, err := lookup(opts.Agent); err != nil {
+				return err
 			}
 			if opts.SmallModel != "" && opts.Model == "" {
 				return cmdutil.FlagErrorf("--small-model goes with --model")
@@ -134,28 +126,55 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 	return cmd
 }
 
+// lookup finds the agent gw run starts by its name: an unknown name, or an agent gw cannot run, is a
+// FlagError.
+func lookup(name string) (agents.Agent, agents.Runner, error) {
+	a, ok := all.Lookup(name)
+	if !ok {
+		// Not echoed: a pasted key must not end up in an error message.
+		return nil, nil, cmdutil.FlagErrorf("unknown agent (not shown); gw run starts one of %s", strings.Join(runNames(), ", "))
+	}
+	r, ok := a.(agents.Runner)
+	if !ok {
+		return nil, nil, &cmdutil.FlagError{Err: remedy.With(fmt.Errorf("gw run cannot point %s at gw: %s", a.Info().Display, a.Info().NoRun),
+			remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.Info().RemedyAgent()})}
+	}
+	return a, r, nil
+}
+
 func runNames() []string {
 	var out []string
-	for _, a := range all.All() {
-		if a.Run != nil {
-			out = append(out, a.Name)
-		}
+	for _, a := range all.With[agents.Runner]() {
+		out = append(out, a.Info().Name)
 	}
 	return out
 }
 
-func runList() string {
+// noRunList names the agents gw run cannot start (no agents.Runner).
+func noRunList() string {
 	var out []string
 	for _, a := range all.All() {
-		if a.Run != nil {
-			out = append(out, a.Display+" ("+a.Name+")")
+		if _, ok := a.(agents.Runner); !ok {
+			out = append(out, a.Info().Display)
 		}
+	}
+	return cmdutil.AndList(out)
+}
+
+func runList() string {
+	var out []string
+	for _, a := range all.With[agents.Runner]() {
+		out = append(out, a.Info().Display+" ("+a.Info().Name+")")
 	}
 	return strings.Join(out, ", ")
 }
 
 func runRun(ctx context.Context, opts *RunOptions) error {
-	a, _ := all.Lookup(opts.Agent)
+	ag, runner, err := lookup(opts.Agent)
+	if err != nil {
+		return err
+	}
+	a := ag.Info()
 	bin, err := exec.LookPath(a.Binary)
 	if err != nil {
 		return fmt.Errorf("%s is not on PATH (%s's command); install it: %s", a.Binary, a.Display, a.Install)
@@ -174,8 +193,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 
 	wd, _ := opts.WorkDir()
-	env := agents.Env{Getenv: opts.Getenv, WorkDir: wd}
-	configured := readConfigs(a, env)
+	env := agents.Place{Getenv: opts.Getenv, WorkDir: wd}
+	configured := readConfigs(ag, env)
 	def, small, err := models(opts, subscribed, configured)
 	if err != nil {
 		return err
@@ -194,7 +213,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer srv.stop()
 	d.BaseURL, d.Token = "http://"+srv.addr+"/v1", srv.token
 
-	spec, err := a.Run(d)
+	spec, err := runner.Run(d)
 	if err != nil {
 		return err
 	}
@@ -212,14 +231,13 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		defer tmp.Remove()
 		dir := tmp.Dir
 		if spec.Prepare != nil {
-			place := agents.RunPlace{Dir: dir, Env: env, Args: opts.Args, Terminal: opts.IO.IsStdinTTY() && opts.IO.IsStdoutTTY()}
+			place := agents.RunPlace{Dir: dir, User: env, Args: opts.Args, Terminal: opts.IO.IsStdinTTY() && opts.IO.IsStdoutTTY()}
 			if spec, err = spec.Prepare(spec, place); err != nil {
 				return fmt.Errorf("writing %s's settings for this run: %w", a.Display, err)
 			}
 		}
-		spec = inRunDir(spec, dir)
 	}
-	for _, w := range append(overrides(a, configured, d), spec.Warnings...) {
+	for _, w := range append(overrides(ag, configured, d), spec.Warnings...) {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: "+safetext.Line(w)) // it may quote a project's file
 	}
 	for _, n := range spec.Notes {
@@ -264,7 +282,11 @@ type configured struct {
 	in   agents.Inspection
 }
 
-func readConfigs(a agents.Agent, env agents.Env) []configured {
+func readConfigs(ag agents.Agent, env agents.Place) []configured {
+	a, ok := ag.(agents.ConfigWriter)
+	if !ok {
+		return nil
+	}
 	var out []configured
 	for _, scope := range []agents.Scope{agents.Global, agents.Project} {
 		files, err := a.Files(scope, env)
@@ -311,24 +333,29 @@ func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, smal
 }
 
 // overrides are the settings of the agent's own files that win over gw run's environment, as the agent
-// says (agents.Agent.RunOverride: Claude Code prefers a key in its settings' "env", Qwen Code an entry of
-// the same model id under another base URL).
-func overrides(a agents.Agent, cfgs []configured, d agents.Declaration) []string {
-	if a.RunOverride == nil {
+// says (agents.RunOverrider: Claude Code prefers a key in its settings' "env", Qwen Code an entry of the
+// same model id under another base URL).
+func overrides(ag agents.Agent, cfgs []configured, d agents.Declaration) []string {
+	ro, ok := ag.(agents.RunOverrider)
+	if !ok {
 		return nil
 	}
+	a := ag.Info()
+	fix := render.Text(remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()}, render.Context{Where: render.Command})
 	var out []string
 	for _, c := range cfgs {
-		if w := a.RunOverride(c.path, c.in, d, initAgent(a)); w != "" {
-			out = append(out, w)
+		o, ok := ro.RunOverride(c.in, d)
+		switch {
+		case !ok:
+		case len(o.KeyVars) > 0:
+			out = append(out, fmt.Sprintf("%s sets %s in %q, which %s sends instead of gw run's token; remove it, or %s",
+				c.path, strings.Join(o.KeyVars, " or "), o.Block, a.Display, fix))
+		default:
+			out = append(out, fmt.Sprintf("%s declares gw's models with base URL %s, which %s uses instead of gw run's for the same model ids; %s",
+				c.path, o.BaseURL, a.Display, fix))
 		}
 	}
 	return out
-}
-
-// initAgent is the fix that writes gw's entry into a's config, in render's words.
-func initAgent(a agents.Agent) string {
-	return render.Text(remedy.Remedy{Do: remedy.InitAgentFor, Agent: a.RemedyAgent()}, render.Context{Where: render.Command})
 }
 
 // server is the gw serve the agent talks to.
@@ -376,7 +403,8 @@ func serve(ctx context.Context, opts *RunOptions, cfg config.File, stateDir, age
 	}
 	keys := proxy.NewWatchedKeyCache(opts.Key, proxy.DefaultKeyRefresh, opts.KeyStamp)
 	// The request log goes to gw serve's serve.log, with the agent named.
-	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: opts.Transport(), Key: keys, LocalToken: token, Log: io.Discard, StateDir: stateDir, Agent: agent})
+	h, err := proxy.New(proxy.Options{Upstream: upstream, Transport: opts.Transport(), Key: keys, LocalToken: token, Log: io.Discard, StateDir: stateDir, Agent: agent,
+		ModelRoutes: all.ServeRoutes()})
 	if err != nil {
 		return nil, err
 	}
@@ -428,15 +456,3 @@ func writeRunFiles(files map[string][]byte) (*fsutil.PrivateTemp, error) {
 
 // runDirPrefix names gw run's directories in the temporary directory.
 const runDirPrefix = "gw-run-"
-
-// inRunDir replaces agents.RunDir in spec's arguments and environment with dir.
-func inRunDir(spec agents.RunSpec, dir string) agents.RunSpec {
-	spec.Args, spec.Env = slices.Clone(spec.Args), slices.Clone(spec.Env)
-	for i := range spec.Args {
-		spec.Args[i] = strings.ReplaceAll(spec.Args[i], agents.RunDir, dir)
-	}
-	for i := range spec.Env {
-		spec.Env[i] = strings.ReplaceAll(spec.Env[i], agents.RunDir, dir)
-	}
-	return spec
-}

@@ -430,14 +430,14 @@ func TestOverrides(t *testing.T) {
 		{"qwen-code", "settings.json declares gw's models with base URL http://127.0.0.1:9999/v1, which Qwen Code uses instead of gw run's for the same model ids; run: gw init agent --agent qwen-code"},
 	} {
 		a, _ := all.Lookup(tt.agent)
-		got := strings.Join(overrides(a, readConfigs(a, agents.Env{Getenv: env, WorkDir: t.TempDir()}), d), "\n")
+		got := strings.Join(overrides(a, readConfigs(a, agents.Place{Getenv: env, WorkDir: t.TempDir()}), d), "\n")
 		if tt.want == "" && got != "" || tt.want != "" && !strings.HasSuffix(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.agent, got, tt.want)
 		}
 	}
 	write(".claude/settings.json", `{"env": {"ANTHROPIC_AUTH_TOKEN": "gw-local-ffffffffffffffffffffffffffffffff"}}`)
 	a, _ := all.Lookup("claude-code")
-	if got := overrides(a, readConfigs(a, agents.Env{Getenv: env, WorkDir: t.TempDir()}), d); len(got) != 1 || !strings.Contains(got[0], "sets ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY") {
+	if got := overrides(a, readConfigs(a, agents.Place{Getenv: env, WorkDir: t.TempDir()}), d); len(got) != 1 || !strings.HasSuffix(got[0], `/settings.json sets ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY in "env", which Claude Code sends instead of gw run's token; remove it, or run: gw init agent --agent claude-code`) {
 		t.Errorf("claude-code with another token: %q", got)
 	}
 }

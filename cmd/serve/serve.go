@@ -197,16 +197,17 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		out, errOut, stateDir = opts.Log, opts.Log, "" // the request log goes to errOut alone
 	}
 	return proxy.Run(ctx, proxy.RunOptions{
-		Out:        out,
-		ErrOut:     errOut,
-		StateDir:   stateDir,
-		AgentOf:    all.UserAgentIndex(),
-		Upstream:   upstream,
-		Transport:  transport,
-		KeySource:  opts.Key,
-		KeyStamp:   opts.KeyStamp,
-		KeyRefresh: opts.KeyRefresh,
-		LocalToken: token,
+		Out:         out,
+		ErrOut:      errOut,
+		StateDir:    stateDir,
+		AgentOf:     all.UserAgentIndex(),
+		ModelRoutes: all.ServeRoutes(),
+		Upstream:    upstream,
+		Transport:   transport,
+		KeySource:   opts.Key,
+		KeyStamp:    opts.KeyStamp,
+		KeyRefresh:  opts.KeyRefresh,
+		LocalToken:  token,
 		ListModels: func(ctx context.Context, key string) ([]string, error) {
 			models, err := opts.API(base, key, 10*time.Second).Models(ctx)
 			ids := make([]string, 0, len(models))

@@ -19,6 +19,7 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/safetext"
+	"github.com/modelgateway/gw/internal/tokens"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/reqlog"
 	"github.com/modelgateway/gw/tui"
@@ -194,5 +195,5 @@ func count(n int64) string {
 	if n <= 0 {
 		return "0"
 	}
-	return tui.FormatTokens(int(n))
+	return tokens.Format(int(n))
 }

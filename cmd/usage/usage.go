@@ -16,6 +16,7 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/safetext"
+	"github.com/modelgateway/gw/internal/tokens"
 	"github.com/modelgateway/gw/reqlog"
 	"github.com/modelgateway/gw/tui"
 )
@@ -156,7 +157,7 @@ func usageRun(opts *UsageOptions) error {
 	table := [][]string{{strings.ToUpper(opts.By), "REQUESTS", "ERRORS", "INPUT", "CACHED", "OUTPUT", "CACHE HIT"}}
 	line := func(key string, t reqlog.Totals) {
 		table = append(table, []string{key, strconv.Itoa(t.Requests), strconv.Itoa(t.Errors),
-			tokens(t.Input), tokens(t.Cached), tokens(t.Output), percent(t.CacheRatio(), t.Input)})
+			tokenCount(t.Input), tokenCount(t.Cached), tokenCount(t.Output), percent(t.CacheRatio(), t.Input)})
 	}
 	for _, r := range rows {
 		line(r.Key, r.Totals)
@@ -209,13 +210,13 @@ func writeTable(w io.Writer, cs *tui.ColorScheme, rows [][]string) {
 
 func round(r float64) float64 { return float64(int64(r*1000+0.5)) / 1000 }
 
-// tokens is a token count as a terminal shows it: exact up to 9,999, then
-// 12.3K, 4.5M.
-func tokens(n int64) string {
+// tokenCount is a token count as a terminal shows it: exact up to 9,999, then
+// 12K, 4.5M.
+func tokenCount(n int64) string {
 	if n < 10_000 {
 		return strconv.FormatInt(n, 10)
 	}
-	return tui.FormatTokens(int(n))
+	return tokens.Format(int(n))
 }
 
 func percent(r float64, input int64) string {

@@ -1,8 +1,9 @@
 // Package agents holds what every coding agent's config writer shares: what
 // gw declares (the service or gw serve, the token reference, the models),
 // what a merge returns, how gw run starts an agent, and what doctor reads
-// back. Agent describes one agent with everything gw init agent, gw run and
-// gw doctor need to know about it, so that none of them names an agent: its
+// back. An Agent is its Info and the interfaces below it implements
+// (ConfigWriter, Runner, DirectRefuser, …), which gw init agent, gw run and
+// gw doctor test for, so that none of them names an agent: its
 // own format and files live in a package below this one (opencode,
 // claudecode, codex, qwencode, continuedev, cline, kilo, crush, pi, droid,
 // copilot, gemini; opencodefmt is the format OpenCode and Kilo share), and
@@ -131,8 +132,8 @@ func (d Declaration) Validate() error {
 	return nil
 }
 
-// Env is the variable holding the key in direct mode.
-func (d Declaration) Env() string {
+// KeyVar is the variable holding the key in direct mode.
+func (d Declaration) KeyVar() string {
 	if d.KeyEnv != "" {
 		return d.KeyEnv
 	}
@@ -214,14 +215,15 @@ const (
 	Project Scope = "project"
 )
 
-// Env is how a path is found: the environment and the working directory.
-type Env struct {
+// Place is where the user runs gw, as an agent's files are found from it: the environment and the
+// working directory.
+type Place struct {
 	Getenv  func(string) string
 	WorkDir string
 }
 
 // Home is $HOME (or %USERPROFILE%).
-func (e Env) Home() (string, error) {
+func (e Place) Home() (string, error) {
 	h := e.Getenv("HOME")
 	if h == "" {
 		h = e.Getenv("USERPROFILE")
@@ -234,7 +236,7 @@ func (e Env) Home() (string, error) {
 
 // XDGConfig is $XDG_CONFIG_HOME, else ~/.config (on every OS: the agents
 // that use it do so on macOS and Windows too).
-func (e Env) XDGConfig() (string, error) {
+func (e Place) XDGConfig() (string, error) {
 	if x := e.Getenv("XDG_CONFIG_HOME"); x != "" {
 		if !strings.HasPrefix(x, "/") && !(len(x) > 2 && x[1] == ':') {
 			return "", fmt.Errorf("XDG_CONFIG_HOME=%q is not an absolute path; set it to an absolute path or unset it", x)
@@ -260,11 +262,11 @@ type RunSpec struct {
 	// on its command line (pi's extension, Factory droid's runtime
 	// settings): gw run writes them into a new directory only the user can
 	// read, for the agent's lifetime, and removes it when the agent ends.
-	// RunDir in Args and Env stands for that directory. They hold no
-	// secret: the token stays in Env.
+	// They hold no secret: the token stays in Env.
 	Files map[string][]byte
-	// Prepare, when set, runs before the agent starts and returns the spec
-	// to run with: for an agent whose settings for the run must be made from
+	// Prepare, when set, runs once that directory is made, Files in it,
+	// before the agent starts, and returns the spec to run with: the
+	// arguments that name the files (RunPlace.Dir), or settings made from
 	// the user's own files, which it only reads (Gemini CLI's settings with
 	// the API key route chosen, for a user who never chose a sign-in).
 	Prepare func(spec RunSpec, p RunPlace) (RunSpec, error)
@@ -273,13 +275,19 @@ type RunSpec struct {
 	Warnings []string
 }
 
-// RunDir stands for the directory of RunSpec.Files in its Args and Env.
-const RunDir = "{gw-run-dir}"
+// InRunDir is a Prepare that puts the arguments args gives for the run's
+// directory (naming files of RunSpec.Files there) before spec's.
+func InRunDir(args func(dir string) []string) func(RunSpec, RunPlace) (RunSpec, error) {
+	return func(spec RunSpec, p RunPlace) (RunSpec, error) {
+		spec.Args = append(args(p.Dir), spec.Args...)
+		return spec, nil
+	}
+}
 
 // RunPlace is where gw run starts an agent, for RunSpec.Prepare.
 type RunPlace struct {
-	Dir  string   // the run's private directory (RunDir), made for it, Files in it
-	Env  Env      // the user's environment and working directory
+	Dir  string   // the run's private directory, made for it, Files in it
+	User Place    // the user's environment and working directory
 	Args []string // the user's arguments to the agent
 	// Terminal: the agent's input and output are a terminal, so it may be
 	// interactive.
@@ -348,70 +356,102 @@ func Diff(before, after []string) (added, removed []string) {
 	return added, removed
 }
 
-// Agent describes one supported agent for gw init agent, gw run and doctor.
-type Agent struct {
+// Agent is one supported agent: Info, and the behaviour it has as the
+// interfaces below (ConfigWriter, Runner, …), which gw init agent, gw run
+// and gw doctor test for; an agent that does not implement one lacks that
+// feature. Adding an agent is one package implementing what it supports,
+// listed in config/agents/all.
+type Agent interface{ Info() Info }
+
+// Info is what gw knows of every agent.
+type Info struct {
 	Name    string // the --agent value: "qwen-code"
 	Display string // "Qwen Code"
 	Binary  string // the command on PATH: "qwen"
-	// Version is the version its format was checked against.
-	Version string
-	// Install is how to install it ("npm install -g opencode-ai").
-	Install string
+	Version string // the version its format was checked against
+	Install string // how to install it: "npm install -g opencode-ai"
 	// Package is its npm package, whose package.json tells the installed version (doctor notes one other
 	// than Version); "" when gw does not look.
 	Package string
-	// Entry names what gw owns in its config, for messages:
-	// `provider "gw"`, `[model_providers.gw]`.
+	// Entry names what gw owns in its config, for messages: `provider "gw"`, `[model_providers.gw]`.
 	Entry    string
 	Protocol Protocol
-	// DirectRefusal, when set, is why direct mode is refused.
-	DirectRefusal string
-	// Files are the config files gw writes for scope, in the order Merge
-	// and Inspect take them; a scope the agent has no file for is an error
-	// that says so.
-	Files func(s Scope, e Env) ([]string, error)
-	// Merge takes the files' contents (nil for a missing file), in Files'
-	// order, and returns one Result per file.
-	Merge func(srcs [][]byte, d Declaration) ([]Result, error)
-	// Inspect reads the files back for doctor.
-	Inspect func(srcs [][]byte) (Inspection, error)
-	// Run is gw run's route; nil when the agent has none, and NoRun says
-	// what to do instead.
-	Run   func(d Declaration) (RunSpec, error)
-	NoRun string
-	// NoInit, when set, says why gw writes no config file for the agent (it takes gw's settings only
-	// from its environment, through gw run): gw init agent refuses with it, and Files, Merge and
-	// Inspect return it as their error.
-	NoInit string
-	// UserAgents are the first products of the User-Agent header its requests carry, lower-case, as
-	// each of its versions sends them ("claude-cli" of claude-cli/2.1.3), so that gw serve's request
-	// log names the agent; none shared with another agent.
+	// UserAgents are the first products of the User-Agent header its requests carry, lower-case
+	// ("claude-cli" of claude-cli/2.1.3), so that gw serve's request log names the agent; none shared.
 	UserAgents []string
-	// FileNames are the names of its config files, so that gw doctor --agent-config knows whose file
-	// it is given; only names no other agent uses.
+	// FileNames are the names of its config files, for gw doctor --agent-config; none shared.
 	FileNames []string
+	// NoConfig says why the agent is no ConfigWriter (it takes gw's settings only from its
+	// environment), NoRun why it is no Runner: what gw init agent and gw run answer instead.
+	NoConfig, NoRun string
+}
 
-	// NoDefaultModel: the agent has no default-model setting (Continue starts with its first chat
-	// model), so gw init agent does not report one.
-	NoDefaultModel bool
-	// OwnSmallModel: without a small model named, the agent chooses its own (Claude Code: its Haiku
-	// tier), so gw does not make the default model the small one too.
-	OwnSmallModel bool
-	// PlainKeysRemoved, when set, says what plain-text key a merge took out of a file (old, then new
-	// content), which then lives on only in its backup; "" when none. Without it, the Inspection
-	// before and after the merge tells (a key setting that was literal and no longer is).
-	PlainKeysRemoved func(old, new []byte) string
-	// RunOverride, when set, says what in the agent's config at path wins over gw run's environment
-	// (Claude Code's key in "env", Qwen Code's entry under another base URL), as a sentence ending in
-	// fix, the command that rewrites gw's entry; "" when nothing does.
-	RunOverride func(path string, in Inspection, d Declaration, fix string) string
-	// Companion, when set, is the other file the agent reads beside its config at path and merges
-	// with it (OpenCode's opencode.json beside opencode.jsonc); ok is false when there is none.
-	Companion func(path string) (c Companion, ok bool)
-	// Providers, when set, lists every OpenAI-compatible provider a config file declares, gw's or
-	// one the user wrote, so that gw doctor checks each one that reaches the service, not only gw's
-	// entry (OpenCode). An unparsable file is a *ParseError.
-	Providers func(src []byte) ([]Provider, error)
+// RemedyAgent is the agent as a fix names it (remedy.Remedy's Agent).
+func (i Info) RemedyAgent() remedy.Agent { return remedy.Agent{Name: i.Name, Display: i.Display} }
+
+// ConfigWriter is an agent gw init agent writes a config for and gw doctor reads back. Files are its
+// config files for scope, in the order Merge and Inspect take their contents (nil for a missing file);
+// a scope it has none for is an error that says so. Merge returns one Result per file.
+type ConfigWriter interface {
+	Files(s Scope, p Place) ([]string, error)
+	Merge(srcs [][]byte, d Declaration) ([]Result, error)
+	Inspect(srcs [][]byte) (Inspection, error)
+}
+
+// Runner is an agent gw run starts pointed at gw serve with nothing written.
+type Runner interface {
+	Run(d Declaration) (RunSpec, error)
+}
+
+// DirectRefuser is an agent that only works through gw serve: its Merge refuses direct mode
+// (RefuseDirect) for the reason DirectRefusal gives.
+type DirectRefuser interface{ DirectRefusal() string }
+
+// ModelChooser is an agent that chooses a model itself where gw names none. def: it has no
+// default-model setting (Continue starts with its first chat model), so none is reported. small: it
+// takes its own small model (Claude Code: its Haiku tier), so gw does not make the default the small one.
+type ModelChooser interface{ ChoosesOwn() (def, small bool) }
+
+// PlainKeyRemover says what plain-text key a merge took out of a file (old, then new content), which then
+// lives on only in its backup; "" when none. For the others, the key setting read before and after tells.
+type PlainKeyRemover interface{ PlainKeysRemoved(old, new []byte) string }
+
+// RunOverrider is an agent whose config, inspected as in, can hold what wins over gw run's environment.
+type RunOverrider interface {
+	RunOverride(in Inspection, d Declaration) (o Override, ok bool)
+}
+
+// Override is what in an agent's config wins over gw run's environment: a key it sets in one of
+// KeyVars, in Block, which it sends instead of gw run's token (Claude Code's "env"); else gw's models
+// declared under BaseURL, which it uses instead of gw run's for the same ids (Qwen Code).
+type Override struct {
+	KeyVars        []string
+	Block, BaseURL string
+}
+
+// CompanionReader is an agent that reads another file beside its config at path and merges the two
+// (OpenCode's opencode.json beside opencode.jsonc); ok is false when there is none.
+type CompanionReader interface {
+	Companion(path string) (c Companion, ok bool)
+}
+
+// ProviderLister is an agent whose config declares providers of the user's besides gw's: Providers lists
+// every OpenAI-compatible one, so that gw doctor checks each that reaches the service (OpenCode). An
+// unparsable file is a *ParseError.
+type ProviderLister interface {
+	Providers(src []byte) ([]Provider, error)
+}
+
+// ServeRouter is an agent that asks gw serve for paths gw serve answers itself from the account's
+// models (Codex's model catalog).
+type ServeRouter interface{ ServeRoutes() []ServeRoute }
+
+// ServeRoute is a GET of Path under gw serve's /v1, answered with Answer's JSON of the models, its
+// errors in Protocol's shape.
+type ServeRoute struct {
+	Path     string
+	Protocol Protocol
+	Answer   func(models []Model) ([]byte, error)
 }
 
 // Companion is another file an agent reads beside its config and merges with it, as far as gw's entry
@@ -446,35 +486,22 @@ type Provider struct {
 	Disabled bool
 }
 
-// RemedyAgent is a as a fix names it (remedy.Remedy's Agent): the renderer says gw init agent --agent
-// a.Name, and a.Display where it names the agent.
-func (a Agent) RemedyAgent() remedy.Agent { return remedy.Agent{Name: a.Name, Display: a.Display} }
-
-// RunOnly returns a with Files, Merge and Inspect that refuse with reason, for an agent gw only runs.
-func (a Agent) RunOnly(reason string) Agent {
-	a.NoInit = reason
-	err := errors.New(reason)
-	a.Files = func(Scope, Env) ([]string, error) { return nil, err }
-	a.Merge = func([][]byte, Declaration) ([]Result, error) { return nil, err }
-	a.Inspect = func([][]byte) (Inspection, error) { return Inspection{}, err }
-	return a
+// OneFile is the ConfigWriter of an agent whose config is one file: File names it for a scope,
+// MergeFile and InspectFile read its contents (nil for a missing file).
+type OneFile struct {
+	File        func(Scope, Place) (string, error)
+	MergeFile   func([]byte, Declaration) (Result, error)
+	InspectFile func([]byte) (Inspection, error)
 }
 
-// OneFile returns a with Files, Merge and Inspect set for an agent whose config is
-// one file: path names it for a scope, merge and inspect read its contents
-// (nil for a missing file).
-func (a Agent) OneFile(path func(Scope, Env) (string, error), merge func([]byte, Declaration) (Result, error),
-	inspect func([]byte) (Inspection, error)) Agent {
-	a.Files = func(s Scope, e Env) ([]string, error) {
-		p, err := path(s, e)
-		return []string{p}, err
-	}
-	a.Merge = func(srcs [][]byte, d Declaration) ([]Result, error) {
-		r, err := merge(srcs[0], d)
-		return []Result{r}, err
-	}
-	a.Inspect = func(srcs [][]byte) (Inspection, error) { return inspect(srcs[0]) }
-	return a
+func (o OneFile) Files(s Scope, p Place) ([]string, error) {
+	f, err := o.File(s, p)
+	return []string{f}, err
+}
+func (o OneFile) Inspect(srcs [][]byte) (Inspection, error) { return o.InspectFile(srcs[0]) }
+func (o OneFile) Merge(srcs [][]byte, d Declaration) ([]Result, error) {
+	r, err := o.MergeFile(srcs[0], d)
+	return []Result{r}, err
 }
 
 // OpenJSON begins a Merge into a JSON or JSONC config src (nil or empty: a

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelgateway/gw/internal/testutil"
 )
 
 // scripts/with-keyring.sh leaves no daemon behind when its command is killed, or when it is itself
@@ -35,7 +37,7 @@ func TestWithKeyringScript_LeavesNoDaemon(t *testing.T) {
 		kill func(t *testing.T, script *os.Process, cmdPID int)
 	}{
 		{"command killed", func(t *testing.T, _ *os.Process, cmdPID int) {
-			if err := syscall.Kill(cmdPID, syscall.SIGKILL); err != nil {
+			if err := testutil.Kill(cmdPID); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -60,7 +62,7 @@ func TestWithKeyringScript_LeavesNoDaemon(t *testing.T) {
 			go func() { exited <- cmd.Wait() }()
 			t.Cleanup(func() {
 				for _, pid := range sessionProcesses(tmp) {
-					syscall.Kill(pid, syscall.SIGKILL)
+					testutil.Kill(pid)
 				}
 				cmd.Process.Kill()
 			})

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func (r claudeRun) result(t *testing.T) claudeResult {
 // the spec's three failures reaches the user with the spec's message.
 func TestClaudeCodeThroughHandler(t *testing.T) {
 	bin := claudeBinary(t)
-	svc := startService(t, standin.Options{})
+	svc := relaytest.StartService(t, standin.Options{})
 	const model = "vendor-a/model-a-sonnet-4.5"
 	run := func(t *testing.T, gw, model, prompt string, files map[string][]byte) (claudeRun, string) {
 		t.Helper()
@@ -90,7 +91,7 @@ func TestClaudeCodeThroughHandler(t *testing.T) {
 	}
 	for _, f := range failures {
 		t.Run(f.name, func(t *testing.T) {
-			gw := startGateway(t, &Handler{Upstream: upstreamTo(f.base, f.key, svc.Client())})
+			gw := startGateway(t, &Handler{Upstream: relaytest.UpstreamTo(f.base, f.key, svc.Client())})
 			r, _ := run(t, gw, f.model, "say hello", nil)
 			res := r.result(t)
 			if !res.IsError || !strings.Contains(res.Result, f.want) {

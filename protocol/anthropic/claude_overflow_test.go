@@ -2,14 +2,13 @@ package anthropic
 
 import (
 	"context"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/modelgateway/gw/protocol/chat"
 )
 
 // overflowUpstream stands in for a service that refuses every request as
@@ -17,7 +16,8 @@ import (
 // yet), whole (a 400) or inside its stream, in OpenAI's dialect.
 func overflowUpstream(inStream bool, calls *atomic.Int32) Upstream {
 	const body = `{"error":{"message":"This model's maximum context length is 200000 tokens. However, your messages resulted in 201234 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`
-	return func(ctx context.Context, req *chat.Request) (*http.Response, error) {
+	return func(ctx context.Context, call *tr.Call) (*http.Response, error) {
+		req := call.Chat
 		calls.Add(1)
 		if inStream && req.Stream {
 			sse := "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\ndata: " + body + "\n\n"

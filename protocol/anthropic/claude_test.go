@@ -7,9 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelgateway/gw/internal/testutil"
 )
 
 // claudeCodeVersion is the Claude Code release the recorded requests come
@@ -92,8 +93,8 @@ func runClaude(t *testing.T, bin, dir string, env []string, limit time.Duration,
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader("")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	testutil.OwnProcessGroup(cmd)
+	testutil.CancelKillsGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -110,7 +111,7 @@ func TestClaudeCodeCarriesThinking(t *testing.T) {
 	svc := &signingService{file: filepath.Join(project, "notes.txt")}
 	ts := httptest.NewServer(svc)
 	defer ts.Close()
-	gw := startGateway(t, &Handler{Upstream: upstreamTo(ts.URL+"/v1", "test-key", ts.Client())})
+	gw := startGateway(t, &Handler{Upstream: relaytest.UpstreamTo(ts.URL+"/v1", "test-key", ts.Client())})
 	r := runClaude(t, bin, project, claudeEnv(home, gw, "gw-local-harness", "vendor-a/model-a-sonnet-4.5-thinking"), 2*time.Minute,
 		"Use the Read tool on `"+svc.file+"` and tell me the launch code.")
 	res := r.result(t)

@@ -30,19 +30,6 @@ func (e *Error) Error() string { return e.Type + ": " + e.Message }
 // Body is the error's JSON body.
 func (e *Error) Body() []byte { return ErrorBody(e.Status, e.Type, e.Message) }
 
-// WriteError writes e as the answer.
-func WriteError(w http.ResponseWriter, e *Error) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	if e.Final {
-		h.Set("X-Should-Retry", "false")
-	}
-	w.WriteHeader(e.Status)
-	_, _ = w.Write(e.Body())
-}
-
 // The error types of the Messages API.
 const (
 	TypeInvalidRequest  = "invalid_request_error"

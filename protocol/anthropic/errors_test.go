@@ -3,7 +3,6 @@ package anthropic
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/modelgateway/gw/api"
@@ -97,16 +96,14 @@ func TestForClaudeCode(t *testing.T) {
 	}
 }
 
-func TestWriteErrorFinal(t *testing.T) {
-	rec := httptest.NewRecorder()
-	WriteError(rec, &Error{Status: 401, Type: TypeAuthentication, Message: "no", Final: true})
-	if rec.Code != 401 || rec.Header().Get("X-Should-Retry") != "false" || rec.Header().Get("Content-Type") != "application/json" {
-		t.Errorf("%d %v", rec.Code, rec.Header())
+func TestErrorAnswerFinal(t *testing.T) {
+	a := errorAnswer(&Error{Status: 401, Type: TypeAuthentication, Message: "no", Final: true})
+	if a.Status != 401 || a.Header.Get("X-Should-Retry") != "false" || a.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("%d %v", a.Status, a.Header)
 	}
-	rec = httptest.NewRecorder()
-	WriteError(rec, &Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Message: "later"})
-	if rec.Header().Get("X-Should-Retry") != "" {
-		t.Errorf("a retryable error says %q", rec.Header().Get("X-Should-Retry"))
+	a = errorAnswer(&Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Message: "later"})
+	if a.Header.Get("X-Should-Retry") != "" {
+		t.Errorf("a retryable error says %q", a.Header.Get("X-Should-Retry"))
 	}
 }
 

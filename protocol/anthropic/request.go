@@ -171,37 +171,8 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 
 // jsonError names where a body stops being the JSON the API expects.
 func jsonError(body []byte, err error) *Error {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case len(bytes.TrimSpace(body)) == 0:
-		return invalid("", "the request body is empty; send a Messages API request as JSON")
-	case errors.As(err, &se) && chat.TooDeep(err):
-		return invalid("", "the request body nests arrays and objects deeper than %d levels (at byte %d), more than any request needs; send a Messages API request", chat.MaxDepth, se.Offset)
-	case errors.As(err, &se):
-		return invalid("", "the request body is not valid JSON (at byte %d: %v)", se.Offset, se.Error())
-	case errors.As(err, &te):
-		field := chat.FieldPath("", te.Field)
-		if field == "" {
-			field = "the request body"
-		}
-		return invalid(field, "is a JSON %s where the Messages API expects %s", te.Value, jsonKind(te.Type.String()))
-	}
-	return invalid("", "the request body could not be read as a Messages API request: %v", err)
-}
-
-func jsonKind(goType string) string {
-	switch {
-	case strings.HasPrefix(goType, "[]"):
-		return "an array"
-	case goType == "string":
-		return "a string"
-	case goType == "bool":
-		return "true or false"
-	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "float"), strings.HasPrefix(goType, "*int"), strings.HasPrefix(goType, "*float"):
-		return "a number"
-	}
-	return "an object"
+	field, msg := chat.BadBody(body, err, "Messages API")
+	return invalid(field, "%s", msg)
 }
 
 type translator struct {
@@ -334,7 +305,7 @@ func blocksOf(raw json.RawMessage, field string) ([]block, *Error) {
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return nil, invalid(chat.FieldPath(field, te.Field), "is a JSON %s where the Messages API expects %s", te.Value, jsonKind(te.Type.String()))
+			return nil, invalid(chat.FieldPath(field, te.Field), "%s", chat.BadField(te, "Messages API"))
 		}
 		return nil, invalid(field, "must be a string or an array of content blocks")
 	}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	tr "github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +14,6 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api/apitest"
-	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -43,14 +44,14 @@ func errorOf(t *testing.T, body string) errorDetail {
 
 func gatewayTo(t *testing.T, svc *standin.Running, key string) string {
 	t.Helper()
-	return startGateway(t, &Handler{Upstream: upstreamTo(svc.BaseURL, key, svc.Client())})
+	return startGateway(t, &Handler{Upstream: relaytest.UpstreamTo(svc.BaseURL, key, svc.Client())})
 }
 
 // Claude Code's recorded tool round trip through the handler and the
 // stand-in: the first answer calls Read on the file the prompt names, the
 // second quotes the tool's result.
 func TestServeRecordedToolRoundTrip(t *testing.T) {
-	svc := startService(t, standin.Options{})
+	svc := relaytest.StartService(t, standin.Options{})
 	gw := gatewayTo(t, svc, standin.DemoKeyFull)
 	bodies := recorded(t, "tool-round-trip")
 
@@ -85,7 +86,7 @@ func TestServeRecordedToolRoundTrip(t *testing.T) {
 }
 
 func TestServeThinkingModel(t *testing.T) {
-	svc := startService(t, standin.Options{})
+	svc := relaytest.StartService(t, standin.Options{})
 	gw := gatewayTo(t, svc, standin.DemoKeyFull)
 	_, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5-thinking","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hello there"}]}`)
 	a, err := checkStream(raw)
@@ -98,7 +99,7 @@ func TestServeThinkingModel(t *testing.T) {
 }
 
 func TestServeWholeAnswer(t *testing.T) {
-	svc := startService(t, standin.Options{})
+	svc := relaytest.StartService(t, standin.Options{})
 	gw := gatewayTo(t, svc, standin.DemoKeyFull)
 	res, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-haiku-4.5","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`)
 	var m struct {
@@ -121,7 +122,7 @@ func TestServeWholeAnswer(t *testing.T) {
 // error shape with the spec's message first; the spec's three are final
 // (x-should-retry: false), so that Claude Code shows them at once.
 func TestServeErrors(t *testing.T) {
-	svc := startService(t, standin.Options{})
+	svc := relaytest.StartService(t, standin.Options{})
 	cases := []struct {
 		name, key, url, model string
 		status                int
@@ -139,7 +140,7 @@ func TestServeErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			gw := startGateway(t, &Handler{Upstream: upstreamTo(c.url, c.key, svc.Client())})
+			gw := startGateway(t, &Handler{Upstream: relaytest.UpstreamTo(c.url, c.key, svc.Client())})
 			res, raw := post(t, gw+"/v1/messages", `{"model":"`+c.model+`","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 			e := errorOf(t, raw)
 			if res.StatusCode != c.status || e.Type != c.typ || !strings.HasPrefix(e.Message, c.msg) {
@@ -162,7 +163,7 @@ func TestServeErrors(t *testing.T) {
 // error is left to the client's retries (a 503 as Anthropic's 529
 // overloaded_error, which Claude Code waits on and retries).
 func TestServeServiceFailsBeforeStream(t *testing.T) {
-	svc := startService(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultServerError, Status: 503}})
+	svc := relaytest.StartService(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultServerError, Status: 503}})
 	gw := gatewayTo(t, svc, standin.DemoKeyFull)
 	res, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	e := errorOf(t, raw)
@@ -180,7 +181,7 @@ func TestServeServiceFailsBeforeStream(t *testing.T) {
 // The service's stream cut after a few events ends with an error event,
 // never as a whole answer.
 func TestServeStreamCut(t *testing.T) {
-	svc := startService(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultReset, After: 3}})
+	svc := relaytest.StartService(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultReset, After: 3}})
 	gw := gatewayTo(t, svc, standin.DemoKeyFull)
 	res, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	a, err := checkStream(raw)
@@ -198,7 +199,7 @@ func TestServeStreamCut(t *testing.T) {
 // for a streamed answer.
 func streamWithPings(t *testing.T, svc *standin.Running, every time.Duration) *http.Response {
 	t.Helper()
-	gw := startGateway(t, &Handler{Upstream: upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()), PingInterval: every})
+	gw := startGateway(t, &Handler{Upstream: relaytest.UpstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()), PingInterval: every})
 	res, err := http.Post(gw+"/v1/messages", "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +209,7 @@ func streamWithPings(t *testing.T, svc *standin.Running, every time.Duration) *h
 
 func TestServePingsIdleStream(t *testing.T) {
 	sawPing := make(chan struct{})
-	svc := startService(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
+	svc := relaytest.StartService(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
 		if n == 2 {
 			select {
 			case <-sawPing:
@@ -245,7 +246,7 @@ func TestServePingsIdleStream(t *testing.T) {
 // fires both while the stream is idle and while chunks arrive.
 func TestServePingsAmidChunks(t *testing.T) {
 	pings := make(chan struct{}, 1000)
-	svc := startService(t, standin.Options{ContentChunks: 120, ChunkSize: 8, BeforeEvent: func(ctx context.Context, n int) {
+	svc := relaytest.StartService(t, standin.Options{ContentChunks: 120, ChunkSize: 8, BeforeEvent: func(ctx context.Context, n int) {
 		if n%30 == 1 {
 			select {
 			case <-pings:
@@ -274,7 +275,7 @@ func TestServePingsAmidChunks(t *testing.T) {
 }
 
 func TestServeCountTokens(t *testing.T) {
-	gw := startGateway(t, &Handler{Upstream: func(context.Context, *chat.Request) (*http.Response, error) {
+	gw := startGateway(t, &Handler{Upstream: func(context.Context, *tr.Call) (*http.Response, error) {
 		t.Error("count_tokens asked the service")
 		return nil, io.EOF
 	}})
@@ -298,7 +299,7 @@ func TestServeCountTokens(t *testing.T) {
 }
 
 func TestServeBadRequests(t *testing.T) {
-	gw := startGateway(t, &Handler{Upstream: func(context.Context, *chat.Request) (*http.Response, error) {
+	gw := startGateway(t, &Handler{Upstream: func(context.Context, *tr.Call) (*http.Response, error) {
 		t.Error("a bad request reached the service")
 		return nil, io.EOF
 	}})
@@ -329,12 +330,12 @@ func TestServeBadRequests(t *testing.T) {
 // A client that goes away mid-stream cancels the request to the service,
 // and the outcome says so.
 func TestServeClientGoneCancelsUpstream(t *testing.T) {
-	svc := startService(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
+	svc := relaytest.StartService(t, standin.Options{BeforeEvent: func(ctx context.Context, n int) {
 		if n == 2 {
 			<-ctx.Done() // holds the stream until the request is cancelled
 		}
 	}})
-	h := &Handler{Upstream: upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client())}
+	h := &Handler{Upstream: relaytest.UpstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client())}
 	outcomes := make(chan Outcome, 1)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { outcomes <- h.Serve(w, r) }))
 	defer ts.Close()
@@ -363,7 +364,7 @@ func TestServeClientGoneCancelsUpstream(t *testing.T) {
 func TestServeErrorSentWith200(t *testing.T) {
 	body := `{"error":{"message":"Invalid API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`
 	answer := func(ct, data string) Upstream {
-		return func(context.Context, *chat.Request) (*http.Response, error) {
+		return func(context.Context, *tr.Call) (*http.Response, error) {
 			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}}, Body: io.NopCloser(strings.NewReader(data))}, nil
 		}
 	}

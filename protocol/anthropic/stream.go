@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
@@ -47,23 +46,15 @@ type StreamWriter struct {
 	err     error // the first write error; nothing is written after it
 
 	id    string
-	next  int        // index of the next block
-	open  string     // kind of the open block: "", text, thinking
-	think thinkState // of the open thinking block
-	calls []*call
-	byIdx map[int]*call // the calls not yet written, by the service's index
-	nUsed int           // tool_use blocks written
+	next  int            // index of the next block
+	open  string         // kind of the open block: "", text, thinking
+	think thinkState     // of the open thinking block
+	calls chat.ToolCalls // the calls not yet written
+	nUsed int            // tool_use blocks written
 
 	finish  string
 	matched any
 	usage   *chat.Usage
-}
-
-// call is a tool call being collected.
-type call struct {
-	id, name string
-	sig      string // Gemini's thought signature
-	args     strings.Builder
 }
 
 // thinkState is what the open thinking block came from: its dialect (""
@@ -79,7 +70,7 @@ type thinkState struct {
 
 // NewStreamWriter writes the answer to the request meta describes.
 func NewStreamWriter(w io.Writer, meta Meta) *StreamWriter {
-	return &StreamWriter{w: w, meta: meta, byIdx: map[int]*call{}}
+	return &StreamWriter{w: w, meta: meta}
 }
 
 // Usage is the usage the service reported, nil when it reported none.
@@ -145,20 +136,16 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 			continue // gw asks for one choice
 		}
 		d := ch.Delta
-		switch {
-		case len(d.ReasoningDetails) > 0: // OpenRouter's; reasoning repeats their text
-			for _, rd := range d.ReasoningDetails {
-				s.detail(rd)
-			}
-		case len(d.ThinkingBlocks) > 0: // LiteLLM's; reasoning_content repeats their text
-			for _, tb := range d.ThinkingBlocks {
-				s.thinkingBlock(tb)
-			}
-		default:
-			if r := d.ReasoningText(); r != "" {
-				s.thinking("", nil)
-				s.delta(`thinking_delta","thinking":`, r)
-			}
+		details, blocks, plain := d.ReasoningIn()
+		for _, rd := range details {
+			s.detail(rd)
+		}
+		for _, tb := range blocks {
+			s.thinkingBlock(tb)
+		}
+		if plain != "" {
+			s.thinking("", nil)
+			s.delta(`thinking_delta","thinking":`, plain)
 		}
 		text := ""
 		if d.Content != nil {
@@ -172,7 +159,7 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 			s.delta(`text_delta","text":`, text)
 		}
 		for _, tc := range d.ToolCalls {
-			s.collect(tc)
+			s.calls.Add(tc)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			s.finish = *ch.FinishReason
@@ -181,29 +168,6 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 		}
 	}
 	return s.flush()
-}
-
-// collect adds a piece of a tool call.
-func (s *StreamWriter) collect(tc chat.ToolCallDelta) {
-	c := s.byIdx[tc.Index]
-	if c != nil && tc.ID != "" && c.id != "" && tc.ID != c.id {
-		c = nil // a new call under a reused index (some gateways number every call 0)
-	}
-	if c == nil {
-		c = &call{id: tc.ID}
-		s.byIdx[tc.Index] = c
-		s.calls = append(s.calls, c)
-	}
-	if c.id == "" {
-		c.id = tc.ID
-	}
-	if c.name == "" {
-		c.name = tc.Function.Name
-	}
-	if sig := tc.ExtraContent.ThoughtSignature(); sig != "" {
-		c.sig = sig
-	}
-	c.args.WriteString(tc.Function.Arguments)
 }
 
 // detail streams a piece of a reasoning_details entry.
@@ -298,22 +262,21 @@ func (s *StreamWriter) wholeBlock(b blockOut) {
 // writeCalls writes the collected tool calls as tool_use blocks, in the
 // order the service started them.
 func (s *StreamWriter) writeCalls() {
-	if len(s.calls) == 0 {
+	if len(s.calls.List) == 0 {
 		return
 	}
 	s.closeBlock()
-	for _, c := range s.calls {
+	for _, c := range s.calls.List {
 		s.event("content_block_start", evBlockStart{Type: "content_block_start", Index: s.next, ContentBlock: blockOut{
-			Type: "tool_use", ID: chat.ToolCallID(toolUseID(c.id, s.nUsed), c.sig), Name: s.meta.toolName(c.name), Input: json.RawMessage("{}"),
+			Type: "tool_use", ID: chat.ToolCallID(toolUseID(c.ID, s.nUsed), c.Signature), Name: s.meta.toolName(c.Name), Input: json.RawMessage("{}"),
 		}})
 		s.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: s.next,
-			Delta: jsonDelta{Type: "input_json_delta", PartialJSON: string(toolInput(c.args.String()))}})
+			Delta: jsonDelta{Type: "input_json_delta", PartialJSON: string(toolInput(c.Args.String()))}})
 		s.event("content_block_stop", evBlockStop{Type: "content_block_stop", Index: s.next})
 		s.next++
 		s.nUsed++
 	}
-	s.calls = s.calls[:0]
-	clear(s.byIdx)
+	s.calls.Reset()
 }
 
 // ensure opens a block of kind, closing another open one.

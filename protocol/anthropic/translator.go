@@ -70,16 +70,13 @@ func (Protocol) Refusal(status int, _, message string) tr.Answer {
 	return errorAnswer(&Error{Status: status, Type: TypeForStatus(status), Message: message, Final: true})
 }
 
-// errorAnswer is e as the answer WriteError writes.
+// errorAnswer is e as an answer: final, it tells Claude Code not to retry.
 func errorAnswer(e *Error) tr.Answer {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	a := tr.JSON(e.Status, "application/json", e.Body())
 	if e.Final {
-		h.Set("X-Should-Retry", "false")
+		a.Header.Set("X-Should-Retry", "false")
 	}
-	return tr.Answer{Status: e.Status, Header: h, Body: e.Body()}
+	return a
 }
 
 // exchange is one Messages request.
@@ -103,10 +100,7 @@ func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
 	if err != nil {
 		return tr.Answer{}, err
 	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	return tr.Answer{Status: http.StatusOK, Header: h, Body: data}, nil
+	return tr.JSON(http.StatusOK, "application/json", data), nil
 }
 
 // Error is a failure of the service, with the fix for Claude Code's own
@@ -166,8 +160,5 @@ func ended(err error) error {
 func countTokens(meta Meta) tr.Answer {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "{\"input_tokens\":%d}\n", meta.InputTokens)
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	return tr.Answer{Status: http.StatusOK, Header: h, Body: buf.Bytes()}
+	return tr.JSON(http.StatusOK, "application/json", buf.Bytes())
 }

@@ -292,6 +292,22 @@ func (d Delta) ReasoningText() string {
 	return ""
 }
 
+// ReasoningIn is the delta's reasoning read in the one dialect it came in,
+// the one place the translators decide it: OpenRouter's reasoning_details
+// (with signatures), else LiteLLM's thinking_blocks, else plain text
+// (reasoning_content or reasoning). A service that sends a structured
+// dialect repeats its text as plain text, which is then not read; at most
+// one of the three results is non-empty.
+func (d Delta) ReasoningIn() (details []ReasoningDetail, blocks []ThinkingBlock, plain string) {
+	switch {
+	case len(d.ReasoningDetails) > 0:
+		return d.ReasoningDetails, nil, ""
+	case len(d.ThinkingBlocks) > 0:
+		return nil, d.ThinkingBlocks, ""
+	}
+	return nil, nil, d.ReasoningText()
+}
+
 // ToolCallDelta is a piece of a tool call: the first piece of a call carries
 // its id and name, later pieces more of its arguments. Index tells calls
 // apart; some gateways omit it for a single call (then 0).

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"context"
+	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"io"
 	"net"
 	"net/http"
@@ -24,9 +25,9 @@ import (
 // unreachable service, each at once).
 func TestGeminiCLIThroughRelay(t *testing.T) {
 	bin := geminiBinary(t)
-	svc := startService(t, standin.Options{})
+	svc := relaytest.StartService(t, standin.Options{})
 	const model = "vendor-b/model-b-3-flash-preview"
-	gw := startGateway(t, upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()))
+	gw := startGateway(t, relaytest.UpstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()))
 
 	tools := []struct {
 		name, prompt, want string
@@ -93,7 +94,7 @@ func TestGeminiCLIThroughRelay(t *testing.T) {
 	}
 	for _, f := range failures {
 		t.Run(f.name, func(t *testing.T) {
-			gw := startGateway(t, upstreamTo(f.base, f.key, svc.Client()))
+			gw := startGateway(t, relaytest.UpstreamTo(f.base, f.key, svc.Client()))
 			home, project := newProject(t, nil)
 			r := runGemini(t, bin, project, geminiEnv(home, gw, "gw-local-harness"), f.model, "say hello")
 			res := r.result(t)
@@ -116,7 +117,7 @@ func TestGeminiCLIThroughRelay(t *testing.T) {
 // and the retry then succeeds.
 func TestGeminiCLIFailsAtOnce(t *testing.T) {
 	bin := geminiBinary(t)
-	svc := startService(t, standin.Options{})
+	svc := relaytest.StartService(t, standin.Options{})
 	const model = "vendor-b/model-b-3-flash-preview"
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -144,7 +145,7 @@ func TestGeminiCLIFailsAtOnce(t *testing.T) {
 			t.Parallel()
 			up := f.up
 			if up == nil {
-				up = upstreamTo(f.base, f.key, svc.Client())
+				up = relaytest.UpstreamTo(f.base, f.key, svc.Client())
 			}
 			gw, requests := startCountingGateway(t, up)
 			home, project := newProject(t, nil)
@@ -181,7 +182,7 @@ func TestGeminiCLIFailsAtOnce(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			var once atomic.Bool
-			up := upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client())
+			up := relaytest.UpstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client())
 			gw, requests := startCountingGateway(t, func(ctx context.Context, call *tr.Call) (*http.Response, error) {
 				if once.CompareAndSwap(false, true) {
 					return &http.Response{StatusCode: c.status, Header: http.Header{"Content-Type": {"application/json"}},

@@ -82,13 +82,12 @@ func StatusOf(code int) string {
 	return "INTERNAL"
 }
 
+// jsonType is the Content-Type of Google's JSON answers.
+const jsonType = "application/json; charset=UTF-8"
+
 // errorAnswer is e as a whole answer.
 func errorAnswer(e *Error) tr.Answer {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	return tr.Answer{Status: e.Code, Header: h, Body: e.Body()}
+	return tr.JSON(e.Code, jsonType, e.Body())
 }
 
 // FromAPIError is gw's classified failure of the service as a Gemini API

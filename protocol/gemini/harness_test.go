@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,14 +12,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/internal/testutil"
 	"github.com/modelgateway/gw/protocol/chat"
 	tr "github.com/modelgateway/gw/protocol/translate"
-	"github.com/modelgateway/gw/proxy/relay"
-	"github.com/modelgateway/gw/standin"
 )
 
 // The test harness stands in for gw serve's proxy: the Gemini translator
@@ -30,7 +29,7 @@ import (
 const geminiCLIVersion = "0.61.0"
 
 // upstream sends a chat request to the service.
-type upstream func(ctx context.Context, c *tr.Call) (*http.Response, error)
+type upstream = relaytest.Upstream
 
 // startGateway serves the Gemini API through gw serve's loop on loopback:
 // what GOOGLE_GEMINI_BASE_URL points at (no /v1: @google/genai adds
@@ -50,31 +49,10 @@ func startCountingGateway(t *testing.T, up upstream) (string, func() int) {
 		if strings.HasSuffix(r.URL.Path, ":generateContent") || strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
 			n.Add(1)
 		}
-		o := &relay.Options{PingInterval: time.Second, Upstream: relay.Upstream(up)}
-		relay.Serve(w, r, Protocol{}, o)
+		relaytest.Serve(w, r, Protocol{}, up, time.Second, 0)
 	}))
 	t.Cleanup(ts.Close)
 	return ts.URL, func() int { return int(n.Load()) }
-}
-
-// startService serves the stand-in with its demo accounts.
-func startService(t *testing.T, o standin.Options) *standin.Running {
-	t.Helper()
-	svc := standin.Start(o)
-	t.Cleanup(svc.Close)
-	return svc
-}
-
-// upstreamTo sends chat requests to baseURL (ending in /v1) with key.
-func upstreamTo(baseURL, key string, hc *http.Client) upstream {
-	return func(ctx context.Context, c *tr.Call) (*http.Response, error) {
-		hr, err := relay.NewChatRequest(ctx, baseURL+"/chat/completions", c)
-		if err != nil {
-			return nil, err
-		}
-		hr.Header.Set("Authorization", "Bearer "+key)
-		return hc.Do(hr)
-	}
 }
 
 // geminiBinary is the real Gemini CLI: on PATH, or the pinned copy
@@ -205,8 +183,8 @@ func runGeminiArgs(t *testing.T, bin, dir string, env []string, args ...string) 
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader("")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	testutil.OwnProcessGroup(cmd)
+	testutil.CancelKillsGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -26,14 +26,13 @@ func Models(path string, ids []string) tr.Answer {
 	if !ok || (act != actList && act != actGet) {
 		return errorAnswer(&Error{Code: http.StatusNotFound, Message: "not a model path: " + path})
 	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Cache-Control", "no-store")
 	if act == actGet {
 		want = strings.TrimPrefix(want, "models/")
 		for _, id := range ids {
 			if id == want {
-				return tr.Answer{Status: http.StatusOK, Header: h, Body: encode(entry(id)), Model: id}
+				a := tr.JSON(http.StatusOK, jsonType, encode(entry(id)))
+				a.Model = id
+				return a
 			}
 		}
 		a := errorAnswer(&Error{Code: http.StatusNotFound, Message: "models/" + want + " is not a model of the account's subscription; GET " + Prefix + " lists them"})
@@ -46,7 +45,7 @@ func Models(path string, ids []string) tr.Answer {
 	for _, id := range ids {
 		list.Models = append(list.Models, entry(id))
 	}
-	return tr.Answer{Status: http.StatusOK, Header: h, Body: encode(list)}
+	return tr.JSON(http.StatusOK, jsonType, encode(list))
 }
 
 func entry(id string) model {

@@ -81,11 +81,9 @@ const Prefix = "/v1beta/models"
 func ParseRequest(body []byte, model string, stream bool, ids func(int) string) (*chat.Request, map[string]json.RawMessage, Meta, *Error) {
 	meta := Meta{Model: model, Stream: stream}
 	var r request
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, nil, meta, invalid("", "the request has no body; send a GenerateContentRequest as JSON")
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, nil, meta, invalid("", "the body is not a GenerateContentRequest: %s", shortErr(err))
+	if err := json.Unmarshal(body, &r); len(bytes.TrimSpace(body)) == 0 || err != nil {
+		field, msg := chat.BadBody(body, err, "Gemini API")
+		return nil, nil, meta, invalid(field, "%s", msg)
 	}
 	out := &chat.Request{Model: model, Stream: stream}
 	if stream {
@@ -526,8 +524,7 @@ func countTokens(body []byte, model string, ids func(int) string) tr.Answer {
 	}
 	b, _ := json.Marshal(creq)
 	n := (len(b) + 3) / 4
-	h := http.Header{}
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Cache-Control", "no-store")
-	return tr.Answer{Status: http.StatusOK, Header: h, Body: fmt.Appendf(nil, "{\"totalTokens\":%d}\n", n), Model: model}
+	a := tr.JSON(http.StatusOK, jsonType, fmt.Appendf(nil, "{\"totalTokens\":%d}\n", n))
+	a.Model = model
+	return a
 }

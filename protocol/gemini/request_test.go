@@ -117,8 +117,8 @@ func TestThinkingConfig(t *testing.T) {
 // Bad requests are refused with a 400 naming the field and what to do.
 func TestRequestRefusals(t *testing.T) {
 	cases := map[string]string{
-		``:    "the request has no body",
-		`[1]`: "is not a GenerateContentRequest",
+		``:    "the request body is empty; send a Gemini API request as JSON",
+		`[1]`: "the request body must be a JSON object, not array",
 		`{}`:  "contents: the request has no contents",
 		`{"contents":[{"role":"bot","parts":[{"text":"x"}]}]}`:                                                                                                  `contents[0].role: "bot" is not a role; use user or model`,
 		`{"contents":[{"parts":[{}]}]}`:                                                                                                                         "contents[0].parts[0]: the part has none of",

@@ -3,6 +3,7 @@ package gemini
 import (
 	"context"
 	"encoding/json"
+	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,8 +81,8 @@ func runSDK(t *testing.T, dir, base, model, scenario string) sdkResult {
 // errors, whole and inside a stream, as ApiErrors with the spec's message.
 func TestGenAISDK(t *testing.T) {
 	dir := genaiDir(t)
-	svc := startService(t, standin.Options{})
-	gw := startGateway(t, upstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()))
+	svc := relaytest.StartService(t, standin.Options{})
+	gw := startGateway(t, relaytest.UpstreamTo(svc.BaseURL, standin.DemoKeyFull, svc.Client()))
 	const model = "vendor-b/model-b-3-flash-preview"
 
 	t.Run("Stream", func(t *testing.T) {
@@ -119,7 +120,7 @@ func TestGenAISDK(t *testing.T) {
 	}
 	for _, e := range errs {
 		t.Run(e.name, func(t *testing.T) {
-			gw := startGateway(t, upstreamTo(e.base, e.key, svc.Client()))
+			gw := startGateway(t, relaytest.UpstreamTo(e.base, e.key, svc.Client()))
 			r := runSDK(t, dir, gw, e.model, e.scenario)
 			if r.Error == nil || r.Error.Name != "ApiError" || r.Error.Status != e.status || !strings.Contains(r.Error.Message, e.want) || !strings.Contains(r.Error.Message, " — ") {
 				t.Errorf("got %+v, want an ApiError %d saying %q and the fix", r.Error, e.status, e.want)
@@ -132,8 +133,8 @@ func TestGenAISDK(t *testing.T) {
 	// before it, the client fails with its "Incomplete JSON segment" error
 	// instead (which Gemini CLI retries).
 	t.Run("StreamBreaksOff", func(t *testing.T) {
-		broken := startService(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultReset, After: 3}})
-		gw := startGateway(t, upstreamTo(broken.BaseURL, standin.DemoKeyFull, broken.Client()))
+		broken := relaytest.StartService(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultReset, After: 3}})
+		gw := startGateway(t, relaytest.UpstreamTo(broken.BaseURL, standin.DemoKeyFull, broken.Client()))
 		r := runSDK(t, dir, gw, model, "streamError")
 		switch {
 		case r.Error == nil:

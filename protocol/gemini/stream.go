@@ -32,7 +32,7 @@ import (
 // first; when the client still reads both at once, it fails with its own
 // "Incomplete JSON segment" error, which Gemini CLI retries. Pings are a blank line, which
 // @google/genai's event reader skips (it would stop at an SSE comment).
-type Stream struct {
+type StreamWriter struct {
 	w    io.Writer
 	meta Meta
 	id   string
@@ -43,27 +43,21 @@ type Stream struct {
 	err    error // the first write error
 	events int   // events written
 
-	calls  []*call
-	byIdx  map[int]*call
+	calls  chat.ToolCalls
 	finish string
 	usage  *chat.Usage
 }
 
-type call struct {
-	id, name, sig string
-	args          bytes.Buffer
-}
-
-// NewStream is the stream of one answer; id is its responseId.
-func NewStream(w io.Writer, meta Meta, id string, ids func(int) string) *Stream {
-	return &Stream{w: w, meta: meta, id: id, ids: ids, byIdx: map[int]*call{}}
+// NewStreamWriter is the stream of one answer; id is its responseId.
+func NewStreamWriter(w io.Writer, meta Meta, id string, ids func(int) string) *StreamWriter {
+	return &StreamWriter{w: w, meta: meta, id: id, ids: ids}
 }
 
 // ErrEnded is returned by a Stream used after its answer ended.
 var ErrEnded = tr.ErrEnded
 
 // Chunk translates one chunk of the service's stream.
-func (s *Stream) Chunk(c *chat.Chunk) error {
+func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 	if s.done {
 		return ErrEnded
 	}
@@ -88,22 +82,7 @@ func (s *Stream) Chunk(c *chat.Chunk) error {
 			parts = append(parts, outPart{Text: d.Refusal})
 		}
 		for _, td := range d.ToolCalls {
-			k := s.byIdx[td.Index]
-			if k == nil || (td.ID != "" && k.id != "" && td.ID != k.id) {
-				k = &call{id: td.ID}
-				s.byIdx[td.Index] = k
-				s.calls = append(s.calls, k)
-			}
-			if k.id == "" {
-				k.id = td.ID
-			}
-			if td.Function.Name != "" {
-				k.name = td.Function.Name
-			}
-			if sig := td.ExtraContent.ThoughtSignature(); sig != "" {
-				k.sig = sig
-			}
-			k.args.WriteString(td.Function.Arguments)
+			s.calls.Add(td)
 		}
 		if len(parts) > 0 {
 			s.event(response{Candidates: []candidate{{Content: outContent{Role: "model", Parts: parts}}}})
@@ -117,7 +96,7 @@ func (s *Stream) Chunk(c *chat.Chunk) error {
 
 // End ends the answer: err nil, the last event with the collected calls,
 // the finish reason and the usage; otherwise Google's error object.
-func (s *Stream) End(err error) error {
+func (s *StreamWriter) End(err error) error {
 	if s.done {
 		return nil
 	}
@@ -137,11 +116,11 @@ func (s *Stream) End(err error) error {
 		return s.err
 	}
 	var parts []outPart
-	for _, k := range s.calls {
-		if k.name == "" {
+	for _, k := range s.calls.List {
+		if k.Name == "" {
 			continue // a call without a name cannot be answered
 		}
-		parts = append(parts, callPart(k.id, k.name, k.args.String(), k.sig, s.ids))
+		parts = append(parts, callPart(k.ID, k.Name, k.Args.String(), k.Signature, s.ids))
 	}
 	if len(parts) == 0 {
 		empty := ""
@@ -181,7 +160,7 @@ func streamError(err error) *Error {
 }
 
 // Ping writes a blank line.
-func (s *Stream) Ping() error {
+func (s *StreamWriter) Ping() error {
 	if s.done {
 		return ErrEnded
 	}
@@ -192,9 +171,9 @@ func (s *Stream) Ping() error {
 }
 
 // Usage is the usage the service reported so far.
-func (s *Stream) Usage() *chat.Usage { return s.usage }
+func (s *StreamWriter) Usage() *chat.Usage { return s.usage }
 
-func (s *Stream) event(r response) {
+func (s *StreamWriter) event(r response) {
 	if s.err != nil {
 		return
 	}

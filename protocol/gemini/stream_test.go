@@ -38,9 +38,9 @@ func events(t *testing.T, out string) []response {
 	return got
 }
 
-func newTestStream(meta Meta) (*Stream, *bytes.Buffer) {
+func newTestStream(meta Meta) (*StreamWriter, *bytes.Buffer) {
 	var buf bytes.Buffer
-	return NewStream(&buf, meta, "resp1", fixedEnv().ID), &buf
+	return NewStreamWriter(&buf, meta, "resp1", fixedEnv().ID), &buf
 }
 
 // Text and thoughts stream as they come; a tool call split over chunks is
@@ -187,7 +187,7 @@ func TestStreamServiceError(t *testing.T) {
 
 // A writer that fails (the client went away) stops the stream.
 func TestStreamWriteFailure(t *testing.T) {
-	s := NewStream(failWriter{}, Meta{Model: "m", Stream: true}, "r", fixedEnv().ID)
+	s := NewStreamWriter(failWriter{}, Meta{Model: "m", Stream: true}, "r", fixedEnv().ID)
 	if err := s.Chunk(chunk(t, `{"choices":[{"index":0,"delta":{"content":"x"}}]}`)); err == nil {
 		t.Fatal("no error from a failed write")
 	}
@@ -275,7 +275,7 @@ func TestErrorStatusOfInStreamErrors(t *testing.T) {
 			t.Errorf("%s (classified %s, status %d): answered %d, want %d", body, e.Kind, e.Status, a.Status, want)
 		}
 		var buf bytes.Buffer
-		s := NewStream(&buf, Meta{Model: "m"}, "r", func(n int) string { return strings.Repeat("a", n) })
+		s := NewStreamWriter(&buf, Meta{Model: "m"}, "r", func(n int) string { return strings.Repeat("a", n) })
 		_ = s.End(e)
 		if !strings.Contains(buf.String(), fmt.Sprintf(`"code":%d`, want)) {
 			t.Errorf("%s mid-stream: %s", body, buf.String())

@@ -99,16 +99,13 @@ func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
 	if err != nil {
 		return tr.Answer{}, err
 	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Cache-Control", "no-store")
-	return tr.Answer{Status: http.StatusOK, Header: h, Body: data}, nil
+	return tr.JSON(http.StatusOK, jsonType, data), nil
 }
 
 func (x *exchange) Error(e *api.Error) tr.Answer { return errorAnswer(FromAPIError(e)) }
 
 func (x *exchange) Stream(w io.Writer) tr.Stream {
-	return NewStream(w, x.meta, x.responseID(), x.env.ID)
+	return NewStreamWriter(w, x.meta, x.responseID(), x.env.ID)
 }
 
 func (x *exchange) Finished(*chat.Usage, []byte) {}

@@ -2,20 +2,20 @@ package responses
 
 import (
 	"context"
+	"github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/modelgateway/gw/protocol/chat"
 )
 
 // overflowUpstream stands in for a service that refuses every request as
 // longer than the model's context window (the stand-in has no such fault
 // yet), whole (a 400) or inside its stream, with body.
 func overflowUpstream(body string, inStream bool, calls *atomic.Int32) Upstream {
-	return func(ctx context.Context, req *chat.Request) (*http.Response, error) {
+	return func(ctx context.Context, call *translate.Call) (*http.Response, error) {
+		req := call.Chat
 		calls.Add(1)
 		if inStream && req.Stream {
 			sse := "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\ndata: " + body + "\n\n"

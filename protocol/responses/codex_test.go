@@ -2,6 +2,7 @@ package responses
 
 import (
 	"context"
+	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"net/http"
 	"os"
 	"os/exec"
@@ -123,7 +124,7 @@ func TestCodex_Failures(t *testing.T) {
 			if c.key != "" {
 				h = newHarness(t, standin.Options{}, c.key)
 			} else {
-				h = newHarnessUpstream(t, nil, upstreamTo("http://127.0.0.1:1/v1", testKey, http.DefaultClient))
+				h = newHarnessUpstream(t, nil, relaytest.UpstreamTo("http://127.0.0.1:1/v1", testKey, http.DefaultClient))
 			}
 			out, ok := runCodex(t, codex, h.srv.URL+"/v1", c.model, "say hello", c.extra...)
 			if ok || !strings.Contains(out, c.want) {

@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -92,7 +93,7 @@ func TestCodexCarriesReasoning(t *testing.T) {
 	svc := &signingService{cmd: "cat " + notes}
 	ts := httptest.NewServer(svc)
 	defer ts.Close()
-	h := newHarnessUpstream(t, nil, upstreamTo(ts.URL+"/v1", testKey, ts.Client()))
+	h := newHarnessUpstream(t, nil, relaytest.UpstreamTo(ts.URL+"/v1", testKey, ts.Client()))
 	out, ok := runCodex(t, codex, h.srv.URL+"/v1", "vendor-a/model-a-sonnet-4.5-thinking", "Use the exec_command tool: `cat "+notes+"`")
 	if !ok || !strings.Contains(out, "pineapple") {
 		t.Fatalf("codex did not answer from the file (ok %v):\n%s", ok, out)

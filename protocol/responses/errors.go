@@ -60,23 +60,6 @@ func typeOf(status int) string {
 	return "invalid_request_error"
 }
 
-// WriteError writes an error of gw serve's own (no key stored, a refused
-// local token…) to a Responses client: the status through ClientStatus, the
-// body in OpenAI's shape with code.
-func WriteError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, ClientStatus(status), errorJSON(message, typeOf(status), "", code))
-}
-
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Length", strconv.Itoa(len(body)+1))
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
-}
-
 // Message is what a client is told of a classified failure: the spec's
 // message for the condition, then gw's cause and fix, said for an agent's user
 // (render.Serve): "API key invalid or unauthorized: the service refused the

@@ -295,44 +295,14 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 
 // decodeJSON decodes the request body, naming where it is malformed.
 func decodeJSON(body []byte, v any) *Error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return badRequest("", "the request body is empty; send the request as JSON")
+	var err error
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err = json.Unmarshal(body, v); err == nil {
+			return nil
+		}
 	}
-	err := json.Unmarshal(body, v)
-	if err == nil {
-		return nil
-	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn) && chat.TooDeep(err):
-		line, col := lineCol(body, int(syn.Offset)-1)
-		return badRequest("", "the request body nests arrays and objects deeper than %d levels (line %d, column %d), more than any request needs; send a Responses API request", chat.MaxDepth, line, col)
-	case errors.As(err, &syn):
-		line, col := lineCol(body, int(syn.Offset)-1)
-		return badRequest("", "the request body is not valid JSON (line %d, column %d: %s); send the request as JSON", line, col, syn.Error())
-	case errors.As(err, &typ) && typ.Field != "":
-		return badRequest(chat.FieldPath("", typ.Field), "must be %s, not %s", kindOf(typ.Type.Kind().String()), typ.Value)
-	case errors.As(err, &typ):
-		return badRequest("", "the request body must be a JSON object, not %s", typ.Value)
-	}
-	return badRequest("", "the request body could not be read as JSON: %v", err)
-}
-
-func kindOf(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice":
-		return "an array"
-	case "struct", "map", "ptr":
-		return "an object"
-	case "int", "int64", "float64":
-		return "a number"
-	}
-	return "of another type"
+	param, msg := chat.BadBody(body, err, "Responses API")
+	return badRequest(param, "%s", msg)
 }
 
 func randomHex(n int) string {
@@ -547,7 +517,7 @@ func (t *translator) input(raw json.RawMessage) *Error {
 		if err := json.Unmarshal(r, &it); err != nil {
 			var typ *json.UnmarshalTypeError
 			if errors.As(err, &typ) && typ.Field != "" {
-				return badRequest(chat.FieldPath(param, typ.Field), "must be %s, not %s", kindOf(typ.Type.Kind().String()), typ.Value)
+				return badRequest(chat.FieldPath(param, typ.Field), "%s", chat.BadField(typ, "Responses API"))
 			}
 			return badRequest(param, "is not an input item object")
 		}
@@ -933,12 +903,4 @@ func errorJSON(message, typ, param, code string) []byte {
 		d.Code = &code
 	}
 	return mustJSON(errorBody{Error: d})
-}
-
-// lineCol is the 1-based line and column of the byte at offset.
-func lineCol(data []byte, offset int) (line, col int) {
-	offset = max(0, min(offset, len(data)))
-	line = 1 + bytes.Count(data[:offset], []byte("\n"))
-	col = offset - bytes.LastIndexByte(data[:offset], '\n')
-	return line, col
 }

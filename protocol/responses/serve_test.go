@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"io"
 	"net"
 	"net/http"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
-	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/standin"
@@ -29,7 +29,7 @@ const testKey = "sk-responses-test-key"
 type Result = relay.Outcome
 
 // Upstream sends a chat request to the service.
-type Upstream func(ctx context.Context, req *chat.Request) (*http.Response, error)
+type Upstream = relaytest.Upstream
 
 // Serve answers one request of the Responses API through gw serve's loop
 // (proxy/relay), as gw serve does.
@@ -39,9 +39,7 @@ func Serve(w http.ResponseWriter, r *http.Request, up Upstream) Result {
 
 // serve is Serve with keep-alives every keepAlive (0: the loop's default).
 func serve(w http.ResponseWriter, r *http.Request, up Upstream, keepAlive time.Duration) Result {
-	o := &relay.Options{PingInterval: keepAlive,
-		Upstream: func(ctx context.Context, c *translate.Call) (*http.Response, error) { return up(ctx, c.Chat) }}
-	return relay.Serve(w, r, Protocol{}, o)
+	return relaytest.Serve(w, r, Protocol{}, up, keepAlive, 0)
 }
 
 // harness is a tiny gw serve for the Responses route only: Serve in front of
@@ -52,18 +50,6 @@ type harness struct {
 	results chan Result
 }
 
-// upstreamTo sends chat requests to base with key.
-func upstreamTo(base, key string, hc *http.Client) Upstream {
-	return func(ctx context.Context, req *chat.Request) (*http.Response, error) {
-		hr, err := relay.NewChatRequest(ctx, base+"/chat/completions", &translate.Call{Chat: req})
-		if err != nil {
-			return nil, err
-		}
-		hr.Header.Set("Authorization", "Bearer "+key)
-		return hc.Do(hr)
-	}
-}
-
 func newHarness(t testing.TB, o standin.Options, key string) *harness {
 	t.Helper()
 	if o.Accounts == nil {
@@ -71,7 +57,7 @@ func newHarness(t testing.TB, o standin.Options, key string) *harness {
 	}
 	svc := standin.Start(o)
 	t.Cleanup(svc.Close)
-	return newHarnessUpstream(t, svc, upstreamTo(svc.BaseURL, key, svc.Client()))
+	return newHarnessUpstream(t, svc, relaytest.UpstreamTo(svc.BaseURL, key, svc.Client()))
 }
 
 func newHarnessUpstream(t testing.TB, svc *standin.Running, up Upstream) *harness {
@@ -250,7 +236,7 @@ func TestServe_Conditions(t *testing.T) {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		h := newHarnessUpstream(t, nil, upstreamTo("http://"+addr+"/v1", testKey, http.DefaultClient))
+		h := newHarnessUpstream(t, nil, relaytest.UpstreamTo("http://"+addr+"/v1", testKey, http.DefaultClient))
 		res, b := h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
 		msg, code := errorOf(t, b)
 		if res.StatusCode != 502 || code != "upstream_unreachable" || !strings.HasPrefix(msg, "unable to connect to API: ") {
@@ -259,7 +245,7 @@ func TestServe_Conditions(t *testing.T) {
 	})
 	t.Run("gw's own error", func(t *testing.T) {
 		noKey := &api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Cause: "no key stored", Fix: remedy.Remedy{Do: remedy.StoreKey}}
-		h := newHarnessUpstream(t, nil, func(context.Context, *chat.Request) (*http.Response, error) { return nil, noKey })
+		h := newHarnessUpstream(t, nil, func(context.Context, *translate.Call) (*http.Response, error) { return nil, noKey })
 		res, b := h.post(t, `{"model":"m","input":"hi"}`)
 		if msg, _ := errorOf(t, b); res.StatusCode != 400 || msg != "API key invalid or unauthorized: no key stored — run: gw auth login" {
 			t.Errorf("%d %s", res.StatusCode, b)
@@ -290,7 +276,7 @@ func TestServe_UpstreamFailures(t *testing.T) {
 // TestServe_ErrorInStream: an error the service sends as an event of its
 // stream fails the response with the classified message.
 func TestServe_ErrorInStream(t *testing.T) {
-	up := func(context.Context, *chat.Request) (*http.Response, error) {
+	up := func(context.Context, *translate.Call) (*http.Response, error) {
 		body := "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
 			"data: {\"error\":{\"message\":\"model overloaded\",\"type\":\"server_error\",\"code\":503}}\n\n"
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
@@ -306,7 +292,7 @@ func TestServe_ErrorInStream(t *testing.T) {
 // TestServe_WholeAnswerToStream: a gateway that answers a streamed request
 // with one JSON completion is still streamed to the client.
 func TestServe_WholeAnswerToStream(t *testing.T) {
-	up := func(context.Context, *chat.Request) (*http.Response, error) {
+	up := func(context.Context, *translate.Call) (*http.Response, error) {
 		body := `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Whole."},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
 	}
@@ -319,7 +305,7 @@ func TestServe_WholeAnswerToStream(t *testing.T) {
 
 func TestServe_BadRequests(t *testing.T) {
 	called := false
-	h := newHarnessUpstream(t, nil, func(context.Context, *chat.Request) (*http.Response, error) {
+	h := newHarnessUpstream(t, nil, func(context.Context, *translate.Call) (*http.Response, error) {
 		called = true
 		return nil, errors.New("must not be called")
 	})
@@ -408,7 +394,7 @@ func TestServe_KeepAliveAmidChunks(t *testing.T) {
 			}
 		}})
 	t.Cleanup(svc.Close)
-	up := upstreamTo(svc.BaseURL, testKey, svc.Client())
+	up := relaytest.UpstreamTo(svc.BaseURL, testKey, svc.Client())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		serve(w, r, up, time.Millisecond)
 	}))
@@ -436,7 +422,7 @@ func TestServe_KeepAliveAmidChunks(t *testing.T) {
 
 func TestServe_KeepAlive(t *testing.T) {
 	release := make(chan struct{})
-	up := func(ctx context.Context, _ *chat.Request) (*http.Response, error) {
+	up := func(ctx context.Context, _ *translate.Call) (*http.Response, error) {
 		pr, pw := io.Pipe()
 		go func() {
 			select {

@@ -40,11 +40,11 @@ type StreamWriter struct {
 	err   error
 	state int // 0 not started, 1 started, 2 ended
 
-	next   int               // output index of the next item
-	open   *openItem         // the open message or reasoning item
-	calls  map[int]*openItem // chat tool call index → call
-	order  []*openItem       // calls in the order they started
-	final  map[int]any       // output index → finished item
+	next   int                              // output index of the next item
+	open   *openItem                        // the open message or reasoning item
+	tc     chat.ToolCalls                   // the service's tool calls
+	calls  map[*chat.StreamedCall]*openItem // their items
+	final  map[int]any                      // output index → finished item
 	finish string
 	usage  *chat.Usage
 	done   *responseObject // the response of the terminal event, for Response
@@ -70,19 +70,16 @@ type openItem struct {
 	plain          strings.Builder // plain reasoning text not in rc
 
 	// call
-	chatIndex    int
-	sig          string // Gemini's thought signature
-	chatID       string // the id the service gave the call, "" until it does
-	callID, name string
-	args         strings.Builder
-	ref          toolRef
-	added        bool
+	call   *chat.StreamedCall
+	callID string // the call_id the client is given
+	ref    toolRef
+	added  bool
 }
 
 // NewStreamWriter writes the events of the response meta describes to w.
 // The caller flushes w.
 func NewStreamWriter(w io.Writer, meta Meta) *StreamWriter {
-	s := &StreamWriter{w: w, meta: meta, calls: map[int]*openItem{}, final: map[int]any{}}
+	s := &StreamWriter{w: w, meta: meta, calls: map[*chat.StreamedCall]*openItem{}, final: map[int]any{}}
 	s.enc = json.NewEncoder(&s.buf)
 	s.enc.SetEscapeHTML(false)
 	return s
@@ -303,20 +300,16 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 			continue // only one answer is asked for
 		}
 		d := ch.Delta
-		switch {
-		case len(d.ReasoningDetails) > 0: // OpenRouter's; reasoning repeats their text
-			for _, rd := range d.ReasoningDetails {
-				s.reasoningDetail(rd)
-			}
-		case len(d.ThinkingBlocks) > 0: // LiteLLM's; reasoning_content repeats their text
-			for _, tb := range d.ThinkingBlocks {
-				s.reasoningBlock(tb)
-			}
-		default:
-			if r := d.ReasoningText(); r != "" {
-				s.reasoning(r)
-				s.open.plain.WriteString(r)
-			}
+		details, blocks, plain := d.ReasoningIn()
+		for _, rd := range details {
+			s.reasoningDetail(rd)
+		}
+		for _, tb := range blocks {
+			s.reasoningBlock(tb)
+		}
+		if plain != "" {
+			s.reasoning(plain)
+			s.open.plain.WriteString(plain)
 		}
 		if d.Content != nil && *d.Content != "" {
 			s.content("text", *d.Content)
@@ -509,32 +502,15 @@ func (s *StreamWriter) closeOpen() {
 }
 
 func (s *StreamWriter) toolDelta(tc chat.ToolCallDelta) {
-	it := s.calls[tc.Index]
-	if it != nil && tc.ID != "" && it.chatID != "" && tc.ID != it.chatID {
-		it = nil // a new call under a reused index (some gateways number every call 0)
-	}
-	if it == nil {
+	c, began := s.tc.Add(tc)
+	if began {
 		s.closeOpen()
-		it = &openItem{kind: "call", chatIndex: tc.Index, index: -1}
-		s.calls[tc.Index] = it
-		s.order = append(s.order, it)
+		s.calls[c] = &openItem{kind: "call", call: c, index: -1}
 	}
-	if it.callID == "" && tc.ID != "" {
-		it.callID = tc.ID
-	}
-	if it.chatID == "" {
-		it.chatID = tc.ID
-	}
-	if it.name == "" && tc.Function.Name != "" {
-		it.name = tc.Function.Name
-	}
-	if sig := tc.ExtraContent.ThoughtSignature(); sig != "" && !it.added {
-		it.sig = sig
-	}
+	it := s.calls[c]
 	piece := tc.Function.Arguments
-	it.args.WriteString(piece)
 	if !it.added {
-		if it.name != "" {
+		if c.Name != "" {
 			s.addCall(it)
 		}
 		return
@@ -549,9 +525,9 @@ func (s *StreamWriter) toolDelta(tc chat.ToolCallDelta) {
 // parsed command.
 func (s *StreamWriter) addCall(it *openItem) {
 	it.added = true
-	ref, ok := s.meta.tools[it.name]
+	ref, ok := s.meta.tools[it.call.Name]
 	if !ok {
-		ref = toolRef{kind: "function", name: it.name}
+		ref = toolRef{kind: "function", name: it.call.Name}
 	}
 	it.ref = ref
 	if ref.kind == "local_shell" {
@@ -559,7 +535,7 @@ func (s *StreamWriter) addCall(it *openItem) {
 	}
 	it.index = s.next
 	s.next++
-	it.callID = chat.ToolCallID(callIDOf(s.meta, it.callID, it.chatIndex), it.sig)
+	it.callID = chat.ToolCallID(callIDOf(s.meta, it.call.ID, it.call.Index), it.call.Signature)
 	switch ref.kind {
 	case "custom":
 		it.id = s.meta.itemID("ctc", it.index)
@@ -569,7 +545,7 @@ func (s *StreamWriter) addCall(it *openItem) {
 		it.id = s.meta.itemID("fc", it.index)
 		s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index, Item: functionCallItem{Type: "function_call",
 			ID: it.id, Status: "in_progress", CallID: it.callID, Name: ref.name, Namespace: ref.namespace}})
-		if a := it.args.String(); a != "" {
+		if a := it.call.Args.String(); a != "" {
 			s.emit("response.function_call_arguments.delta", &callDelta{ItemID: it.id, OutputIndex: it.index, Delta: a})
 		}
 	}
@@ -580,13 +556,13 @@ func (s *StreamWriter) closeCall(it *openItem) {
 	if !it.added {
 		s.addCall(it) // a call whose name never came: a function call without a name
 	}
-	args := it.args.String()
+	args := it.call.Args.String()
 	if it.index < 0 { // local_shell: started only now
 		it.index = s.next
 		s.next++
-		it.callID = chat.ToolCallID(callIDOf(s.meta, it.callID, it.chatIndex), it.sig)
+		it.callID = chat.ToolCallID(callIDOf(s.meta, it.call.ID, it.call.Index), it.call.Signature)
 	}
-	final := s.meta.toolCallItem(it.index, it.callID, it.name, args, "completed")
+	final := s.meta.toolCallItem(it.index, it.callID, it.call.Name, args, "completed")
 	switch f := final.(type) {
 	case localShellItem:
 		added := f
@@ -630,8 +606,8 @@ func (s *StreamWriter) End(err error) error {
 		return s.send()
 	}
 	s.closeOpen()
-	for _, it := range s.order {
-		s.closeCall(it)
+	for _, c := range s.tc.List {
+		s.closeCall(s.calls[c])
 	}
 	r := s.meta.newResponse("")
 	r.finish(s.finish)

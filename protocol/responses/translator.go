@@ -63,19 +63,18 @@ func (p Protocol) Translate(req *translate.Request, env translate.Env) (translat
 	return ex, nil
 }
 
-// Refusal is one of gw serve's own errors, as WriteError writes it.
+// Refusal is one of gw serve's own errors (no key stored, a refused local
+// token…): the status through ClientStatus, the body in OpenAI's shape
+// with code.
 func (Protocol) Refusal(status int, code, message string) translate.Answer {
 	return jsonAnswer(ClientStatus(status), errorJSON(message, typeOf(status), "", code))
 }
 
 // jsonAnswer is a JSON body as writeJSON writes it.
 func jsonAnswer(status int, body []byte) translate.Answer {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Length", strconv.Itoa(len(body)+1))
-	return translate.Answer{Status: status, Header: h, Body: append(body, '\n')}
+	a := translate.JSON(status, "application/json", append(body, '\n'))
+	a.Header.Set("Content-Length", strconv.Itoa(len(a.Body)))
+	return a
 }
 
 // exchange is one Responses request.

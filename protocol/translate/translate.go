@@ -1,7 +1,9 @@
 // Package translate is the one shape of every client protocol gw serve
 // translates onto the service's chat completions (the Messages API in
-// protocol/anthropic, the Responses API in protocol/responses; another
-// protocol is one more implementation of Protocol). A translator is pure:
+// protocol/anthropic, the Responses API and Codex's compaction in
+// protocol/responses, the Gemini API in protocol/gemini; another protocol
+// is one more implementation of Protocol and its routes in gw serve's
+// route table). A translator is pure:
 // it reads and writes bytes and Go values and does no I/O of its own, reads
 // no clock and makes no random ids (Env gives them). The loop that drives
 // it — reading the client's request, calling the service, pings, flushes,
@@ -140,4 +142,15 @@ func OneChunk(r *chat.Response) *chat.Chunk {
 		return nil
 	}
 	return chat.ChunkOf(r)
+}
+
+// JSON is a whole JSON answer, with the headers every JSON answer of gw
+// serve's has: contentType ("application/json", or with its charset as a
+// protocol sends it), no caching, no sniffing.
+func JSON(status int, contentType string, body []byte) Answer {
+	h := http.Header{}
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	return Answer{Status: status, Header: h, Body: body}
 }

@@ -6,8 +6,10 @@
 // service has nothing more to give at once, bounded in every dimension, ended
 // in the protocol's error event when the service stalls or breaks off, and
 // cancelled upstream when the client hangs up. What happened is returned for
-// the request log. package proxy routes /v1/messages and /v1/responses here;
-// a new protocol is one more translator and inherits all of it.
+// the request log. package proxy's route table sends every translated
+// route here (/v1/messages, /v1/responses, /v1/responses/compact,
+// /v1beta/models/…); a new protocol is one more translator and its routes,
+// and inherits all of it.
 //
 // It never knows a protocol's shapes (those are the translator's) and never
 // reads the key or the service's address (the caller's upstream call has

@@ -82,8 +82,7 @@ Modes:
   proxy   (default) the agent talks to gw serve on 127.0.0.1, which adds your key to each
           request; the file holds only gw serve's local token.
   direct  the agent talks to the service itself and reads the key from GW_API_KEY; the key is
-          never written to the file. Not for Claude Code and Codex (the service speaks chat
-          completions only; gw serve translates) nor Cline (it cannot refer to a variable).
+` + directRefusals() + `
 
 Running it again refreshes the models to your current subscription and reports the ids added
 and removed. The default model changes only when you pass --default (or choose one in the
@@ -99,14 +98,11 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 				return cmdutil.FlagErrorf("--mode must be %q or %q, not %q", ModeProxy, ModeDirect, opts.Mode)
 			}
 			if cmd.Flags().Changed("agent") {
-				a, ok := all.Lookup(opts.Agent)
-				if !ok {
-					return cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
+				a, err := lookup(opts.Agent)
+				if err != nil {
+					return err
 				}
-				if a.NoInit != "" {
-					return noInit(a)
-				}
-				if opts.Mode == ModeDirect && a.DirectRefusal != "" {
+				if opts.Mode == ModeDirect && a.directRefusal() != "" {
 					return directRefused(a)
 				}
 			}
@@ -142,7 +138,7 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 	cmd.Flags().IntVar(&opts.Port, "port", 0, "gw serve's port for --mode proxy, saved in gw's config (default: the configured port, else 8787)")
 	var words [][2]string
 	for _, a := range all.Configurable() {
-		words = append(words, [2]string{a.Name, a.Display})
+		words = append(words, [2]string{a.Info().Name, a.Info().Display})
 	}
 	_ = cmd.RegisterFlagCompletionFunc("agent", cmdutil.CompleteWords(words...))
 	_ = cmd.RegisterFlagCompletionFunc("mode", cmdutil.CompleteWords(
@@ -159,23 +155,66 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 func agentList() string {
 	var parts []string
 	for _, a := range all.Configurable() {
-		parts = append(parts, a.Display+" ("+a.Name+")")
+		parts = append(parts, a.Info().Display+" ("+a.Info().Name+")")
 	}
 	return strings.Join(parts, ", ")
 }
 
-// noInit is the usage error of --agent for an agent gw only runs: gw run starts it pointed at gw.
-func noInit(a agents.Agent) error {
-	var fix remedy.Remedy
-	if a.Run != nil {
-		fix = remedy.Remedy{Do: remedy.RunAgent, Agent: a.RemedyAgent()}
+// directRefusals says, wrapped for the help text, which agents refuse --mode direct (agents.DirectRefuser).
+func directRefusals() string {
+	var names []string
+	for _, a := range all.With[agents.DirectRefuser]() {
+		names = append(names, a.Info().Display)
 	}
-	return &cmdutil.FlagError{Err: remedy.With(fmt.Errorf("gw init agent has nothing to write for %s: %s", a.Display, a.NoInit), fix)}
+	return cmdutil.Wrap(strings.Fields("never written to the file. Not for "+cmdutil.AndList(names)+", which speak an API the service does not "+
+		"(gw serve translates) or cannot refer to a variable."), 100, "          ")
+}
+
+// writer is an agent gw init agent writes a config for: its Info, its ConfigWriter, and the agent itself,
+// for the other interfaces it implements.
+type writer struct {
+	agents.Info
+	agents.ConfigWriter
+	agent agents.Agent
+}
+
+// lookup finds the agent --agent names: an unknown one, or one gw only runs, is a usage error (gw run
+// starts the latter pointed at gw).
+func lookup(name string) (writer, error) {
+	a, ok := all.Lookup(name)
+	if !ok {
+		return writer{}, cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
+	}
+	cw, ok := a.(agents.ConfigWriter)
+	if !ok {
+		var fix remedy.Remedy
+		if _, runs := a.(agents.Runner); runs {
+			fix = remedy.Remedy{Do: remedy.RunAgent, Agent: a.Info().RemedyAgent()}
+		}
+		return writer{}, &cmdutil.FlagError{Err: remedy.With(fmt.Errorf("gw init agent has nothing to write for %s: %s", a.Info().Display, a.Info().NoConfig), fix)}
+	}
+	return writer{a.Info(), cw, a}, nil
+}
+
+// directRefusal says why the agent refuses --mode direct (agents.DirectRefuser); "" when it does not.
+func (w writer) directRefusal() (why string) {
+	if r, ok := w.agent.(agents.DirectRefuser); ok {
+		why = r.DirectRefusal()
+	}
+	return why
+}
+
+// choosesOwn says which models the agent chooses itself where gw names none (agents.ModelChooser).
+func (w writer) choosesOwn() (def, small bool) {
+	if c, ok := w.agent.(agents.ModelChooser); ok {
+		def, small = c.ChoosesOwn()
+	}
+	return def, small
 }
 
 // directRefused is the usage error of --mode direct for an agent that only works through gw serve.
-func directRefused(a agents.Agent) error {
-	return cmdutil.FlagErrorf("--mode direct is not possible for %s: %s; use --mode proxy (the default)", a.Display, a.DirectRefusal)
+func directRefused(a writer) error {
+	return cmdutil.FlagErrorf("--mode direct is not possible for %s: %s; use --mode proxy (the default)", a.Display, a.directRefusal())
 }
 
 func parseIDs(raw []string) ([]string, error) {
@@ -222,7 +261,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Mode == ModeDirect && a.DirectRefusal != "" {
+	if opts.Mode == ModeDirect && a.directRefusal() != "" {
 		return directRefused(a)
 	}
 	files, err := configFiles(opts, a)
@@ -300,7 +339,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 
 // configFiles are the agent's config files gw init agent writes: the global ones, or with --project the
 // project's in the working directory. An agent without a project config is a usage error that says so.
-func configFiles(opts *AgentOptions, a agents.Agent) ([]string, error) {
+func configFiles(opts *AgentOptions, a writer) ([]string, error) {
 	project := opts.Project
 	wd, err := opts.WorkDir()
 	if err != nil {
@@ -310,7 +349,7 @@ func configFiles(opts *AgentOptions, a agents.Agent) ([]string, error) {
 	if project {
 		scope = agents.Project
 	}
-	files, err := a.Files(scope, agents.Env{Getenv: opts.Getenv, WorkDir: wd})
+	files, err := a.Files(scope, agents.Place{Getenv: opts.Getenv, WorkDir: wd})
 	if err != nil {
 		if project {
 			return nil, &cmdutil.FlagError{Err: fmt.Errorf("--project: %w", err)} // with the agent's remedy
@@ -426,7 +465,7 @@ func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
 				fw.Backup, what, a.Display, agentfile.ShellQuote(fw.Backup))
 		}
 	}
-	if !a.NoDefaultModel && (p.after.Default != p.before.Default || p.after.Small != p.before.Small) {
+	if ownDef, _ := a.choosesOwn(); !ownDef && (p.after.Default != p.before.Default || p.after.Small != p.before.Small) {
 		if p.after.Default != "" {
 			line := fmt.Sprintf("%s's model: %s", a.Display, p.after.Default)
 			if p.after.Small != "" {
@@ -450,7 +489,7 @@ func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
 			fmt.Fprintln(errOut, "note: the project config holds gw serve's local token; it opens only your local proxy, but keep it out of version control (or use --mode direct)")
 		}
 	case ModeDirect:
-		fmt.Fprintf(out, "Next: start %s with the key in its environment: %s=$(gw auth token) %s\n", a.Display, p.decl.Env(), a.Binary)
+		fmt.Fprintf(out, "Next: start %s with the key in its environment: %s=$(gw auth token) %s\n", a.Display, p.decl.KeyVar(), a.Binary)
 	}
 }
 
@@ -472,8 +511,8 @@ func (p *plan) fileAt(path string) *fileChange {
 // backup: the agent's own reading of the two contents where it has one (OpenCode's and Kilo's providers, by
 // name), else its key setting before and after; "" when none.
 func plainKeyRemoved(p *plan, f fileChange) string {
-	if p.agent.PlainKeysRemoved != nil {
-		return p.agent.PlainKeysRemoved(f.old, f.result.Data)
+	if r, ok := p.agent.agent.(agents.PlainKeyRemover); ok {
+		return r.PlainKeysRemoved(f.old, f.result.Data)
 	}
 	if p.before.KeyKind == agents.KeyLiteral && p.after.KeyKind != agents.KeyLiteral && f.path == p.files[0].path {
 		return "an API key"

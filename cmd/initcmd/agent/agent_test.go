@@ -15,7 +15,6 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agentfile"
-	"github.com/modelgateway/gw/config/agents/opencode"
 	"github.com/modelgateway/gw/config/agents/opencodefmt"
 	"github.com/modelgateway/gw/standin"
 	"github.com/modelgateway/gw/tui"
@@ -647,7 +646,7 @@ func TestCheckCompanion_RefusesWhenTheOtherFileWins(t *testing.T) {
 	if err := os.WriteFile(jsonc, []byte("{\n  // old\n  \"provider\": {\"gw\": {}}\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	note, err := checkCompanion(opencode.Agent(), filepath.Join(dir, "opencode.json"))
+	note, err := checkCompanion(mustWriter(t, "opencode"), filepath.Join(dir, "opencode.json"))
 	if err == nil {
 		t.Fatalf("checkCompanion = %q, nil; want an error", note)
 	}
@@ -661,7 +660,7 @@ func TestCheckCompanion_RefusesWhenTheOtherFileWins(t *testing.T) {
 	if err := os.WriteFile(jsonc, []byte(`{"theme": "light"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	note, err = checkCompanion(opencode.Agent(), filepath.Join(dir, "opencode.json"))
+	note, err = checkCompanion(mustWriter(t, "opencode"), filepath.Join(dir, "opencode.json"))
 	if err != nil || !strings.HasPrefix(note, "note: OpenCode also reads "+jsonc) || !strings.Contains(note, "opencode.jsonc wins") {
 		t.Errorf("checkCompanion = %q, %v; want a note that %s is read too and wins", note, err, jsonc)
 	}
@@ -674,7 +673,7 @@ func TestCheckCompanion_OtherDoesNotParse(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte("{\n  \"theme\": \n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	note, err := checkCompanion(opencode.Agent(), filepath.Join(dir, "opencode.jsonc"))
+	note, err := checkCompanion(mustWriter(t, "opencode"), filepath.Join(dir, "opencode.jsonc"))
 	if err != nil || !strings.HasPrefix(note, "warning: OpenCode also reads "+filepath.Join(dir, "opencode.json")+", which does not parse (3:") {
 		t.Errorf("checkCompanion = %q, %v; want a warning with line:column", note, err)
 	}

@@ -19,7 +19,7 @@ import (
 // found is one agent as gw init agent finds it on this machine: its command on PATH, its config files,
 // and what they hold.
 type found struct {
-	agent agents.Agent
+	agent writer
 	bin   string // the command's path; "": not on PATH
 	// files exist; state is the config's state ("not configured", "configured (3 models)",
 	// "configured: other port", …) or why there is none for the scope.
@@ -30,20 +30,13 @@ type found struct {
 }
 
 // chooseAgent is --agent, or the agent the user picks from the ones found here.
-func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) (agents.Agent, error) {
+func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) (writer, error) {
 	if opts.Agent != "" {
-		a, ok := all.Lookup(opts.Agent)
-		if !ok {
-			return agents.Agent{}, cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
-		}
-		if a.NoInit != "" {
-			return agents.Agent{}, noInit(a)
-		}
-		return a, nil
+		return lookup(opts.Agent)
 	}
 	cfg, _, err := opts.Config()
 	if err != nil {
-		return agents.Agent{}, err
+		return writer{}, err
 	}
 	expect := agents.Expect{ProxyPort: cfg.ServePort(), LocalToken: cfg.LocalToken,
 		ServiceURLs: []string{baseURL, opts.DefaultBaseURL}, Subscribed: api.SubscribedIDs(entries)}
@@ -62,15 +55,15 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 	}
 	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: title, Items: items})
 	if errors.Is(err, tui.ErrNoTTY) {
-		return agents.Agent{}, cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
+		return writer{}, cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
 	}
 	if err != nil {
-		return agents.Agent{}, err
+		return writer{}, err
 	}
 	if len(ids) == 0 {
-		return agents.Agent{}, cmdutil.NothingChanged(errors.New("no agent chosen"))
+		return writer{}, cmdutil.NothingChanged(errors.New("no agent chosen"))
 	}
-	a, _ := all.Lookup(ids[0])
+	a, _ := lookup(ids[0])
 	return a, nil
 }
 
@@ -79,13 +72,14 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 func detect(opts *AgentOptions, expect agents.Expect) []found {
 	project := opts.Project
 	wd, _ := opts.WorkDir()
-	env := agents.Env{Getenv: opts.Getenv, WorkDir: wd}
+	env := agents.Place{Getenv: opts.Getenv, WorkDir: wd}
 	scope := agents.Global
 	if project {
 		scope = agents.Project
 	}
 	var here, rest []found
-	for _, a := range all.Configurable() {
+	for _, ag := range all.Configurable() {
+		a, _ := lookup(ag.Info().Name)
 		d := found{agent: a, bin: lookPath(a.Binary, opts.Getenv("PATH"))}
 		files, err := a.Files(scope, env)
 		if err != nil && project {
@@ -112,7 +106,7 @@ func detect(opts *AgentOptions, expect agents.Expect) []found {
 }
 
 // inspect reads an agent's config files and says what state they are in.
-func inspect(a agents.Agent, files []string, expect agents.Expect) (exists bool, state string) {
+func inspect(a writer, files []string, expect agents.Expect) (exists bool, state string) {
 	srcs, exists, err := agentfile.ReadAll(files)
 	if err != nil {
 		return true, "config unreadable"

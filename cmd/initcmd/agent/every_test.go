@@ -30,9 +30,9 @@ func broken(name string) string {
 }
 
 // filesOf are the agent's global config files in the test's HOME.
-func filesOf(t *testing.T, e *cmdtest.Env, a agents.Agent) []string {
+func filesOf(t *testing.T, e *cmdtest.Env, a writer) []string {
 	t.Helper()
-	files, err := a.Files(agents.Global, agents.Env{Getenv: func(k string) string { return e.Vars[k] }, WorkDir: e.Dir})
+	files, err := a.Files(agents.Global, agents.Place{Getenv: func(k string) string { return e.Vars[k] }, WorkDir: e.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func filesOf(t *testing.T, e *cmdtest.Env, a agents.Agent) []string {
 	return files
 }
 
-func inspectFiles(t *testing.T, a agents.Agent, files []string) agents.Inspection {
+func inspectFiles(t *testing.T, a writer, files []string) agents.Inspection {
 	t.Helper()
 	srcs := make([][]byte, len(files))
 	for i, f := range files {
@@ -67,7 +67,8 @@ func inspectFiles(t *testing.T, a agents.Agent, files []string) agents.Inspectio
 // previous file kept as a private backup; a file the agent could not read is left byte for byte, its
 // line and column named.
 func TestAgentRun_EveryAgent(t *testing.T) {
-	for _, a := range all.Configurable() {
+	for _, ag := range all.Configurable() {
+		a := mustWriter(t, ag.Info().Name)
 		t.Run(a.Name, func(t *testing.T) {
 			e, _ := env(t)
 			e.Vars["GW_API_KEY"] = standin.DemoKeyFull
@@ -101,12 +102,13 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 			}
 			// The default model is reported, except for an agent that has no such setting (Continue, which
 			// starts with its first chat model).
-			if a.Name == "continue" && !a.NoDefaultModel {
+			noDefault, _ := a.choosesOwn()
+			if a.Name == "continue" && !noDefault {
 				t.Error("Continue has no default-model setting, but gw would report one")
 			}
 			if got := strings.Contains(out, "\n"+a.Display+"'s model: vendor-a/model-a-sonnet-4.5") ||
-				strings.Contains(out, "\n"+a.Display+"'s model: gw/vendor-a/model-a-sonnet-4.5"); got == a.NoDefaultModel {
-				t.Errorf("default model reported: %v, want %v (NoDefaultModel %v):\n%s", got, !a.NoDefaultModel, a.NoDefaultModel, out)
+				strings.Contains(out, "\n"+a.Display+"'s model: gw/vendor-a/model-a-sonnet-4.5"); got == noDefault {
+				t.Errorf("default model reported: %v, want %v (it chooses its own: %v):\n%s", got, !noDefault, noDefault, out)
 			}
 			if !strings.HasPrefix(out, "Created "+strings.ReplaceAll(files[0], e.Dir, "$DIR")+": "+a.Entry+" with "+n+"\n") ||
 				!regexp.MustCompile(`\nNext: run gw serve \(`+regexp.QuoteMeta(a.Display)+` reaches the service through http://127\.0\.0\.1:8787(/v1)?\)\n$`).MatchString(out) {
@@ -243,8 +245,9 @@ func TestNewCmdAgent_DirectModeRefusedWithTheReason(t *testing.T) {
 
 // Direct mode where the agent can refer to a variable: the reference, never a token or the key.
 func TestAgentRun_DirectModeWritesAReferenceForEveryAgentThatCan(t *testing.T) {
-	for _, a := range all.Configurable() {
-		if a.DirectRefusal != "" {
+	for _, ag := range all.Configurable() {
+		a := mustWriter(t, ag.Info().Name)
+		if a.directRefusal() != "" {
 			continue
 		}
 		t.Run(a.Name, func(t *testing.T) {
@@ -366,4 +369,14 @@ func TestAgentRun_PicksAmongTheAgentsFound_FakePicker(t *testing.T) {
 	if !strings.HasPrefix(scrub(e, e.Out.String()), "Created $DIR/home/.qwen/settings.json: gw's entries in modelProviders.openai with 3 models\n") {
 		t.Errorf("stdout:\n%s", e.Out)
 	}
+}
+
+// mustWriter is the agent gw init agent writes a config for by that name.
+func mustWriter(t testing.TB, name string) writer {
+	t.Helper()
+	w, err := lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }

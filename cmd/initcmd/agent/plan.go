@@ -22,7 +22,7 @@ import (
 // key, which models), what gw's own config must gain for that to work (gw), and the agent's config files
 // merged with the declaration (files). Rendering and applying both work from it.
 type plan struct {
-	agent agents.Agent
+	agent writer
 	decl  agents.Declaration
 	// before and after are the agent's config read back before and after the merge.
 	before, after agents.Inspection
@@ -156,7 +156,7 @@ func paths(w written) string {
 
 // makePlan reads the agent's config files, settles the models (from the flags or the pickers) and merges
 // gw's declaration into them. entries is the account's models joined with the catalogue.
-func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string, entries []api.JoinedModel) (*plan, error) {
+func makePlan(opts *AgentOptions, a writer, files []string, baseURL string, entries []api.JoinedModel) (*plan, error) {
 	srcs := make([][]byte, len(files))
 	exists := make([]bool, len(files))
 	for i, path := range files {
@@ -249,7 +249,7 @@ func makePlan(opts *AgentOptions, a agents.Agent, files []string, baseURL string
 
 // mergeError words a refused merge: a file that does not parse with its path, line and column (Cline has
 // two files: the one at fault is found by merging each alone), a conflict with what to fix.
-func mergeError(a agents.Agent, files []string, srcs [][]byte, d agents.Declaration, err error) error {
+func mergeError(a writer, files []string, srcs [][]byte, d agents.Declaration, err error) error {
 	var pe *agents.ParseError
 	if errors.As(err, &pe) {
 		path := files[0]
@@ -310,11 +310,12 @@ func proxyEndpoint(opts *AgentOptions) (endpoint, gwChange, error) {
 // it (OpenCode's opencode.json beside opencode.jsonc). When it also configures gw's provider and would win,
 // writing ours changes nothing the agent uses: that is an error. When ours wins, the other's keys we do not
 // set still apply: a warning. Otherwise a note, so the user knows the second file counts.
-func checkCompanion(a agents.Agent, path string) (string, error) {
-	if a.Companion == nil {
+func checkCompanion(a writer, path string) (string, error) {
+	c, ok := a.agent.(agents.CompanionReader)
+	if !ok {
 		return "", nil
 	}
-	o, ok := a.Companion(path)
+	o, ok := c.Companion(path)
 	switch {
 	case !ok:
 		return "", nil
@@ -329,7 +330,7 @@ func checkCompanion(a agents.Agent, path string) (string, error) {
 }
 
 // choose settles the models and the defaults, from the flags or the picker.
-func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, available, configured []string) (chosen []string, def, small string, err error) {
+func choose(opts *AgentOptions, a writer, entries []api.JoinedModel, available, configured []string) (chosen []string, def, small string, err error) {
 	switch {
 	case len(opts.Models) == 1 && opts.Models[0] == "all":
 		chosen = available
@@ -362,13 +363,13 @@ func choose(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, avail
 		}
 	}
 	// An agent that chooses its small model itself (Claude Code: its Haiku tier) keeps it unless one is chosen.
-	if def != "" && small == "" && !a.OwnSmallModel {
+	if _, ownSmall := a.choosesOwn(); def != "" && small == "" && !ownSmall {
 		small = def
 	}
 	return chosen, def, small, nil
 }
 
-func pickModels(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, configured []string) ([]string, error) {
+func pickModels(opts *AgentOptions, a writer, entries []api.JoinedModel, configured []string) ([]string, error) {
 	items := make([]tui.PickItem, 0, len(entries))
 	for _, e := range entries {
 		it := tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context}
@@ -390,7 +391,7 @@ func pickModels(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, c
 }
 
 // pickDefault offers the chosen models as the agent's default; esc leaves it as it is.
-func pickDefault(opts *AgentOptions, a agents.Agent, entries []api.JoinedModel, chosen []string) (string, error) {
+func pickDefault(opts *AgentOptions, a writer, entries []api.JoinedModel, chosen []string) (string, error) {
 	var items []tui.PickItem
 	for _, e := range entries {
 		if slices.Contains(chosen, e.ID) {

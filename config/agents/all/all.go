@@ -1,7 +1,7 @@
 // Package all lists the agents gw configures and runs, each from its own
 // package under config/agents, OpenCode first. Adding an agent is a package
-// there and a line here: the commands and gw doctor take everything else
-// from its agents.Agent.
+// there, implementing the interfaces of package agents it supports, and a
+// line here: the commands and gw doctor take everything else from it.
 package all
 
 import (
@@ -42,10 +42,12 @@ func All() []agents.Agent {
 }
 
 // Names are the --agent values, in order.
-func Names() []string {
+func Names() []string { return names(All()) }
+
+func names(as []agents.Agent) []string {
 	var out []string
-	for _, a := range All() {
-		out = append(out, a.Name)
+	for _, a := range as {
+		out = append(out, a.Info().Name)
 	}
 	return out
 }
@@ -53,57 +55,63 @@ func Names() []string {
 // Lookup finds an agent by its --agent name.
 func Lookup(name string) (agents.Agent, bool) {
 	all := All()
-	i := slices.IndexFunc(all, func(a agents.Agent) bool { return a.Name == name })
+	i := slices.IndexFunc(all, func(a agents.Agent) bool { return a.Info().Name == name })
 	if i < 0 {
-		return agents.Agent{}, false
+		return nil, false
 	}
 	return all[i], true
 }
 
-// Configurable are the agents gw init agent writes a config for (all but the ones gw only runs).
-func Configurable() []agents.Agent {
-	return slices.DeleteFunc(All(), func(a agents.Agent) bool { return a.NoInit != "" })
+// With are the agents that implement T (agents.Runner, agents.DirectRefuser, …), in order.
+func With[T any]() []agents.Agent {
+	return slices.DeleteFunc(All(), func(a agents.Agent) bool { _, ok := a.(T); return !ok })
 }
+
+// Configurable are the agents gw init agent writes a config for (all but the ones gw only runs).
+func Configurable() []agents.Agent { return With[agents.ConfigWriter]() }
 
 // ConfigNames are the --agent values of gw init agent, in order.
-func ConfigNames() []string {
-	var out []string
-	for _, a := range Configurable() {
-		out = append(out, a.Name)
-	}
-	return out
-}
+func ConfigNames() []string { return names(Configurable()) }
 
-// ForFile finds the agent whose config files have path's name (agents.Agent.FileNames), for
+// ForFile finds the agent whose config files have path's name (agents.Info.FileNames), for
 // gw doctor --agent-config.
 func ForFile(path string) (agents.Agent, bool) {
 	name := filepath.Base(path)
 	for _, a := range All() {
-		if slices.Contains(a.FileNames, name) {
+		if slices.Contains(a.Info().FileNames, name) {
 			return a, true
 		}
 	}
-	return agents.Agent{}, false
+	return nil, false
 }
 
 // FileNames are the config file names ForFile knows, in order.
 func FileNames() []string {
 	var out []string
 	for _, a := range All() {
-		out = append(out, a.FileNames...)
+		out = append(out, a.Info().FileNames...)
 	}
 	return out
 }
 
 // UserAgentIndex names the agent whose requests carry product, the first
-// product of a User-Agent header, lower-case (see agents.Agent.UserAgents);
+// product of a User-Agent header, lower-case (see agents.Info.UserAgents);
 // "" for none. The index is built once: gw serve asks it for every request.
 func UserAgentIndex() func(product string) string {
 	names := map[string]string{}
 	for _, a := range All() {
-		for _, p := range a.UserAgents {
-			names[p] = a.Name
+		for _, p := range a.Info().UserAgents {
+			names[p] = a.Info().Name
 		}
 	}
 	return func(product string) string { return names[product] }
+}
+
+// ServeRoutes are the paths gw serve answers itself for the agents (agents.ServeRouter).
+func ServeRoutes() []agents.ServeRoute {
+	var out []agents.ServeRoute
+	for _, a := range With[agents.ServeRouter]() {
+		out = append(out, a.(agents.ServeRouter).ServeRoutes()...)
+	}
+	return out
 }

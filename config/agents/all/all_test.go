@@ -26,8 +26,8 @@ func TestNames(t *testing.T) {
 	}
 }
 
-func home(m map[string]string) agents.Env {
-	return agents.Env{Getenv: func(k string) string { return m[k] }, WorkDir: "/src/project"}
+func home(m map[string]string) agents.Place {
+	return agents.Place{Getenv: func(k string) string { return m[k] }, WorkDir: "/src/project"}
 }
 
 // Every agent: a new config written for gw serve reads back as pointing at
@@ -35,14 +35,19 @@ func home(m map[string]string) agents.Env {
 // direct mode is refused with the reason or writes a reference to the key's
 // variable, never a token; gw run keeps the token out of the arguments.
 func TestEveryAgent(t *testing.T) {
-	for _, a := range All() {
-		t.Run(a.Name, func(t *testing.T) {
-			if a.Display == "" || a.Binary == "" || a.Version == "" || a.Install == "" || a.Entry == "" {
-				t.Errorf("incomplete description: %+v", a)
+	for _, ag := range All() {
+		info := ag.Info()
+		t.Run(info.Name, func(t *testing.T) {
+			if info.Display == "" || info.Binary == "" || info.Version == "" || info.Install == "" || info.Entry == "" {
+				t.Errorf("incomplete description: %+v", info)
 			}
-			if a.NoInit != "" {
-				runOnly(t, a)
+			a, ok := ag.(agents.ConfigWriter)
+			if !ok {
+				runOnly(t, ag)
 				return
+			}
+			if info.NoConfig != "" {
+				t.Errorf("a ConfigWriter says why it is none: %q", info.NoConfig)
 			}
 			files, err := a.Files(agents.Global, home(map[string]string{"HOME": "/home/u"}))
 			if err != nil || len(files) == 0 {
@@ -68,7 +73,7 @@ func TestEveryAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			base := d.BaseURL
-			if a.Protocol == agents.AnthropicMessages || a.Protocol == agents.GeminiAPI {
+			if info.Protocol == agents.AnthropicMessages || info.Protocol == agents.GeminiAPI {
 				base = d.Origin()
 			}
 			if !in.Configured || in.BaseURL != base || in.KeyKind != agents.KeyLocalToken || in.LocalToken != d.Token {
@@ -94,9 +99,10 @@ func TestEveryAgent(t *testing.T) {
 
 			dd := agentstest.DirectDecl()
 			rs, err = a.Merge(make([][]byte, len(files)), dd)
+			refuser, refuses := ag.(agents.DirectRefuser)
 			switch {
-			case a.DirectRefusal != "":
-				if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), a.DirectRefusal) {
+			case refuses:
+				if !errors.Is(err, agents.ErrDirectRefused) || refuser.DirectRefusal() == "" || !strings.Contains(err.Error(), refuser.DirectRefusal()) {
 					t.Errorf("direct mode: %v", err)
 				}
 			case err != nil:
@@ -115,36 +121,33 @@ func TestEveryAgent(t *testing.T) {
 				}
 			}
 
-			if a.Run == nil {
+			r, ok := ag.(agents.Runner)
+			if !ok {
 				// Why, in the agent's terms; what to do (gw init agent) is the command's remedy, in render's words.
-				if a.NoRun == "" || strings.Contains(a.NoRun, "gw init") || strings.Contains(a.NoRun, "gw run") {
-					t.Errorf("no run route, and NoRun does not say why, or names a gw command: %q", a.NoRun)
+				if info.NoRun == "" || strings.Contains(info.NoRun, "gw init") || strings.Contains(info.NoRun, "gw run") {
+					t.Errorf("no run route, and NoRun does not say why, or names a gw command: %q", info.NoRun)
 				}
 				return
 			}
-			checkRun(t, a, d)
+			if info.NoRun != "" {
+				t.Errorf("a Runner says why it is none: %q", info.NoRun)
+			}
+			checkRun(t, r, d)
 		})
 	}
 }
 
-// runOnly: an agent gw only runs says why, from every one of Files, Merge and Inspect; gw init agent's
-// remedy names gw run.
+// runOnly: an agent gw only runs says why it writes no config (gw init agent's remedy names gw run), and
+// is a Runner.
 func runOnly(t *testing.T, a agents.Agent) {
-	if a.Run == nil || a.NoInit == "" || strings.Contains(a.NoInit, "gw run") {
-		t.Errorf("NoInit does not say why, or names a gw command: %q", a.NoInit)
+	r, ok := a.(agents.Runner)
+	if why := a.Info().NoConfig; !ok || why == "" || strings.Contains(why, "gw run") {
+		t.Fatalf("NoConfig does not say why, or names a gw command, or gw cannot run it either: %q", why)
 	}
-	for _, s := range []agents.Scope{agents.Global, agents.Project} {
-		if _, err := a.Files(s, home(map[string]string{"HOME": "/home/u"})); err == nil || err.Error() != a.NoInit {
-			t.Errorf("files: %v", err)
-		}
-	}
-	if _, err := a.Merge(nil, agentstest.Decl()); err == nil {
-		t.Error("merge of an agent gw only runs")
-	}
-	checkRun(t, a, agentstest.Decl())
+	checkRun(t, r, agentstest.Decl())
 }
 
-func checkRun(t *testing.T, a agents.Agent, d agents.Declaration) {
+func checkRun(t *testing.T, a agents.Runner, d agents.Declaration) {
 	t.Helper()
 	spec, err := a.Run(d)
 	if err != nil {
@@ -173,17 +176,18 @@ func checkRun(t *testing.T, a agents.Agent, d agents.Declaration) {
 // Project scope: a path under the working directory, or an error that says
 // why the agent has none.
 func TestProjectScope(t *testing.T) {
-	for _, a := range All() {
+	for _, ag := range Configurable() {
+		a, name := ag.(agents.ConfigWriter), ag.Info().Name
 		files, err := a.Files(agents.Project, home(map[string]string{"HOME": "/home/u"}))
 		if err != nil {
 			if !strings.Contains(err.Error(), "project") && !strings.Contains(err.Error(), "--project") {
-				t.Errorf("%s: %v", a.Name, err)
+				t.Errorf("%s: %v", name, err)
 			}
 			continue
 		}
 		for _, f := range files {
 			if !strings.HasPrefix(f, "/src/project/") {
-				t.Errorf("%s: project file %s is not in the project", a.Name, f)
+				t.Errorf("%s: project file %s is not in the project", name, f)
 			}
 		}
 	}
@@ -193,7 +197,8 @@ func TestProjectScope(t *testing.T) {
 // is found by its name wherever it lies.
 func TestForFile(t *testing.T) {
 	owner := map[string]string{}
-	for _, a := range All() {
+	for _, ag := range All() {
+		a := ag.Info()
 		for _, n := range a.FileNames {
 			if o, ok := owner[n]; ok {
 				t.Errorf("%s and %s both claim %s", o, a.Name, n)
@@ -207,12 +212,12 @@ func TestForFile(t *testing.T) {
 		"/src/project/.kilo/kilo.jsonc": "kilo",
 		"kilo.json":                     "kilo",
 	} {
-		if a, ok := ForFile(path); !ok || a.Name != want {
-			t.Errorf("ForFile(%s) = %s, %v; want %s", path, a.Name, ok, want)
+		if a, ok := ForFile(path); !ok || a.Info().Name != want {
+			t.Errorf("ForFile(%s) = %v, %v; want %s", path, a, ok, want)
 		}
 	}
 	if a, ok := ForFile("/home/u/notes.json"); ok {
-		t.Errorf("ForFile(notes.json) = %s; no agent reads it", a.Name)
+		t.Errorf("ForFile(notes.json) = %s; no agent reads it", a.Info().Name)
 	}
 	if got := FileNames(); !slices.Equal(got, []string{"opencode.jsonc", "opencode.json", "kilo.jsonc", "kilo.json"}) {
 		t.Errorf("FileNames = %q", got)
@@ -239,7 +244,8 @@ func TestUserAgentIndex(t *testing.T) {
 		}
 	}
 	seen := map[string]string{}
-	for _, a := range All() {
+	for _, ag := range All() {
+		a := ag.Info()
 		for _, p := range a.UserAgents {
 			if p != strings.ToLower(p) || strings.ContainsAny(p, "/ ") {
 				t.Errorf("%s: %q is not a User-Agent product as reqlog.Product gives it", a.Name, p)

@@ -52,32 +52,38 @@ var dialect = jsonc.Dialect{BOM: true, Agent: displayName}
 
 // Agent describes Claude Code for gw.
 func Agent() agents.Agent {
-	return agents.Agent{
+	return agent{agents.OneFile{File: Path, MergeFile: Merge, InspectFile: Inspect}}
+}
+
+type agent struct{ agents.OneFile }
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "claude-code", Display: displayName, Binary: "claude", Version: testedVersion,
 		UserAgents: []string{"claude-cli", "claude-code"},
 		Install:    "npm install -g @anthropic-ai/claude-code", Entry: `gw serve's settings in "env"`,
-		Protocol:      agents.AnthropicMessages,
-		DirectRefusal: directRefusal,
-		Run:           Run,
-		OwnSmallModel: true, // its Haiku tier
-		RunOverride:   runOverride,
-	}.OneFile(Path, Merge, Inspect)
+		Protocol: agents.AnthropicMessages,
+	}
 }
 
-// runOverride: a key in the settings' "env" (gw serve's token of another install, or an API key) is what
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
+func (agent) DirectRefusal() string                            { return directRefusal }
+func (agent) ChoosesOwn() (def, small bool)                    { return false, true } // its Haiku tier
+
+// RunOverride: a key in the settings' "env" (gw serve's token of another install, or an API key) is what
 // Claude Code sends, whatever gw run puts in its environment.
-func runOverride(path string, in agents.Inspection, d agents.Declaration, fix string) string {
+func (agent) RunOverride(in agents.Inspection, d agents.Declaration) (agents.Override, bool) {
 	if in.KeyKind == agents.KeyLiteral || in.KeyKind == agents.KeyLocalToken && in.LocalToken != d.Token {
-		return fmt.Sprintf("%s sets %s or %s in \"env\", which Claude Code sends instead of gw run's token; remove it, or %s", path, EnvAuthToken, EnvAPIKey, fix)
+		return agents.Override{KeyVars: []string{EnvAuthToken, EnvAPIKey}, Block: "env"}, true
 	}
-	return ""
+	return agents.Override{}, false
 }
 
 // Path is the settings file for scope: $CLAUDE_CONFIG_DIR/settings.json
 // (default ~/.claude/settings.json), or the project's
 // .claude/settings.local.json — the personal one, which Claude Code keeps
 // out of git: it holds this machine's local token.
-func Path(s agents.Scope, e agents.Env) (string, error) {
+func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
 		if d := e.Getenv(configDirEnv); d != "" {

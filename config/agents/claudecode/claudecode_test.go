@@ -80,15 +80,15 @@ func TestRunTokenOnlyInEnv(t *testing.T) {
 
 func TestPath(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	p, _ := Path(agents.Global, agents.Env{Getenv: env(map[string]string{"HOME": "/h"})})
+	p, _ := Path(agents.Global, agents.Place{Getenv: env(map[string]string{"HOME": "/h"})})
 	if p != "/h/.claude/settings.json" {
 		t.Error(p)
 	}
-	p, _ = Path(agents.Global, agents.Env{Getenv: env(map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})})
+	p, _ = Path(agents.Global, agents.Place{Getenv: env(map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})})
 	if p != "/c/settings.json" {
 		t.Error(p)
 	}
-	p, _ = Path(agents.Project, agents.Env{Getenv: env(nil), WorkDir: "/w"})
+	p, _ = Path(agents.Project, agents.Place{Getenv: env(nil), WorkDir: "/w"})
 	if p != "/w/.claude/settings.local.json" {
 		t.Error(p)
 	}

@@ -45,24 +45,29 @@ const (
 var dialect = jsonc.Dialect{Agent: displayName}
 
 // Agent describes Cline for gw.
-func Agent() agents.Agent {
-	return agents.Agent{
+func Agent() agents.Agent { return agent{} }
+
+type agent struct{}
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "cline", Display: displayName, Binary: "cline", Version: testedVersion,
 		UserAgents: []string{"cline"},
 		Install:    "npm install -g cline", Entry: `provider "openai-compatible"`,
-		Protocol:      agents.ChatCompletions,
-		DirectRefusal: directRefusal,
-		Files:         Paths,
-		Merge: func(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
-			return MergeAt(srcs[0], srcs[1], d, time.Now())
-		},
-		Inspect: func(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0], srcs[1]) },
-		NoRun:   "Cline takes the base URL only from its providers.json",
+		Protocol: agents.ChatCompletions,
+		NoRun:    "Cline takes the base URL only from its providers.json",
 	}
 }
 
+func (agent) DirectRefusal() string                                  { return directRefusal }
+func (agent) Files(s agents.Scope, p agents.Place) ([]string, error) { return Paths(s, p) }
+func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
+	return MergeAt(srcs[0], srcs[1], d, time.Now())
+}
+func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0], srcs[1]) }
+
 // Paths are providers.json and models.json.
-func Paths(s agents.Scope, e agents.Env) ([]string, error) {
+func Paths(s agents.Scope, e agents.Place) ([]string, error) {
 	if s == agents.Project {
 		return nil, errors.New("Cline keeps provider settings per user only (~/.cline/data/settings); run without --project")
 	}

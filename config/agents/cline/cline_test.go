@@ -115,8 +115,8 @@ func TestDirectModeRefused(t *testing.T) {
 }
 
 func TestPaths(t *testing.T) {
-	env := func(m map[string]string) agents.Env {
-		return agents.Env{Getenv: func(k string) string { return m[k] }}
+	env := func(m map[string]string) agents.Place {
+		return agents.Place{Getenv: func(k string) string { return m[k] }}
 	}
 	for _, c := range []struct {
 		env  map[string]string

@@ -39,18 +39,30 @@ var table = []string{"model_providers", agents.ProviderID}
 
 // Agent describes Codex for gw.
 func Agent() agents.Agent {
-	return agents.Agent{
+	return agent{agents.OneFile{File: Path, MergeFile: Merge, InspectFile: Inspect}}
+}
+
+type agent struct{ agents.OneFile }
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "codex", Display: displayName, Binary: "codex", Version: testedVersion,
 		UserAgents: []string{"codex_cli_rs", "codex_exec", "codex_vscode"},
 		Install:    "npm install -g @openai/codex", Entry: `[model_providers.gw]`,
-		Protocol:      agents.Responses,
-		DirectRefusal: directRefusal,
-		Run:           Run,
-	}.OneFile(Path, Merge, Inspect)
+		Protocol: agents.Responses,
+	}
+}
+
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
+func (agent) DirectRefusal() string                            { return directRefusal }
+
+// ServeRoutes: gw serve answers Codex's model catalog (Catalog) itself.
+func (agent) ServeRoutes() []agents.ServeRoute {
+	return []agents.ServeRoute{{Path: CatalogPath, Protocol: agents.Responses, Answer: Catalog}}
 }
 
 // Path is config.toml for scope.
-func Path(s agents.Scope, e agents.Env) (string, error) {
+func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
 		if h := e.Getenv("CODEX_HOME"); h != "" {
@@ -62,7 +74,7 @@ func Path(s agents.Scope, e agents.Env) (string, error) {
 		}
 		return filepath.Join(h, ".codex", "config.toml"), nil
 	case agents.Project:
-		a := Agent().RemedyAgent()
+		a := Agent().Info().RemedyAgent()
 		return "", remedy.With(errors.New("Codex ignores model_provider and model_providers in a project's .codex/config.toml (it says so when it starts)"),
 			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: a, Then: []remedy.Remedy{{Do: remedy.RunAgent, Agent: a}}})
 	}

@@ -122,11 +122,11 @@ func TestRunTokenOnlyInEnv(t *testing.T) {
 }
 
 func TestNoProjectScope(t *testing.T) {
-	_, err := Path(agents.Project, agents.Env{Getenv: func(string) string { return "" }, WorkDir: "/w"})
+	_, err := Path(agents.Project, agents.Place{Getenv: func(string) string { return "" }, WorkDir: "/w"})
 	if err == nil || !strings.Contains(err.Error(), "ignores") {
 		t.Fatalf("got %v", err)
 	}
-	p, _ := Path(agents.Global, agents.Env{Getenv: func(k string) string { return map[string]string{"HOME": "/h"}[k] }})
+	p, _ := Path(agents.Global, agents.Place{Getenv: func(k string) string { return map[string]string{"HOME": "/h"}[k] }})
 	if p != "/h/.codex/config.toml" {
 		t.Error(p)
 	}

@@ -36,19 +36,26 @@ const (
 
 // Agent describes Continue for gw.
 func Agent() agents.Agent {
-	return agents.Agent{
+	return agent{agents.OneFile{File: Path, MergeFile: Merge, InspectFile: Inspect}}
+}
+
+type agent struct{ agents.OneFile }
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "continue", Display: displayName, Binary: "cn", Version: testedVersion,
 		UserAgents: []string{"continue"},
 		Install:    "npm install -g @continuedev/cli", Entry: `gw's entries in "models"`,
 		Protocol: agents.ChatCompletions,
 		NoRun:    "Continue takes its models only from a config file",
-		// It starts with the first chat model (its merge warns when that is not gw's default).
-		NoDefaultModel: true,
-	}.OneFile(Path, Merge, Inspect)
+	}
 }
 
+// ChoosesOwn: it starts with the first chat model (its merge warns when that is not gw's default).
+func (agent) ChoosesOwn() (def, small bool) { return true, false }
+
 // Path is config.yaml; Continue has no project config for models.
-func Path(s agents.Scope, e agents.Env) (string, error) {
+func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
 		if d := e.Getenv("CONTINUE_GLOBAL_DIR"); d != "" {
@@ -69,7 +76,7 @@ var secretRef = regexp.MustCompile(`^\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\
 
 func apiKey(d agents.Declaration) string {
 	if d.Mode == agents.Direct {
-		return "${{ secrets." + d.Env() + " }}"
+		return "${{ secrets." + d.KeyVar() + " }}"
 	}
 	return d.Token
 }
@@ -199,7 +206,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("Continue starts with the first chat model of the list, %q, which is not gw's; pick %q with /model in cn once (it remembers the choice)", w, name))
 	}
 	if d.Mode == agents.Direct {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("Continue reads the key from %s (the environment, or ~/.continue/.env): set it where Continue starts", d.Env()))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("Continue reads the key from %s (the environment, or ~/.continue/.env): set it where Continue starts", d.KeyVar()))
 	}
 	return res, nil
 }

@@ -135,10 +135,10 @@ func TestUserNameKept(t *testing.T) {
 }
 
 func TestNoProjectScopeNoRun(t *testing.T) {
-	if _, err := Path(agents.Project, agents.Env{Getenv: func(string) string { return "" }}); err == nil {
+	if _, err := Path(agents.Project, agents.Place{Getenv: func(string) string { return "" }}); err == nil {
 		t.Error("Continue has no project config")
 	}
-	if Agent().Run != nil || Agent().NoRun == "" {
+	if _, ok := Agent().(agents.Runner); ok || Agent().Info().NoRun == "" {
 		t.Error("no run route")
 	}
 }

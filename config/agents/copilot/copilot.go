@@ -24,15 +24,21 @@ const (
 )
 
 // Agent describes GitHub Copilot CLI for gw.
-func Agent() agents.Agent {
-	return agents.Agent{
+func Agent() agents.Agent { return agent{} }
+
+type agent struct{}
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "copilot", Display: displayName, Binary: "copilot", Version: testedVersion,
 		UserAgents: []string{"copilot", "githubcopilot"},
 		Install:    "npm install -g @github/copilot", Package: "@github/copilot", Entry: "COPILOT_PROVIDER_* in its environment",
 		Protocol: agents.ChatCompletions,
-		Run:      Run,
-	}.RunOnly("Copilot CLI takes its bring-your-own-key provider only from its environment (COPILOT_PROVIDER_*), not from a global or project config file gw could write")
+		NoConfig: "Copilot CLI takes its bring-your-own-key provider only from its environment (COPILOT_PROVIDER_*), not from a global or project config file gw could write",
+	}
 }
+
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
 
 // Run is gw run's route: the provider and the model in Copilot CLI's environment, the local token as its
 // API key. Nothing in the arguments.

@@ -45,18 +45,24 @@ var dialect = jsonc.Dialect{Agent: displayName}
 
 // Agent describes Crush for gw.
 func Agent() agents.Agent {
-	return agents.Agent{
+	return agent{agents.OneFile{File: Path, MergeFile: Merge, InspectFile: Inspect}}
+}
+
+type agent struct{ agents.OneFile }
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "crush", Display: displayName, Binary: "crush", Version: testedVersion,
 		UserAgents: []string{"crush", "charm-crush"},
 		Install:    "brew install charmbracelet/tap/crush", Entry: `provider "gw"`,
 		Protocol: agents.ChatCompletions,
 		NoRun:    "Crush takes its providers and models only from its config files",
-	}.OneFile(Path, Merge, Inspect)
+	}
 }
 
 // Path is crush.json for scope: the global one, or the project's
 // .crush.json (crush.json when only that exists).
-func Path(s agents.Scope, e agents.Env) (string, error) {
+func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
 		if d := e.Getenv("CRUSH_GLOBAL_CONFIG"); d != "" {
@@ -84,7 +90,7 @@ func Path(s agents.Scope, e agents.Env) (string, error) {
 
 func apiKey(d agents.Declaration) string {
 	if d.Mode == agents.Direct {
-		return "$" + d.Env()
+		return "$" + d.KeyVar()
 	}
 	return d.Token
 }
@@ -163,7 +169,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		return agents.Result{}, err
 	}
 	if before.KeyKind == agents.KeyLiteral {
-		res.Warnings = append(res.Warnings, "providers.gw.api_key held a key in plain text; it now holds "+map[bool]string{true: "gw serve's local token", false: "a reference to $" + d.Env()}[d.Mode == agents.Proxy])
+		res.Warnings = append(res.Warnings, "providers.gw.api_key held a key in plain text; it now holds "+map[bool]string{true: "gw serve's local token", false: "a reference to $" + d.KeyVar()}[d.Mode == agents.Proxy])
 	}
 	if len(before.Notes) > 0 {
 		res.Warnings = append(res.Warnings, `removed "disable": true from providers.gw, so Crush offers it again`)

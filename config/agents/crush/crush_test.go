@@ -105,7 +105,7 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("%q: got %v", src, err)
 		}
 	}
-	if Agent().Run != nil || Agent().NoRun == "" {
+	if _, ok := Agent().(agents.Runner); ok || Agent().Info().NoRun == "" {
 		t.Error("Crush has no env route; NoRun says what to do")
 	}
 }

@@ -39,17 +39,24 @@ var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 
 // Agent describes Factory droid for gw.
 func Agent() agents.Agent {
-	return agents.Agent{
+	return agent{agents.OneFile{File: Path, MergeFile: Merge, InspectFile: Inspect}}
+}
+
+type agent struct{ agents.OneFile }
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "droid", Display: displayName, Binary: "droid", Version: testedVersion,
 		UserAgents: []string{"factory-cli", "droid"},
 		Install:    "npm install -g @factory/cli", Package: "@factory/cli", Entry: `gw's entries in customModels`,
 		Protocol: agents.ChatCompletions,
-		Run:      Run,
-	}.OneFile(Path, Merge, Inspect)
+	}
 }
 
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
+
 // Path is droid's user settings file; gw writes no project settings for it.
-func Path(s agents.Scope, e agents.Env) (string, error) {
+func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
 		h, err := e.Home()
@@ -59,7 +66,7 @@ func Path(s agents.Scope, e agents.Env) (string, error) {
 		return filepath.Join(h, ".factory", "settings.json"), nil
 	case agents.Project:
 		return "", remedy.With(errors.New("gw writes Factory droid's custom models into its user settings (~/.factory/settings.json), not a project's"),
-			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: Agent().RemedyAgent()})
+			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: Agent().Info().RemedyAgent()})
 	}
 	return "", fmt.Errorf("unknown scope %q", s)
 }
@@ -67,7 +74,7 @@ func Path(s agents.Scope, e agents.Env) (string, error) {
 func key(d agents.Declaration, run bool) string {
 	switch {
 	case d.Mode == agents.Direct:
-		return "${" + d.Env() + "}"
+		return "${" + d.KeyVar() + "}"
 	case run:
 		return "${" + agents.TokenEnv + "}"
 	}
@@ -135,7 +142,7 @@ func merge(src []byte, d agents.Declaration, run bool) (agents.Result, error) {
 		return agents.Result{}, errors.New("internal error: the merged settings do not hold gw's models; nothing was written")
 	}
 	if d.Mode == agents.Direct {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("Factory droid reads the key from %s: set it in the environment droid starts in", d.Env()))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("Factory droid reads the key from %s: set it in the environment droid starts in", d.KeyVar()))
 	}
 	return res, nil
 }
@@ -197,7 +204,7 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 		return agents.RunSpec{}, err
 	}
 	if d.Mode == agents.Direct {
-		return agents.RunSpec{}, remedy.With(errors.New("gw run points Factory droid at gw serve"), remedy.Remedy{Do: remedy.InitAgentDirect, Agent: Agent().RemedyAgent()})
+		return agents.RunSpec{}, remedy.With(errors.New("gw run points Factory droid at gw serve"), remedy.Remedy{Do: remedy.InitAgentDirect, Agent: Agent().Info().RemedyAgent()})
 	}
 	r, err := merge(nil, d, true)
 	if err != nil {
@@ -205,7 +212,9 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 	}
 	return agents.RunSpec{
 		Env:   []string{agents.TokenEnv + "=" + d.Token},
-		Args:  []string{"--settings", filepath.Join(agents.RunDir, "settings.json")},
 		Files: map[string][]byte{"settings.json": r.Data},
+		Prepare: agents.InRunDir(func(dir string) []string {
+			return []string{"--settings", filepath.Join(dir, "settings.json")}
+		}),
 	}, nil
 }

@@ -78,7 +78,10 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(spec.Args, []string{"--settings", agents.RunDir + "/settings.json"}) || !slices.Equal(spec.Env, []string{"GW_LOCAL_TOKEN=" + d.Token}) {
+	if spec, err = spec.Prepare(spec, agents.RunPlace{Dir: "/run"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(spec.Args, []string{"--settings", "/run/settings.json"}) || !slices.Equal(spec.Env, []string{"GW_LOCAL_TOKEN=" + d.Token}) {
 		t.Errorf("%+v", spec)
 	}
 	in, err := Inspect(spec.Files["settings.json"])

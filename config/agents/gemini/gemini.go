@@ -62,23 +62,30 @@ const (
 var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 
 // Agent describes Gemini CLI for gw.
-func Agent() agents.Agent {
-	return agents.Agent{
+func Agent() agents.Agent { return agent{} }
+
+type agent struct{}
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "gemini", Display: displayName, Binary: "gemini", Version: testedVersion,
 		UserAgents: []string{"geminicli", "gemini-cli"},
 		Install:    "npm install -g @google/gemini-cli", Entry: `the API key route in settings.json, gw serve's address and token in .env`,
-		Protocol:      agents.GeminiAPI,
-		DirectRefusal: directRefusal,
-		Files:         Paths,
-		Merge:         Merge,
-		Inspect:       Inspect,
-		Run:           Run,
+		Protocol: agents.GeminiAPI,
 	}
 }
 
+func (agent) DirectRefusal() string                                  { return directRefusal }
+func (agent) Files(s agents.Scope, p agents.Place) ([]string, error) { return Paths(s, p) }
+func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
+	return Merge(srcs, d)
+}
+func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs) }
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
+
 // Paths are settings.json and .env in $GEMINI_CLI_HOME/.gemini (default
 // ~/.gemini), or in the project's .gemini.
-func Paths(s agents.Scope, e agents.Env) ([]string, error) {
+func Paths(s agents.Scope, e agents.Place) ([]string, error) {
 	var dir string
 	switch s {
 	case agents.Global:
@@ -366,7 +373,7 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 // wins and is said as a warning, since Gemini CLI then does not use gw
 // serve. So does a settings file Home cannot read: Gemini CLI reports it.
 func Home(spec agents.RunSpec, p agents.RunPlace) (agents.RunSpec, error) {
-	e := p.Env
+	e := p.User
 	home := e.Getenv(homeEnv)
 	if home == "" {
 		var err error
@@ -545,7 +552,7 @@ func mirror(from, to, skip string) error {
 
 // systemSettingsPath is where Gemini CLI reads its system settings:
 // $GEMINI_CLI_SYSTEM_SETTINGS_PATH, else the system's place for them.
-func systemSettingsPath(e agents.Env) string {
+func systemSettingsPath(e agents.Place) string {
 	if p := e.Getenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH"); p != "" {
 		return p
 	}

@@ -106,7 +106,7 @@ func TestRunEnvironment(t *testing.T) {
 
 // homeMachine is a user's home (with files by path under it) and a project in it, and the environment
 // gw run sees there; Gemini CLI's system settings are a file of the test's (none unless written).
-func homeMachine(t *testing.T, files map[string]string) (home string, e agents.Env, vars map[string]string) {
+func homeMachine(t *testing.T, files map[string]string) (home string, e agents.Place, vars map[string]string) {
 	t.Helper()
 	root := t.TempDir()
 	home = filepath.Join(root, "home")
@@ -124,7 +124,7 @@ func homeMachine(t *testing.T, files map[string]string) (home string, e agents.E
 			t.Fatal(err)
 		}
 	}
-	return home, agents.Env{Getenv: func(k string) string { return vars[k] }, WorkDir: filepath.Join(home, "project")}, vars
+	return home, agents.Place{Getenv: func(k string) string { return vars[k] }, WorkDir: filepath.Join(home, "project")}, vars
 }
 
 // snapshot is every file under dir with its content (links as their target).
@@ -156,19 +156,19 @@ func snapshot(t *testing.T, dir string) map[string]string {
 }
 
 // prepared is gw run's spec for `gemini -p …` on a terminal, and the run's directory.
-func prepared(t *testing.T, e agents.Env) (spec agents.RunSpec, dir string) {
+func prepared(t *testing.T, e agents.Place) (spec agents.RunSpec, dir string) {
 	t.Helper()
 	return preparedFor(t, e, true, "-p", "fix it")
 }
 
-func preparedFor(t *testing.T, e agents.Env, terminal bool, args ...string) (spec agents.RunSpec, dir string) {
+func preparedFor(t *testing.T, e agents.Place, terminal bool, args ...string) (spec agents.RunSpec, dir string) {
 	t.Helper()
 	spec, err := Run(agentstest.Decl())
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir = t.TempDir()
-	spec, err = spec.Prepare(spec, agents.RunPlace{Dir: dir, Env: e, Args: args, Terminal: terminal})
+	spec, err = spec.Prepare(spec, agents.RunPlace{Dir: dir, User: e, Args: args, Terminal: terminal})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,15 +323,15 @@ func TestHomeWhenASignInIsChosen(t *testing.T) {
 
 func TestPaths(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	p, _ := Paths(agents.Global, agents.Env{Getenv: env(map[string]string{"HOME": "/h"})})
+	p, _ := Paths(agents.Global, agents.Place{Getenv: env(map[string]string{"HOME": "/h"})})
 	if strings.Join(p, " ") != "/h/.gemini/settings.json /h/.gemini/.env" {
 		t.Error(p)
 	}
-	p, _ = Paths(agents.Global, agents.Env{Getenv: env(map[string]string{"HOME": "/h", "GEMINI_CLI_HOME": "/g"})})
+	p, _ = Paths(agents.Global, agents.Place{Getenv: env(map[string]string{"HOME": "/h", "GEMINI_CLI_HOME": "/g"})})
 	if strings.Join(p, " ") != "/g/.gemini/settings.json /g/.gemini/.env" {
 		t.Error(p)
 	}
-	p, _ = Paths(agents.Project, agents.Env{Getenv: env(nil), WorkDir: "/w"})
+	p, _ = Paths(agents.Project, agents.Place{Getenv: env(nil), WorkDir: "/w"})
 	if strings.Join(p, " ") != "/w/.gemini/settings.json /w/.gemini/.env" {
 		t.Error(p)
 	}

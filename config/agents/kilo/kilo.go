@@ -37,21 +37,28 @@ const (
 
 // Agent describes Kilo for gw.
 func Agent() agents.Agent {
-	return agents.Agent{
+	return agent{agents.OneFile{File: Path, MergeFile: Merge, InspectFile: Inspect}}
+}
+
+type agent struct{ agents.OneFile }
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "kilo", Display: displayName, Binary: "kilo", Version: testedVersion,
 		UserAgents: []string{"kilo-code", "kilocode", "kilo"},
 		Install:    "npm install -g @kilocode/cli", Entry: `provider "gw"`,
-		Protocol:         agents.ChatCompletions,
-		Run:              Run,
-		FileNames:        []string{"kilo.jsonc", "kilo.json"},
-		PlainKeysRemoved: opencodefmt.PlainKeysRemoved,
-	}.OneFile(Path, Merge, Inspect)
+		Protocol:  agents.ChatCompletions,
+		FileNames: []string{"kilo.jsonc", "kilo.json"},
+	}
 }
+
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
+func (agent) PlainKeysRemoved(old, new []byte) string          { return opencodefmt.PlainKeysRemoved(old, new) }
 
 // Path is Kilo's config file for scope: kilo.jsonc in
 // $XDG_CONFIG_HOME/kilo (or ~/.config/kilo), or in the project's .kilo —
 // or kilo.json there when only that exists.
-func Path(s agents.Scope, e agents.Env) (string, error) {
+func Path(s agents.Scope, e agents.Place) (string, error) {
 	var dir string
 	switch s {
 	case agents.Global:

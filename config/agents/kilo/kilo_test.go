@@ -81,7 +81,7 @@ func TestRunTokenOnlyInEnv(t *testing.T) {
 func TestPath(t *testing.T) {
 	dir := t.TempDir()
 	getenv := func(k string) string { return map[string]string{"HOME": dir}[k] }
-	p, _ := Path(agents.Global, agents.Env{Getenv: getenv})
+	p, _ := Path(agents.Global, agents.Place{Getenv: getenv})
 	if p != filepath.Join(dir, ".config/kilo/kilo.jsonc") {
 		t.Error(p)
 	}
@@ -91,7 +91,7 @@ func TestPath(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "w/.kilo/kilo.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, _ = Path(agents.Project, agents.Env{Getenv: getenv, WorkDir: filepath.Join(dir, "w")})
+	p, _ = Path(agents.Project, agents.Place{Getenv: getenv, WorkDir: filepath.Join(dir, "w")})
 	if p != filepath.Join(dir, "w/.kilo/kilo.json") {
 		t.Error(p)
 	}

@@ -22,21 +22,28 @@ var format = opencodefmt.Format{ContentEnv: ContentEnv}
 
 // Agent describes OpenCode for gw.
 func Agent() agents.Agent {
-	return agents.Agent{
+	return agent{agents.OneFile{File: Path, MergeFile: format.Merge, InspectFile: format.Inspect}}
+}
+
+type agent struct{ agents.OneFile }
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "opencode", Display: displayName, Binary: "opencode", Version: testedVersion,
 		UserAgents: []string{"opencode"},
 		Install:    "npm install -g opencode-ai", Entry: `provider "gw"`,
-		Protocol:         agents.ChatCompletions,
-		Run:              format.Run,
-		FileNames:        slices.Clone(fileNames[:]),
-		PlainKeysRemoved: opencodefmt.PlainKeysRemoved,
-		Companion:        companion,
-		Providers:        opencodefmt.Providers,
-	}.OneFile(Path, format.Merge, format.Inspect)
+		Protocol:  agents.ChatCompletions,
+		FileNames: slices.Clone(fileNames[:]),
+	}
 }
 
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return format.Run(d) }
+func (agent) PlainKeysRemoved(old, new []byte) string          { return opencodefmt.PlainKeysRemoved(old, new) }
+func (agent) Companion(path string) (agents.Companion, bool)   { return companion(path) }
+func (agent) Providers(src []byte) ([]agents.Provider, error)  { return opencodefmt.Providers(src) }
+
 // Path is the config file for scope: the one OpenCode reads there (see Find).
-func Path(s agents.Scope, e agents.Env) (string, error) {
+func Path(s agents.Scope, e agents.Place) (string, error) {
 	loc, err := Find(s, e.Getenv, e.WorkDir)
 	return loc.Path, err
 }

@@ -26,7 +26,7 @@ func (f Format) Provider(d agents.Declaration, run bool) Provider {
 	p := Provider{ID: agents.ProviderID, Name: agents.ProviderName, BaseURL: d.BaseURL, APIKey: d.Token, Models: slices.Clone(d.Models)}
 	switch {
 	case d.Mode == agents.Direct:
-		p.APIKey = "{env:" + d.Env() + "}"
+		p.APIKey = "{env:" + d.KeyVar() + "}"
 	case run:
 		p.APIKey = "{env:" + agents.TokenEnv + "}"
 	}

@@ -54,26 +54,33 @@ var (
 )
 
 // Agent describes pi for gw.
-func Agent() agents.Agent {
-	return agents.Agent{
+func Agent() agents.Agent { return agent{} }
+
+type agent struct{}
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "pi", Display: displayName, Binary: "pi", Version: testedVersion,
 		UserAgents: []string{"pi-coding-agent"},
 		Install:    "npm install -g @mariozechner/pi-coding-agent", Package: "@mariozechner/pi-coding-agent", Entry: `provider "gw" in models.json`,
 		Protocol: agents.AnthropicMessages,
-		Files:    Files,
-		Merge:    Merge,
-		Inspect:  Inspect,
-		Run:      Run,
 	}
 }
 
+func (agent) Files(s agents.Scope, p agents.Place) ([]string, error) { return Files(s, p) }
+func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
+	return Merge(srcs, d)
+}
+func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs) }
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
+
 // Files are models.json and settings.json of pi's agent directory; pi has no project models.json.
-func Files(s agents.Scope, e agents.Env) ([]string, error) {
+func Files(s agents.Scope, e agents.Place) ([]string, error) {
 	switch s {
 	case agents.Global:
 	case agents.Project:
 		return nil, remedy.With(errors.New("pi reads its models only from its agent directory (~/.pi/agent), not from a project"),
-			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: Agent().RemedyAgent()})
+			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: Agent().Info().RemedyAgent()})
 	default:
 		return nil, fmt.Errorf("unknown scope %q", s)
 	}
@@ -103,7 +110,7 @@ func provider(d agents.Declaration, run bool) jsonc.Want {
 	base, api, key := d.Origin(), apiMessages, d.Token
 	switch {
 	case d.Mode == agents.Direct:
-		base, api, key = d.BaseURL, apiChat, d.Env()
+		base, api, key = d.BaseURL, apiChat, d.KeyVar()
 	case run:
 		key = agents.TokenEnv
 	}
@@ -149,7 +156,7 @@ func Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
 		return nil, err
 	}
 	if d.Mode == agents.Direct {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("pi reads the key from %s: set it in the environment pi starts in", d.Env()))
+		m.Warnings = append(m.Warnings, fmt.Sprintf("pi reads the key from %s: set it in the environment pi starts in", d.KeyVar()))
 		m.Warnings = append(m.Warnings, "pi speaks chat completions to the service itself, and on that path it sends no thought signature back: a Gemini-class model refuses its tool calls after the first; through gw serve (--mode proxy) pi speaks the Messages API, which keeps the models' reasoning between turns")
 	}
 	return []agents.Result{m, s}, nil
@@ -315,7 +322,7 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 		return agents.RunSpec{}, err
 	}
 	if d.Mode == agents.Direct {
-		return agents.RunSpec{}, remedy.With(errors.New("gw run points pi at gw serve"), remedy.Remedy{Do: remedy.InitAgentDirect, Agent: Agent().RemedyAgent()})
+		return agents.RunSpec{}, remedy.With(errors.New("gw run points pi at gw serve"), remedy.Remedy{Do: remedy.InitAgentDirect, Agent: Agent().Info().RemedyAgent()})
 	}
 	p := provider(d, true)
 	var models jsonc.List
@@ -337,7 +344,10 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 	body := strings.TrimSpace(strings.ReplaceAll(string(f.Pack()), "\n", "\n  "))
 	return agents.RunSpec{
 		Env:   []string{agents.TokenEnv + "=" + d.Token},
-		Args:  []string{"-e", filepath.Join(agents.RunDir, "gw.js"), "--provider", agents.ProviderID, "--model", d.DefaultModel().ID},
+		Args:  []string{"--provider", agents.ProviderID, "--model", d.DefaultModel().ID},
 		Files: map[string][]byte{"gw.js": fmt.Appendf(nil, extension, body)},
+		Prepare: agents.InRunDir(func(dir string) []string {
+			return []string{"-e", filepath.Join(dir, "gw.js")}
+		}),
 	}, nil
 }

@@ -101,7 +101,10 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(spec.Args, []string{"-e", agents.RunDir + "/gw.js", "--provider", "gw", "--model", d.Default}) ||
+	if spec, err = spec.Prepare(spec, agents.RunPlace{Dir: "/run"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(spec.Args, []string{"-e", "/run/gw.js", "--provider", "gw", "--model", d.Default}) ||
 		!slices.Equal(spec.Env, []string{"GW_LOCAL_TOKEN=" + d.Token}) {
 		t.Errorf("%+v", spec)
 	}
@@ -127,8 +130,8 @@ func TestRun(t *testing.T) {
 }
 
 func TestFiles(t *testing.T) {
-	env := func(m map[string]string) agents.Env {
-		return agents.Env{Getenv: func(k string) string { return m[k] }, WorkDir: "/src"}
+	env := func(m map[string]string) agents.Place {
+		return agents.Place{Getenv: func(k string) string { return m[k] }, WorkDir: "/src"}
 	}
 	for _, tt := range []struct {
 		vars map[string]string

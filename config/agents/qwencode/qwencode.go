@@ -46,27 +46,30 @@ var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 
 // Agent describes Qwen Code for gw.
 func Agent() agents.Agent {
-	return agents.Agent{
+	return agent{agents.OneFile{File: Path, MergeFile: Merge, InspectFile: Inspect}}
+}
+
+type agent struct{ agents.OneFile }
+
+func (agent) Info() agents.Info {
+	return agents.Info{
 		Name: "qwen-code", Display: displayName, Binary: "qwen", Version: testedVersion,
 		UserAgents: []string{"qwencode", "qwen-code"},
 		Install:    "npm install -g @qwen-code/qwen-code", Entry: `gw's entries in modelProviders.openai`,
-		Protocol:    agents.ChatCompletions,
-		Run:         Run,
-		RunOverride: runOverride,
-	}.OneFile(Path, Merge, Inspect)
+		Protocol: agents.ChatCompletions,
+	}
 }
 
-// runOverride: Qwen Code prefers an entry of modelProviders for a model id to the environment's, so gw's
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
+
+// RunOverride: Qwen Code prefers an entry of modelProviders for a model id to the environment's, so gw's
 // entries under another base URL win over gw run's.
-func runOverride(path string, in agents.Inspection, d agents.Declaration, fix string) string {
-	if in.Configured && in.BaseURL != d.BaseURL {
-		return fmt.Sprintf("%s declares gw's models with base URL %s, which Qwen Code uses instead of gw run's for the same model ids; %s", path, in.BaseURL, fix)
-	}
-	return ""
+func (agent) RunOverride(in agents.Inspection, d agents.Declaration) (agents.Override, bool) {
+	return agents.Override{BaseURL: in.BaseURL}, in.Configured && in.BaseURL != d.BaseURL
 }
 
 // Path is the settings file for scope.
-func Path(s agents.Scope, e agents.Env) (string, error) {
+func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
 		if h := e.Getenv(homeEnv); h != "" {
@@ -89,7 +92,7 @@ func Path(s agents.Scope, e agents.Env) (string, error) {
 // envKey is the variable gw's entries name for the key.
 func envKey(d agents.Declaration) string {
 	if d.Mode == agents.Direct {
-		return d.Env()
+		return d.KeyVar()
 	}
 	return agents.TokenEnv
 }
@@ -213,7 +216,7 @@ func warnings(data []byte, d agents.Declaration) []string {
 		out = append(out, `"security.auth.apiKey" holds a key written into the file; remove it (gw's entries name their key variable with envKey)`)
 	}
 	if d.Mode == agents.Direct {
-		out = append(out, fmt.Sprintf("Qwen Code reads the key from %s: set it in the environment Qwen Code starts in", d.Env()))
+		out = append(out, fmt.Sprintf("Qwen Code reads the key from %s: set it in the environment Qwen Code starts in", d.KeyVar()))
 	}
 	return out
 }
@@ -284,7 +287,7 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 		return agents.RunSpec{}, err
 	}
 	if d.Mode == agents.Direct {
-		return agents.RunSpec{}, remedy.With(errors.New("gw run points Qwen Code at gw serve"), remedy.Remedy{Do: remedy.InitAgentDirect, Agent: Agent().RemedyAgent()})
+		return agents.RunSpec{}, remedy.With(errors.New("gw run points Qwen Code at gw serve"), remedy.Remedy{Do: remedy.InitAgentDirect, Agent: Agent().Info().RemedyAgent()})
 	}
 	m := d.DefaultModel()
 	return agents.RunSpec{
