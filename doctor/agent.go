@@ -21,6 +21,7 @@ type agentResult struct {
 	models     []string
 	modelFrom  map[string]string // id → the config file that names it first
 	proxyUsers []string
+	unread     int // configs that could not be read or parsed: they may use gw serve too
 }
 
 // agentTally gathers what every agent's config files told, for the one verdict of the agent check.
@@ -66,11 +67,16 @@ func (t *agentTally) addModels(path string, ids []string) {
 	}
 }
 
-// fail keeps the first config that could not be read or parsed: it is the check's failure.
+// fail adds a config that could not be read or parsed: each one is the check's failure, in order, each
+// with its fix.
 func (t *agentTally) fail(c Check) {
+	t.res.unread++
 	if t.unreadable == nil {
 		t.unreadable = &c
+		return
 	}
+	t.unreadable.Cause += "; " + c.Cause
+	t.unreadable.Fix = remedy.Steps(t.unreadable.Fix, c.Fix)
 }
 
 // foundAgent counts a config of a found, and notes once an installed version other than the one gw writes

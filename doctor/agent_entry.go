@@ -94,7 +94,11 @@ func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 	if proxied {
 		via = "uses gw serve at " + insp.BaseURL
 	}
-	t.notes = append(t.notes, fmt.Sprintf("%s: %s %s with %s", path, what, via, nModels(len(insp.Models))))
+	note := fmt.Sprintf("%s: %s %s with %s", path, what, via, nModels(len(insp.Models)))
+	if a.Unavailable != "" {
+		note += "; not available through the service: " + a.Unavailable
+	}
+	t.notes = append(t.notes, note)
 }
 
 // proxyPort is gw serve's port, from ProxyAddr (0 when unknown).

@@ -65,7 +65,8 @@ func TestRun_AgentEntryConfigs(t *testing.T) {
 		models []string // model checks expected
 	}{
 		{"Claude Code through gw serve", agentFiles(t, "claude-code", claudeSettings("http://"+proxyAddr, localToken, "vendor-a/model-a-haiku-4.5")),
-			Pass, "", []string{"Claude Code uses gw serve at http://" + proxyAddr + " with 1 model"}, "", []string{"vendor-a/model-a-haiku-4.5"}},
+			Pass, "", []string{"Claude Code uses gw serve at http://" + proxyAddr + " with 1 model",
+				"not available through the service: its WebSearch tool (the service has no web search; WebFetch works)"}, "", []string{"vendor-a/model-a-haiku-4.5"}},
 		{"Claude Code with a stale token", agentFiles(t, "claude-code", claudeSettings("http://"+proxyAddr, "gw-local-ffffffffffffffffffffffffffffffff", "vendor-a/model-a-haiku-4.5")),
 			Fail, "", []string{"settings.json: Claude Code holds a local token that gw serve no longer accepts"}, "run: gw init agent --agent claude-code (it writes gw serve's current local token)", nil},
 		{"Qwen Code on another port", agentFiles(t, "qwen-code", `{"env": {"GW_LOCAL_TOKEN": "`+localToken+`"}, "modelProviders": {"openai": [{"id": "vendor-a/model-a-sonet-4.5", "baseUrl": "http://127.0.0.1:9999/v1", "envKey": "GW_LOCAL_TOKEN"}]}, "security": {"auth": {"selectedType": "openai"}}}`),

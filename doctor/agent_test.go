@@ -156,7 +156,8 @@ func TestRun_Proxy(t *testing.T) {
 	}{
 		{"running, agent uses it", running, localToken, true, Pass, "", "", ""},
 		{"not running, nothing uses it", dead, localToken, false, Pass, "", "", ""},
-		{"not running, agent uses it", dead, localToken, true, Fail, "service unreachable", "nothing answers there", "gw serve"},
+		{"not running, agent uses it", dead, localToken, true, Fail, "service unreachable", "nothing answers there", "run: gw service install"},
+		{"not running, agent uses it, no service manager", dead, localToken, true, Fail, "service unreachable", "nothing answers there", "keeps running after this shell: nohup gw serve"},
 		{"running with another token", running, "gw-local-ffffffffffffffffffffffffffffffff", true, Fail, "service unreachable", "another local token", "restart gw serve"},
 		{"another program on the port, agent uses it", otherAddr, localToken, true, Fail, "service unreachable", "something other than gw serve", "--port"},
 		{"another program on the port, unused", otherAddr, localToken, false, Warn, "", "something other than gw serve", "--port"},
@@ -165,6 +166,9 @@ func TestRun_Proxy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := input(s.BaseURL, standin.DemoKeyFull)
 			in.ProxyAddr, in.LocalToken = tc.addr, tc.token
+			if strings.HasSuffix(tc.name, "no service manager") {
+				in.StartServeLine = "nohup gw serve >/dev/null 2>&1 &"
+			}
 			if tc.agentUses {
 				path := writeFile(t, t.TempDir(), "opencode.json",
 					opencodeConfig("http://"+tc.addr+"/v1", tc.token, []string{"vendor-a/model-a-haiku-4.5"}, ""))

@@ -120,6 +120,9 @@ type Input struct {
 	// RunningProxyAddr is where a gw serve of this install said it listens (proxy.ReadState), "" when
 	// none did: one started with --port answers there, not on ProxyAddr.
 	RunningProxyAddr string
+	// StartServeLine is the line that starts gw serve so that it outlives the shell, where the platform
+	// cannot start it at login (no service manager for this user here); "" where gw service install can.
+	StartServeLine string
 
 	// Version goes into the User-Agent of the requests.
 	Version string

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/keychain"
@@ -91,7 +92,7 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 	case <-ctx.Done():
 	}
 	r.mu.Lock()
-	users := r.agent.proxyUsers
+	users, unread := r.agent.proxyUsers, r.agent.unread
 	r.mu.Unlock()
 
 	if err == nil {
@@ -102,13 +103,24 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 		return elsewhereCheck(c, in.ProxyAddr, elsewhere, users)
 	}
 	switch {
+	case errors.Is(err, proxy.ErrNotRunning) && len(users) == 0 && unread > 0:
+		// The configs it could not read may send their requests there: nothing to conclude.
+		return Check{ID: IDProxy, Status: Warn, Cause: fmt.Sprintf("gw serve is not running on %s; %s could not be read (see the coding agent config check) and may use it",
+			in.ProxyAddr, nConfigs(unread)), Fix: remedy.Remedy{Do: remedy.StartServe}}
 	case errors.Is(err, proxy.ErrNotRunning) && len(users) == 0:
 		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve is not running on " + in.ProxyAddr + "; no agent config found here uses it"}
 	case errors.Is(err, proxy.ErrNotRunning):
 		c = unreachable(c)
-		c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but nothing answers there", users[0], in.ProxyAddr)
-		// Most often it lived in a terminal that was closed: a login service keeps it running.
+		c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but nothing answers there", strings.Join(users, ", "), in.ProxyAddr)
+		if len(users) > 1 {
+			c.Cause = fmt.Sprintf("%d agent configs send requests to gw serve at %s (%s), but nothing answers there", len(users), in.ProxyAddr, strings.Join(users, ", "))
+		}
+		// Most often it lived in a terminal that was closed: a login service keeps it running, else a gw
+		// serve started apart from the shell.
 		c.Fix = remedy.Steps(remedy.Remedy{Do: remedy.StartServe}, remedy.Remedy{Do: remedy.InstallService})
+		if in.StartServeLine != "" {
+			c.Fix = remedy.Remedy{Do: remedy.StartServeDetached, Value: in.StartServeLine}
+		}
 	case errors.Is(err, proxy.ErrStranger):
 		// Another user's process: it was sent nothing, and an agent that uses the port talks to it.
 		c.Status = Fail
@@ -201,4 +213,12 @@ func elsewhereCheck(c Check, configured, running string, users []string) Check {
 	c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but gw serve runs on %s (started with --port)", users[0], configured, running)
 	c.Fix = remedy.Remedy{Do: remedy.ServeOnConfiguredPort, Value: cport, Also: rport}
 	return c
+}
+
+// nConfigs is "1 agent config" or "N agent configs".
+func nConfigs(n int) string {
+	if n == 1 {
+		return "1 agent config"
+	}
+	return fmt.Sprintf("%d agent configs", n)
 }

@@ -454,10 +454,16 @@ func (r *run) checkKey(ctx context.Context, u *url.URL) (Check, []api.Model) {
 	// Many gateways list models whatever the balance: only a request shows an exhausted one.
 	pctx, cancel := r.step(ctx)
 	defer cancel()
-	// A list that ignores the subscription offers models the key cannot use: try a few.
+	// A list that ignores the subscription offers models the key cannot use: try a few, the cheapest
+	// first (a token of a small model costs least).
+	ids := make([]string, len(models))
+	for i, m := range models {
+		ids[i] = m.ID
+	}
+	slices.SortStableFunc(ids, func(a, b string) int { return api.CostRank(a) - api.CostRank(b) })
 	var probe string
-	for _, m := range models[:min(3, len(models))] {
-		probe = m.ID
+	for _, id := range ids[:min(3, len(ids))] {
+		probe = id
 		if err = cl.Probe(pctx, probe); err == nil || asAPI(err).Condition != api.UnknownModel {
 			break
 		}

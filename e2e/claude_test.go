@@ -102,7 +102,9 @@ func claudeP(t *testing.T, m *machine, claude string, env []string, prompt strin
 // keychain; Claude Code is given gw serve's address and the local token
 // only (as x-api-key, then as a Bearer token), reads a file of a temporary
 // project with its Read tool and answers from it; the stand-in got the real
-// key; gw serve logged the requests; no file under $HOME holds the key.
+// key; gw serve logged the requests, answered Claude Code's start-up probe,
+// and gw usage and gw logs --status error show no failure; no file under
+// $HOME holds the key.
 func claudeThroughGwServe(t *testing.T, gw string) {
 	claude := claudeBinary(t)
 	key := newKey(t)
@@ -116,6 +118,11 @@ func claudeThroughGwServe(t *testing.T, gw string) {
 	for _, auth := range []string{"ANTHROPIC_API_KEY=" + token, "ANTHROPIC_AUTH_TOKEN=" + token} {
 		seen := len(svc.Seen())
 		env := append([]string{base, auth}, claudeModels(model)...)
+		if strings.HasPrefix(auth, "ANTHROPIC_AUTH_TOKEN=") {
+			// As gw init agent sets it up and a user starts it: its start-up probe of the base URL
+			// (HEAD /api/hello, no token) is left on.
+			env = append(env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=")
+		}
 		res := claudeP(t, m, claude, env, "Use the Read tool on `"+notes+"` and tell me the launch code.")
 		if res.IsError || !strings.Contains(res.Result, "«1 The launch code is PINEAPPLE-42.") {
 			t.Fatalf("with %s…: Claude Code did not answer from the file: %+v", auth[:strings.Index(auth, "=")+1], res)
@@ -126,6 +133,21 @@ func claudeThroughGwServe(t *testing.T, gw string) {
 	}
 	if logged := serve.stderr.String(); !regexp.MustCompile(`POST /v1/messages\S* .*model=` + regexp.QuoteMeta(model) + ` .*status=200`).MatchString(logged) {
 		t.Errorf("gw serve's log has no line for Claude Code's requests:\n%s", logged)
+	}
+	// A healthy session has no failed request: Claude Code's start-up probe (HEAD /api/hello, no token)
+	// is answered and logged as a probe.
+	serve.stop(t)
+	if logged := serve.stderr.String(); strings.Contains(logged, "refused=") || !regexp.MustCompile(`(?m) HEAD /api/hello .*status=200 .* probe$`).MatchString(logged) {
+		t.Errorf("gw serve did not answer Claude Code's probe as a probe, or refused a request:\n%s", logged)
+	}
+	var usage struct {
+		Total struct{ Requests, Errors int } `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(m.run(t, nil, "", gw, "usage", "--json")), &usage); err != nil || usage.Total.Requests == 0 || usage.Total.Errors != 0 {
+		t.Errorf("gw usage after a healthy Claude Code session: %+v (%v), want requests and no error", usage.Total, err)
+	}
+	if out := m.run(t, nil, "", gw, "logs", "--status", "error"); out != "" {
+		t.Errorf("gw logs --status error after a healthy Claude Code session:\n%s", out)
 	}
 	noFileHolds(t, m.home, key)
 }

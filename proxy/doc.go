@@ -37,6 +37,10 @@
 // label, the nonce and the address the connection reached: a stranger cannot compute it, nor get it from a gw
 // serve elsewhere (another address). Sent with ProbeHeader, the hello is logged as probe.
 //
+// A client's own probe — GET or HEAD of a path reqlog.IsProbePath names, without a token (Claude Code's
+// HEAD /api/hello at start) — passes the browser and Host checks and is answered 200 with nothing of the
+// account (hello.go), logged as probe: no failure in gw usage, shown by gw logs only with --probes.
+//
 // # Routes
 //
 // Routes (the table in routes.go, first match), after the filter and the key check: /v1/messages and

@@ -5,9 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
+
+	"github.com/modelgateway/gw/reqlog"
 )
 
 // HelloPath is where gw serve proves that it is this install's gw serve
@@ -94,4 +97,35 @@ func (h *Handler) hello(w http.ResponseWriter, r *http.Request, e *entry) {
 	e.status = http.StatusOK
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// isClientProbe: a client asking, without a token, whether anything answers
+// at its base URL (Claude Code's HEAD /api/hello at start). A request that
+// carries a key is a request, and goes through the filter.
+func isClientProbe(r *http.Request) bool {
+	return (r.Method == http.MethodHead || r.Method == http.MethodGet) && reqlog.IsProbePath(r.URL.Path) &&
+		r.Header.Get("Authorization") == "" && r.Header.Get("X-Api-Key") == "" && r.Header.Get("X-Goog-Api-Key") == ""
+}
+
+// answerProbe says that gw serve answers, and nothing more: no token was
+// sent, so nothing of the account or the service is told. It is logged as a
+// probe, which gw usage does not count and gw logs shows only when asked.
+func (h *Handler) answerProbe(w http.ResponseWriter, r *http.Request, e *entry) {
+	e.note = "probe"
+	// Claude Code's base URL has no /v1: a refused Host names it so.
+	if ref := h.filter.checkSender(r, true); ref != nil {
+		w.Header().Set("Connection", "close")
+		e.note = "refused=" + ref.code
+		e.status = writeErrorAs(w, nil, ref.status, ref.code, ref.message)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/plain; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	e.status = http.StatusOK
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		_, _ = io.WriteString(w, "gw serve\n")
+	}
 }

@@ -98,10 +98,11 @@ type Handler struct {
 	identity  []string // the Accept-Encoding value "identity", shared by every request
 	gzip      []string // and "gzip"
 	relay     relay.Options
-	fileLog   *asyncLog     // serve.log, when Options.StateDir is set
-	logFile   *reqlog.File  // what fileLog writes to
-	routes    []route       // gw serve's own routes (routes.go)
-	refusals  chat.Refusals // optional fields the service refused, by model
+	fileLog   *asyncLog          // serve.log, when Options.StateDir is set
+	logFile   *reqlog.File       // what fileLog writes to
+	routes    []route            // gw serve's own routes (routes.go)
+	refusals  chat.Refusals      // optional fields the service refused, by model
+	billed    chat.BilledPrompts // what the service billed for recent prompts (message_start's input tokens)
 	warm      *warmer
 }
 
@@ -158,7 +159,7 @@ func New(o Options) (*Handler, error) {
 		gzip:      []string{"gzip"},
 		relay:     o.Relay,
 	}
-	h.routes = routes(responses.NewStore(0, 0).LimitBuilt(o.Relay.Limits.Request), o.ModelRoutes)
+	h.routes = routes(responses.NewStore(0, 0).LimitBuilt(o.Relay.Limits.Request), &h.billed, o.ModelRoutes)
 	if o.StateDir != "" {
 		// Created with its first line. A log that cannot be written (a link
 		// planted at serve.log) gets nothing: the agent's terminal is not
@@ -229,6 +230,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if r.URL.Path == HelloPath {
 		h.hello(w, r, e)
+		return
+	}
+	if isClientProbe(r) {
+		h.answerProbe(w, r, e)
 		return
 	}
 	if ref := h.filter.check(r, rt); ref != nil {

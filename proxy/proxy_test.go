@@ -418,3 +418,33 @@ func TestLogLineForANonStreamedAnswer(t *testing.T) {
 		t.Errorf("log: %s", r.log.String())
 	}
 }
+
+// Claude Code's HEAD /api/hello at start, without a token, and a GET
+// /healthz are answered by gw serve itself and logged as probes; nothing
+// reaches the service. A web page asking the same is refused.
+func TestClientProbesAreAnsweredAndLoggedAsProbes(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	for _, c := range []struct {
+		method, path string
+		hdr          http.Header
+		status       int
+	}{
+		{"HEAD", "/api/hello", http.Header{"Authorization": nil}, 200},
+		{"GET", "/healthz", http.Header{"Authorization": nil}, 200},
+		{"HEAD", "/api/hello", http.Header{"Authorization": nil, "Origin": {"https://evil.example"}}, 403},
+	} {
+		res := r.do(waitCtx(t), c.method, c.path, "", c.hdr)
+		body := readAll(t, res)
+		if res.StatusCode != c.status {
+			t.Errorf("%s %s %v: status %d, want %d: %s", c.method, c.path, c.hdr, res.StatusCode, c.status, body)
+		}
+	}
+	if seen := r.up.Seen(); len(seen) != 0 {
+		t.Errorf("probes reached the service: %+v", seen)
+	}
+	r.h.log.flush()
+	logs := r.log.String()
+	if strings.Count(logs, " status=200 ") != 2 || strings.Count(logs, " probe\n") != 2 || !strings.Contains(logs, "refused=origin_refused") {
+		t.Errorf("the probes were not logged as such:\n%s", logs)
+	}
+}

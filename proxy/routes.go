@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/protocol/anthropic"
+	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/gemini"
 	"github.com/modelgateway/gw/protocol/responses"
 	"github.com/modelgateway/gw/protocol/translate"
@@ -38,10 +39,11 @@ type route struct {
 }
 
 // routes is gw serve's route table, first match wins. Adding a protocol
-// is one translator and its routes here.
-func routes(store *responses.Store, agentRoutes []agents.ServeRoute) []route {
+// is one translator and its routes here. billed is what the service billed
+// for recent prompts, which the Messages API's message_start reads.
+func routes(store *responses.Store, billed *chat.BilledPrompts, agentRoutes []agents.ServeRoute) []route {
 	get := []string{http.MethodGet}
-	msgs, resp, gem := anthropic.Protocol{}, responses.Protocol{Store: store}, gemini.Protocol{}
+	msgs, resp, gem := anthropic.Protocol{Billed: billed}, responses.Protocol{Store: store}, gemini.Protocol{}
 	var own []route // an agent's own routes (Codex's catalog), in its protocol's shape
 	for _, ar := range agentRoutes {
 		rt := route{path: "/v1" + ar.Path, methods: get, name: "chat", serve: func(h *Handler, w http.ResponseWriter, r *http.Request, c *call) {

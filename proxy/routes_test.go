@@ -12,7 +12,7 @@ import (
 // TestRouteTable: which route takes a request, by path, method and header
 // — the one place gw serve decides which protocol a request speaks.
 func TestRouteTable(t *testing.T) {
-	h := &Handler{routes: routes(responses.NewStore(0, 0), []agents.ServeRoute{{Path: "/codex/models", Protocol: agents.Responses}})}
+	h := &Handler{routes: routes(responses.NewStore(0, 0), nil, []agents.ServeRoute{{Path: "/codex/models", Protocol: agents.Responses}})}
 	anth := http.Header{"Anthropic-Version": {"2023-06-01"}}
 	for _, c := range []struct {
 		method, path string

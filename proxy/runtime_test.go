@@ -290,7 +290,7 @@ func TestRun_KeyUnreadableSaysItsFix(t *testing.T) {
 		want string
 	}{
 		{"keychain failed", &keychain.UnavailableError{Backend: "Secret Service", Err: errors.New("no D-Bus session")},
-			"; requests will be refused until it can: start or unlock the OS keychain, then run: gw auth login;"},
+			"; requests will be refused until it can: start or unlock the OS keychain (on Linux without a desktop, start a Secret Service: gnome-keyring-daemon --unlock --components=secrets, in a D-Bus session), then run: gw auth login;"},
 		{"no remedy", errors.New("disk on fire"),
 			"warning: the API key cannot be read (disk on fire); requests will be refused until it can: run: gw doctor\n"},
 	} {

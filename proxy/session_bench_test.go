@@ -74,6 +74,7 @@ func BenchmarkSessionCost(b *testing.B) {
 		native     func(testing.TB, string) (model, key string, segs []standin.Segment)
 	}{
 		{"claude-code", "/v1/messages", claudeCodeSession, messagesSegments},
+		{"claude-code-system-turns", "/v1/messages", claudeCodeSystemTurnsSession, messagesSegments},
 		{"codex", "/v1/responses", codexSession, responsesSegments},
 	} {
 		b.Run(s.name, func(b *testing.B) {
@@ -212,6 +213,48 @@ func claudeCodeSession(tb testing.TB) []string {
 	}
 	return turns
 }
+
+// claudeCodeSystemTurnsSession is claudeCodeSession with a system turn
+// said in the middle of the conversation every systemTurnEvery turns (a
+// reminder of what changed, as Claude Code and its hooks add them), after
+// the tool's result, and kept in the requests that follow.
+func claudeCodeSystemTurnsSession(tb testing.TB) []string {
+	turns := claudeCodeSession(tb)
+	var said []int // the turns after which a system turn was said
+	for i := range turns {
+		var req map[string]any
+		if err := json.Unmarshal([]byte(turns[i]), &req); err != nil {
+			tb.Fatal(err)
+		}
+		if turn := i + 1; turn > 2 && turn%systemTurnEvery == 0 {
+			said = append(said, turn)
+		}
+		if len(said) == 0 {
+			continue
+		}
+		// Each system turn goes after the tool result of its turn: the
+		// messages of turn n (n ≥ 2) end at index 2n-1 of the recorded
+		// layout, before any system turn is added.
+		msgs := req["messages"].([]any)
+		var out []any
+		next := 0
+		for j, m := range msgs {
+			out = append(out, m)
+			if next < len(said) && j == 2*said[next]-1 {
+				out = append(out, map[string]any{"role": "system", "content": fmt.Sprintf(
+					"<system-reminder>\nTurn %d: the file step%d.go was changed on disk since it was read. Read it again before editing it.\n</system-reminder>", said[next], said[next])})
+				next++
+			}
+		}
+		req["messages"] = out
+		turns[i] = mustMarshal(tb, req)
+	}
+	return turns
+}
+
+// systemTurnEvery is how often claudeCodeSystemTurnsSession says a system
+// turn.
+const systemTurnEvery = 4
 
 // codexSession is the recorded Codex session (its first four requests, one
 // prompt_cache_key) grown to sessionTurns turns the way Codex grows it:
@@ -440,8 +483,9 @@ func TestSessionCost_Replays(t *testing.T) {
 		turns  func(testing.TB) []string
 		native func(testing.TB, string) (string, string, []standin.Segment)
 	}{
-		"claude-code": {"/v1/messages", claudeCodeSession, messagesSegments},
-		"codex":       {"/v1/responses", codexSession, responsesSegments},
+		"claude-code":              {"/v1/messages", claudeCodeSession, messagesSegments},
+		"claude-code-system-turns": {"/v1/messages", claudeCodeSystemTurnsSession, messagesSegments},
+		"codex":                    {"/v1/responses", codexSession, responsesSegments},
 	} {
 		turns := s.turns(t)
 		if len(turns) != sessionTurns {

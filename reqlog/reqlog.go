@@ -68,6 +68,34 @@ func (e *Entry) Requests() int {
 	return 1
 }
 
+// IsProbePath reports whether path is one a client asks, without a token,
+// to learn whether anything answers at its base URL (Claude Code sends
+// HEAD /api/hello at start): /api/hello, /health or /healthz. gw serve
+// answers a GET or HEAD of one itself, and the line is a probe (Entry.Probe).
+func IsProbePath(path string) bool {
+	switch path {
+	case "/api/hello", "/health", "/healthz":
+		return true
+	}
+	return false
+}
+
+// Probe reports whether the line is a probe rather than a request for the
+// service: gw's own check of a gw serve (note probe or hello), or a
+// client's check that something answers (a GET or HEAD of a path
+// IsProbePath names, which earlier versions of gw serve refused for want of
+// a token: those lines are probes too, other refusals are not). Probes are
+// not counted in gw usage, and gw logs shows them only when asked.
+func (e *Entry) Probe() bool {
+	switch e.Note {
+	case "probe", "hello":
+		return true
+	case "", "refused=local_token_missing":
+		return (e.Method == "HEAD" || e.Method == "GET") && e.Model == "" && IsProbePath(e.Path)
+	}
+	return false
+}
+
 // maxField bounds a field that comes from a client (path, model, agent).
 const maxField = 200
 

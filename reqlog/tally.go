@@ -64,9 +64,9 @@ type Tally struct {
 	lastEnd int64 // and its end
 }
 
-// Counted reports whether a line counts in gw usage: every request but gw's
-// own probes of gw serve.
-func Counted(e *Entry) bool { return e.Note != "probe" && e.Note != "hello" }
+// Counted reports whether a line counts in gw usage: every request but
+// probes (Entry.Probe).
+func Counted(e *Entry) bool { return !e.Probe() }
 
 // Add counts e.
 func (t *Tally) Add(e *Entry) {

@@ -160,7 +160,7 @@ const maxQuote = 200
 // whose id ends in -thinking streams reasoning first.
 func (s *Server) compose(req chatRequest, id int, mode reasoningMode, prompt int) answer {
 	a := answer{model: req.Model, mode: mode}
-	last := req.Messages[len(req.Messages)-1]
+	last := lastSaid(req.Messages)
 	text := Greeting(req.Model)
 	if result, ok := lastResult(req.Messages); ok {
 		text = "Tool result received: " + quote(result) + " " + text
@@ -289,10 +289,22 @@ func asked(req chatRequest) string {
 		}
 		break
 	}
-	if last := req.Messages[len(req.Messages)-1]; last.Role == "user" && wordTool.MatchString(userWords(last.text())) {
+	if last := lastSaid(req.Messages); last.Role == "user" && wordTool.MatchString(userWords(last.text())) {
 		return userWords(last.text())
 	}
 	return ""
+}
+
+// lastSaid is the last message that is not a system message: a system turn
+// after the user's words (an agent's environment or reminder) instructs
+// the model, it does not ask it anything.
+func lastSaid(msgs []chatMessage) chatMessage {
+	for i := len(msgs) - 1; i > 0; i-- {
+		if msgs[i].Role != "system" {
+			return msgs[i]
+		}
+	}
+	return msgs[0]
 }
 
 // reminder is a block an agent adds to the user's message for the model (Claude Code's and Qwen Code's
@@ -303,13 +315,13 @@ var reminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>\s*
 func userWords(text string) string { return reminder.ReplaceAllString(text, "") }
 
 // lastResult is the last tool result of the request when nothing but user
-// messages (an agent's reminders) follows it.
+// and system messages (an agent's reminders) follows it.
 func lastResult(msgs []chatMessage) (string, bool) {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		switch msgs[i].Role {
 		case "tool":
 			return msgs[i].text(), true
-		case "user":
+		case "user", "system":
 			continue
 		}
 		break

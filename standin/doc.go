@@ -51,8 +51,9 @@
 // Options.ChunkSize bytes), tool-call deltas, a finish chunk, a usage chunk
 // when stream_options.include_usage is set, then "data: [DONE]". A tool is
 // called (its arguments JSON split over several deltas) only when the request
-// offers tools and its last message is a user message containing the word
-// "tool"; coding agents offer tools on every request and would otherwise loop.
+// offers tools and its last message (system turns after it aside) is a user
+// message containing the word "tool"; coding agents offer tools on every
+// request and would otherwise loop.
 // Each `backticked` snippet makes one call with it as the arguments, and a
 // snippet `name=value` sets the tool's parameter name (as JSON when it takes
 // an array or an object). A user message whose numbered lines ("1. Use the

@@ -34,6 +34,8 @@ type IOStreams struct {
 	readPassword func(fd int) ([]byte, error)
 	// spinnerInterval is how often the spinner redraws.
 	spinnerInterval time.Duration
+	// termWidth asks the width of the terminal on stdout (nil: unknown).
+	termWidth func() int
 }
 
 // System returns the streams of this process. getenv is consulted here only: GW_NO_PROMPT disables
@@ -48,6 +50,13 @@ func System(getenv func(string) string) *IOStreams {
 		stderrTTY:       isTerminal(os.Stderr),
 		readPassword:    term.ReadPassword,
 		spinnerInterval: 100 * time.Millisecond,
+		termWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stdout.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 	}
 	s.applyEnv(getenv)
 	return s
@@ -94,6 +103,21 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 func (s *IOStreams) IsStdinTTY() bool  { return s.stdinTTY }
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// TerminalWidth is the width of the terminal on stdout in columns; 0 when
+// stdout is not a terminal or its width is not known.
+func (s *IOStreams) TerminalWidth() int {
+	if !s.stdoutTTY {
+		return 0
+	}
+	if s.termWidth != nil {
+		return s.termWidth()
+	}
+	return 0
+}
+
+// SetTerminalWidth makes TerminalWidth report w while stdout is a terminal (tests).
+func (s *IOStreams) SetTerminalWidth(w int) { s.termWidth = func() int { return w } }
 
 func (s *IOStreams) SetStdinTTY(v bool)  { s.stdinTTY = v }
 func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY = v }

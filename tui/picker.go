@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,8 @@ type PickItem struct {
 	// Disabled items are shown dimmed with Reason and cannot be chosen.
 	Disabled bool
 	Reason   string
-	// Selected pre-toggles the item in a multi-select picker (e.g. the models already configured).
+	// Selected pre-toggles the item in a multi-select picker (e.g. the models already configured); in a
+	// single-select one, the cursor starts on it, so that enter takes it.
 	Selected bool
 	// Note is shown after an item that can be chosen, where there is room (e.g. an agent's state).
 	Note string
@@ -213,6 +215,15 @@ func newPicker(o PickOptions, color bool) *picker {
 		m.help.Styles = help.Styles{}
 	}
 	m.applyFilter()
+	if !o.Multi {
+		// One to choose: enter takes the item offered as the choice (Selected), not merely the first.
+		for i, it := range o.Items {
+			if it.Selected && !it.Disabled {
+				m.cursor = slices.Index(m.visible, i)
+				break
+			}
+		}
+	}
 	return m
 }
 

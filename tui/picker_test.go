@@ -583,3 +583,15 @@ func TestPickerShowsHostileItemsEscaped(t *testing.T) {
 		t.Errorf("chose %q, want the id as listed", m.result)
 	}
 }
+
+// In a single-select picker the cursor starts on the item offered as the choice, so that enter takes it
+// and not the first item (the most expensive model, as the service lists them).
+func TestPicker_SingleStartsOnTheSelectedItem(t *testing.T) {
+	m := newPicker(PickOptions{Title: "Default model", Items: []PickItem{
+		{ID: "vendor-a/model-a-opus-4.6"}, {ID: "vendor-a/model-a-sonnet-4.6", Selected: true}, {ID: "vendor-a/model-a-haiku-4.5"},
+	}}, false)
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if !m.done || len(m.result) != 1 || m.result[0] != "vendor-a/model-a-sonnet-4.6" {
+		t.Errorf("enter chose %v, want the selected sonnet", m.result)
+	}
+}

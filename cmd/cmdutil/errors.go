@@ -51,7 +51,13 @@ gw run exits with the agent's own status (128+N when signal N ended it).
 `
 
 // FlagError is a usage error: exit code 2.
-type FlagError struct{ Err error }
+type FlagError struct {
+	Err error
+	// Help: the error does not say what to do (an unknown flag), so the
+	// command's --help is pointed at after it. Most usage errors name the
+	// fix themselves, and a line more would only bury it.
+	Help bool
+}
 
 func (e *FlagError) Error() string { return e.Err.Error() }
 func (e *FlagError) Unwrap() error { return e.Err }

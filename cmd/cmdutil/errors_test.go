@@ -69,7 +69,7 @@ func TestErrorWithFix(t *testing.T) {
 				"fix: check the host and port of the base URL; run: gw auth login --base-url <the service's address from the dashboard, ending in /v1>"},
 		"a keychain that failed": {&keychain.TimeoutError{Op: "reading the key", Backend: "Secret Service", Timeout: 3 * time.Second},
 			"Secret Service did not answer within 3s while reading the key (is it locked or not running?)\n" +
-				"fix: start or unlock the OS keychain, then run: gw auth login; on a machine without one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
+				"fix: start or unlock the OS keychain (on Linux without a desktop, start a Secret Service: gnome-keyring-daemon --unlock --components=secrets, in a D-Bus session), then run: gw auth login; on a machine without one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
 	} {
 		if got := ErrorWithFix(tc.err); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", name, got, tc.want)

@@ -54,13 +54,15 @@ type DoctorOptions struct {
 
 	// Network overrides how doctor reaches the service (tests); zero: the system's.
 	Network doctor.Network
+	// LoginService says whether the platform can start gw serve at login here (nil: not asked).
+	LoginService func(context.Context) cmdutil.LoginService
 }
 
 // NewCmdDoctor binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdDoctor(f *cmdutil.Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
 	opts := &DoctorOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, Config: f.Config,
 		Keychain: f.Keychain, Key: f.Key, KeychainRemedy: f.KeychainRemedy, Version: f.Version,
-		DefaultBaseURL: f.DefaultBaseURL}
+		DefaultBaseURL: f.DefaultBaseURL, LoginService: f.LoginService}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check every step from this machine to a working model, and say what to fix",
@@ -182,6 +184,11 @@ func gather(ctx context.Context, opts *DoctorOptions) doctor.Input {
 	in.KeychainInstall = opts.KeychainRemedy(cmp.Or(in.KeyErr, in.Key.Warning)).Value
 
 	in.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.ServePort()))
+	if opts.LoginService != nil {
+		if ls := opts.LoginService(ctx); ls.NotReady != nil {
+			in.StartServeLine = ls.StartServeLine()
+		}
+	}
 	in.LocalToken = cfg.LocalToken
 	if paths.StateDir != "" {
 		if st, err := proxy.ReadState(paths.StateDir); err == nil {

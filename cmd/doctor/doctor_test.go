@@ -130,7 +130,7 @@ func TestDoctorRun_AllWell(t *testing.T) {
 ✓ TCP connection: connected to $SERVICE
 - TLS handshake: not used: the base URL is plain http
 ✓ service answers GET /models: GET http://$SERVICE/v1/models answered HTTP 401: the service asks for a key, as it should
-✓ API key accepted: the service accepted the key sk-…tial (from fake keychain (tests)); a one-token request to vendor-a/model-a-sonnet-4.5 was answered
+✓ API key accepted: the service accepted the key sk-…tial (from fake keychain (tests)); a one-token request to vendor-a/model-a-haiku-4.5 was answered
 ✓ models available: 3 available: vendor-a/model-a-sonnet-4.5, vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview; not in this subscription: vendor-a/model-a-opus-4.6, vendor-a/model-a-opus-4.5-thinking, vendor-a/model-a-sonnet-4.6, vendor-a/model-a-sonnet-4.5-thinking, vendor-b/model-b-3-pro-preview
 ✓ model vendor-a/model-a-haiku-4.5: listed by the service and answers a one-token request
 - coding agent config: no coding agent config found (looked for the configs of OpenCode, Claude Code, Codex, Qwen Code, Continue, Cline, Kilo, Crush, pi, Factory droid, Gemini CLI)

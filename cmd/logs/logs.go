@@ -35,6 +35,7 @@ type LogsOptions struct {
 	Agent  string
 	Model  string
 	Status string
+	Probes bool
 
 	// Now is the clock --since counts back from (time.Now when nil).
 	Now func() time.Time
@@ -53,7 +54,8 @@ and the one gw run starts), with the agent that sent it, the model, the status, 
 the tokens the service reported. Never a key, a token or a body.
 
 With -f, lines are shown as they are written until ctrl-c. --status takes a code (429), a class
-(4xx) or "error" (every status from 400 on).`,
+(4xx) or "error" (every status from 400 on). Probes (a client asking whether gw serve answers, as
+Claude Code does at start, and gw's own checks) are left out unless --probes is given.`,
 		Example: `  gw logs --since 1h
   gw logs -f --agent claude-code
   gw logs --status error --json`,
@@ -81,6 +83,7 @@ With -f, lines are shown as they are written until ctrl-c. --status takes a code
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "only requests of this agent (claude-code, codex, …)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "only requests for this model")
 	cmd.Flags().StringVar(&opts.Status, "status", "", "only these statuses: 429, 4xx or error")
+	cmd.Flags().BoolVar(&opts.Probes, "probes", false, "show probes too (a client or gw checking that gw serve answers)")
 	return cmd
 }
 
@@ -123,11 +126,13 @@ func logsRun(ctx context.Context, opts *LogsOptions) error {
 		status, _ = parseStatus(opts.Status)
 	}
 	filtered := opts.Agent != "" || opts.Model != "" || opts.Status != ""
-	pr := &printer{out: ios.Out, cs: ios.ColorScheme(), json: opts.JSON}
+	pr := &printer{out: ios.Out, cs: ios.ColorScheme(), json: opts.JSON, follow: opts.Follow}
 	wanted := func(l *reqlog.Line) bool {
 		switch {
 		case !l.OK:
 			return !filtered && !opts.JSON
+		case !opts.Probes && l.Probe():
+			return false
 		case opts.Agent != "" && l.Agent != opts.Agent,
 			opts.Model != "" && l.Model != opts.Model,
 			opts.Status != "" && (l.Status < status.lo || l.Status > status.hi):
@@ -207,6 +212,7 @@ type printer struct {
 	out    io.Writer
 	cs     *tui.ColorScheme
 	json   bool
+	follow bool // columns of a fixed width: lines to come are not measured
 	n      int
 	header bool
 	widths [2]int // agent, model: grown as longer ones come
@@ -231,6 +237,7 @@ type jsonLine struct {
 	Stream     bool    `json:"stream"`
 	Note       string  `json:"note,omitempty"`
 	Requests   int     `json:"requests"`
+	Probe      bool    `json:"probe,omitempty"` // a probe (shown with --probes), not a request for the service
 }
 
 func (p *printer) print(l *reqlog.Line) error {
@@ -238,7 +245,7 @@ func (p *printer) print(l *reqlog.Line) error {
 	if p.json {
 		j := jsonLine{Time: l.Time.Format(reqlog.TimeLayout), Method: l.Method, Path: l.Path, Agent: l.Agent, Model: l.Model,
 			Status: l.Status, Condition: l.Condition, DurationMS: float64(l.Dur.Microseconds()) / 1000,
-			Protocol: l.Proto, Stream: l.Stream, Note: l.Note, Requests: l.Requests()}
+			Protocol: l.Proto, Stream: l.Stream, Note: l.Note, Requests: l.Requests(), Probe: l.Probe()}
 		if l.HasUsage {
 			j.Input, j.Cached, j.Output, j.Reasoning = &l.Input, &l.Cached, &l.Output, &l.Reasoning
 		}
@@ -288,8 +295,14 @@ func (p *printer) print(l *reqlog.Line) error {
 	return err
 }
 
+// followModelWidth is the model column's width under -f, where the lines to
+// come cannot be measured: a longer id is shortened in its middle, so that
+// the columns after it stay where the header put them.
+const followModelWidth = 32
+
 // fit widens the columns for l's agent and model (up to a bound: a longer
-// model id is not cut, the line is longer) and returns them as shown.
+// model id is not cut, the line is longer; under -f the widths are fixed)
+// and returns them as shown.
 func (p *printer) fit(l *reqlog.Line) (agent, model string) {
 	agent, model = safetext.Line(l.Agent), safetext.Line(l.Model)
 	if agent == "" {
@@ -301,9 +314,24 @@ func (p *printer) fit(l *reqlog.Line) (agent, model string) {
 	if p.widths[0] == 0 {
 		p.widths[0] = agentWidth()
 	}
+	if p.follow {
+		p.widths[1] = followModelWidth
+		return shorten(agent, p.widths[0]), shorten(model, followModelWidth)
+	}
 	p.widths[0] = max(p.widths[0], min(len(agent), 16))
 	p.widths[1] = max(p.widths[1], len("MODEL"), min(len(model), 40))
 	return agent, model
+}
+
+// shorten cuts s to n runes, an ellipsis in the middle: a model id's
+// vendor and version stay.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // agentWidth is the agent column's least width: the longest name of an agent

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/cmd/cmdutil/cmdtest"
@@ -198,5 +199,51 @@ func TestLogsRun_DamagedRotatedFileIsNamedOnce(t *testing.T) {
 	}
 	if warn := e.ErrOut.String(); strings.Count(warn, "\n") != 1 || !strings.Contains(warn, bad) {
 		t.Errorf("stderr %q; want one line naming %s", warn, bad)
+	}
+}
+
+// Under -f the columns keep where the header put them when a longer model id
+// arrives: the model column has a fixed width, and a longer id is shortened
+// in its middle, its vendor and version kept.
+func TestLogsRun_FollowKeepsColumns(t *testing.T) {
+	e := cmdtest.New(t)
+	f := writeLog(t, e)
+	var out testutil.SyncBuffer
+	e.Factory.IOStreams.Out = &out
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- logsRun(ctx, &LogsOptions{IO: e.Factory.IOStreams, Paths: e.Factory.Paths, Follow: true, Poll: time.Millisecond})
+	}()
+	long := "vendor-b/model-b-3-flash-preview-with-a-very-long-suffix-2026-11"
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), "-2026-11") {
+		if time.Now().After(deadline) {
+			t.Fatalf("followed:\n%s", out.String())
+		}
+		for _, en := range []reqlog.Entry{
+			{Time: now, Method: "POST", Path: "/v1/messages", Agent: "claude-code", Model: "m1", Status: 200, Proto: "messages"},
+			{Time: now, Method: "POST", Path: "/v1/responses", Agent: "codex", Model: long, Status: 200, Proto: "responses"},
+		} {
+			if _, err := f.Write(reqlog.Append(nil, &en)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	col := strings.Index(lines[0], "STATUS")
+	for _, l := range lines[1:] {
+		if got := strings.Index(l, "200"); utf8.RuneCountInString(l[:got]) != col {
+			t.Errorf("the status is in column %d, the header's in %d:\n%s", utf8.RuneCountInString(l[:got]), col, out.String())
+			break
+		}
+	}
+	if !strings.Contains(out.String(), "vendor-b/model-…g-suffix-2026-11  200") {
+		t.Errorf("the long id is not shortened in its middle:\n%s", out.String())
 	}
 }

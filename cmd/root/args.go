@@ -79,10 +79,11 @@ func unknownCommandError(cmd *cobra.Command, name string) error {
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which it sets only on its own path
 	}
-	if s := cmd.SuggestionsFor(name); len(s) > 0 {
-		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+	s := cmd.SuggestionsFor(name)
+	if len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
 	}
-	return &cmdutil.FlagError{Err: fmt.Errorf("%s", msg)}
+	return &cmdutil.FlagError{Err: fmt.Errorf("%s", msg), Help: len(s) == 0}
 }
 
 // mayBeSecret is a deliberately simple guess at an API key: the service's keys start with "sk-", and no
@@ -143,7 +144,7 @@ func flagError(_ *cobra.Command, err error) error {
 		}
 		return &cmdutil.FlagError{Err: fmt.Errorf("invalid value %s for --%s: %s", shown, fl.Name, want)}
 	}
-	return &cmdutil.FlagError{Err: errors.New(redactSecrets(err.Error()))}
+	return &cmdutil.FlagError{Err: errors.New(redactSecrets(err.Error())), Help: true}
 }
 
 // wantFor says what a flag of a built-in type accepts ("" for other types, whose own error says it).

@@ -47,7 +47,7 @@ func Main() cmdutil.ExitCode {
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCode {
 	cmd := NewCmdRoot(f)
 	cmd.SetArgs(args)
-	_, err := cmd.ExecuteContextC(ctx)
+	c, err := cmd.ExecuteContextC(ctx)
 	if err == nil {
 		return cmdutil.ExitOK
 	}
@@ -59,8 +59,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 		// to add.
 	case code == cmdutil.ExitUsage:
 		fmt.Fprintf(errOut, "gw: %s\n", safetext.Text(cmdutil.ErrorWithFix(err)))
-		if !strings.Contains(err.Error(), "--help") {
-			fmt.Fprintln(errOut, "Run 'gw --help' for usage.")
+		if fe := (*cmdutil.FlagError)(nil); errors.As(err, &fe) && fe.Help && c != nil {
+			fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", c.CommandPath())
 		}
 	default:
 		// The one thing to do about it, when the error carries a remedy, on a line of its own (and "(nothing
@@ -101,6 +101,20 @@ service's failures it is and the one thing to do about it.`,
 	cmd.SetVersionTemplate("gw version {{.Version}}\n")
 	cmd.SetFlagErrorFunc(flagError)
 	cmd.SetHelpCommand(newHelpCmd())
+	// On a terminal narrower than the help is written for, the help is fitted to it.
+	help := cmd.HelpFunc()
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		w := f.IOStreams.TerminalWidth()
+		if w <= 0 {
+			help(c, args)
+			return
+		}
+		var buf strings.Builder
+		c.SetOut(&buf)
+		help(c, args)
+		c.SetOut(f.IOStreams.Out)
+		fmt.Fprint(f.IOStreams.Out, cmdutil.Reflow(buf.String(), w))
+	})
 	cmd.CompletionOptions.HiddenDefaultCmd = false
 
 	cmd.AddCommand(auth.NewCmdAuth(f))

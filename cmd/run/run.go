@@ -30,6 +30,7 @@ import (
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/internal/safetext"
+	"github.com/modelgateway/gw/internal/secret"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/tui"
@@ -105,9 +106,11 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 			if len(opts.Args) > 0 && opts.Args[0] == "--" {
 				opts.Args = opts.Args[1:]
 			}
-			if _, _, err := lookup(opts.Agent); err != nil {
+			a, _, err := lookup(opts.Agent)
+			if err != nil {
 				return err
 			}
+			opts.Agent = a.Info().Name // claude: claude-code
 			if opts.SmallModel != "" && opts.Model == "" {
 				return cmdutil.FlagErrorf("--small-model goes with --model")
 			}
@@ -118,7 +121,7 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
-	cmd.Flags().StringVar(&opts.Model, "model", "", "the model the agent starts with (default: the one its config names, else the subscription's first)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "the model the agent starts with (default: the one its config names, else a middle model of the subscription, such as a Sonnet)")
 	cmd.Flags().StringVar(&opts.SmallModel, "small-model", "", "with --model: the agent's small (fast) model (Claude Code: its background tasks' model; default: its Haiku tier)")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")
 	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
@@ -126,13 +129,26 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 	return cmd
 }
 
-// lookup finds the agent gw run starts by its name: an unknown name, or an agent gw cannot run, is a
-// FlagError.
+// unknownAgent is the usage error for an agent gw run does not know: what was typed (unless it may be a
+// pasted key: an error message is copied into chats and issues), the closest agent, and the list.
+func unknownAgent(typed string) error {
+	// As for an unknown command: a key starts with sk-, and no agent's name is near 20 characters.
+	if secret.Looks(typed) || strings.HasPrefix(typed, "sk-") || len(typed) >= 20 {
+		return cmdutil.FlagErrorf("unknown agent (not shown, in case it is a secret); gw run starts one of %s", strings.Join(runNames(), ", "))
+	}
+	msg := fmt.Sprintf("unknown agent %q; gw run starts one of %s", typed, strings.Join(runNames(), ", "))
+	if c := all.Closest(typed, all.With[agents.Runner]()); c != "" {
+		msg += "\n\nDid you mean this?\n\t" + c
+	}
+	return cmdutil.FlagErrorf("%s", msg)
+}
+
+// lookup finds the agent gw run starts by its name or its command's: an unknown name, or an agent gw
+// cannot run, is a FlagError.
 func lookup(name string) (agents.Agent, agents.Runner, error) {
 	a, ok := all.Lookup(name)
 	if !ok {
-		// Not echoed: a pasted key must not end up in an error message.
-		return nil, nil, cmdutil.FlagErrorf("unknown agent (not shown); gw run starts one of %s", strings.Join(runNames(), ", "))
+		return nil, nil, unknownAgent(name)
 	}
 	r, ok := a.(agents.Runner)
 	if !ok {
@@ -305,7 +321,7 @@ func readConfigs(ag agents.Agent, env agents.Place) []configured {
 }
 
 // models settles the default and small models: --model, else the default the agent's config names when
-// the subscription has it, else the subscription's first.
+// the subscription has it, else a middle model of the subscription (a Sonnet, not the Opus listed first).
 func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, small string, err error) {
 	for _, kv := range []struct{ flag, id string }{{"--model", opts.Model}, {"--small-model", opts.SmallModel}} {
 		if kv.id == "" {
@@ -329,7 +345,8 @@ func models(opts *RunOptions, subscribed []string, cfgs []configured) (def, smal
 			return id, s, nil
 		}
 	}
-	return subscribed[0], "", nil
+	// Not the first listed, which is the largest: what a careful user would pick.
+	return api.Balanced(subscribed), "", nil
 }
 
 // overrides are the settings of the agent's own files that win over gw run's environment, as the agent

@@ -130,7 +130,12 @@ func TestNewCmdRun_Args(t *testing.T) {
 		{args: []string{"claude-code", "-p", "hi", "--model", "y"}, agent: "claude-code", rest: []string{"-p", "hi", "--model", "y"}},
 		{args: []string{"--model", "vendor-a/model-a-haiku-4.5", "qwen-code", "--", "--", "x"}, agent: "qwen-code", rest: []string{"--", "x"}, model: "vendor-a/model-a-haiku-4.5"},
 		{args: nil, wantErr: "gw run needs the agent to run: one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini"},
-		{args: []string{"cursor"}, wantErr: "unknown agent (not shown); gw run starts one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini"},
+		{args: []string{"cursor"}, wantErr: `unknown agent "cursor"; gw run starts one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini`},
+		{args: []string{"claude", "-p", "hi"}, agent: "claude-code", rest: []string{"-p", "hi"}}, // the command's own name
+		{args: []string{"qwen"}, agent: "qwen-code"},
+		{args: []string{"claud"}, wantErr: "unknown agent \"claud\"; gw run starts one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini\n\nDid you mean this?\n\tclaude-code"},
+		{args: []string{"codx"}, wantErr: "unknown agent \"codx\"; gw run starts one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini\n\nDid you mean this?\n\tcodex"},
+		{args: []string{"sk-gw-0123456789abcdef"}, wantErr: "unknown agent (not shown, in case it is a secret); gw run starts one of opencode, claude-code, codex, qwen-code, kilo, pi, droid, copilot, gemini"},
 		{args: []string{"continue"}, wantErr: "gw run cannot point Continue at gw: Continue takes its models only from a config file\nfix: run: gw init agent --agent continue"},
 		{args: []string{"cline"}, wantErr: "gw run cannot point Cline at gw: Cline takes the base URL only from its providers.json\nfix: run: gw init agent --agent cline"},
 		{args: []string{"crush"}, wantErr: "gw run cannot point Crush at gw: Crush takes its providers and models only from its config files\nfix: run: gw init agent --agent crush"},
@@ -621,5 +626,15 @@ func TestRunRun_PreparedHomeLivesAsLongAsTheAgent(t *testing.T) {
 	}
 	if r.Env["GEMINI_CLI_HOME"] != "" || !strings.Contains(e.ErrOut.String(), `warning: security.auth.selectedType is "oauth-personal" in `+settings) {
 		t.Errorf("GEMINI_CLI_HOME %q; gw printed: %s", r.Env["GEMINI_CLI_HOME"], e.ErrOut)
+	}
+}
+
+// With no --model and no default in the agent's config, gw run starts the agent on a middle model of the
+// subscription, not on the first listed (the largest, the most expensive).
+func TestModels_DefaultIsNotTheLargest(t *testing.T) {
+	ids := []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-opus-4.5-thinking", "vendor-a/model-a-sonnet-4.6", "vendor-a/model-a-haiku-4.5"}
+	def, small, err := models(&RunOptions{}, ids, nil)
+	if err != nil || def != "vendor-a/model-a-sonnet-4.6" || small != "" {
+		t.Errorf("models = %q, %q, %v; want vendor-a/model-a-sonnet-4.6", def, small, err)
 	}
 }

@@ -43,11 +43,13 @@ type StatuslineOptions struct {
 	// Probe checks that this install's gw serve answers on addr
 	// (proxy.ProbeQuietly when nil: gw serve does not log it).
 	Probe func(ctx context.Context, addr, token string) error
+	// LoginService says what keeps gw serve running here, asked when it is down.
+	LoginService func(context.Context) cmdutil.LoginService
 }
 
 // NewCmdStatusline binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdStatusline(f *cmdutil.Factory, runF func(context.Context, *StatuslineOptions) error) *cobra.Command {
-	opts := &StatuslineOptions{IO: f.IOStreams, Config: f.Config}
+	opts := &StatuslineOptions{IO: f.IOStreams, Config: f.Config, LoginService: f.LoginService}
 	cmd := &cobra.Command{
 		Use:   "statusline",
 		Short: "Print a status line for Claude Code: gw serve up or down, the model, today's tokens",
@@ -116,7 +118,7 @@ func statuslineRun(ctx context.Context, opts *StatuslineOptions) error {
 		case err == nil:
 			parts = append(parts, "gw ● up")
 		case errors.Is(err, proxy.ErrNotRunning):
-			parts = append(parts, "gw ○ down, run gw serve")
+			parts = append(parts, "gw ○ down, "+whatStartsServe(ctx, opts))
 		default:
 			parts = append(parts, "gw ! port "+strconv.Itoa(cfg.ServePort())+" taken, run gw doctor")
 		}
@@ -138,6 +140,23 @@ func statuslineRun(ctx context.Context, opts *StatuslineOptions) error {
 	}
 	_, err = fmt.Fprintln(ios.Out, strings.Join(parts, " · "))
 	return err
+}
+
+// whatStartsServe is what to run while gw serve is down: gw service install where the platform can start
+// it at login (and gw service status where that is set up but not running), else gw serve.
+func whatStartsServe(ctx context.Context, opts *StatuslineOptions) string {
+	if opts.LoginService == nil {
+		return "run gw serve"
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	switch ls := opts.LoginService(ctx); {
+	case ls.Installed:
+		return "see gw service status"
+	case ls.NotReady == nil && ctx.Err() == nil:
+		return "run gw service install"
+	}
+	return "run gw serve"
 }
 
 // modelName is the model as Claude Code names it, bounded and printable.

@@ -379,6 +379,9 @@ type Info struct {
 	// UserAgents are the first products of the User-Agent header its requests carry, lower-case
 	// ("claude-cli" of claude-cli/2.1.3), so that gw serve's request log names the agent; none shared.
 	UserAgents []string
+	// Unavailable names what of the agent does not work through the service, in gw doctor's agent
+	// check: "its WebSearch tool (the service has no web search)"; "" when all of it works.
+	Unavailable string
 	// FileNames are the names of its config files, for gw doctor --agent-config; none shared.
 	FileNames []string
 	// NoConfig says why the agent is no ConfigWriter (it takes gw's settings only from its

@@ -100,6 +100,9 @@ const (
 	// InstallService: have the platform start gw serve at login and restart it when it fails (gw service
 	// install), said after StartServe when nothing answers.
 	InstallService Action = "install_service"
+	// StartServeDetached: nothing answers, and the platform cannot start gw serve at login here; Value: the
+	// line that starts gw serve so that it outlives the shell.
+	StartServeDetached Action = "start_serve_detached"
 
 	// The coding agent's config. The agent is the remedy's Agent (gw init agent --agent NAME); a zero Agent
 	// is no agent in particular, said as plain gw init agent.

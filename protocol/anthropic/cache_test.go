@@ -60,23 +60,24 @@ func breakpoints(req *chat.Request) []string {
 
 // Claude Code's breakpoints (two on its system prompt, one on the last
 // turn) reach the chat request one for one, on the part each block became:
-// the system prompt's two blocks, the environment's system turn in a first
-// request, the tool result's tool message (or, for an image result, the
-// image after it) in a second.
+// the system prompt's two blocks, the environment's system turn (a system
+// message where Claude Code said it, after the first user message) in a
+// first request, the tool result's tool message (or, for an image result,
+// the image after it) in a second.
 func TestRecordedCacheBreakpoints(t *testing.T) {
-	first := []string{"messages[0].content[0]", "messages[0].content[1]", "messages[0].content[2]"}
+	first := []string{"messages[0].content[0]", "messages[0].content[1]", "messages[2].content[0]"}
 	second := func(last string) []string { return []string{"messages[0].content[0]", "messages[0].content[1]", last} }
 	for _, c := range []struct {
 		scenario string
 		want     [][]string
 	}{
 		{"default-models", [][]string{first}},
-		{"tool-round-trip", [][]string{first, second("messages[3].content[0]")}},
-		{"thinking", [][]string{first, second("messages[3].content[0]")}},
-		{"tool-error", [][]string{first, second("messages[3].content[0]")}},
-		{"tool-search", [][]string{first, second("messages[3].content[0]")}},
-		{"parallel-tools", [][]string{first, second("messages[4].content[0]")}},
-		{"image", [][]string{first, second("messages[4].content[1]")}},
+		{"tool-round-trip", [][]string{first, second("messages[4].content[0]")}},
+		{"thinking", [][]string{first, second("messages[4].content[0]")}},
+		{"tool-error", [][]string{first, second("messages[4].content[0]")}},
+		{"tool-search", [][]string{first, second("messages[4].content[0]")}},
+		{"parallel-tools", [][]string{first, second("messages[5].content[0]")}},
+		{"image", [][]string{first, second("messages[5].content[1]")}},
 	} {
 		for i, body := range recorded(t, c.scenario) {
 			req, meta := parse(t, body)
@@ -87,9 +88,11 @@ func TestRecordedCacheBreakpoints(t *testing.T) {
 				t.Errorf("%s request %d: Claude Code sent %d breakpoints, the chat request has %d", c.scenario, i+1, n, len(c.want[i]))
 			}
 			sys := req.Messages[0].Content.([]chat.Part)
-			if !strings.HasPrefix(sys[0].Text, "You are a Claude agent") || strings.Contains(textOf(sys), billingHeader) ||
-				!strings.HasPrefix(sys[2].Text, "# Environment") {
+			if !strings.HasPrefix(sys[0].Text, "You are a Claude agent") || strings.Contains(textOf(sys), billingHeader) || len(sys) != 2 {
 				t.Errorf("%s request %d: system parts %.200q", c.scenario, i+1, textOf(sys))
+			}
+			if env := req.Messages[2]; env.Role != "system" || !strings.HasPrefix(contentText(env.Content), "# Environment") || req.Messages[1].Role != "user" {
+				t.Errorf("%s request %d: the third message is %s %.80q, want the Environment turn after the first user message", c.scenario, i+1, env.Role, contentText(env.Content))
 			}
 			var r struct {
 				Metadata struct {
@@ -106,7 +109,7 @@ func TestRecordedCacheBreakpoints(t *testing.T) {
 	}
 	// On the wire, as OpenRouter and LiteLLM read them.
 	req, _ := parse(t, recorded(t, "tool-round-trip")[1])
-	b, _ := json.Marshal(req.Messages[3])
+	b, _ := json.Marshal(req.Messages[4])
 	if want := `{"role":"tool","content":[{"type":"text","text":"1\tThe launch code is PINEAPPLE-42.\n2\t","cache_control":{"type":"ephemeral"}}],"tool_call_id":"toolu_rec_01"}`; string(b) != want {
 		t.Errorf("tool message\n%s\nwant\n%s", b, want)
 	}
@@ -256,4 +259,15 @@ func TestAutomaticCaching(t *testing.T) {
 	if got := breakpoints(req); !slices.Equal(got, []string{"messages[0].content[0]"}) {
 		t.Errorf("breakpoints %q", got)
 	}
+}
+
+// contentText is a chat message's text, its parts joined.
+func contentText(c any) string {
+	switch c := c.(type) {
+	case string:
+		return c
+	case []chat.Part:
+		return textOf(c)
+	}
+	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 
@@ -53,9 +54,15 @@ const billingHeader = "x-anthropic-billing-header:"
 // naming the field, never a silently shortened conversation.
 //
 // What changes on the way, and why:
-//   - The system prompt (top-level, and role "system" messages inside the
-//     conversation) becomes one leading system message: many chat backends
-//     accept a system message only first.
+//   - The system prompt (top-level, and role "system" messages before the
+//     first user turn) becomes one leading system message. A system turn
+//     said later (Claude Code's "# Environment" turn after the first user
+//     message, reminders) stays where it was, a system message in place:
+//     moving it to the front would change the start of the prompt with
+//     every new one, and so miss the service's prompt cache for the whole
+//     conversation. A service that takes a system message only first
+//     (chat.RefusedField) is sent the request again with them joined to
+//     the leading one (chat.Without).
 //   - Thinking blocks of earlier answers go back to the service in the
 //     dialect they came in, on the same assistant message (thinking.go);
 //     those of a user turn are dropped.
@@ -65,7 +72,12 @@ const billingHeader = "x-anthropic-billing-header:"
 //   - Tools marked defer_loading are offered once a tool_reference in the
 //     conversation has loaded them, as Anthropic's API does.
 //   - thinking / output_config.effort become reasoning_effort, for the
-//     catalogue's reasoning models only (others reject the field).
+//     catalogue's reasoning models only (others reject the field): the
+//     effort alone too, and adaptive thinking without one is high
+//     (reasoningEffort).
+//   - A tool's strict stays on its function; structured output
+//     (output_config.format, json_schema) becomes response_format
+//     json_schema, strict.
 //   - cache_control breakpoints stay where they were, as OpenRouter and
 //     LiteLLM take them over chat completions: on the content part the
 //     block became (the system message is then a list of text parts), on
@@ -112,8 +124,22 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 		field := fmt.Sprintf("messages[%d]", i)
 		switch m.Role {
 		case "system":
-			if err := t.system(&system, m.Content, field+".content"); err != nil {
+			if len(convo) == 0 {
+				// Before the conversation: part of the system prompt.
+				if err := t.system(&system, m.Content, field+".content"); err != nil {
+					return nil, meta, err
+				}
+				continue
+			}
+			// Said in the middle of the conversation: it stays there, so
+			// that the prompt before it, which the service may have
+			// cached, stays the same.
+			var said systemPrompt
+			if err := t.system(&said, m.Content, field+".content"); err != nil {
 				return nil, meta, err
+			}
+			if c := said.content(); c != nil {
+				convo = append(convo, chat.Message{Role: "system", Content: c})
 			}
 		case "user":
 			msgs, err := t.user(m.Content, field+".content")
@@ -147,6 +173,9 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 	if err != nil {
 		return nil, meta, err
 	}
+	if err := t.serverToolOnly(r); err != nil {
+		return nil, meta, err
+	}
 	out.Tools = tools
 	if r.ToolChoice != nil {
 		if err := t.toolChoice(out, r.ToolChoice); err != nil {
@@ -154,6 +183,9 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 		}
 	}
 	out.ReasoningEffort = reasoningEffort(r)
+	if err := responseFormat(r, out); err != nil {
+		return nil, meta, err
+	}
 	if len(t.names) > 0 {
 		meta.ToolNames = map[string]string{}
 		for orig, mapped := range t.names {
@@ -669,10 +701,44 @@ func (t *translator) tools(in []tool) ([]chat.Tool, *Error) {
 			return nil, invalid(field+".input_schema", "must be a JSON schema object")
 		}
 		out = append(out, chat.Tool{Type: "function", Function: chat.Function{
-			Name: t.functionName(tl.Name), Description: tl.Description, Parameters: params,
+			Name: t.functionName(tl.Name), Description: tl.Description, Parameters: params, Strict: tl.Strict,
 		}, CacheControl: cc})
 	}
 	return out, nil
+}
+
+// serverToolOnly refuses a request that wants one of Anthropic's server
+// tools and nothing else: tool_choice forces it, or it is the only tool.
+// Claude Code's WebSearch is such a request (web_search forced); answered
+// without the tool, the model would answer as if it had searched and
+// Claude Code would report "Did 0 searches". The error's words reach the
+// model as the tool's result, and the user with it.
+func (t *translator) serverToolOnly(r request) *Error {
+	custom, server := 0, -1
+	for i, tl := range r.Tools {
+		if tl.Type == "" || tl.Type == "custom" {
+			custom++
+		} else if server < 0 || r.ToolChoice != nil && r.ToolChoice.Type == "tool" && r.ToolChoice.Name == tl.Name {
+			server = i
+		}
+	}
+	if server < 0 {
+		return nil
+	}
+	tl := r.Tools[server]
+	forced := r.ToolChoice != nil && (r.ToolChoice.Type == "tool" && r.ToolChoice.Name == tl.Name || r.ToolChoice.Type == "any" && custom == 0)
+	if !forced && custom > 0 {
+		return nil
+	}
+	if strings.HasPrefix(tl.Type, "web_search") {
+		// The words first, without the field: they are what the model
+		// and the user read.
+		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: fmt.Sprintf(
+			"Web search is not available through this service: the model service behind gw serve has no web search "+
+				"(tools[%d], %s, runs on Anthropic's servers), so no search was made. Answer from what you know, or fetch "+
+				"a page whose address you know, and tell the user that web search does not work here.", server, short(tl.Type))}
+	}
+	return invalid(fmt.Sprintf("tools[%d]", server), "the tool %s (%s) is not available through this service: it runs on Anthropic's servers, which the model service behind gw serve does not have", short(tl.Name), short(tl.Type))
 }
 
 func (t *translator) toolChoice(out *chat.Request, c *toolChoice) *Error {
@@ -703,10 +769,22 @@ func (t *translator) toolChoice(out *chat.Request, c *toolChoice) *Error {
 // reasoningEffort maps Anthropic's thinking settings to reasoning_effort,
 // for the catalogue's reasoning models only: other models reject the field,
 // and a model the catalogue does not know gets none rather than a refusal.
+// A thinking budget gives the effort it buys; otherwise output_config.effort
+// gives it (with adaptive thinking or without a thinking block, as Claude
+// Code sends it to models that think on their own), through chat.Effort;
+// adaptive thinking without an effort is high, Anthropic's default.
+// Thinking disabled is none.
 func reasoningEffort(r request) string {
 	e, ok := api.LookupModel(r.Model)
-	if !ok || !e.Reasoning || r.Thinking == nil {
+	if !ok || !e.Reasoning {
 		return ""
+	}
+	effort := ""
+	if r.OutputConfig != nil {
+		effort = chat.Effort(r.OutputConfig.Effort)
+	}
+	if r.Thinking == nil {
+		return effort
 	}
 	switch r.Thinking.Type {
 	case "enabled":
@@ -719,19 +797,47 @@ func reasoningEffort(r request) string {
 		default:
 			return "high"
 		}
+		return effort
 	case "adaptive":
-	default:
-		return ""
-	}
-	if r.OutputConfig != nil {
-		switch r.OutputConfig.Effort {
-		case "low", "medium", "high":
-			return r.OutputConfig.Effort
-		case "max", "xhigh":
+		if effort == "" {
 			return "high"
 		}
+		return effort
 	}
 	return ""
+}
+
+// responseFormat carries structured output (output_config.format, or the
+// beta's output_format) as a json_schema response_format, strict as
+// Anthropic's is: the answer is JSON matching the schema.
+func responseFormat(r request, out *chat.Request) *Error {
+	f, field := r.OutputFormat, "output_format"
+	if r.OutputConfig != nil && r.OutputConfig.Format != nil {
+		f, field = r.OutputConfig.Format, "output_config.format"
+	}
+	if f == nil {
+		return nil
+	}
+	if f.Type != "json_schema" {
+		return invalid(field+".type", "%q is not a format of the Messages API; use json_schema", short(f.Type))
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(f.Schema), []byte("{")) {
+		return invalid(field+".schema", "must be a JSON schema object")
+	}
+	type jsonSchema struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
+	}
+	b, err := json.Marshal(struct {
+		Type       string     `json:"type"`
+		JSONSchema jsonSchema `json:"json_schema"`
+	}{"json_schema", jsonSchema{"response", f.Schema, true}})
+	if err != nil {
+		return invalid(field+".schema", "is not valid JSON")
+	}
+	out.ResponseFormat = b
+	return nil
 }
 
 func joinNonEmpty(a, b, sep string) string {

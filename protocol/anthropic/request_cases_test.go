@@ -39,12 +39,12 @@ func TestParseRequestTranslates(t *testing.T) {
 			`"user":"u"`},
 		not: []string{"billing"},
 	}, {
-		name: "a mid-conversation system turn joins the leading system message",
-		body: `{"model":"m","max_tokens":1,"system":"S","messages":[{"role":"user","content":"u1"},
+		name: "a system turn before the conversation joins the leading system message, later ones stay in place",
+		body: `{"model":"m","max_tokens":1,"system":"S","messages":[{"role":"system","content":"first"},{"role":"user","content":"u1"},
 			{"role":"system","content":[{"type":"text","text":"env"}]},{"role":"assistant","content":"a1"},
 			{"role":"system","content":"later"},{"role":"user","content":"u2"}]}`,
-		want: []string{`"messages":[{"role":"system","content":"S\n\nenv\n\nlater"},{"role":"user","content":"u1"},` +
-			`{"role":"assistant","content":"a1"},{"role":"user","content":"u2"}]`},
+		want: []string{`"messages":[{"role":"system","content":"S\n\nfirst"},{"role":"user","content":"u1"},{"role":"system","content":"env"},` +
+			`{"role":"assistant","content":"a1"},{"role":"system","content":"later"},{"role":"user","content":"u2"}]`},
 	}, {
 		name: "stream asks for usage",
 		body: `{"model":"m","max_tokens":1,"stream":true,"messages":[{"role":"user","content":"hi"}]}`,

@@ -157,19 +157,23 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-// The recorded tool round trip: Claude Code's system prompt and its
-// mid-conversation system turn become one leading system message without
-// the billing line; the Read call and its result become a tool call and a
+// The recorded tool round trip: Claude Code's system prompt becomes the
+// leading system message without the billing line, its "# Environment"
+// system turn a system message where it was said, after the first user
+// message; the Read call and its result become a tool call and a
 // tool message; the stream asks for usage.
 func TestRecordedToolRoundTrip(t *testing.T) {
 	bodies := recorded(t, "tool-round-trip")
 	first, meta := parse(t, bodies[0])
-	if roles(first) != "system,user" {
-		t.Fatalf("first request's roles %s, want system,user", roles(first))
+	if roles(first) != "system,user,system" {
+		t.Fatalf("first request's roles %s, want system,user,system", roles(first))
 	}
 	sys := textOf(first.Messages[0].Content)
-	if strings.Contains(sys, billingHeader) || !strings.Contains(sys, "You are a Claude agent") || !strings.Contains(sys, "# Environment") {
-		t.Errorf("system message: billing line dropped, prompt and environment kept? %.300q", sys)
+	if strings.Contains(sys, billingHeader) || !strings.Contains(sys, "You are a Claude agent") || strings.Contains(sys, "You have been invoked") {
+		t.Errorf("system message: billing line dropped, prompt kept, environment not moved? %.300q", sys)
+	}
+	if env := textOf(first.Messages[2].Content); !strings.HasPrefix(env, "# Environment") {
+		t.Errorf("the system turn after the user's: %.100q", env)
 	}
 	user := textOf(first.Messages[1].Content)
 	if !strings.Contains(user, "Use the Read tool on `/home/user/project/notes.txt`") || !strings.Contains(user, "<system-reminder>") {
@@ -196,10 +200,10 @@ func TestRecordedToolRoundTrip(t *testing.T) {
 	}
 
 	second, _ := parse(t, bodies[1])
-	if roles(second) != "system,user,assistant,tool" {
+	if roles(second) != "system,user,system,assistant,tool" {
 		t.Fatalf("second request's roles %s", roles(second))
 	}
-	a := second.Messages[2]
+	a := second.Messages[3]
 	if a.Content != "I will read the file." || len(a.ToolCalls) != 1 {
 		t.Fatalf("assistant turn %s", mustJSON(t, a))
 	}
@@ -207,7 +211,7 @@ func TestRecordedToolRoundTrip(t *testing.T) {
 	if call.ID != "toolu_rec_01" || call.Function.Name != "Read" || call.Function.Arguments != `{"file_path":"/home/user/project/notes.txt"}` {
 		t.Errorf("tool call %s", mustJSON(t, call))
 	}
-	tool := second.Messages[3]
+	tool := second.Messages[4]
 	if tool.ToolCallID != "toolu_rec_01" || textOf(tool.Content) != "1\tThe launch code is PINEAPPLE-42.\n2\t" {
 		t.Errorf("tool message %s", mustJSON(t, tool))
 	}
@@ -224,11 +228,11 @@ func TestRecordedThinkingCarried(t *testing.T) {
 		t.Fatal("the recording has no unsigned thinking block")
 	}
 	req, _ := parse(t, bodies[1])
-	if got := req.Messages[2].ReasoningContent; got != "The user wants a file read." {
+	if got := req.Messages[3].ReasoningContent; got != "The user wants a file read." {
 		t.Errorf("reasoning_content of the assistant message %q, want the thinking block's text", got)
 	}
-	if roles(req) != "system,user,assistant,tool" || len(req.Messages[2].ToolCalls) != 1 || req.Messages[2].Content != nil {
-		t.Errorf("roles %s, assistant %s", roles(req), mustJSON(t, req.Messages[2]))
+	if roles(req) != "system,user,system,assistant,tool" || len(req.Messages[3].ToolCalls) != 1 || req.Messages[3].Content != nil {
+		t.Errorf("roles %s, assistant %s", roles(req), mustJSON(t, req.Messages[3]))
 	}
 	if req.ReasoningEffort != "high" {
 		t.Errorf("reasoning_effort %q, want high (Claude Code's output_config.effort)", req.ReasoningEffort)
@@ -237,16 +241,16 @@ func TestRecordedThinkingCarried(t *testing.T) {
 
 func TestRecordedParallelToolCalls(t *testing.T) {
 	req, _ := parse(t, recorded(t, "parallel-tools")[1])
-	if roles(req) != "system,user,assistant,tool,tool" {
+	if roles(req) != "system,user,system,assistant,tool,tool" {
 		t.Fatalf("roles %s", roles(req))
 	}
-	calls := req.Messages[2].ToolCalls
+	calls := req.Messages[3].ToolCalls
 	if len(calls) != 2 || calls[0].ID != "toolu_rec_a" || calls[1].ID != "toolu_rec_b" {
 		t.Fatalf("calls %s", mustJSON(t, calls))
 	}
-	if req.Messages[3].ToolCallID != "toolu_rec_a" || req.Messages[3].Content != "1\talpha\n2\t" ||
-		req.Messages[4].ToolCallID != "toolu_rec_b" || textOf(req.Messages[4].Content) != "1\tbeta\n2\t" {
-		t.Errorf("tool messages %s", mustJSON(t, req.Messages[3:]))
+	if req.Messages[4].ToolCallID != "toolu_rec_a" || req.Messages[4].Content != "1\talpha\n2\t" ||
+		req.Messages[5].ToolCallID != "toolu_rec_b" || textOf(req.Messages[5].Content) != "1\tbeta\n2\t" {
+		t.Errorf("tool messages %s", mustJSON(t, req.Messages[4:]))
 	}
 }
 
@@ -262,16 +266,16 @@ func TestRecordedToolErrorMarked(t *testing.T) {
 // message says so and a user message right after carries the image.
 func TestRecordedImageResult(t *testing.T) {
 	req, _ := parse(t, recorded(t, "image")[1])
-	if roles(req) != "system,user,assistant,tool,user" {
+	if roles(req) != "system,user,system,assistant,tool,user" {
 		t.Fatalf("roles %s", roles(req))
 	}
-	tool := req.Messages[3]
+	tool := req.Messages[4]
 	if tool.ToolCallID != "toolu_rec_01" || tool.Content != "(the result's 1 attachment is in the next message)" {
 		t.Errorf("tool message %s", mustJSON(t, tool))
 	}
-	parts, ok := req.Messages[4].Content.([]chat.Part)
+	parts, ok := req.Messages[5].Content.([]chat.Part)
 	if !ok || len(parts) != 2 || parts[1].Type != "image_url" || !strings.HasPrefix(parts[1].ImageURL.URL, "data:image/png;base64,iVBORw0KGgo") {
-		t.Errorf("image message %s", mustJSON(t, req.Messages[4]))
+		t.Errorf("image message %s", mustJSON(t, req.Messages[5]))
 	}
 }
 

@@ -16,7 +16,13 @@ import (
 // Protocol is the Messages API (POST …/messages and
 // …/messages/count_tokens) as a translator onto the service's chat
 // completions; gw serve's loop (proxy/relay) drives it.
-type Protocol struct{}
+type Protocol struct {
+	// Billed, when set, remembers what the service billed for recent
+	// prompts, so that message_start and count_tokens say a later turn's
+	// size from it (chat.BilledPrompts) rather than from the estimate
+	// alone. gw serve gives one for its life.
+	Billed *chat.BilledPrompts
+}
 
 var _ tr.Protocol = Protocol{}
 
@@ -25,7 +31,7 @@ func (Protocol) Name() string { return "messages" }
 
 // Local answers count_tokens, which the service has no endpoint for, and
 // refuses a wrong path or method.
-func (Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
+func (p Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
 	path := strings.TrimSuffix(req.Path, "/")
 	count := strings.HasSuffix(path, "/messages/count_tokens")
 	if !count && !strings.HasSuffix(path, "/messages") {
@@ -41,22 +47,26 @@ func (Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
 	if !count {
 		return tr.Answer{}, false
 	}
-	_, meta, perr := ParseRequest(req.Body)
+	creq, meta, perr := ParseRequest(req.Body)
 	if perr != nil {
 		perr.Final = true
 		a := errorAnswer(perr)
 		a.Model = meta.Model
 		return a, true
 	}
+	meta.InputTokens = p.Billed.InputTokens(creq, meta.InputTokens)
 	a := countTokens(meta)
 	a.Model = meta.Model
 	return a, true
 }
 
 // Translate reads a Messages request.
-func (Protocol) Translate(req *tr.Request, _ tr.Env) (tr.Exchange, *tr.Answer) {
+func (p Protocol) Translate(req *tr.Request, _ tr.Env) (tr.Exchange, *tr.Answer) {
 	creq, meta, perr := ParseRequest(req.Body)
-	ex := &exchange{req: creq, meta: meta}
+	if perr == nil {
+		meta.InputTokens = p.Billed.InputTokens(creq, meta.InputTokens)
+	}
+	ex := &exchange{req: creq, meta: meta, billed: p.Billed}
 	if perr != nil {
 		perr.Final = true
 		a := errorAnswer(perr)
@@ -81,8 +91,9 @@ func errorAnswer(e *Error) tr.Answer {
 
 // exchange is one Messages request.
 type exchange struct {
-	req  *chat.Request
-	meta Meta
+	req    *chat.Request
+	meta   Meta
+	billed *chat.BilledPrompts
 }
 
 func (x *exchange) Info() tr.Info {
@@ -126,7 +137,13 @@ func (x *exchange) Stream(w io.Writer) tr.Stream {
 	return &stream{sw: NewStreamWriter(w, x.meta), model: x.meta.Model}
 }
 
-func (x *exchange) Finished(*chat.Usage, []byte) {}
+// Finished remembers what the service billed for the prompt, for the
+// next turn's message_start.
+func (x *exchange) Finished(u *chat.Usage, _ []byte) {
+	if u != nil {
+		x.billed.Remember(x.req, u.PromptTokens)
+	}
+}
 
 // stream is a StreamWriter as a tr.Stream.
 type stream struct {

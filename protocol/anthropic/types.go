@@ -19,9 +19,13 @@ type request struct {
 	ToolChoice    *toolChoice     `json:"tool_choice"`
 	Thinking      *thinking       `json:"thinking"`
 	OutputConfig  *struct {
-		Effort string `json:"effort"`
+		Effort string        `json:"effort"`
+		Format *outputFormat `json:"format"`
 	} `json:"output_config"`
-	Metadata *struct {
+	// OutputFormat is structured output's first shape (the beta
+	// structured-outputs-2025-11-13), now output_config.format.
+	OutputFormat *outputFormat `json:"output_format"`
+	Metadata     *struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
 	// CacheControl asks for automatic caching: a breakpoint on the last
@@ -73,11 +77,18 @@ type source struct {
 	URL       string `json:"url"`
 }
 
+// outputFormat asks for an answer in JSON matching a schema.
+type outputFormat struct {
+	Type   string          `json:"type"` // json_schema
+	Schema json.RawMessage `json:"schema"`
+}
+
 type tool struct {
 	Type         string          `json:"type"` // "" or custom; anything else is one of Anthropic's own tools
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"input_schema"`
+	Strict       *bool           `json:"strict"` // the call's input must match input_schema
 	DeferLoading bool            `json:"defer_loading"`
 	CacheControl *cacheControl   `json:"cache_control"`
 }

@@ -4,21 +4,24 @@ import json "github.com/go-json-experiment/json/v1"
 
 // Request is a chat-completions request.
 type Request struct {
-	Model               string          `json:"model"`
-	Messages            []Message       `json:"messages"`
-	Stream              bool            `json:"stream,omitempty"`
-	StreamOptions       *StreamOptions  `json:"stream_options,omitempty"`
-	MaxTokens           *int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64        `json:"temperature,omitempty"`
-	TopP                *float64        `json:"top_p,omitempty"`
-	Stop                []string        `json:"stop,omitempty"`
-	Tools               []Tool          `json:"tools,omitempty"`
-	ToolChoice          any             `json:"tool_choice,omitempty"` // "auto" | "none" | "required" | ToolChoiceFunction
-	ParallelToolCalls   *bool           `json:"parallel_tool_calls,omitempty"`
-	ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
-	User                string          `json:"user,omitempty"`
-	ResponseFormat      json.RawMessage `json:"response_format,omitempty"`
+	Model               string         `json:"model"`
+	Messages            []Message      `json:"messages"`
+	Stream              bool           `json:"stream,omitempty"`
+	StreamOptions       *StreamOptions `json:"stream_options,omitempty"`
+	MaxTokens           *int           `json:"max_tokens,omitempty"`
+	MaxCompletionTokens *int           `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64       `json:"temperature,omitempty"`
+	TopP                *float64       `json:"top_p,omitempty"`
+	Stop                []string       `json:"stop,omitempty"`
+	Tools               []Tool         `json:"tools,omitempty"`
+	ToolChoice          any            `json:"tool_choice,omitempty"` // "auto" | "none" | "required" | ToolChoiceFunction
+	ParallelToolCalls   *bool          `json:"parallel_tool_calls,omitempty"`
+	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+	// Verbosity asks for shorter or longer answers (low, medium, high;
+	// OpenAI's field, which a service that refuses it is sent without).
+	Verbosity      string          `json:"verbosity,omitempty"`
+	User           string          `json:"user,omitempty"`
+	ResponseFormat json.RawMessage `json:"response_format,omitempty"`
 	// PromptCacheKey groups requests that share a prefix, for the
 	// service's prompt cache (OpenAI's field; gateways pass it on).
 	PromptCacheKey string `json:"prompt_cache_key,omitempty"`

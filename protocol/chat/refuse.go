@@ -17,11 +17,20 @@ const (
 	FieldCacheTTL       = "cache_control.ttl" // the breakpoints' ttl alone
 	FieldPromptCacheKey = "prompt_cache_key"
 	FieldUser           = "user"
+	// FieldLateSystem is a system message after the conversation's
+	// start, kept where it was said so that the prompt before it stays
+	// the same (and cached); without it, it is joined to the leading
+	// system message, for a backend that takes a system message only
+	// first.
+	FieldLateSystem = "late_system"
+	// FieldVerbosity is the answer's verbosity (text.verbosity of the
+	// Responses API): a hint, the request is whole without it.
+	FieldVerbosity = "verbosity"
 )
 
 // optionalFields are the fields in the order RefusedField tries them: the
 // more specific first.
-var optionalFields = []string{FieldCacheTTL, FieldCacheControl, FieldPromptCacheKey, FieldUser}
+var optionalFields = []string{FieldCacheTTL, FieldCacheControl, FieldPromptCacheKey, FieldUser, FieldLateSystem, FieldVerbosity}
 
 // Has reports whether req carries field.
 func Has(req *Request, field string) bool {
@@ -30,6 +39,10 @@ func Has(req *Request, field string) bool {
 		return req.PromptCacheKey != ""
 	case FieldUser:
 		return req.User != ""
+	case FieldLateSystem:
+		return lateSystem(req) >= 0
+	case FieldVerbosity:
+		return req.Verbosity != ""
 	case FieldCacheControl, FieldCacheTTL:
 		found := false
 		eachCache(req, func(c *CacheControl) {
@@ -38,6 +51,78 @@ func Has(req *Request, field string) bool {
 		return found
 	}
 	return false
+}
+
+// lateSystem is the index of the first system message after a message of
+// another role, -1 when there is none.
+func lateSystem(req *Request) int {
+	started := false
+	for i, m := range req.Messages {
+		switch {
+		case m.Role != "system":
+			started = true
+		case started:
+			return i
+		}
+	}
+	return -1
+}
+
+// withoutLateSystem joins the system messages said after the start to the
+// leading system message (made when there is none), in order.
+func withoutLateSystem(req *Request) []Message {
+	var lead []Message
+	var rest []Message
+	var late []any
+	started := false
+	for _, m := range req.Messages {
+		switch {
+		case m.Role != "system":
+			started = true
+			rest = append(rest, m)
+		case started:
+			late = append(late, m.Content)
+		default:
+			lead = append(lead, m)
+		}
+	}
+	if len(lead) == 0 {
+		lead = []Message{{Role: "system", Content: ""}}
+	}
+	last := &lead[len(lead)-1]
+	for _, c := range late {
+		last.Content = joinContent(last.Content, c)
+	}
+	return append(lead, rest...)
+}
+
+// joinContent is two system messages' contents as one: text joined by a
+// blank line, or parts when either has parts.
+func joinContent(a, b any) any {
+	as, aText := a.(string)
+	bs, bText := b.(string)
+	if aText && bText {
+		switch {
+		case as == "":
+			return bs
+		case bs == "":
+			return as
+		}
+		return as + "\n\n" + bs
+	}
+	parts := func(c any) []Part {
+		switch c := c.(type) {
+		case string:
+			if c == "" {
+				return nil
+			}
+			return []Part{{Type: "text", Text: c}}
+		case []Part:
+			return c
+		}
+		return nil
+	}
+	return append(append([]Part(nil), parts(a)...), parts(b)...)
 }
 
 // eachCache calls f with every cache breakpoint of req.
@@ -71,7 +156,9 @@ func eachCache(req *Request, f func(*CacheControl)) {
 // permitted", pydantic's ('body', 'user'), an Anthropic error a gateway
 // wraps, escaped or not). A service that refuses a system or tool message
 // whose content is a list of parts, which gw sends only to carry
-// breakpoints, refuses cache_control.
+// breakpoints, refuses cache_control; one that takes a system message only
+// first ("System message must be at the beginning", "Unexpected role
+// 'system' after role 'user'") refuses late_system.
 func RefusedField(status int, body []byte, req *Request) string {
 	if req == nil || status != 400 && status != 422 || len(body) == 0 {
 		return ""
@@ -132,6 +219,20 @@ func names(param, text, field string) bool {
 		return strings.Contains(param, "cache_control") || strings.Contains(text, "cache_control")
 	case FieldPromptCacheKey:
 		return strings.Contains(param, "prompt_cache_key") || strings.Contains(text, "prompt_cache_key")
+	case FieldVerbosity:
+		return strings.Contains(param, "verbosity") || strings.Contains(text, "verbosity")
+	case FieldLateSystem:
+		if !strings.Contains(text, "system") {
+			return false
+		}
+		for _, w := range []string{"beginning", "must be first", "must come first", "be the first", "only the first",
+			"first message", "at the start", "unexpected role", "only one system", "single system", "multiple system",
+			"consecutive system", "system messages are only", "system message is only", "after the first"} {
+			if strings.Contains(text, w) {
+				return true
+			}
+		}
+		return false
 	case FieldUser:
 		if param == "user" || strings.HasSuffix(param, ".user") {
 			return true
@@ -223,6 +324,10 @@ func Without(req *Request, field string) *Request {
 		out.PromptCacheKey = ""
 	case FieldUser:
 		out.User = ""
+	case FieldLateSystem:
+		out.Messages = withoutLateSystem(req)
+	case FieldVerbosity:
+		out.Verbosity = ""
 	case FieldCacheControl, FieldCacheTTL:
 		strip := func(c *CacheControl) *CacheControl {
 			if c == nil || field == FieldCacheControl {

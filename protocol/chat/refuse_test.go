@@ -219,3 +219,51 @@ func FuzzRefusedField(f *testing.F) {
 		}
 	})
 }
+
+// A backend that takes a system message only first refuses one said later
+// in its own words; the request sent again has it joined to the leading
+// system message, in order, and nothing else moved.
+func TestRefusedLateSystem(t *testing.T) {
+	req := &Request{Model: "m", Messages: []Message{
+		{Role: "system", Content: "S"},
+		{Role: "user", Content: "u1"},
+		{Role: "system", Content: []Part{{Type: "text", Text: "env", CacheControl: &CacheControl{Type: "ephemeral"}}}},
+		{Role: "assistant", Content: "a1"},
+		{Role: "system", Content: "later"},
+		{Role: "user", Content: "u2"},
+	}}
+	for _, c := range []struct{ name, body, want string }{
+		{"vLLM chat template", `{"object":"error","message":"System message must be at the beginning.","type":"BadRequestError","param":null,"code":400}`, FieldLateSystem},
+		{"Mistral", `{"object":"error","message":"Unexpected role 'system' after role 'user'","type":"invalid_request_message_order"}`, FieldLateSystem},
+		{"Ollama template", `{"error":"template: :1:12: executing \"\" at <raise_exception>: error calling raise_exception: System message must be first"}`, FieldLateSystem},
+		{"a cache_control refusal", `{"error":{"message":"messages.2.content.0.cache_control: Extra inputs are not permitted"}}`, FieldCacheControl},
+		{"an overflow", `{"error":{"message":"This model's maximum context length is 8192 tokens; the system message and the first message are too long"}}`, ""},
+		{"about something else", `{"error":{"message":"max_tokens is too large for this system"}}`, ""},
+	} {
+		if got := RefusedField(400, []byte(c.body), req); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	lead := &Request{Model: "m", Messages: []Message{{Role: "system", Content: "S"}, {Role: "user", Content: "u"}}}
+	if got := RefusedField(400, []byte(`{"message":"System message must be at the beginning."}`), lead); got != "" {
+		t.Errorf("a request without a late system message: %q", got)
+	}
+
+	before := encode(t, req)
+	joined := Without(req, FieldLateSystem)
+	if encode(t, req) != before {
+		t.Fatal("Without changed the request it was given")
+	}
+	want := `"messages":[{"role":"system","content":[{"type":"text","text":"S"},{"type":"text","text":"env","cache_control":{"type":"ephemeral"}},{"type":"text","text":"later"}]},` +
+		`{"role":"user","content":"u1"},{"role":"assistant","content":"a1"},{"role":"user","content":"u2"}]`
+	if got := encode(t, joined); !strings.Contains(got, want) {
+		t.Errorf("joined:\n%s\nwant\n%s", got, want)
+	}
+	if Has(joined, FieldLateSystem) {
+		t.Error("still a late system message")
+	}
+	noLead := Without(&Request{Messages: []Message{{Role: "user", Content: "u"}, {Role: "system", Content: "x"}}}, FieldLateSystem)
+	if got := encode(t, noLead); !strings.Contains(got, `"messages":[{"role":"system","content":"x"},{"role":"user","content":"u"}]`) {
+		t.Errorf("without a leading system message: %s", got)
+	}
+}

@@ -28,7 +28,7 @@
 //
 // # Decisions
 //
-// Input items map to chat messages: developer/system → system, input_text/output_text parts → text,
+// Input items map to chat messages: developer/system → system, in place (where they were said), input_text/output_text parts → text,
 // input_image (data: or http(s) URL) → image_url parts of a user message; function_call,
 // custom_tool_call (as arguments {"input": …}) and local_shell_call join the assistant message before
 // them as tool_calls; their outputs become tool messages (images in an output follow in a user message).
@@ -38,7 +38,9 @@
 // is, custom (freeform, e.g. apply_patch) as a function with one string parameter input (its grammar in
 // the description), namespace tools by their own names (prefixed namespace__ only on a clash),
 // local_shell as a function local_shell with a command array; hosted tools (web_search,
-// file_search, …) are not offered. The answer's tool calls come back as the item kind the client's tool
+// file_search, …) are not offered. reasoning.effort becomes reasoning_effort (reasoning models only) at a
+// level the model takes (chat.Effort: xhigh → high, minimal and none → low), text.format response_format,
+// text.verbosity verbosity (left out for a service that refuses it). The answer's tool calls come back as the item kind the client's tool
 // expects (function_call with its namespace, custom_tool_call with input, local_shell_call with
 // action). Streams: response.created, response.in_progress, per item output_item.added → content
 // parts and deltas (output_text, refusal, reasoning_text and reasoning_summary_text for the service's

@@ -812,21 +812,31 @@ func reasoning(raw json.RawMessage, out *chat.Request) *Error {
 		return badRequest("reasoning", "must be an object like {\"effort\": \"medium\"}")
 	}
 	if r.Effort != nil {
-		out.ReasoningEffort = *r.Effort
+		// xhigh and minimal, none: the levels the service's reasoning
+		// models take, as on the Messages route.
+		out.ReasoningEffort = chat.Effort(*r.Effort)
 	}
 	return nil
 }
 
-// textFormat carries text.format over as response_format.
+// textFormat carries text.format over as response_format, and
+// text.verbosity as verbosity.
 func textFormat(raw json.RawMessage, out *chat.Request) *Error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	var tx struct {
-		Format json.RawMessage `json:"format"`
+		Format    json.RawMessage `json:"format"`
+		Verbosity string          `json:"verbosity"`
 	}
 	if err := json.Unmarshal(raw, &tx); err != nil {
 		return badRequest("text", "must be an object like {\"format\": {\"type\": \"text\"}}")
+	}
+	switch tx.Verbosity {
+	case "", "low", "medium", "high":
+		out.Verbosity = tx.Verbosity // chat completions' verbosity, the same levels
+	default:
+		return badRequest("text.verbosity", "unknown verbosity %q; use low, medium or high", tx.Verbosity)
 	}
 	if len(tx.Format) == 0 || string(tx.Format) == "null" {
 		return nil

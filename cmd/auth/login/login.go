@@ -117,6 +117,16 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 	}
 	backend, err := store(ctx, opts, key)
 	if err != nil {
+		// The service accepted the key at this base URL: keep the address,
+		// so that the command the fix names works as printed.
+		if src == config.SourceFlag {
+			if uerr := config.Update(paths.File(), func(c *config.File) error {
+				c.BaseURL = base
+				return nil
+			}); uerr == nil {
+				err = fmt.Errorf("%w\n(the key was accepted by %s, and that base URL is saved)", err, base)
+			}
+		}
 		return err
 	}
 	if err := config.Update(paths.File(), func(c *config.File) error {

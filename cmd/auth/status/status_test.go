@@ -91,7 +91,7 @@ func TestStatusRun_FakeKeyUnreadable(t *testing.T) {
 	if err := statusRun(context.Background(), o); cmdutil.ExitCodeFor(err) != cmdutil.ExitError {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{`"message": "the API key could not be read"`, `"fix": "start or unlock the OS keychain, then run: gw auth login`} {
+	for _, want := range []string{`"message": "the API key could not be read"`, `"fix": "start or unlock the OS keychain (on Linux without a desktop, start a Secret Service: gnome-keyring-daemon --unlock --components=secrets, in a D-Bus session), then run: gw auth login`} {
 		if !strings.Contains(e.Out.String(), want) {
 			t.Errorf("missing %s in:\n%s", want, e.Out)
 		}

@@ -58,12 +58,15 @@ type AgentOptions struct {
 
 	// Pick shows the agent and model pickers; tests replace it.
 	Pick func(*tui.IOStreams, tui.PickOptions) ([]string, error)
+	// LoginService says what keeps gw serve running here (gw's login service, or the platform has none),
+	// asked at the end of a run on a terminal.
+	LoginService func(context.Context) cmdutil.LoginService
 }
 
 // NewCmdAgent binds the flags; runF replaces the run in flag-parsing tests.
 func NewCmdAgent(f *cmdutil.Factory, runF func(context.Context, *AgentOptions) error) *cobra.Command {
 	opts := &AgentOptions{IO: f.IOStreams, Getenv: f.Getenv, WorkDir: f.WorkDir, Config: f.Config,
-		ResolveBaseURL: f.BaseURL, ListModels: f.ListModels, DefaultBaseURL: f.DefaultBaseURL, Pick: tui.Pick}
+		ResolveBaseURL: f.BaseURL, ListModels: f.ListModels, DefaultBaseURL: f.DefaultBaseURL, Pick: tui.Pick, LoginService: f.LoginService}
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Point a coding agent's own config at the gateway, with your subscription's models",
@@ -242,7 +245,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if opts.Agent == "" && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
 	}
-	if len(opts.Models) == 0 && !ios.CanPromptOnStderr() {
+	if len(opts.Models) == 0 && opts.Default == "" && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--models required when not running interactively (e.g. --models all, or ids from gw models)")
 	}
 
@@ -282,7 +285,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 		}
 	}
 	defer lock.release()
-	asks := len(opts.Models) == 0 || (ios.CanPrompt() && !opts.Yes)
+	asks := (len(opts.Models) == 0 && ios.CanPromptOnStderr()) || (ios.CanPrompt() && !opts.Yes)
 	if !opts.DryRun && !asks {
 		if err := lock.take(); err != nil {
 			return err
@@ -333,7 +336,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if err != nil {
 		return err
 	}
-	report(ios, opts, p, w)
+	report(ctx, ios, opts, p, w)
 	return nil
 }
 
@@ -432,7 +435,7 @@ func upToDate(ios *tui.IOStreams, opts *AgentOptions, p *plan) error {
 }
 
 // report says what was written, and what to do next.
-func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
+func report(ctx context.Context, ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
 	out, errOut := ios.Out, ios.ErrOut
 	a := p.agent
 	for i, fw := range w {
@@ -484,13 +487,28 @@ func report(ios *tui.IOStreams, opts *AgentOptions, p *plan, w written) {
 		if p.gw.port != 0 {
 			fmt.Fprintf(out, "gw serve will listen on port %d (saved in gw's config)\n", p.gw.port)
 		}
-		fmt.Fprintf(out, "Next: run gw serve (%s reaches the service through %s)\n", a.Display, cmp.Or(p.after.BaseURL, p.decl.BaseURL))
+		fmt.Fprintf(out, "Next: %s\n", keepServing(ctx, ios, opts, a.Display, cmp.Or(p.after.BaseURL, p.decl.BaseURL)))
 		if opts.Project {
 			fmt.Fprintln(errOut, "note: the project config holds gw serve's local token; it opens only your local proxy, but keep it out of version control (or use --mode direct)")
 		}
 	case ModeDirect:
 		fmt.Fprintf(out, "Next: start %s with the key in its environment: %s=$(gw auth token) %s\n", a.Display, p.decl.KeyVar(), a.Binary)
 	}
+}
+
+// keepServing is what to do next for an agent that reaches the service through gw serve at baseURL: on a
+// terminal, what keeps gw serve running here (gw service install where the platform can start it at
+// login, else the line that starts it), since the agent finds it only while it runs; else to run it.
+func keepServing(ctx context.Context, ios *tui.IOStreams, opts *AgentOptions, agent, baseURL string) string {
+	if ios.IsStdoutTTY() && opts.LoginService != nil {
+		switch s := opts.LoginService(ctx).KeepServing(agent); s {
+		case "":
+			return "start " + agent + ": gw serve runs already, started at login by gw service"
+		default:
+			return s
+		}
+	}
+	return fmt.Sprintf("run gw serve (%s reaches the service through %s)", agent, baseURL)
 }
 
 // fileAt is the planned change of the file written at path (a symlink's target).
@@ -520,16 +538,47 @@ func plainKeyRemoved(p *plan, f fileChange) string {
 	return ""
 }
 
+// printSummary says what the run did to the file's models, each removal with its true reason, and which
+// of the models chosen the agent does not take (Claude Code takes one a tier).
 func printSummary(w io.Writer, p *plan) {
 	added, removed, updated := p.summary()
 	if len(added) > 0 {
 		fmt.Fprintf(w, "  added:   %s\n", strings.Join(added, ", "))
 	}
-	if len(removed) > 0 {
-		fmt.Fprintf(w, "  removed: %s (no longer in your subscription or not chosen)\n", strings.Join(removed, ", "))
+	var gone, unchosen, untaken []string
+	for _, id := range removed {
+		switch {
+		case !slices.Contains(p.available, id):
+			gone = append(gone, id)
+		case !slices.Contains(p.chosen, id):
+			unchosen = append(unchosen, id)
+		default:
+			untaken = append(untaken, id)
+		}
+	}
+	for _, r := range []struct {
+		ids []string
+		why string
+	}{
+		{gone, "no longer in your subscription"},
+		{unchosen, "not chosen"},
+		{untaken, fmt.Sprintf("chosen, but %s takes %d of the %d models chosen: what it takes is said below", p.agent.Display, len(p.after.Models), len(p.chosen))},
+	} {
+		if len(r.ids) > 0 {
+			fmt.Fprintf(w, "  removed: %s (%s)\n", strings.Join(r.ids, ", "), r.why)
+		}
 	}
 	if len(updated) > 0 {
 		fmt.Fprintf(w, "  updated: %s\n", strings.Join(updated, ", "))
+	}
+	var left []string
+	for _, id := range p.chosen {
+		if !slices.Contains(p.after.Models, id) && !slices.Contains(untaken, id) {
+			left = append(left, id)
+		}
+	}
+	if len(left) > 0 && len(p.after.Models) > 0 {
+		fmt.Fprintf(w, "  not written: %s (%s takes %d of the %d models chosen)\n", strings.Join(left, ", "), p.agent.Display, len(p.after.Models), len(p.chosen))
 	}
 }
 

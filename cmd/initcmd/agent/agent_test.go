@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents/opencodefmt"
+	"github.com/modelgateway/gw/internal/autostart"
 	"github.com/modelgateway/gw/standin"
 	"github.com/modelgateway/gw/tui"
 )
@@ -230,7 +232,7 @@ func TestAgentRun_RefreshReportsRemovedAndKeepsUserEdits(t *testing.T) {
 	}
 	compare(t, "stdout", scrub(e, e.Out.String()), `Updated $DIR/home/.config/opencode/opencode.jsonc: provider "gw" with 2 models
   added:   vendor-b/model-b-3-flash-preview
-  removed: vendor-a/model-a-opus-4.6 (no longer in your subscription or not chosen)
+  removed: vendor-a/model-a-opus-4.6 (no longer in your subscription)
 Previous version kept in $DIR/home/.config/opencode/opencode.jsonc.bak
 Next: run gw serve (OpenCode reaches the service through http://127.0.0.1:8787/v1)
 `)
@@ -432,7 +434,7 @@ func TestAgentRun_Interactive_FakePicker(t *testing.T) {
 	if !strings.Contains(out, "Write these changes to $DIR/home/.config/opencode/opencode.jsonc? [Y/n] ") ||
 		!strings.HasSuffix(out, `Created $DIR/home/.config/opencode/opencode.jsonc: provider "gw" with 2 models
   added:   vendor-a/model-a-haiku-4.5, vendor-b/model-b-3-flash-preview
-OpenCode's model: gw/vendor-b/model-b-3-flash-preview (small model: gw/vendor-b/model-b-3-flash-preview)
+OpenCode's model: gw/vendor-b/model-b-3-flash-preview (small model: gw/vendor-a/model-a-haiku-4.5)
 Next: run gw serve (OpenCode reaches the service through http://127.0.0.1:8787/v1)
 `) {
 		t.Fatalf("stdout:\n%s", out)
@@ -727,5 +729,105 @@ func TestAgentRun_StatusLineInTheUsersSettingsOnly(t *testing.T) {
 		if got := strings.Contains(string(b), `"statusLine": {"type": "command", "command": "gw statusline"}`); got == project {
 			t.Errorf("project %v: status line written %v:\n%s", project, got, b)
 		}
+	}
+}
+
+// On a terminal, a run for an agent that finds gw serve only while it runs ends with what keeps gw serve
+// running here: gw service install where the platform can start it at login, the line that starts it
+// where it cannot, nothing to start where gw's login service runs it. The service manager is a stand-in
+// (the real one is gw service's, tested with systemd itself): only its answer matters here.
+func TestAgentRun_OnATerminalEndsWithWhatKeepsGwServeRunning_StandInServiceManager(t *testing.T) {
+	noSystemd := fmt.Errorf("%w: systemd is not this system's service manager (there is no systemctl)", autostart.ErrNotReady)
+	for _, c := range []struct {
+		name string
+		ls   cmdutil.LoginService
+		want string
+	}{
+		{"a service manager", cmdutil.LoginService{},
+			"Next: run gw service install: it starts gw serve now and at every login, so OpenCode finds it whenever you start it (or keep gw serve running in a terminal of its own)\n"},
+		{"none", cmdutil.LoginService{NotReady: noSystemd},
+			"Next: start gw serve and leave it running: nohup gw serve >/dev/null 2>&1 &\n(cannot start gw serve at login here: systemd is not this system's service manager (there is no systemctl))\n"},
+		{"installed and running", cmdutil.LoginService{Installed: true, Running: true},
+			"Next: start OpenCode: gw serve runs already, started at login by gw service\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, _ := env(t)
+			e.IO.SetStdoutTTY(true)
+			err := run(t, e, AgentOptions{Models: []string{"all"}, Yes: true,
+				LoginService: func(context.Context) cmdutil.LoginService { return c.ls }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out := e.Out.String(); !strings.HasSuffix(out, "\n"+c.want) || strings.Contains(out, "Next: run gw serve") {
+				t.Errorf("stdout:\n%s\nwant it to end with:\n%s", out, c.want)
+			}
+		})
+	}
+}
+
+// Enter in the default model's picker takes what a careful user picks, not the first model listed (the
+// most expensive): a Sonnet; the small model is then the cheapest, fastest one chosen, not the default.
+func TestAgentRun_PickerOffersABalancedDefaultAndACheapSmallModel_FakePicker(t *testing.T) {
+	e, path := env(t)
+	e.Vars["GW_API_KEY"] = standin.DemoKeyFull
+	ios := e.Factory.IOStreams
+	ios.SetStdinTTY(true)
+	ios.SetStdoutTTY(true)
+	ios.SetStderrTTY(true)
+	pick := func(_ *tui.IOStreams, o tui.PickOptions) ([]string, error) {
+		var ids []string
+		for _, it := range o.Items {
+			if o.Multi && it.Selected || !o.Multi && it.Selected {
+				ids = append(ids, it.ID) // enter: what is offered
+			}
+		}
+		return ids, nil
+	}
+	e.In.WriteString("y\n")
+	if err := run(t, e, AgentOptions{Pick: pick}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"model": "gw/vendor-a/model-a-sonnet-4.6"`) || !strings.Contains(string(data), `"small_model": "gw/vendor-a/model-a-haiku-4.5"`) {
+		t.Errorf("enter, enter wrote:\n%s", data)
+	}
+}
+
+// Claude Code takes one model a tier: its model picker preselects those it takes of the subscription (3 of
+// 8), and its title says so, instead of preselecting 8 of which 5 would vanish.
+func TestAgentRun_ClaudeCodePickerPreselectsWhatItTakes_FakePicker(t *testing.T) {
+	e, _ := env(t)
+	e.Vars["GW_API_KEY"] = standin.DemoKeyFull
+	ios := e.Factory.IOStreams
+	ios.SetStdinTTY(true)
+	ios.SetStdoutTTY(true)
+	ios.SetStderrTTY(true)
+	var title string
+	var selected []string
+	pick := func(_ *tui.IOStreams, o tui.PickOptions) ([]string, error) {
+		var ids []string
+		for _, it := range o.Items {
+			if it.Selected {
+				ids = append(ids, it.ID)
+			}
+		}
+		if o.Multi {
+			title, selected = o.Title, ids
+		}
+		return ids, nil
+	}
+	e.In.WriteString("y\n")
+	if err := run(t, e, AgentOptions{Agent: "claude-code", Pick: pick}); err != nil {
+		t.Fatal(err)
+	}
+	if title != "Models to add to Claude Code, which takes 3 of your 8 (those selected; tab toggles, enter confirms)" ||
+		!slices.Equal(selected, []string{"vendor-a/model-a-opus-4.6", "vendor-a/model-a-sonnet-4.6", "vendor-a/model-a-haiku-4.5"}) {
+		t.Errorf("picker %q preselected %v", title, selected)
+	}
+	if strings.Contains(e.Out.String(), "not written") {
+		t.Errorf("what was chosen was not all written:\n%s", e.Out)
 	}
 }

@@ -160,12 +160,12 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 				}
 			case a.Name == "claude-code":
 				// Opus goes; its tier borrows Sonnet's model, and the output says so.
-				if !regexp.MustCompile(`(?m)^  removed: vendor-a/model-a-opus-4.6 \(no longer in your subscription or not chosen\)$`).MatchString(out) ||
+				if !regexp.MustCompile(`(?m)^  removed: vendor-a/model-a-opus-4.6 \(no longer in your subscription\)$`).MatchString(out) ||
 					!strings.Contains(out, "Opus vendor-a/model-a-sonnet-4.5 (no Opus-class model; Sonnet's)") {
 					t.Errorf("refresh:\n%s", out)
 				}
 			case !regexp.MustCompile(`^Updated \$DIR/\S+: `+regexp.QuoteMeta(a.Entry)+` with 3 models\n`).MatchString(out) ||
-				!regexp.MustCompile(`(?m)^  removed: .*vendor-a/model-a-opus-4.6.* \(no longer in your subscription or not chosen\)$`).MatchString(out):
+				!regexp.MustCompile(`(?m)^  removed: .*vendor-a/model-a-opus-4.6.* \(no longer in your subscription\)$`).MatchString(out):
 				t.Errorf("refresh:\n%s", out)
 			}
 			in = inspectFiles(t, a, files)

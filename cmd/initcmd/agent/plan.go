@@ -27,8 +27,11 @@ type plan struct {
 	// before and after are the agent's config read back before and after the merge.
 	before, after agents.Inspection
 	notes         []string // warnings and notes for stderr, said before anything else
-	gw            gwChange
-	files         []fileChange
+	// chosen are the model ids chosen, available the subscription's: what the summary says a model that
+	// left the file left for.
+	chosen, available []string
+	gw                gwChange
+	files             []fileChange
 }
 
 // fileChange is one agent config file: what was read and what it becomes.
@@ -171,7 +174,7 @@ func makePlan(opts *AgentOptions, a writer, files []string, baseURL string, entr
 	}
 	// A file that does not parse is reported by the merge, with its line and column.
 	before, _ := a.Inspect(srcs)
-	chosen, def, small, err := choose(opts, a, entries, api.SubscribedIDs(entries), before.Models)
+	chosen, def, small, err := choose(opts, a, entries, api.SubscribedIDs(entries), before.Models, before.Default, len(files))
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +187,7 @@ func makePlan(opts *AgentOptions, a writer, files []string, baseURL string, entr
 		}
 	}
 
-	p := &plan{agent: a, before: before}
+	p := &plan{agent: a, before: before, chosen: chosen, available: api.SubscribedIDs(entries)}
 	ep := endpoint{baseURL: baseURL}
 	if opts.Mode == ModeProxy {
 		if ep, p.gw, err = proxyEndpoint(opts); err != nil {
@@ -330,10 +333,26 @@ func checkCompanion(a writer, path string) (string, error) {
 }
 
 // choose settles the models and the defaults, from the flags or the picker.
-func choose(opts *AgentOptions, a writer, entries []api.JoinedModel, available, configured []string) (chosen []string, def, small string, err error) {
+func choose(opts *AgentOptions, a writer, entries []api.JoinedModel, available, configured []string, current string, nFiles int) (chosen []string, def, small string, err error) {
 	switch {
 	case len(opts.Models) == 1 && opts.Models[0] == "all":
 		chosen = available
+	case len(opts.Models) == 0 && opts.Default != "" && !opts.IO.CanPromptOnStderr():
+		// --default alone off a terminal: the models the config names (those still subscribed), else the
+		// subscription's; the default among them.
+		for _, id := range configured {
+			if slices.Contains(available, id) {
+				chosen = append(chosen, id)
+			}
+		}
+		if len(chosen) == 0 {
+			chosen = available
+		}
+		for _, id := range []string{opts.Default, opts.SmallModel} {
+			if id != "" && !slices.Contains(chosen, id) && slices.Contains(available, id) {
+				chosen = append(chosen, id)
+			}
+		}
 	case len(opts.Models) > 0:
 		for _, id := range opts.Models {
 			if e := api.ModelError(id, available); e != nil {
@@ -342,7 +361,7 @@ func choose(opts *AgentOptions, a writer, entries []api.JoinedModel, available, 
 		}
 		chosen = opts.Models
 	default:
-		chosen, err = pickModels(opts, a, entries, configured)
+		chosen, err = pickModels(opts, a, entries, configured, takes(a, nFiles, entries))
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -358,29 +377,70 @@ func choose(opts *AgentOptions, a writer, entries []api.JoinedModel, available, 
 		return nil, "", "", cmdutil.NothingChanged(fmt.Errorf("%s %s is not among the models being added; add it to --models", kv.flag, kv.id))
 	}
 	if def == "" && len(opts.Models) == 0 {
-		if def, err = pickDefault(opts, a, entries, chosen); err != nil {
+		if def, err = pickDefault(opts, a, entries, chosen, current); err != nil {
 			return nil, "", "", err
 		}
 	}
-	// An agent that chooses its small model itself (Claude Code: its Haiku tier) keeps it unless one is chosen.
+	// An agent that chooses its small model itself (Claude Code: its Haiku tier) keeps it unless one is
+	// chosen; for the others it is the cheapest, fastest model chosen (its small tasks need no more).
 	if _, ownSmall := a.choosesOwn(); def != "" && small == "" && !ownSmall {
-		small = def
+		small = api.Cheapest(chosen)
 	}
 	return chosen, def, small, nil
 }
 
-func pickModels(opts *AgentOptions, a writer, entries []api.JoinedModel, configured []string) ([]string, error) {
+// takes is what the agent writes of every subscribed model when it takes fewer (Claude Code: one a tier),
+// found by merging them all into an empty config; nil when it takes them all.
+func takes(a writer, nFiles int, entries []api.JoinedModel) []string {
+	ids := api.SubscribedIDs(entries)
+	d := agents.Declaration{BaseURL: "http://127.0.0.1:8787/v1", Token: "gw-local-00000000000000000000000000000000",
+		Mode: agents.Proxy, Default: api.Balanced(ids)}
+	for _, id := range ids {
+		m, _ := agents.ModelFor(id, entries)
+		d.Models = append(d.Models, m)
+	}
+	res, err := a.Merge(make([][]byte, nFiles), d)
+	if err != nil {
+		return nil
+	}
+	out := make([][]byte, len(res))
+	for i, r := range res {
+		out[i] = r.Data
+	}
+	in, err := a.Inspect(out)
+	if err != nil || len(in.Models) == 0 || len(in.Models) >= len(ids) {
+		return nil
+	}
+	return in.Models
+}
+
+// pickModels: the models already configured are selected, else all of the subscription's, or those the
+// agent takes when it takes fewer (the title says so).
+func pickModels(opts *AgentOptions, a writer, entries []api.JoinedModel, configured, taken []string) ([]string, error) {
 	items := make([]tui.PickItem, 0, len(entries))
+	subscribed := 0
 	for _, e := range entries {
 		it := tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context}
 		if !e.InSubscription {
 			it.Disabled, it.Reason = true, "not in your subscription"
 		} else {
-			it.Selected = len(configured) == 0 || slices.Contains(configured, e.ID)
+			subscribed++
+			switch {
+			case len(configured) > 0:
+				it.Selected = slices.Contains(configured, e.ID)
+			case taken != nil:
+				it.Selected = slices.Contains(taken, e.ID)
+			default:
+				it.Selected = true
+			}
 		}
 		items = append(items, it)
 	}
-	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: "Models to add to " + a.Display + " (tab toggles, enter confirms)", Items: items, Multi: true})
+	title := "Models to add to " + a.Display + " (tab toggles, enter confirms)"
+	if taken != nil {
+		title = fmt.Sprintf("Models to add to %s, which takes %d of your %d (those selected; tab toggles, enter confirms)", a.Display, len(taken), subscribed)
+	}
+	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: title, Items: items, Multi: true})
 	if err := pickErr(err); err != nil {
 		return nil, err
 	}
@@ -391,11 +451,17 @@ func pickModels(opts *AgentOptions, a writer, entries []api.JoinedModel, configu
 }
 
 // pickDefault offers the chosen models as the agent's default; esc leaves it as it is.
-func pickDefault(opts *AgentOptions, a writer, entries []api.JoinedModel, chosen []string) (string, error) {
+func pickDefault(opts *AgentOptions, a writer, entries []api.JoinedModel, chosen []string, current string) (string, error) {
+	// Enter takes the default the agent has, else what a careful user picks: a middle model, not the
+	// largest (the service lists it first).
+	offer := current
+	if !slices.Contains(chosen, offer) {
+		offer = api.Balanced(chosen)
+	}
 	var items []tui.PickItem
 	for _, e := range entries {
 		if slices.Contains(chosen, e.ID) {
-			items = append(items, tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context})
+			items = append(items, tui.PickItem{ID: e.ID, Name: e.Name, Context: e.Context, Selected: e.ID == offer})
 		}
 	}
 	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: "Default model for " + a.Display + " (esc: leave it unchanged)", Items: items})

@@ -7,6 +7,7 @@ package all
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/claudecode"
@@ -52,14 +53,59 @@ func names(as []agents.Agent) []string {
 	return out
 }
 
-// Lookup finds an agent by its --agent name.
+// Lookup finds an agent by its --agent name, or by its command's name (claude
+// for claude-code, qwen for qwen-code), which is what a user types first.
 func Lookup(name string) (agents.Agent, bool) {
 	all := All()
 	i := slices.IndexFunc(all, func(a agents.Agent) bool { return a.Info().Name == name })
 	if i < 0 {
+		i = slices.IndexFunc(all, func(a agents.Agent) bool { return a.Info().Binary == name })
+	}
+	if i < 0 {
 		return nil, false
 	}
 	return all[i], true
+}
+
+// Closest is the --agent name of the agent among as that the user most likely
+// meant by name (a few typos from its name or its command's, or a start of
+// either, in any case); "" when none is close.
+func Closest(name string, as []agents.Agent) string {
+	name = strings.ToLower(name)
+	best, bestD := "", 3 // as cobra's "did you mean": two edits at most
+	for _, a := range as {
+		for _, n := range []string{a.Info().Name, a.Info().Binary} {
+			d := distance(name, n)
+			if len(name) >= 2 && strings.HasPrefix(n, name) {
+				d = 0
+			}
+			if d < bestD {
+				best, bestD = a.Info().Name, d
+			}
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // With are the agents that implement T (agents.Runner, agents.DirectRefuser, …), in order.

@@ -63,6 +63,9 @@ func (agent) Info() agents.Info {
 		UserAgents: []string{"claude-cli", "claude-code"},
 		Install:    "npm install -g @anthropic-ai/claude-code", Entry: `gw serve's settings in "env"`,
 		Protocol: agents.AnthropicMessages,
+		// gw serve answers its WebSearch with an error that says so (the web_search server tool needs
+		// Anthropic's servers).
+		Unavailable: "its WebSearch tool (the service has no web search; WebFetch works)",
 	}
 }
 

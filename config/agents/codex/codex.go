@@ -50,6 +50,8 @@ func (agent) Info() agents.Info {
 		UserAgents: []string{"codex_cli_rs", "codex_exec", "codex_vscode"},
 		Install:    "npm install -g @openai/codex", Entry: `[model_providers.gw]`,
 		Protocol: agents.Responses,
+		// Its hosted web_search tool runs on OpenAI's servers: gw serve does not offer it to the model.
+		Unavailable: "its web search (the service has no web search)",
 	}
 }
 

@@ -211,6 +211,8 @@ func (c Context) action(r remedy.Remedy) string {
 		return "restart gw serve so it uses this install's local token"
 	case remedy.UseLocalToken:
 		return "gw auth status shows the token, gw init agent --mode proxy writes it into the agent config"
+	case remedy.StartServeDetached:
+		return "start gw serve so that it keeps running after this shell: " + v + " (nothing here can start it at login)"
 	case remedy.InstallService:
 		return "to have gw serve start at login and restart when it fails, run: gw service install"
 	case remedy.FreePort:
@@ -335,7 +337,8 @@ func (c Context) setBaseURL(v string) string {
 // is installed), then storing the key in it. Where the key is in the file the user chose, that is all; else the
 // file is the way around a machine without a keychain.
 func (c Context) repairKeychain(install string) string {
-	first := "start or unlock the OS keychain, then run: gw auth login"
+	first := "start or unlock the OS keychain (on Linux without a desktop, start a Secret Service: " +
+		"gnome-keyring-daemon --unlock --components=secrets, in a D-Bus session), then run: gw auth login"
 	if install != "" {
 		first = "install a Secret Service, the Linux keychain (none is installed here): " + install + "; then run: gw auth login"
 	}

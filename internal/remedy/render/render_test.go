@@ -143,7 +143,7 @@ func TestText_RepairKeychain(t *testing.T) {
 		want string
 	}{
 		{remedy.Remedy{Do: remedy.RepairKeychain}, remedy.Source{},
-			"start or unlock the OS keychain, then run: gw auth login; on a machine without one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
+			"start or unlock the OS keychain (on Linux without a desktop, start a Secret Service: gnome-keyring-daemon --unlock --components=secrets, in a D-Bus session), then run: gw auth login; on a machine without one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
 		{install, remedy.Source{},
 			"install a Secret Service, the Linux keychain (none is installed here): sudo apt install gnome-keyring; then run: gw auth login; where you cannot install one, run: gw auth login --insecure-storage (or set GW_API_KEY)"},
 		{remedy.Remedy{Do: remedy.RepairKeychain}, keyFile,
