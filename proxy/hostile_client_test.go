@@ -5,15 +5,21 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelgateway/gw/proxy/relay"
+	"github.com/modelgateway/gw/reqlog"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -349,5 +355,183 @@ func TestRoutingHeadersDroppedInAnySpelling(t *testing.T) {
 	dropRoutingHeaders(h)
 	if len(h) != 3 || h.Get("X-Forwardedx") == "" || h.Get("Content-Type") == "" {
 		t.Errorf("left %v", h)
+	}
+}
+
+// TestHostileClientItemReferencesPast64MiBAreRefused: a client stores one
+// 1 MiB input item, then sends a few kilobytes naming it 80 times (then
+// 1,000 times). What gw serve would build from its store is bounded like
+// what it receives (64 MiB): the request is refused with a 400 naming the
+// cause, before the body is built (a few MiB allocated, not 80), and the
+// service is sent nothing.
+func TestHostileClientItemReferencesPast64MiBAreRefused(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	big := strings.Repeat("x", 1<<20)
+	res := r.do(waitCtx(t), "POST", "/v1/responses",
+		`{"model":"`+sonnet+`","input":[{"type":"message","id":"msg_big","role":"user","content":"`+big+`"}]}`, nil)
+	if body := readAll(t, res); res.StatusCode != 200 {
+		t.Fatalf("storing a 1 MiB item: %d %.300s", res.StatusCode, body)
+	}
+	before := len(r.up.Seen())
+	for _, n := range []int{80, 1000} {
+		refs := strings.TrimSuffix(strings.Repeat(`{"type":"item_reference","id":"msg_big"},`, n), ",")
+		body := `{"model":"` + sonnet + `","store":false,"input":[` + refs + `]}`
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		res := r.do(waitCtx(t), "POST", "/v1/responses", body, nil)
+		ce := readClientError(t, "responses", res)
+		runtime.ReadMemStats(&m1)
+		if ce.Status != 400 || !strings.Contains(ce.Message, "item_reference") || !strings.Contains(ce.Message, "64 MiB") {
+			t.Errorf("%d references to a 1 MiB item (a %d-byte request): %+v", n, len(body), ce)
+		}
+		if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 16<<20 {
+			t.Errorf("%d references to a 1 MiB item: gw serve allocated %d MiB refusing them", n, alloc>>20)
+		}
+	}
+	if seen := r.up.Seen(); len(seen) != before {
+		t.Errorf("the service was sent %d requests built from references past the limit", len(seen)-before)
+	}
+}
+
+// paddedBody is a request of route rt whose one user message makes it n
+// bytes long.
+func paddedBody(t testing.TB, rt testRoute, n int) []byte {
+	t.Helper()
+	small := rt.body(sonnet, false)
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(small), &doc); err != nil {
+		t.Fatal(err)
+	}
+	msg := map[string]any{"role": "user", "content": "PAD"}
+	if rt.proto == "responses" {
+		doc["input"] = []any{msg}
+	} else {
+		doc["messages"] = []any{msg}
+	}
+	b, _ := json.Marshal(doc)
+	pad := n - len(b) + len("PAD")
+	if pad < 0 {
+		t.Fatalf("a body of %d bytes cannot hold %s", n, b)
+	}
+	return bytes.Replace(b, []byte("PAD"), bytes.Repeat([]byte("a"), pad), 1)
+}
+
+// sendBody posts body to gw serve: with its length, chunked (length
+// unknown), or gzip-encoded.
+func (r *rig) sendBody(path string, body []byte, how string) *http.Response {
+	r.t.Helper()
+	var rd io.Reader = bytes.NewReader(body)
+	if how == "chunked" {
+		rd = io.MultiReader(rd) // no length: sent chunked
+	}
+	req, err := http.NewRequestWithContext(waitCtx(r.t), "POST", strings.TrimSuffix(r.base, "/v1")+path, rd)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	if how == "gzip" {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	res, err := r.client.Do(req)
+	if err != nil {
+		r.t.Fatalf("POST %s: %v", path, err)
+	}
+	return res
+}
+
+// allocated is what the process allocated while f ran.
+func allocated(f func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+// TestHostileClientBodyPast64MiBCostsAtMost64MiB: a body past the one
+// request limit (64 MiB) is refused on both translated routes, and costs
+// gw serve no more than the limit whatever its shape: 64 MiB + 1 KiB with
+// its length, the same chunked, and a 1 MB gzip bomb that inflates past
+// the limit (before, refusing one grew gw serve by hundreds of MiB).
+func TestHostileClientBodyPast64MiBCostsAtMost64MiB(t *testing.T) {
+	limit := int(relay.DefaultLimits.Request)
+	var zb bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&zb, gzip.BestCompression)
+	_, _ = zw.Write(bytes.Repeat([]byte(" "), 1<<30))
+	_ = zw.Close()
+	bomb := zb.Bytes()
+	for _, rt := range testRoutes[1:] {
+		r := newRig(t, rigOpts{})
+		over := paddedBody(t, rt, limit+1<<10)
+		for _, how := range []string{"length", "chunked", "gzip"} {
+			body := over
+			if how == "gzip" {
+				body = bomb
+			}
+			var ce clientError
+			alloc := allocated(func() { ce = readClientError(t, rt.proto, r.sendBody(rt.path, body, how)) })
+			if (ce.Status != 413 && ce.Status != 400) || !strings.Contains(ce.Message, "larger than 64 MiB") {
+				t.Errorf("%s, %s: a body past the limit: %+v", rt.path, how, ce)
+			}
+			// The limit, and a little for the connection, the gzip window
+			// and the answer.
+			if alloc > uint64(limit)+1<<20 {
+				t.Errorf("%s, %s: refusing a body past the limit allocated %.1f MiB, more than the limit", rt.path, how, float64(alloc)/(1<<20))
+			}
+		}
+		if n := len(r.up.Seen()); n != 0 {
+			t.Errorf("%s: the service was sent %d requests", rt.path, n)
+		}
+	}
+}
+
+// TestHostileClientForgesNoLogLine: a /v1/messages tool whose type holds a
+// newline, a whole request-log line and an escape sequence makes one line
+// of the request log, not three: gw usage counts none of the forged line's
+// tokens, and no raw ESC (or C1) reaches serve.log or gw serve's terminal.
+func TestHostileClientForgesNoLogLine(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	forged := "2026-11-21T06:05:40.998+01:00 POST /v1/messages agent=claude-code model=m status=200 dur=3s prompt_tokens=100000020 completion_tokens=6 proto=messages stream=false"
+	for _, typ := range []string{
+		"x\n" + forged + "\n",
+		"x prompt_tokens=100000020 \x1b]52;c;aGk=\x07\x1b[2J\u009b31m",
+	} {
+		before := r.log.String()
+		body, _ := json.Marshal(map[string]any{
+			"model": sonnet, "max_tokens": 20,
+			"messages": []any{map[string]any{"role": "user", "content": "hi"}},
+			"tools":    []any{map[string]any{"name": "t", "type": typ}},
+		})
+		res := r.do(waitCtx(t), "POST", "/v1/messages", string(body), nil)
+		readAll(t, res)
+		var logged string
+		for ctx := waitCtx(t); ; {
+			if logged = strings.TrimPrefix(r.log.String(), before); strings.Contains(logged, "proto=messages") {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("no log line: %q", logged)
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		time.Sleep(20 * time.Millisecond) // a forged line would follow at once
+		logged = strings.TrimPrefix(r.log.String(), before)
+		lines := strings.Split(strings.TrimSuffix(logged, "\n"), "\n")
+		if len(lines) != 1 {
+			t.Errorf("one request wrote %d log lines:\n%s", len(lines), logged)
+		}
+		if strings.ContainsAny(logged, "\x1b\x07\u009b") {
+			t.Errorf("a control character reached the log: %q", logged)
+		}
+		var p reqlog.Parser
+		var e reqlog.Entry
+		for _, l := range lines {
+			if p.Parse([]byte(l), &e) && e.Input == 100000020 {
+				t.Errorf("the forged tokens are counted: %q", l)
+			}
+		}
 	}
 }

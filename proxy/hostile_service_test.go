@@ -291,3 +291,48 @@ func TestScrubFindsEveryForm(t *testing.T) {
 		t.Errorf("%q", out)
 	}
 }
+
+// TestHostileServiceListOf40000ModelsCodexCatalogAtMost500: a service listing 20,000 or 40,000 models
+// (well under the list's cap) gets Codex a catalog of at most 500 entries, the first the account lists,
+// and the request log says it was cut; before, 20,000 ids made a 56.7 MiB catalog, each entry built by a
+// scan of the whole list.
+func TestHostileServiceListOf40000ModelsCodexCatalogAtMost500(t *testing.T) {
+	for _, n := range []int{20_000, 40_000} {
+		var list bytes.Buffer
+		list.WriteString(`{"object":"list","data":[`)
+		for i := range n {
+			if i > 0 {
+				list.WriteByte(',')
+			}
+			fmt.Fprintf(&list, `{"id":"vendor-x/model-%d","object":"model"}`, i)
+		}
+		list.WriteString(`]}`)
+		r := newRig(t, rigOpts{wrapUp: func(up http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				if req.URL.Path == "/v1/models" {
+					w.Header().Set("Content-Type", "application/json")
+					w.Write(list.Bytes())
+					return
+				}
+				up.ServeHTTP(w, req)
+			})
+		}})
+		res := r.do(waitCtx(t), "GET", "/v1/codex/models?client_version=0.169.0", "", nil)
+		body := readAll(t, res)
+		var c struct {
+			Models []struct {
+				Slug string `json:"slug"`
+			} `json:"models"`
+		}
+		if err := json.Unmarshal([]byte(body), &c); err != nil || res.StatusCode != 200 {
+			t.Fatalf("%d models listed: %d %.300s", n, res.StatusCode, body)
+		}
+		if len(c.Models) != 500 || c.Models[0].Slug != "vendor-x/model-0" || c.Models[499].Slug != "vendor-x/model-499" {
+			t.Errorf("%d models listed: a catalog of %d entries", n, len(c.Models))
+		}
+		if len(body) > 2<<20 {
+			t.Errorf("%d models listed: a catalog of %d MiB", n, len(body)>>20)
+		}
+		waitForLog(t, r.log, fmt.Sprintf("catalog=first_500_of_%d", n))
+	}
+}

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/modelgateway/gw/api"
@@ -14,17 +15,33 @@ import (
 // and offers its apply_patch tool. The route is the agent's
 // (agents.ServeRouter), given in Options.ModelRoutes.
 
+// maxCodexCatalog bounds Codex's catalog: the first models the account
+// lists, far more than its picker shows; the log says when the list was cut.
+const maxCodexCatalog = 500
+
 func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *call, rt *agents.ServeRoute) {
 	e := &c.entry
 	listed, ok := h.listModels(w, r, c)
 	if !ok {
 		return
 	}
-	joined := api.JoinCatalog(listed)
+	// One pass over the list, each entry made from its own model (not a
+	// search of the list per id), and at most maxCodexCatalog of them: every
+	// entry carries gw's instructions, so a list of tens of thousands would
+	// make an answer of tens of MiB.
 	var models []agents.Model
-	for _, id := range api.SubscribedIDs(joined) {
-		m, _ := agents.ModelFor(id, joined)
-		models = append(models, m)
+	subscribed := 0
+	for _, jm := range api.JoinCatalog(listed) {
+		if !jm.InSubscription {
+			continue
+		}
+		if subscribed++; len(models) < maxCodexCatalog {
+			m, _ := agents.ModelFor(jm.ID, []api.JoinedModel{jm})
+			models = append(models, m)
+		}
+	}
+	if subscribed > maxCodexCatalog {
+		e.note = joinNonEmpty(e.note, fmt.Sprintf("catalog=first_%d_of_%d", maxCodexCatalog, subscribed))
 	}
 	b, err := rt.Answer(models)
 	if err != nil {

@@ -159,7 +159,7 @@ func New(o Options) (*Handler, error) {
 		gzip:      []string{"gzip"},
 		relay:     o.Relay,
 	}
-	h.routes = routes(responses.NewStore(0, 0), &h.billed, o.ModelRoutes)
+	h.routes = routes(responses.NewStore(0, 0).LimitBuilt(o.Relay.Limits.Request), &h.billed, o.ModelRoutes)
 	if o.StateDir != "" {
 		// Created with its first line. A log that cannot be written (a link
 		// planted at serve.log) gets nothing: the agent's terminal is not
@@ -595,7 +595,7 @@ func (h *Handler) explainError(res *http.Response, c *call, body []byte) []byte 
 		suggestion = h.closestID(res.Request.Context(), model)
 	}
 	if suggestion != "" && suggestion != model {
-		e.note = "suggested=" + suggestion
+		e.note = reqlog.Note("suggested", suggestion)
 		return addSuggestion(body, res.Header.Get("Content-Type"), suggestion)
 	}
 	return body

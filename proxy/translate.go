@@ -22,6 +22,7 @@ import (
 	"github.com/modelgateway/gw/protocol/gemini"
 	"github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/proxy/relay"
+	"github.com/modelgateway/gw/reqlog"
 )
 
 // translate serves a request of a translated protocol through the loop
@@ -133,7 +134,7 @@ func (t *translation) upstream(ctx context.Context, call *translate.Call) (*http
 	}
 	if t.retried != "" && res.StatusCode >= 200 && res.StatusCode <= 299 &&
 		t.h.refusals.Remember(call.Chat.Model, t.retried) {
-		t.c.note = joinNonEmpty(t.c.note, "refused_from_now_on="+t.retried)
+		t.c.note = joinNonEmpty(t.c.note, reqlog.Note("refused_from_now_on", t.retried))
 	}
 	res.Body = &upstreamBody{ReadCloser: res.Body, ctx: ctx, release: release}
 	return res, nil

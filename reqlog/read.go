@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelgateway/gw/internal/capio"
 	"github.com/modelgateway/gw/internal/fsutil"
 )
 
@@ -131,7 +132,7 @@ func scanFile(f logFile, buf []byte, p *Parser, l *Line, since time.Time, fn fun
 		return true, &Damage{Path: f.Name(), Err: gzipReason(err)}
 	}
 	defer zr.Close()
-	in := inflate(&capped{r: zr, n: maxGzLines})
+	in := inflate(&capio.Reader{R: zr, N: maxGzLines, Err: errTooLarge})
 	defer in.stop()
 	_, more, err := scanFrom(in, buf, p, l, since, fn)
 	if err != nil {
@@ -233,24 +234,6 @@ func (in *inflater) stop() {
 	close(in.quit)
 	for range in.full {
 	}
-}
-
-// capped reads r up to n bytes, then fails with errTooLarge.
-type capped struct {
-	r io.Reader
-	n int64
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	if c.n <= 0 {
-		return 0, errTooLarge
-	}
-	if int64(len(p)) > c.n {
-		p = p[:c.n]
-	}
-	n, err := c.r.Read(p)
-	c.n -= int64(n)
-	return n, err
 }
 
 // openFiles opens the files of the log at path, oldest first. It holds the

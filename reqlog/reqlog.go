@@ -11,7 +11,9 @@
 //	2026-11-21T06:05:40.998+01:00 POST /v1/messages agent=claude-code model=vendor-a/model-a-sonnet-4.5 status=200 dur=3s prompt_tokens=5 cached_tokens=2 completion_tokens=6 proto=messages stream=true
 //
 // It stays readable on gw serve's terminal and is parsed without a
-// general-purpose decoder.
+// general-purpose decoder. Every value that comes from outside (a path, a
+// model, an agent, a note's value) is written as data: quoted, its control
+// characters escaped, so that it can forge neither a line nor a field.
 package reqlog
 
 import (
@@ -139,8 +141,7 @@ func Append(b []byte, e *Entry) []byte {
 	b = append(b, " stream="...)
 	b = strconv.AppendBool(b, e.Stream)
 	if e.Note != "" {
-		b = append(b, ' ')
-		b = append(b, e.Note...)
+		b = appendNotes(b, e.Note)
 	}
 	if e.Count > 1 {
 		b = append(b, " ×"...)
@@ -177,4 +178,58 @@ func plainField(s string) bool {
 		}
 	}
 	return true
+}
+
+// Note is one word of a line's notes, key=value, its value written as
+// AppendField writes a field: whatever the value (a tool's type, a field the
+// service refused), it stays one word of one line.
+func Note(key, value string) string {
+	return key + "=" + string(AppendField(nil, value))
+}
+
+// lineKeys are the fields of a line, which no note may spell.
+var lineKeys = map[string]bool{"agent": true, "model": true, "status": true, "condition": true, "dur": true,
+	"prompt_tokens": true, "cached_tokens": true, "completion_tokens": true, "reasoning_tokens": true,
+	"proto": true, "stream": true}
+
+// appendNotes appends the words of note. A word that is not gw's own shape
+// (a key of lower-case letters and '_', not one of the line's fields, then
+// '=' and a value as AppendField writes it; or such a key alone) is written
+// quoted whole, so that nothing a note carries can forge a field, a line
+// or a control sequence, however it reached the note.
+func appendNotes(b []byte, note string) []byte {
+	for rest := []byte(note); ; {
+		var tok []byte
+		if tok, _, rest = nextToken(rest); tok == nil {
+			return b
+		}
+		b = append(b, ' ')
+		if noteWord(string(tok)) {
+			b = append(b, tok...)
+		} else {
+			b = strconv.AppendQuote(b, string(tok))
+		}
+	}
+}
+
+func noteWord(w string) bool {
+	k, v, eq := strings.Cut(w, "=")
+	if k == "" || lineKeys[k] {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; (c < 'a' || c > 'z') && c != '_' {
+			return false
+		}
+	}
+	switch {
+	case !eq:
+		return true
+	case plainField(v):
+		return true
+	case len(v) >= 2 && v[0] == '"':
+		u, err := strconv.Unquote(v)
+		return err == nil && strconv.Quote(u) == v
+	}
+	return false
 }

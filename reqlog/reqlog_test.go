@@ -149,3 +149,31 @@ func TestParseDurReadsWhatDurationStringWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileNoteForgesNothing: whatever a note holds, however it reached
+// the line (a producer that did not escape its value), the line stays one
+// line, carries no control character, and no note word is read back as a
+// field of the line.
+func TestHostileNoteForgesNothing(t *testing.T) {
+	for _, note := range []string{
+		"dropped=x\n2026-11-21T06:05:40.998Z POST /v1/messages status=200 dur=1s prompt_tokens=100000020 proto=chat stream=false\n",
+		"dropped=tool t (x) prompt_tokens=100000020 status=500",
+		"refused=\x1b]52;c;aGk=\x07 \u009b2J",
+		`"prompt_tokens=7`,
+		Note("dropped", "a b\n\x1b[2J") + " aborted=client_gone probe",
+	} {
+		line := string(Append(nil, &Entry{Time: time.Unix(0, 0), Method: "POST", Path: "/v1/messages", Status: 200,
+			HasUsage: true, Input: 4, Output: 5, Proto: "messages", Note: note}))
+		if strings.Count(line, "\n") != 1 || strings.ContainsAny(line, "\x1b\x07\r\u009b") {
+			t.Errorf("%q: wrote %q", note, line)
+		}
+		var p Parser
+		var e Entry
+		if !p.Parse([]byte(strings.TrimSuffix(line, "\n")), &e) || e.Input != 4 || e.Status != 200 || e.Proto != "messages" {
+			t.Errorf("%q: read back %+v from %q", note, e, line)
+		}
+	}
+	if got := string(Append(nil, &Entry{Status: 200, Proto: "chat", Note: "dropped=top_k aborted=client_gone probe"})); !strings.HasSuffix(got, " dropped=top_k aborted=client_gone probe\n") {
+		t.Errorf("gw's own notes changed: %q", got)
+	}
+}

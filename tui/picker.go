@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/internal/tokens"
 )
 
@@ -162,7 +163,8 @@ func newStyles(color bool) pickerStyles {
 // with messages and compare View.
 type picker struct {
 	title   string
-	items   []PickItem
+	items   []PickItem // as shown: control characters escaped
+	ids     []string   // the items' ids as given, which the picker returns
 	multi   bool
 	toggled []bool
 
@@ -185,9 +187,19 @@ type picker struct {
 }
 
 func newPicker(o PickOptions, color bool) *picker {
+	// The items come from the service's list: shown with their control characters escaped, returned as
+	// they are.
+	items := make([]PickItem, len(o.Items))
+	ids := make([]string, len(o.Items))
+	for i, it := range o.Items {
+		ids[i] = it.ID
+		it.ID, it.Name, it.Reason = safetext.Line(it.ID), safetext.Line(it.Name), safetext.Line(it.Reason)
+		items[i] = it
+	}
 	m := &picker{
 		title:   o.Title,
-		items:   o.Items,
+		items:   items,
+		ids:     ids,
 		multi:   o.Multi,
 		toggled: make([]bool, len(o.Items)),
 		keys:    newKeymap(o.Multi),
@@ -288,7 +300,7 @@ func (m *picker) confirm() (tea.Model, tea.Cmd) {
 		var ids []string
 		for i, on := range m.toggled {
 			if on {
-				ids = append(ids, m.items[i].ID)
+				ids = append(ids, m.ids[i])
 			}
 		}
 		if len(ids) > 0 {
@@ -304,7 +316,7 @@ func (m *picker) confirm() (tea.Model, tea.Cmd) {
 		m.notice = m.unavailable(i)
 		return m, nil
 	}
-	return m.finish([]string{m.items[i].ID}, nil)
+	return m.finish([]string{m.ids[i]}, nil)
 }
 
 func (m *picker) toggle() {

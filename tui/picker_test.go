@@ -565,6 +565,25 @@ func TestPickerView_NoteOnChoosableRows(t *testing.T) {
 	}
 }
 
+// A model the service lists with an OSC 52 clipboard write and an 8-bit CSI in its id and name is shown with
+// them escaped; choosing it returns its id as the service spelled it.
+func TestPickerShowsHostileItemsEscaped(t *testing.T) {
+	id := "vendor-x/m\x1b]52;c;aGk=\x07\u009b2J"
+	m := newPicker(PickOptions{Items: []PickItem{{ID: id, Name: "N\x1b[2J", Context: 1000}}}, false)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
+	v := view(m)
+	if strings.Contains(v, "\x1b]52") || strings.ContainsAny(v, "\x07\u009b") || strings.Contains(v, "\x1b[2J") {
+		t.Errorf("a control sequence is in the picker's view: %q", v)
+	}
+	if !strings.Contains(v, `vendor-x/m\x1b]52;c;aGk=\x07\u009b2J`) {
+		t.Errorf("the id is not shown escaped: %q", v)
+	}
+	m.Update(kEnter)
+	if len(m.result) != 1 || m.result[0] != id {
+		t.Errorf("chose %q, want the id as listed", m.result)
+	}
+}
+
 // In a single-select picker the cursor starts on the item offered as the choice, so that enter takes it
 // and not the first item (the most expensive model, as the service lists them).
 func TestPicker_SingleStartsOnTheSelectedItem(t *testing.T) {

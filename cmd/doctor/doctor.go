@@ -23,6 +23,7 @@ import (
 	"github.com/modelgateway/gw/doctor"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/tui"
@@ -264,6 +265,9 @@ func jsonReport(rep doctor.Report, say render.Context) Report {
 func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report, say render.Context) {
 	var failed, warned int
 	for _, c := range rep.Checks {
+		// What a check says may quote what it read (an agent config's model id, the service's words):
+		// shown with its control characters escaped.
+		c.Title, c.Message, c.Cause, c.Detail = safetext.Line(c.Title), safetext.Line(c.Message), safetext.Line(c.Cause), safetext.Line(c.Detail)
 		switch c.Status {
 		case doctor.Pass:
 			line(w, cs.SuccessIcon(), c.Title, detail(c, say))
@@ -285,7 +289,7 @@ func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report, say render.Cont
 			if c.Cause != "" {
 				fmt.Fprintf(w, "    cause: %s\n", c.Cause)
 			}
-			if fix := render.Text(c.Fix, say); fix != "" {
+			if fix := safetext.Line(render.Text(c.Fix, say)); fix != "" {
 				fmt.Fprintf(w, "    fix:   %s\n", fix)
 			}
 			if d := detail(c, say); c.Message != "" && d != "" {
@@ -306,7 +310,7 @@ func Render(w io.Writer, cs *tui.ColorScheme, rep doctor.Report, say render.Cont
 
 // detail is the check's detail with its note, if any, in words.
 func detail(c doctor.Check, say render.Context) string {
-	if note := render.Text(c.Note, say); note != "" {
+	if note := safetext.Line(render.Text(c.Note, say)); note != "" {
 		return c.Detail + " (" + note + ")"
 	}
 	return c.Detail

@@ -257,3 +257,27 @@ func TestAgentConfigs(t *testing.T) {
 		t.Errorf("default agents %v, want every configurable agent %v", displays, want)
 	}
 }
+
+// A cloned repository's Claude Code settings naming a model with an OSC 52 clipboard write, a screen clear
+// and an 8-bit CSI: gw doctor's report quotes it with its control characters shown, none of them acting.
+func TestDoctorRun_HostileModelInAnAgentConfigIsShownEscaped(t *testing.T) {
+	env, _ := setup(t, standin.DemoKeyPartial)
+	hostile := `vendor-a/m\u001b]52;c;aGk=\u0007\u001b[2J\u009b31m`
+	dir := filepath.Join(env.Dir, ".claude")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:1", "ANTHROPIC_AUTH_TOKEN": "gw-local-00112233445566778899aabbccddeeff", "ANTHROPIC_MODEL": "` + hostile + `"}}`
+	if err := os.WriteFile(filepath.Join(dir, "settings.local.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := optionsOf(env, DoctorOptions{})
+	_ = doctorRun(context.Background(), opts)
+	out := env.Out.String()
+	if strings.ContainsFunc(out, func(r rune) bool { return (r < ' ' && r != '\n') || (r >= 0x7f && r <= 0x9f) }) {
+		t.Errorf("a control character reached the terminal:\n%q", out)
+	}
+	if !strings.Contains(out, `vendor-a/m\x1b]52;c;aGk=\x07\x1b[2J\u009b31m`) {
+		t.Errorf("the model is not shown escaped:\n%s", out)
+	}
+}

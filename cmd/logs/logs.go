@@ -20,6 +20,7 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/agents/all"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/reqlog"
 	"github.com/modelgateway/gw/tui"
 )
@@ -252,11 +253,11 @@ func (p *printer) print(l *reqlog.Line) error {
 		if err != nil {
 			return err
 		}
-		_, err = p.out.Write(append(b, '\n'))
+		_, err = p.out.Write(append(safetext.JSON(b), '\n'))
 		return err
 	}
 	if !l.OK {
-		_, err := fmt.Fprintln(p.out, p.cs.Gray(string(l.Raw)))
+		_, err := fmt.Fprintln(p.out, p.cs.Gray(safetext.Line(string(l.Raw))))
 		return err
 	}
 	agent, model := p.fit(l)
@@ -272,9 +273,9 @@ func (p *printer) print(l *reqlog.Line) error {
 	if l.HasUsage {
 		in, cached, out = strconv.FormatInt(l.Input, 10), strconv.FormatInt(l.Cached, 10), strconv.FormatInt(l.Output, 10)
 	}
-	note := l.Note
+	note := safetext.Line(l.Note)
 	if l.Condition != "" {
-		note = strings.TrimSpace(strings.ReplaceAll(l.Condition, "_", " ") + " " + note)
+		note = strings.TrimSpace(strings.ReplaceAll(safetext.Line(l.Condition), "_", " ") + " " + note)
 	}
 	if l.Count > 1 {
 		note += " ×" + strconv.Itoa(l.Count)
@@ -303,7 +304,7 @@ const followModelWidth = 32
 // model id is not cut, the line is longer; under -f the widths are fixed)
 // and returns them as shown.
 func (p *printer) fit(l *reqlog.Line) (agent, model string) {
-	agent, model = l.Agent, l.Model
+	agent, model = safetext.Line(l.Agent), safetext.Line(l.Model)
 	if agent == "" {
 		agent = "-"
 	}

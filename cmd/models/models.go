@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/internal/tokens"
 	"github.com/modelgateway/gw/tui"
 )
@@ -77,9 +78,10 @@ func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 			Models []api.JoinedModel `json:"models"`
 		}{entries})
 	case opts.Pick:
-		return pick(ios, entries, opts.Multi)
+		return pick(ios, shown(entries), opts.Multi)
 	}
 
+	entries = shown(entries)
 	if !ios.IsStdoutTTY() {
 		// Piped: one model per line, tab-separated, no header, so `gw models | cut -f1` gives the ids.
 		for _, e := range entries {
@@ -109,6 +111,15 @@ func modelsRun(ctx context.Context, opts *ModelsOptions) error {
 		fmt.Fprintf(ios.Out, "\nNot in your subscription: %s\n", strings.Join(ids, ", "))
 	}
 	return nil
+}
+
+// shown is entries with the service's ids and names as a terminal shows them: any control character
+// escaped.
+func shown(entries []api.JoinedModel) []api.JoinedModel {
+	for i := range entries {
+		entries[i].ID, entries[i].Name = safetext.Line(entries[i].ID), safetext.Line(entries[i].Name)
+	}
+	return entries
 }
 
 func availability(e api.JoinedModel) string {

@@ -33,6 +33,7 @@ import (
 	"github.com/modelgateway/gw/cmd/usage"
 	"github.com/modelgateway/gw/cmd/version"
 	"github.com/modelgateway/gw/config/agents/all"
+	"github.com/modelgateway/gw/internal/safetext"
 )
 
 // Main runs gw with the process's arguments and environment.
@@ -57,7 +58,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 		// Already said (a report, the agent gw run ran), or the user's own doing (esc, ctrl-c, no): nothing
 		// to add.
 	case code == cmdutil.ExitUsage:
-		fmt.Fprintf(errOut, "gw: %s\n", cmdutil.ErrorWithFix(err))
+		fmt.Fprintf(errOut, "gw: %s\n", safetext.Text(cmdutil.ErrorWithFix(err)))
 		if fe := (*cmdutil.FlagError)(nil); errors.As(err, &fe) && fe.Help && c != nil {
 			fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", c.CommandPath())
 		}
@@ -65,7 +66,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 		// The one thing to do about it, when the error carries a remedy, on a line of its own (and "(nothing
 		// was changed)" when the error says so): cmdutil.ErrorWithFix is the one place these lines are made
 		// (on one line for a reader that shows one: cmdutil.OneLine).
-		fmt.Fprintf(errOut, "gw: %s\n", cmdutil.ErrorLine(err))
+		fmt.Fprintf(errOut, "gw: %s\n", safetext.Text(cmdutil.ErrorLine(err)))
 	}
 	return code
 }

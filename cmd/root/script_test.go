@@ -96,6 +96,7 @@ func scriptParams(dir string) testscript.Params {
 			"nested":         cmdNested,
 			"agentpid":       cmdAgentPID,
 			"squat":          cmdSquat,
+			"unescape":       cmdUnescape,
 			"gwpath":         cmdGWPath,
 			"freeport":       cmdFreePort,
 			"unitcmd":        cmdUnitCmd,

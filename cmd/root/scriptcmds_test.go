@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -224,4 +225,28 @@ func jsonText(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// rawByte is <1b> (a byte) or <u9b> (a character) in the source of cmdUnescape.
+var rawByte = regexp.MustCompile(`<(u?)([0-9a-f]{2,4})>`)
+
+// cmdUnescape writes DST as SRC with each <hh> made the byte 0xhh and each <uhhhh> the character U+hhhh:
+// the control characters a hostile file holds, which a script cannot hold itself.
+//
+//	unescape SRC DST
+func cmdUnescape(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: unescape SRC DST")
+	}
+	out := rawByte.ReplaceAllStringFunc(ts.ReadFile(args[0]), func(m string) string {
+		g := rawByte.FindStringSubmatch(m)
+		n, _ := strconv.ParseUint(g[2], 16, 32)
+		if g[1] == "u" {
+			return string(rune(n))
+		}
+		return string([]byte{byte(n)})
+	})
+	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o600); err != nil {
+		ts.Fatalf("unescape: %v", err)
+	}
 }

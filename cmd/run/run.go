@@ -26,8 +26,10 @@ import (
 	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
+	"github.com/modelgateway/gw/internal/fsutil"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/internal/secret"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/proxy"
@@ -236,11 +238,14 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		environ = os.Environ
 	}
 	if len(spec.Files) > 0 || spec.Prepare != nil {
-		dir, err := writeRunFiles(spec.Files)
+		// What an earlier run killed (SIGKILL) could not remove, now that no process holds it.
+		fsutil.RemoveStalePrivateTemps(runDirPrefix)
+		tmp, err := writeRunFiles(spec.Files)
 		if err != nil {
 			return fmt.Errorf("writing %s's settings for this run: %w", a.Display, err)
 		}
-		defer os.RemoveAll(dir)
+		defer tmp.Remove()
+		dir := tmp.Dir
 		if spec.Prepare != nil {
 			place := agents.RunPlace{Dir: dir, User: env, Args: opts.Args, Terminal: opts.IO.IsStdinTTY() && opts.IO.IsStdoutTTY()}
 			if spec, err = spec.Prepare(spec, place); err != nil {
@@ -249,10 +254,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 	}
 	for _, w := range append(overrides(ag, configured, d), spec.Warnings...) {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: "+w)
+		fmt.Fprintln(opts.IO.ErrOut, "warning: "+safetext.Line(w)) // it may quote a project's file
 	}
 	for _, n := range spec.Notes {
-		fmt.Fprintln(opts.IO.ErrOut, "note: "+n)
+		fmt.Fprintln(opts.IO.ErrOut, "note: "+safetext.Line(n))
 	}
 	child := exec.Command(bin, append(slices.Clone(spec.Args), opts.Args...)...)
 	child.Env = childEnv(environ(), spec.Env)
@@ -446,20 +451,25 @@ const stopGrace = time.Second
 
 // writeRunFiles writes an agent's run files (no secret in them) into a new directory only the user can
 // read; the caller removes it when the agent has ended.
-func writeRunFiles(files map[string][]byte) (string, error) {
-	dir, err := os.MkdirTemp("", "gw-run-")
+// It is held (locked) while gw run runs, so that a later gw run removes it when this one was killed
+// before it could.
+func writeRunFiles(files map[string][]byte) (*fsutil.PrivateTemp, error) {
+	tmp, err := fsutil.NewPrivateTemp(runDirPrefix)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	for name, data := range files {
 		if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-			os.RemoveAll(dir)
-			return "", fmt.Errorf("run file name %q is not a plain file name", name)
+			tmp.Remove()
+			return nil, fmt.Errorf("run file name %q is not a plain file name", name)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			os.RemoveAll(dir)
-			return "", err
+		if err := fsutil.WriteOwn(filepath.Join(tmp.Dir, name), data, 0o600); err != nil {
+			tmp.Remove()
+			return nil, err
 		}
 	}
-	return dir, nil
+	return tmp, nil
 }
+
+// runDirPrefix names gw run's directories in the temporary directory.
+const runDirPrefix = "gw-run-"

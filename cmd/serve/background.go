@@ -13,6 +13,7 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/internal/autostart"
 	"github.com/modelgateway/gw/internal/fsutil"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/reqlog"
 )
 
@@ -64,7 +65,8 @@ func serveAgain(ctx context.Context, log io.Writer, serve func(context.Context) 
 		if now().Sub(start) >= steadyRun {
 			delay = firstRetry
 		}
-		msg := strings.ReplaceAll(strings.TrimSpace(cmdutil.ErrorWithFix(err)), "\n", "; ")
+		// One line, whatever the error quotes (a port holder's process name): control characters escaped.
+		msg := safetext.Line(strings.ReplaceAll(strings.TrimSpace(cmdutil.ErrorWithFix(err)), "\n", "; "))
 		fmt.Fprintf(log, "gw serve --background: %s: %s; serving again in %s\n", now().Format(time.DateTime), msg, delay)
 		if !wait(ctx, delay) {
 			return nil

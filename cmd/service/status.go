@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/internal/autostart"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/proxy"
 )
 
@@ -113,7 +114,10 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 }
 
 func show(opts *StatusOptions, rep Status, notRunning bool) {
-	out := opts.IO.Out
+	// What the service manager says (its state, a unit someone else wrote) is shown with its control
+	// characters escaped.
+	out := safetext.NewWriter(opts.IO.Out)
+	defer out.Flush()
 	switch rep.Owner {
 	case "gw":
 		fmt.Fprintf(out, "At login: ✓ set up (%s)\n", rep.File)

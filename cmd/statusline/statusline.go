@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/internal/tokens"
 	"github.com/modelgateway/gw/proxy"
 	"github.com/modelgateway/gw/reqlog"
@@ -164,12 +165,7 @@ func modelName(v input) string {
 	if m == "" {
 		m = v.Model.ID
 	}
-	m = strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return -1
-		}
-		return r
-	}, m)
+	m = safetext.Line(m)
 	if len(m) > 60 {
 		cut := 60
 		for cut > 0 && !utf8.RuneStart(m[cut]) {

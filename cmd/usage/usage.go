@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/internal/tokens"
 	"github.com/modelgateway/gw/reqlog"
 	"github.com/modelgateway/gw/tui"
@@ -185,7 +186,8 @@ func writeTable(w io.Writer, cs *tui.ColorScheme, rows [][]string) {
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
+			r[i] = safetext.Line(c) // a model or agent name from the log
+			widths[i] = max(widths[i], len(r[i]))
 		}
 	}
 	for n, r := range rows {

@@ -4,6 +4,7 @@ package fsutil
 
 import (
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,7 +22,7 @@ func lockFile(f *os.File) error {
 
 func unlockFile(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
 
-// tryLockFile locks f exclusively if no one else holds it, without waiting.
+// tryLockFile locks f exclusively when no other holds it; false when another does.
 func tryLockFile(f *os.File) (bool, error) {
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
@@ -35,4 +36,10 @@ func tryLockFile(f *os.File) (bool, error) {
 		}
 		return false, err
 	}
+}
+
+// ownedByMe reports whether fi is the user's own (the process's effective user).
+func ownedByMe(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
 }

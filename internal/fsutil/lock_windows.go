@@ -19,7 +19,7 @@ func unlockFile(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
 }
 
-// tryLockFile locks f exclusively if no one else holds it, without waiting.
+// tryLockFile locks f exclusively when no other holds it; false when another does.
 func tryLockFile(f *os.File) (bool, error) {
 	var ol windows.Overlapped
 	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
@@ -28,3 +28,6 @@ func tryLockFile(f *os.File) (bool, error) {
 	}
 	return err == nil, err
 }
+
+// ownedByMe: the temporary directory on Windows is the user's own.
+func ownedByMe(os.FileInfo) bool { return true }

@@ -21,7 +21,10 @@ import (
 // continue it with previous_response_id or name its items with
 // item_reference. It is bounded in count and in bytes: past either bound the
 // response used least recently is forgotten, and a request naming it is
-// refused with a message saying why. store false keeps nothing.
+// refused with a message saying why. store false keeps nothing. What a
+// request becomes once its previous_response_id and item references are
+// resolved is bounded like a body gw serve receives (LimitBuilt): counted
+// while it is resolved, and refused with a 400 before it is built.
 //
 // A Store does no I/O and reads no clock; it is safe for concurrent use. A
 // nil *Store keeps nothing and refuses every previous_response_id and
@@ -29,18 +32,29 @@ import (
 type Store struct {
 	maxCount int
 	maxBytes int64
+	maxBuilt int64 // what a request may become once its references are resolved
 
 	mu    sync.Mutex
 	bytes int64
 	lru   *list.List               // of *stored, most recently used first
 	byID  map[string]*list.Element // response id → its element
-	items map[string]*stored       // item id → the response that holds it
+	items map[string]keptItem      // item id → the item and the response that holds it
+}
+
+// keptItem is one item of a kept response, found by its id without a
+// search: a request naming it many times costs a map look-up each.
+type keptItem struct {
+	in  *stored
+	raw json.RawMessage
 }
 
 // The bounds gw serve keeps its responses within by default.
 const (
 	DefaultStoreResponses = 1000
 	DefaultStoreBytes     = 64 << 20
+	// DefaultMaxBuilt bounds the request a previous_response_id or
+	// item_references make, as gw serve bounds the bodies it receives.
+	DefaultMaxBuilt = 64 << 20
 )
 
 // stored is one kept response.
@@ -68,8 +82,20 @@ func NewStore(maxResponses int, maxBytes int64) *Store {
 	if maxBytes <= 0 {
 		maxBytes = DefaultStoreBytes
 	}
-	return &Store{maxCount: maxResponses, maxBytes: maxBytes, lru: list.New(),
-		byID: map[string]*list.Element{}, items: map[string]*stored{}}
+	return &Store{maxCount: maxResponses, maxBytes: maxBytes, maxBuilt: DefaultMaxBuilt, lru: list.New(),
+		byID: map[string]*list.Element{}, items: map[string]keptItem{}}
+}
+
+// LimitBuilt bounds the request a previous_response_id and item references
+// make once resolved (0 or less: DefaultMaxBuilt); gw serve gives it the
+// bound of the bodies it receives. A request past it is refused before it
+// is built. It returns st, and is called before st is used.
+func (st *Store) LimitBuilt(n int64) *Store {
+	if n <= 0 {
+		n = DefaultMaxBuilt
+	}
+	st.maxBuilt = n
+	return st
 }
 
 // Len is the number of responses kept and the bytes they take.
@@ -185,6 +211,10 @@ func (st *Store) expand(body []byte) ([]byte, Turn, Meta, *Error) {
 	case json.Unmarshal(top.Input, &own) != nil:
 		return body, Turn{}, meta, nil // ParseRequest says what input must be
 	}
+	// What the request becomes is counted as it is resolved, before it is
+	// built: a few kilobytes naming one large item many times must not
+	// make gw serve build (and send) what it would refuse to receive.
+	built := int64(len(body))
 	if refs {
 		resolved := make([]json.RawMessage, len(own))
 		copy(resolved, own)
@@ -205,6 +235,9 @@ func (st *Store) expand(body []byte) ([]byte, Turn, Meta, *Error) {
 				return nil, Turn{}, meta, st.notFound(param, "item_not_found", "item", ref.ID)
 			}
 			resolved[i] = it
+			if built += int64(len(it)) - int64(len(raw)); st.tooBig(built) {
+				return nil, Turn{}, meta, st.builtTooLarge("input")
+			}
 		}
 		own = resolved
 	}
@@ -222,6 +255,11 @@ func (st *Store) expand(body []byte) ([]byte, Turn, Meta, *Error) {
 		if err != nil {
 			return nil, Turn{}, meta, err
 		}
+		for _, raw := range hist {
+			if built += int64(len(raw)) + 1; st.tooBig(built) {
+				return nil, Turn{}, meta, st.builtTooLarge("previous_response_id")
+			}
+		}
 		all = append(hist, own...)
 	} else {
 		all = own
@@ -233,6 +271,32 @@ func (st *Store) expand(body []byte) ([]byte, Turn, Meta, *Error) {
 	delete(m, "previous_response_id")
 	m["input"] = mustJSON(all)
 	return mustJSON(m), turn, meta, nil
+}
+
+func (st *Store) tooBig(n int64) bool { return st != nil && n > st.maxBuilt }
+
+// builtTooLarge is the 400 for a request whose references would make it
+// larger than gw serve accepts.
+func (st *Store) builtTooLarge(param string) *Error {
+	what := "the items it names with item_reference"
+	if param == "previous_response_id" {
+		what = "the conversation its previous_response_id continues"
+	}
+	e := badRequest(param, "with %s the request would be larger than %s, gw serve's limit for one request; reference fewer items, or start a new conversation",
+		what, size(st.maxBuilt))
+	e.Code = "request_too_large"
+	return e
+}
+
+// size is n bytes in the largest unit that says it exactly.
+func size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // userText is the input item of a string input, as the API lists it.
@@ -311,19 +375,12 @@ func (st *Store) item(id string) (json.RawMessage, bool) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	s, ok := st.items[id]
+	it, ok := st.items[id]
 	if !ok {
 		return nil, false
 	}
-	st.lru.MoveToFront(st.byID[s.id])
-	for _, list := range [][]json.RawMessage{s.output, s.input} {
-		for _, raw := range list {
-			if itemID(raw) == id {
-				return raw, true
-			}
-		}
-	}
-	return nil, false
+	st.lru.MoveToFront(st.byID[it.in.id])
+	return it.raw, true
 }
 
 func itemID(raw json.RawMessage) string {
@@ -359,11 +416,16 @@ func (st *Store) Record(turn Turn, response []byte) {
 			s.size += perItem + int64(len(raw))
 		}
 	}
-	ids := make([]string, 0, len(s.input)+len(s.output))
+	// Output items are found before input items of the same id.
+	type idItem struct {
+		id  string
+		raw json.RawMessage
+	}
+	ids := make([]idItem, 0, len(s.input)+len(s.output))
 	for _, list := range [][]json.RawMessage{s.input, s.output} {
 		for _, raw := range list {
 			if id := itemID(raw); id != "" {
-				ids = append(ids, id)
+				ids = append(ids, idItem{id, raw})
 			}
 		}
 	}
@@ -378,8 +440,8 @@ func (st *Store) Record(turn Turn, response []byte) {
 	}
 	st.byID[s.id] = st.lru.PushFront(s)
 	st.bytes += s.size
-	for _, id := range ids {
-		st.items[id] = s
+	for _, it := range ids {
+		st.items[it.id] = keptItem{s, it.raw}
 	}
 	for st.lru.Len() > st.maxCount || st.bytes > st.maxBytes {
 		st.remove(st.lru.Back())
@@ -393,7 +455,7 @@ func (st *Store) remove(el *list.Element) {
 	st.bytes -= s.size
 	for _, list := range [][]json.RawMessage{s.input, s.output} {
 		for _, raw := range list {
-			if id := itemID(raw); id != "" && st.items[id] == s {
+			if id := itemID(raw); id != "" && st.items[id].in == s {
 				delete(st.items, id)
 			}
 		}

@@ -524,3 +524,28 @@ func TestStore_ConcurrentGets(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestStore_BuiltPastTheLimitIsRefused: what a request becomes once its
+// references and its previous_response_id are resolved is bounded like a
+// body gw serve receives; past the bound it is a 400 naming which field
+// made it so, and it is not built.
+func TestStore_BuiltPastTheLimitIsRefused(t *testing.T) {
+	st := NewStore(0, 0).LimitBuilt(64 << 10)
+	big := strings.Repeat("x", 20<<10)
+	_, r1 := turnWhole(t, st, `{"model":"m","input":[{"type":"message","id":"msg_a","role":"user","content":"`+big+`"}]}`, big, nil)
+	refs := func(n int) string {
+		return strings.TrimSuffix(strings.Repeat(`{"type":"item_reference","id":"msg_a"},`, n), ",")
+	}
+	if _, _, _, perr := st.Parse([]byte(`{"model":"m","input":[` + refs(2) + `]}`)); perr != nil {
+		t.Errorf("two references, under the bound: %v", perr)
+	}
+	for _, c := range []struct{ body, param string }{
+		{`{"model":"m","input":[` + refs(4) + `]}`, "input"},
+		{`{"model":"m","previous_response_id":"` + respID(t, r1) + `","input":[` + refs(2) + `]}`, "previous_response_id"},
+	} {
+		_, _, _, perr := st.Parse([]byte(c.body))
+		if perr == nil || perr.Status != 400 || perr.Param != c.param || perr.Code != "request_too_large" || !strings.Contains(perr.Message, "larger than 64 KiB") {
+			t.Errorf("%.80s: %+v", c.body, perr)
+		}
+	}
+}

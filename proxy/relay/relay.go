@@ -18,9 +18,11 @@ import (
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/capio"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/reqlog"
 )
 
 // Upstream sends a chat-completions request to the service, with the real
@@ -183,6 +185,11 @@ func (l *loop) serve(r *http.Request) Outcome {
 		info := ex.Info()
 		l.out.Model = info.Model
 		for _, n := range info.Notes {
+			// A note's value may be the client's words (a tool's type):
+			// written as data, it stays one word of one log line.
+			if k, v, ok := strings.Cut(n, "="); ok {
+				n = reqlog.Note(k, v)
+			}
 			l.out.note(n)
 		}
 	}
@@ -500,7 +507,7 @@ func (l *loop) stream(resp *http.Response) Outcome {
 	s.mu.Unlock()
 	defer timer.Stop()
 
-	body := &counted{r: resp.Body, left: l.lim.Stream}
+	body := &capio.Reader{R: resp.Body, N: l.lim.Stream, Err: errStreamTooLarge}
 	st := chat.NewStream(body)
 	defer st.Release()
 	st.BeforeWait = func() {
@@ -718,24 +725,6 @@ func isErrorEvent(data []byte) bool {
 
 var errStreamTooLarge = errors.New("the service's stream is larger than gw serve's limit")
 
-// counted fails a read past left bytes.
-type counted struct {
-	r    io.Reader
-	left int64
-}
-
-func (c *counted) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, errStreamTooLarge
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
-}
-
 // meter counts what a streamed answer makes a translator keep: each tool
 // call's arguments, each run of text or reasoning, and all of it.
 type meter struct {
@@ -838,67 +827,49 @@ type reqRefusal struct {
 }
 
 // readBody reads the client's request body, gzip decoded, up to limit
-// bytes (after decoding).
+// bytes (after decoding). A body past the limit costs no more than the
+// limit to refuse (one whose Content-Length says so, nothing: it is not
+// read); one under it, up to about one and a half times its size (twice
+// when its length is not said) — see capio.ReadAll.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *reqRefusal) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
 	var in io.Reader = http.MaxBytesReader(w, r.Body, limit)
+	length := r.ContentLength
 	switch ce := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); ce {
 	case "", "identity":
 	case "gzip", "x-gzip":
+		if length > limit {
+			return nil, tooLargeBody(limit)
+		}
 		zr, err := gzip.NewReader(in)
 		if err != nil {
 			return nil, &reqRefusal{http.StatusBadRequest, "invalid_request",
 				"the request body is not valid gzip (" + err.Error() + "); send it uncompressed"}
 		}
-		in = &capped{r: zr, n: limit}
+		in, length = zr, -1 // a small compressed body cannot expand without end: ReadAll caps it
 	default:
 		return nil, &reqRefusal{http.StatusUnsupportedMediaType, "unsupported_content_encoding",
 			"the request body is compressed with " + ce + ", which gw serve cannot read; send it uncompressed (or gzip)"}
 	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 && r.ContentLength <= limit {
-		// Room for the body and the read that finds its end: ReadFrom
-		// grows a full buffer to twice its size before that read.
-		buf.Grow(int(r.ContentLength) + bytes.MinRead)
-	}
-	if _, err := buf.ReadFrom(in); err != nil {
+	body, err := capio.ReadAll(in, length, limit, errTooLarge)
+	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) || errors.Is(err, errTooLarge) {
-			return nil, &reqRefusal{http.StatusRequestEntityTooLarge, "request_too_large",
-				fmt.Sprintf("the request body is larger than %s; send fewer or smaller images and files, or start a new session", size(limit))}
+			return nil, tooLargeBody(limit)
 		}
 		return nil, &reqRefusal{http.StatusBadRequest, "invalid_request", "the request body could not be read: " + err.Error()}
 	}
-	return buf.Bytes(), nil
+	return body, nil
+}
+
+func tooLargeBody(limit int64) *reqRefusal {
+	return &reqRefusal{http.StatusRequestEntityTooLarge, "request_too_large",
+		fmt.Sprintf("the request body is larger than %s; send fewer or smaller images and files, or start a new session", size(limit))}
 }
 
 var errTooLarge = errors.New("request body too large")
-
-// capped reads at most n bytes of r, then fails with errTooLarge: a small
-// compressed body cannot expand without end.
-type capped struct {
-	r io.Reader
-	n int64
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	if c.n <= 0 {
-		var one [1]byte
-		n, err := c.r.Read(one[:])
-		if n > 0 {
-			return 0, errTooLarge
-		}
-		return 0, err
-	}
-	if int64(len(p)) > c.n {
-		p = p[:c.n]
-	}
-	n, err := c.r.Read(p)
-	c.n -= int64(n)
-	return n, err
-}
 
 // NewChatRequest is the POST of call to url (the service's
 // …/v1/chat/completions) that an Upstream sends, without the Authorization

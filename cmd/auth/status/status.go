@@ -15,6 +15,7 @@ import (
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/tui"
 )
@@ -177,7 +178,10 @@ func messageOf(ae *api.Error) string {
 	return "the service answered with an error"
 }
 
-func show(out io.Writer, rep Report) {
+func show(w io.Writer, rep Report) {
+	// The service's words and the base URL as given are shown with their control characters escaped.
+	out := safetext.NewWriter(w)
+	defer out.Flush()
 	val := func(s, none string) string {
 		if s == "" {
 			return none

@@ -97,3 +97,13 @@ func TestStatusRun_FakeKeyUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// What the service says is shown with its control characters escaped: an escape sequence in its error
+// does not reach the terminal.
+func TestShowEscapesTheServicesWords(t *testing.T) {
+	var b strings.Builder
+	show(&b, Report{BaseURL: "https://gw.example/v1", Error: &ErrorInfo{Message: "refused", Cause: "the service said \x1b]52;c;aGk=\x07\u009b2J"}})
+	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") || !strings.Contains(b.String(), `the service said \x1b]52;c;aGk=\x07\u009b2J`) {
+		t.Errorf("shown: %q", b.String())
+	}
+}

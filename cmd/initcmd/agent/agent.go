@@ -23,6 +23,7 @@ import (
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/internal/fsutil"
 	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -303,7 +304,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 
 	out, errOut := ios.Out, ios.ErrOut
 	for _, n := range p.notes {
-		fmt.Fprintln(errOut, n)
+		fmt.Fprintln(errOut, safetext.Text(n))
 	}
 	changed := p.changed()
 	switch {

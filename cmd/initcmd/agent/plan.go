@@ -14,6 +14,7 @@ import (
 	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -59,7 +60,7 @@ func (p *plan) changed() []fileChange {
 func (p *plan) diff() string {
 	var b strings.Builder
 	for _, f := range p.changed() {
-		b.WriteString(f.diff())
+		b.WriteString(safetext.Text(f.diff())) // a project's file may hold control characters: shown escaped
 	}
 	return b.String()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -101,7 +102,7 @@ func editorRun(ctx context.Context, opts *EditorOptions) error {
 		return cmdutil.WriteJSON(ios.Out, s)
 	}
 	for _, w := range s.Warnings {
-		fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
+		fmt.Fprintf(ios.ErrOut, "warning: %s\n", safetext.Line(w))
 	}
 	out := ios.Out
 	fmt.Fprintln(out, "Set up Cursor for the Model Gateway Service:")

@@ -39,6 +39,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/jsonc"
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 const (
@@ -358,7 +359,8 @@ func Run(d agents.Declaration) (agents.RunSpec, error) {
 // other entry of the user's .gemini (history, trusted folders, GEMINI.md,
 // extensions, commands…) and of the home directory itself (~ in a setting
 // still finds the user's files). The user's files are only read; gw run
-// removes the directory, and so the links, when Gemini CLI ends: what
+// removes the directory, and so the links, when Gemini CLI ends (the next
+// gw run removes one a killed gw run left): what
 // Gemini CLI saves meanwhile into its settings, or into a file of its
 // .gemini the user did not have yet, is not kept. The system settings
 // still apply, above it.
@@ -387,7 +389,9 @@ func Home(spec agents.RunSpec, p agents.RunPlace) (agents.RunSpec, error) {
 	files = append(files, struct{ path, what string }{userPath, "the user's settings"})
 	var user []byte
 	for _, f := range files {
-		src, err := os.ReadFile(f.path)
+		// A cloned repository's file may be a named pipe or a link to /dev/zero: read capped, regular
+		// files only, refused at once otherwise.
+		src, err := fsutil.ReadRegular(f.path, fsutil.MaxConfigSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -423,7 +427,7 @@ func Home(spec agents.RunSpec, p agents.RunPlace) (agents.RunSpec, error) {
 	if err := mirror(filepath.Join(home, dirName), filepath.Join(p.Dir, dirName), settingsFile); err != nil {
 		return withoutHome(spec, err), nil
 	}
-	if err := os.WriteFile(filepath.Join(p.Dir, dirName, settingsFile), settings, 0o600); err != nil {
+	if err := fsutil.WriteOwn(filepath.Join(p.Dir, dirName, settingsFile), settings, 0o600); err != nil {
 		return spec, err
 	}
 	spec.Env = append(spec.Env, homeEnv+"="+p.Dir)
@@ -525,7 +529,7 @@ func withAuthType(src []byte) ([]byte, error) {
 // mirror links every entry of directory from, but skip, into directory to
 // (made when missing, only the user can read it). A missing from is empty.
 func mirror(from, to, skip string) error {
-	if err := os.MkdirAll(to, 0o700); err != nil {
+	if _, err := fsutil.MkdirAll(to, 0o700); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(from)
@@ -539,7 +543,7 @@ func mirror(from, to, skip string) error {
 		if en.Name() == skip {
 			continue
 		}
-		if err := os.Symlink(filepath.Join(from, en.Name()), filepath.Join(to, en.Name())); err != nil {
+		if err := fsutil.Symlink(filepath.Join(from, en.Name()), filepath.Join(to, en.Name())); err != nil {
 			return err
 		}
 	}
