@@ -1,6 +1,8 @@
 // Package chat holds the OpenAI chat-completions types that gw serve's
-// protocol translators (protocol/anthropic, protocol/responses) produce and
-// consume: the request sent to the service, its answer, and its stream.
+// protocol translators (protocol/anthropic, protocol/responses,
+// protocol/gemini) produce and consume: the request sent to the service, its
+// answer, and its stream, whose tool-call deltas become calls in one place
+// for all of them (ToolCalls).
 //
 // They are small types of gw's own rather than openai-go's: the translators
 // need exact control over which fields are sent (the service rejects nothing
