@@ -32,8 +32,8 @@ func FuzzParseRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, _, meta, err := ParseRequest(body, "m", true, fixedEnv().ID)
 		if err != nil {
-			if err.Code != 400 || strings.Contains(err.Message, "\n") {
-				t.Fatalf("refused with %d %q", err.Code, err.Message)
+			if err.Status != 400 || strings.Contains(err.Message, "\n") {
+				t.Fatalf("refused with %d %q", err.Status, err.Message)
 			}
 			return
 		}

@@ -78,7 +78,7 @@ const Prefix = "/v1beta/models"
 // ParseRequest translates a generateContent request's body into a chat
 // request for model. ids makes the ids of function calls that came
 // without one (Gemini CLI gives each call its own; other clients may not).
-func ParseRequest(body []byte, model string, stream bool, ids func(int) string) (*chat.Request, map[string]json.RawMessage, Meta, *Error) {
+func ParseRequest(body []byte, model string, stream bool, ids func(int) string) (*chat.Request, map[string]json.RawMessage, Meta, *tr.Error) {
 	meta := Meta{Model: model, Stream: stream}
 	var r request
 	if err := json.Unmarshal(body, &r); len(bytes.TrimSpace(body)) == 0 || err != nil {
@@ -107,7 +107,7 @@ func ParseRequest(body []byte, model string, stream bool, ids func(int) string) 
 	}
 	b := builder{ids: ids, open: map[string][]string{}}
 	for i, c := range r.Contents {
-		var err *Error
+		var err *tr.Error
 		switch c.Role {
 		case "model":
 			err = b.model(i, c)
@@ -212,7 +212,7 @@ type builder struct {
 	dropped []string
 }
 
-func (b *builder) model(i int, c content) *Error {
+func (b *builder) model(i int, c content) *tr.Error {
 	m := chat.Message{Role: "assistant"}
 	var text, thought strings.Builder
 	for j, p := range c.Parts {
@@ -268,7 +268,7 @@ func (b *builder) model(i int, c content) *Error {
 	return nil
 }
 
-func (b *builder) user(i int, c content) *Error {
+func (b *builder) user(i int, c content) *tr.Error {
 	var parts []chat.Part
 	var later []chat.Part // data a function answered with, after the tool messages
 	for j, p := range c.Parts {
@@ -328,7 +328,7 @@ func (b *builder) answered(name, id string) {
 
 // dataPart is a user part as a chat part: text, an image, a PDF; nil for a
 // part with nothing to say.
-func dataPart(field string, p part) (*chat.Part, *Error) {
+func dataPart(field string, p part) (*chat.Part, *tr.Error) {
 	switch {
 	case p.Text != nil:
 		return &chat.Part{Type: "text", Text: *p.Text}, nil
@@ -433,7 +433,7 @@ func openAPISchema(v any, depth int) any {
 
 // responseFormat is the JSON answer a generationConfig asks for, nil when
 // it asks for none.
-func responseFormat(g *generationConfig) (json.RawMessage, *Error) {
+func responseFormat(g *generationConfig) (json.RawMessage, *tr.Error) {
 	switch strings.ToLower(g.ResponseMimeType) {
 	case "", "text/plain":
 		return nil, nil
@@ -463,7 +463,7 @@ func responseFormat(g *generationConfig) (json.RawMessage, *Error) {
 // reasoningEffort is a thinkingConfig as chat's reasoning_effort: a level
 // as it is; a budget of tokens by its size (0 none, up to 1024 low, up to
 // 8192 medium, more high); -1 (the model decides) as nothing.
-func reasoningEffort(t *thinkingConfig) (string, *Error) {
+func reasoningEffort(t *thinkingConfig) (string, *tr.Error) {
 	if t.ThinkingLevel != "" {
 		switch l := strings.ToLower(t.ThinkingLevel); l {
 		case "minimal", "low", "medium", "high":

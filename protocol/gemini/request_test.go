@@ -132,7 +132,7 @@ func TestRequestRefusals(t *testing.T) {
 	}
 	for body, want := range cases {
 		_, _, _, err := ParseRequest([]byte(body), "m", false, fixedEnv().ID)
-		if err == nil || err.Code != http.StatusBadRequest || !strings.Contains(err.Message, want) || strings.Contains(err.Message, "\n") {
+		if err == nil || err.Status != http.StatusBadRequest || !strings.Contains(err.Message, want) || strings.Contains(err.Message, "\n") {
 			t.Errorf("%s: got %v, want a one-line 400 with %q", body, err, want)
 		}
 	}

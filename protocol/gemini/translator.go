@@ -29,7 +29,7 @@ func (Protocol) Name() string { return "gemini" }
 func (Protocol) Local(req *tr.Request, env tr.Env) (tr.Answer, bool) {
 	act, model, ok := route(req.Path)
 	if !ok {
-		return errorAnswer(&Error{Code: http.StatusNotFound, Message: "gw serve speaks the Gemini API at " + Prefix +
+		return errorAnswer(&tr.Error{Status: http.StatusNotFound, Message: "gw serve speaks the Gemini API at " + Prefix +
 			"/{model}:generateContent, :streamGenerateContent and :countTokens, and " + Prefix + " for the models; not " + req.Path}), true
 	}
 	want := http.MethodPost
@@ -37,14 +37,14 @@ func (Protocol) Local(req *tr.Request, env tr.Env) (tr.Answer, bool) {
 		want = http.MethodGet
 	}
 	if req.Method != want {
-		a := errorAnswer(&Error{Code: http.StatusMethodNotAllowed, Message: req.Method + " " + req.Path + " is not allowed; send " + want})
+		a := errorAnswer(&tr.Error{Status: http.StatusMethodNotAllowed, Message: req.Method + " " + req.Path + " is not allowed; send " + want})
 		a.Header.Set("Allow", want)
 		a.Model = model
 		return a, true
 	}
 	switch act {
 	case actList, actGet:
-		a := errorAnswer(&Error{Code: http.StatusNotImplemented, Message: "the model list is gw serve's to answer, not the translator's"})
+		a := errorAnswer(&tr.Error{Status: http.StatusNotImplemented, Message: "the model list is gw serve's to answer, not the translator's"})
 		return a, true
 	case actCount:
 		return countTokens(req.Body, model, env.ID), true
@@ -73,7 +73,7 @@ func (Protocol) Translate(req *tr.Request, env tr.Env) (tr.Exchange, *tr.Answer)
 
 // Refusal is one of gw serve's own errors in Google's shape.
 func (Protocol) Refusal(status int, _, message string) tr.Answer {
-	return errorAnswer(&Error{Code: status, Message: message})
+	return errorAnswer(&tr.Error{Status: status, Message: message})
 }
 
 // exchange is one generateContent request.

@@ -55,7 +55,7 @@ func (Compact) Translate(req *translate.Request, env translate.Env) (translate.E
 	meta.ResponseID, meta.Created = "resp_"+env.ID(24), env.Now().Unix()
 	x := &compaction{exchange{req: creq, meta: meta}, nil}
 	if perr != nil {
-		a := jsonAnswer(perr.Status, perr.Body())
+		a := jsonAnswer(perr.Status, errorBody(perr))
 		return x, &a
 	}
 	x.meta.Stream, creq.Stream, creq.StreamOptions = false, false, nil

@@ -30,7 +30,7 @@ func TestFromAPIError_ContextOverflow(t *testing.T) {
 	for name, body := range overflowDialects {
 		ae := api.ClassifyResponse(400, nil, []byte(body), "vendor-a/model-a-sonnet-4.5")
 		status, b := FromAPIError(ae)
-		var e errorBody
+		var e errorOut
 		if err := json.Unmarshal(b, &e); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate"
 	"regexp"
 	"strings"
 	"time"
@@ -65,34 +66,24 @@ type echo struct {
 	Previous          string // previous_response_id, resolved by Store.Parse
 }
 
-// Error is a request gw serve refuses, in the Responses API's error shape.
-type Error struct {
-	Status  int
-	Type    string
-	Code    string
-	Param   string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Body is the error's JSON body: {"error":{"message","type","param","code"}}.
-func (e *Error) Body() []byte {
+// errorBody is e in the Responses API's error shape:
+// {"error":{"message","type","param","code"}}.
+func errorBody(e *translate.Error) []byte {
 	return errorJSON(e.Message, e.Type, e.Param, e.Code)
 }
 
 // badRequest is a 400 naming the field.
-func badRequest(param, format string, args ...any) *Error {
+func badRequest(param, format string, args ...any) *translate.Error {
 	msg := fmt.Sprintf(format, args...)
 	if param != "" {
 		msg = param + ": " + msg
 	}
-	return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_request", Param: param, Message: msg}
+	return &translate.Error{Status: 400, Type: "invalid_request_error", Code: "invalid_request", Param: param, Message: msg}
 }
 
 // unsupported is a 400 for a part of the Responses API that gw serve cannot
 // translate onto chat completions.
-func unsupported(param, format string, args ...any) *Error {
+func unsupported(param, format string, args ...any) *translate.Error {
 	e := badRequest(param, format, args...)
 	e.Code = "unsupported_parameter"
 	return e
@@ -196,7 +187,7 @@ const LocalShellTool = "local_shell"
 // carried over or refused with a 400 naming the field; reasoning items go
 // back on the assistant message that follows them, in the dialect they came
 // in (thinking.go).
-func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
+func ParseRequest(body []byte) (*chat.Request, Meta, *translate.Error) {
 	var r request
 	if err := decodeJSON(body, &r); err != nil {
 		return nil, Meta{}, err
@@ -294,7 +285,7 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 }
 
 // decodeJSON decodes the request body, naming where it is malformed.
-func decodeJSON(body []byte, v any) *Error {
+func decodeJSON(body []byte, v any) *translate.Error {
 	var err error
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err = json.Unmarshal(body, v); err == nil {
@@ -329,7 +320,7 @@ type translator struct {
 var nameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 
 // declareTools translates the request's tools into chat functions.
-func (t *translator) declareTools(raw []json.RawMessage) *Error {
+func (t *translator) declareTools(raw []json.RawMessage) *translate.Error {
 	type decl struct {
 		tool
 		param     string
@@ -441,7 +432,7 @@ func (t *translator) chatName(namespace, name string) string {
 	return nameChars.ReplaceAllString(name, "_")
 }
 
-func (t *translator) toolChoice(raw json.RawMessage) (any, *Error) {
+func (t *translator) toolChoice(raw json.RawMessage) (any, *translate.Error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -482,7 +473,7 @@ func (t *translator) toolChoice(raw json.RawMessage) (any, *Error) {
 
 // checkChoiceWithoutTools refuses a tool choice that forces a tool when no
 // tool is offered (all were hosted ones).
-func (t *translator) checkChoiceWithoutTools(raw json.RawMessage) *Error {
+func (t *translator) checkChoiceWithoutTools(raw json.RawMessage) *translate.Error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -497,7 +488,7 @@ func (t *translator) checkChoiceWithoutTools(raw json.RawMessage) *Error {
 }
 
 // input translates the conversation.
-func (t *translator) input(raw json.RawMessage) *Error {
+func (t *translator) input(raw json.RawMessage) *translate.Error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -544,7 +535,7 @@ func (t *translator) input(raw json.RawMessage) *Error {
 	return nil
 }
 
-func (t *translator) item(param string, it item) *Error {
+func (t *translator) item(param string, it item) *translate.Error {
 	isOutput := it.Type == "function_call_output" || it.Type == "custom_tool_call_output" || it.Type == "local_shell_call_output"
 	if !isOutput && it.Type != "reasoning" {
 		t.flushImages()
@@ -591,7 +582,7 @@ func (t *translator) item(param string, it item) *Error {
 }
 
 // message translates a message item.
-func (t *translator) message(param string, it item) *Error {
+func (t *translator) message(param string, it item) *translate.Error {
 	role := it.Role
 	switch role {
 	case "developer", "system":
@@ -668,7 +659,7 @@ func (t *translator) message(param string, it item) *Error {
 }
 
 // imagePart translates an input_image part.
-func imagePart(param string, p part) (chat.Part, *Error) {
+func imagePart(param string, p part) (chat.Part, *translate.Error) {
 	if p.FileID != "" {
 		return chat.Part{}, unsupported(param+".file_id", "an image given by file id cannot be passed on: the service has no file storage; send the image inline as a data: URL")
 	}
@@ -708,7 +699,7 @@ func clipURL(u string) string {
 
 // call appends a tool call to the assistant's message: the one just before
 // it, or a new one.
-func (t *translator) call(param string, it item, name, args string) *Error {
+func (t *translator) call(param string, it item, name, args string) *translate.Error {
 	if it.CallID == "" {
 		return badRequest(param+".call_id", "missing; a tool call has the call_id its output refers to")
 	}
@@ -728,7 +719,7 @@ func (t *translator) call(param string, it item, name, args string) *Error {
 
 // output translates a tool's output into a tool message; images in it go
 // into a user message after the tool messages.
-func (t *translator) output(param string, it item) *Error {
+func (t *translator) output(param string, it item) *translate.Error {
 	id := it.CallID
 	if id == "" {
 		id = it.ID
@@ -801,7 +792,7 @@ func plural(n int, word string) string {
 }
 
 // reasoning carries reasoning.effort over.
-func reasoning(raw json.RawMessage, out *chat.Request) *Error {
+func reasoning(raw json.RawMessage, out *chat.Request) *translate.Error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -821,7 +812,7 @@ func reasoning(raw json.RawMessage, out *chat.Request) *Error {
 
 // textFormat carries text.format over as response_format, and
 // text.verbosity as verbosity.
-func textFormat(raw json.RawMessage, out *chat.Request) *Error {
+func textFormat(raw json.RawMessage, out *chat.Request) *translate.Error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -889,9 +880,9 @@ func mustJSON(v any) json.RawMessage {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-// errorBody is OpenAI's error shape, fields in OpenAI's order (Codex shows
+// errorOut is OpenAI's error shape, fields in OpenAI's order (Codex shows
 // some error bodies as they are).
-type errorBody struct {
+type errorOut struct {
 	Error errorDetail `json:"error"`
 }
 
@@ -912,5 +903,5 @@ func errorJSON(message, typ, param, code string) []byte {
 	if code != "" {
 		d.Code = &code
 	}
-	return mustJSON(errorBody{Error: d})
+	return mustJSON(errorOut{Error: d})
 }

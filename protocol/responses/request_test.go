@@ -348,11 +348,11 @@ func TestParseRequest_BadInput(t *testing.T) {
 					Code    *string `json:"code"`
 				} `json:"error"`
 			}
-			if err := json.Unmarshal(perr.Body(), &b); err != nil || b.Error.Message != perr.Message || b.Error.Type != "invalid_request_error" || b.Error.Code == nil {
-				t.Errorf("body %s (%v)", perr.Body(), err)
+			if err := json.Unmarshal(errorBody(perr), &b); err != nil || b.Error.Message != perr.Message || b.Error.Type != "invalid_request_error" || b.Error.Code == nil {
+				t.Errorf("body %s (%v)", errorBody(perr), err)
 			}
-			if !bytes.HasPrefix(perr.Body(), []byte(`{"error":{"message":`)) {
-				t.Errorf("the body does not start with the message: %s", perr.Body())
+			if !bytes.HasPrefix(errorBody(perr), []byte(`{"error":{"message":`)) {
+				t.Errorf("the body does not start with the message: %s", errorBody(perr))
 			}
 		})
 	}

@@ -91,7 +91,7 @@ func TestFromAPIError(t *testing.T) {
 	}
 	for _, c := range cases {
 		status, body := FromAPIError(c.e)
-		var b errorBody
+		var b errorOut
 		if err := json.Unmarshal(body, &b); err != nil {
 			t.Fatal(err)
 		}

@@ -249,8 +249,8 @@ func TestStore_NotKept(t *testing.T) {
 		var e struct {
 			Error struct{ Message, Type, Param, Code string }
 		}
-		if err := json.Unmarshal(perr.Body(), &e); err != nil || e.Error.Type != "invalid_request_error" || e.Error.Code != c.code {
-			t.Errorf("error body %s", perr.Body())
+		if err := json.Unmarshal(errorBody(perr), &e); err != nil || e.Error.Type != "invalid_request_error" || e.Error.Code != c.code {
+			t.Errorf("error body %s", errorBody(perr))
 		}
 	}
 	status, body, ok := get(st, http.MethodGet, "/v1/responses/"+id)

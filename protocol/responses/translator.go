@@ -57,7 +57,7 @@ func (p Protocol) Translate(req *translate.Request, env translate.Env) (translat
 	meta.Created = env.Now().Unix()
 	ex := &exchange{req: creq, meta: meta, store: p.Store, turn: turn}
 	if perr != nil {
-		a := jsonAnswer(perr.Status, perr.Body())
+		a := jsonAnswer(perr.Status, errorBody(perr))
 		return ex, &a
 	}
 	return ex, nil

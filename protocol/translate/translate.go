@@ -154,3 +154,22 @@ func JSON(status int, contentType string, body []byte) Answer {
 	h.Set("X-Content-Type-Options", "nosniff")
 	return Answer{Status: status, Header: h, Body: body}
 }
+
+// Error is a request a translator refuses, or a failure it answers, before
+// it is said in the protocol's error shape (each translator writes its own
+// body from it).
+type Error struct {
+	Status int // the HTTP status
+	// Type is the protocol's name of the error: the Messages and Responses
+	// APIs' type (invalid_request_error), Google's status (INVALID_ARGUMENT);
+	// "" takes the protocol's name for Status.
+	Type    string
+	Code    string // the Responses API's code (model_not_found); "" none
+	Param   string // the Responses API's param, the field at fault; "" none
+	Message string
+	// Final asks the client not to retry (the Messages API's
+	// x-should-retry: false).
+	Final bool
+}
+
+func (e *Error) Error() string { return e.Message }
