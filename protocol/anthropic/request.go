@@ -85,7 +85,8 @@ const billingHeader = "x-anthropic-billing-header:"
 //     the function tool, on an assistant's tool call. A tool_result's
 //     breakpoint goes on its tool message's text part, or on the last of
 //     its attachments when it has images. metadata.user_id becomes user.
-func ParseRequest(body []byte) (*chat.Request, Meta, *tr.Error) {
+func ParseRequest(req *tr.Request, _ tr.Env) (*chat.Request, Meta, *tr.Error) {
+	body := req.Body
 	var r request
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, Meta{}, jsonError(body, err)

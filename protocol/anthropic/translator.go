@@ -31,7 +31,7 @@ func (Protocol) Name() string { return "messages" }
 
 // Local answers count_tokens, which the service has no endpoint for, and
 // refuses a wrong path or method.
-func (p Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
+func (p Protocol) Local(req *tr.Request, env tr.Env) (tr.Answer, bool) {
 	path := strings.TrimSuffix(req.Path, "/")
 	count := strings.HasSuffix(path, "/messages/count_tokens")
 	if !count && !strings.HasSuffix(path, "/messages") {
@@ -47,7 +47,7 @@ func (p Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
 	if !count {
 		return tr.Answer{}, false
 	}
-	creq, meta, perr := ParseRequest(req.Body)
+	creq, meta, perr := ParseRequest(req, env)
 	if perr != nil {
 		perr.Final = true
 		a := errorAnswer(perr)
@@ -61,8 +61,8 @@ func (p Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
 }
 
 // Translate reads a Messages request.
-func (p Protocol) Translate(req *tr.Request, _ tr.Env) (tr.Exchange, *tr.Answer) {
-	creq, meta, perr := ParseRequest(req.Body)
+func (p Protocol) Translate(req *tr.Request, env tr.Env) (tr.Exchange, *tr.Answer) {
+	creq, meta, perr := ParseRequest(req, env)
 	if perr == nil {
 		meta.InputTokens = p.Billed.InputTokens(creq, meta.InputTokens)
 	}

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 
-	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 	tr "github.com/modelgateway/gw/protocol/translate"
@@ -47,7 +46,7 @@ func (Protocol) Local(req *tr.Request, env tr.Env) (tr.Answer, bool) {
 		a := errorAnswer(&tr.Error{Status: http.StatusNotImplemented, Message: "the model list is gw serve's to answer, not the translator's"})
 		return a, true
 	case actCount:
-		return countTokens(req.Body, model, env.ID), true
+		return countTokens(req, model, env), true
 	case actStream:
 		q, _ := url.ParseQuery(req.Query)
 		if q.Get("alt") != "sse" {
@@ -61,9 +60,8 @@ func (Protocol) Local(req *tr.Request, env tr.Env) (tr.Answer, bool) {
 
 // Translate reads a generateContent request.
 func (Protocol) Translate(req *tr.Request, env tr.Env) (tr.Exchange, *tr.Answer) {
-	act, model, _ := route(req.Path)
-	creq, extra, meta, perr := ParseRequest(req.Body, model, act == actStream, env.ID)
-	ex := &exchange{req: creq, extra: extra, meta: meta, env: env}
+	creq, meta, perr := ParseRequest(req, env)
+	ex := &exchange{req: creq, meta: meta, env: env}
 	if perr != nil {
 		a := errorAnswer(perr)
 		return ex, &a
@@ -78,10 +76,9 @@ func (Protocol) Refusal(status int, _, message string) tr.Answer {
 
 // exchange is one generateContent request.
 type exchange struct {
-	req   *chat.Request
-	extra map[string]json.RawMessage
-	meta  Meta
-	env   tr.Env
+	req  *chat.Request
+	meta Meta
+	env  tr.Env
 }
 
 func (x *exchange) Info() tr.Info {
@@ -92,7 +89,7 @@ func (x *exchange) Info() tr.Info {
 	return i
 }
 
-func (x *exchange) Call() *tr.Call { return &tr.Call{Chat: x.req, Extra: x.extra} }
+func (x *exchange) Call() *tr.Call { return &tr.Call{Chat: x.req, Extra: x.meta.Extra} }
 
 func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
 	data, err := FromResponse(x.meta, r, x.responseID(), x.env.ID)

@@ -2,14 +2,11 @@ package responses
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/modelgateway/gw/protocol/translate"
 	"regexp"
 	"strings"
-	"time"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
@@ -187,13 +184,13 @@ const LocalShellTool = "local_shell"
 // carried over or refused with a 400 naming the field; reasoning items go
 // back on the assistant message that follows them, in the dialect they came
 // in (thinking.go).
-func ParseRequest(body []byte) (*chat.Request, Meta, *translate.Error) {
+func ParseRequest(req *translate.Request, env translate.Env) (*chat.Request, Meta, *translate.Error) {
+	meta := Meta{ResponseID: "resp_" + env.ID(24), Created: env.Now().Unix()}
 	var r request
-	if err := decodeJSON(body, &r); err != nil {
-		return nil, Meta{}, err
+	if err := decodeJSON(req.Body, &r); err != nil {
+		return nil, meta, err
 	}
-	meta := Meta{Model: r.Model, Stream: r.Stream, ResponseID: "resp_" + randomHex(24), Created: time.Now().Unix(),
-		notStored: r.Store != nil && !*r.Store}
+	meta.Model, meta.Stream, meta.notStored = r.Model, r.Stream, r.Store != nil && !*r.Store
 	switch {
 	case strings.TrimSpace(r.Model) == "":
 		return nil, meta, badRequest("model", "missing; %s", render.Text(remedy.Remedy{Do: remedy.SetModel}, render.Context{Where: render.Serve}))
@@ -294,12 +291,6 @@ func decodeJSON(body []byte, v any) *translate.Error {
 	}
 	param, msg := chat.BadBody(body, err, "Responses API")
 	return badRequest(param, "%s", msg)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n/2)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 type toolKey struct{ namespace, name string }

@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/json"
 	"errors"
+	"github.com/modelgateway/gw/protocol/translate"
 	"strings"
 	"testing"
 
@@ -117,7 +118,7 @@ func TestClientStatusAndErrorBody(t *testing.T) {
 // asked for store: true, so that no client counts on retrieving it.
 func TestParseRequest_StoreNotPromised(t *testing.T) {
 	for _, body := range []string{`{"model":"m","input":"hi","store":true}`, `{"model":"m","input":"hi"}`} {
-		_, meta, perr := ParseRequest([]byte(body))
+		_, meta, perr := ParseRequest(&translate.Request{Body: []byte(body)}, testEnv)
 		if perr != nil {
 			t.Fatal(perr)
 		}

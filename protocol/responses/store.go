@@ -120,27 +120,29 @@ type Turn struct {
 // item references are resolved first (Expand), the response object says
 // which response it continues and whether it is stored, and turn is what
 // Record needs once the answer is complete.
-func (st *Store) Parse(body []byte) (*chat.Request, Meta, Turn, *translate.Error) {
+func (st *Store) Parse(req *translate.Request, env translate.Env) (*chat.Request, Meta, Turn, *translate.Error) {
 	// A request with store: false that ParseRequest accepts continues no
 	// response and references no item (it refuses both), so the Store has
 	// nothing to do with it: it is read once, not twice (every Codex turn;
 	// a tenth of what translating a recorded one costs).
-	if saysStoreFalse(body) {
-		if req, meta, perr := ParseRequest(body); perr == nil && meta.notStored {
-			return req, meta, Turn{}, nil
+	if saysStoreFalse(req.Body) {
+		if creq, meta, perr := ParseRequest(req, env); perr == nil && meta.notStored {
+			return creq, meta, Turn{}, nil
 		}
 	}
-	expanded, turn, meta, err := st.expand(body)
+	expanded, turn, meta, err := st.expand(req.Body)
 	if err != nil {
 		return nil, meta, turn, err
 	}
-	req, meta, perr := ParseRequest(expanded)
+	r := *req
+	r.Body = expanded
+	creq, meta, perr := ParseRequest(&r, env)
 	if perr != nil {
 		return nil, meta, turn, perr
 	}
 	meta.echo.Store = turn.Store // false without a Store: nothing can be retrieved
 	meta.echo.Previous = turn.Previous
-	return req, meta, turn, nil
+	return creq, meta, turn, nil
 }
 
 // saysStoreFalse reports whether body may hold "store": false, for Parse to

@@ -5,7 +5,10 @@
 // is one more implementation of Protocol and its routes in gw serve's
 // route table). A translator is pure:
 // it reads and writes bytes and Go values and does no I/O of its own, reads
-// no clock and makes no random ids (Env gives them). The loop that drives
+// no clock and makes no random ids (Env gives them). Every translator reads a
+// request the same way — ParseRequest(req *Request, env Env) (*chat.Request,
+// Meta, *Error) — and refuses with the one Error, which it says in its
+// protocol's error shape. The loop that drives
 // it — reading the client's request, calling the service, pings, flushes,
 // limits, the client hanging up — is gw serve's (package proxy/relay), the
 // same for every protocol.
