@@ -91,7 +91,8 @@ func TestFromAPIError(t *testing.T) {
 		{&api.Error{Kind: api.KindOther, Status: 422, Code: "bad_thing", Cause: "rejected"}, 422, "bad_thing", "rejected"},
 	}
 	for _, c := range cases {
-		status, body := FromAPIError(c.e)
+		pe := FromAPIError(c.e)
+		status, body := pe.Status, errorBody(pe)
 		var b errorOut
 		if err := json.Unmarshal(body, &b); err != nil {
 			t.Fatal(err)

@@ -103,8 +103,8 @@ func (x *exchange) Whole(r *chat.Response) (translate.Answer, error) {
 }
 
 func (x *exchange) Error(e *api.Error) translate.Answer {
-	status, body := FromAPIError(e)
-	return jsonAnswer(status, body)
+	pe := FromAPIError(e)
+	return jsonAnswer(pe.Status, errorBody(pe))
 }
 
 func (x *exchange) Stream(w io.Writer) translate.Stream {
