@@ -138,7 +138,7 @@ serve-crash.log in gw's state directory, which the next start names in serve.log
 	cmd.Flags().DurationVar(&opts.HeaderTimeout, "upstream-header-timeout", api.DefaultResponseHeaderTimeout,
 		"how long to wait for the service to start answering (slow reasoning models need minutes)")
 	cmd.Flags().DurationVar(&opts.IdleTimeout, "upstream-idle-timeout", relay.DefaultIdleTimeout,
-		"how long a translated stream (/v1/messages, /v1/responses) may wait for the service's next event before it ends with an error")
+		"how long a translated stream (/v1/messages, /v1/responses, the Gemini API) may wait for the service's next event before it ends with an error")
 	cmd.Flags().BoolVar(&opts.Background, "background", false,
 		"run as gw service install's Windows logon task does: without a console window of its own, saying everything in serve.log, serving again when serving fails")
 	cmd.Flags().BoolVar(&opts.OnDemand, onDemandFlag, false,
