@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"github.com/modelgateway/gw/protocol/translate"
 	"testing"
 
 	"github.com/modelgateway/gw/protocol/anthropic"
@@ -25,7 +26,7 @@ const (
 
 // clearOldToolResults applies clear_tool_uses to a Messages request body.
 func clearOldToolResults(tb testing.TB, body string) string {
-	_, meta, perr := anthropic.ParseRequest([]byte(body))
+	_, meta, perr := anthropic.ParseRequest(&translate.Request{Body: []byte(body)}, translate.Env{})
 	if perr != nil {
 		tb.Fatal(perr)
 	}

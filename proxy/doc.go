@@ -77,9 +77,11 @@
 // (keyRejectedBody); the translators put it in their own shapes. Other upstream errors pass through (key
 // scrubbed; an unknown model gains the closest id).
 //
-// The local token is accepted as Authorization: Bearer or in X-Api-Key (either right is enough);
-// X-Api-Key is never forwarded. Log line: <time> <method> <path> [model=] status= dur= [prompt_tokens=
-// completion_tokens=] proto=chat|messages|responses|gemini (the route's name) stream=true|false [note].
+// The local token is accepted as Authorization: Bearer, in X-Api-Key or in X-Goog-Api-Key (either one
+// right is enough); X-Api-Key and X-Goog-Api-Key are never forwarded. Log line (reqlog.Entry): <time>
+// <method> <path> [agent=] [model=] status= [condition=] dur= [prompt_tokens= cached_tokens=
+// completion_tokens= reasoning_tokens=] proto=chat|messages|responses|gemini (the route's name)
+// stream=true|false [note].
 //
 // # Errors gw serve writes itself
 //

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"github.com/modelgateway/gw/protocol/translate"
 	"math"
 	"net/http"
 	"strings"
@@ -56,7 +57,7 @@ func TestMessageStartSaysWhatIsBilled(t *testing.T) {
 		said := messageStartInputTokens(t, stream)
 		seen := r.up.Seen()
 		billed := seen[len(seen)-1].PromptTokens
-		_, meta, perr := anthropic.ParseRequest([]byte(body))
+		_, meta, perr := anthropic.ParseRequest(&translate.Request{Body: []byte(body)}, translate.Env{})
 		if perr != nil {
 			t.Fatal(perr)
 		}

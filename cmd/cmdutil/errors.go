@@ -1,5 +1,6 @@
 // Package cmdutil holds what every command shares: the Factory of dependencies, the typed errors that
-// root.Main turns into exit codes, and small output helpers.
+// root.Main turns into exit codes, and what several commands say or read alike: help text wrapping,
+// completions, --since, the model list with its flag errors, and what keeps gw serve running (LoginService).
 //
 // The Factory is built once per run (root.Main) and holds no global state. A command does not keep it: its
 // NewCmdX hands the options struct the functions the command uses (IO, Config, ResolveBaseURL, Key, API…),

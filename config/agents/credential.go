@@ -5,7 +5,8 @@ import (
 )
 
 // CredentialCommander is an agent that asks a command for its key before its first request and again
-// after the service refuses it (Claude Code's apiKeyHelper, Codex's [model_providers.<id>.auth]). gw init
+// later, as the agent chooses (Claude Code's apiKeyHelper after a 401, Codex's [model_providers.<id>.auth]
+// every refresh interval, pi's "!…" apiKey before each request). gw init
 // agent gives it gw's credential command (Declaration.Credential), which makes sure gw serve answers and
 // prints the local token, so that gw serve starts when the agent does and the file holds no token. An
 // agent that lacks it gets the local token written where it reads its key.

@@ -1,7 +1,9 @@
 // Package autostart writes what starts gw serve at login, and installs it with the platform's own tool: a
 // systemd user unit on Linux, a LaunchAgent on macOS, a logon task of the Task Scheduler on Windows. Each
-// one runs `gw serve` (with --port when gw's config names another port than the default), restarts it when
-// it fails, and holds no secret: gw serve reads the key from the OS keychain each time it starts, which is
+// one runs `gw serve` (`gw serve --background` on Windows; with --port when gw's config names another port
+// than the default), has it restarted when it fails (on Windows, where the Task Scheduler does not, gw serve
+// --background tries again itself; a crash waits for the next logon), and holds no secret: gw serve reads
+// the key from the OS keychain each time it starts, which is
 // why each file starts it inside the user's login session, where that keychain is reachable.
 //
 // Generating a file is pure (Generate) and is tested on every platform; installing it goes through a

@@ -2,9 +2,10 @@
 // the service's stream, a compressed log file — up to a bound, and never
 // holds more than the bound to find out that it went past it.
 //
-// It is the one capped reader of gw: the request bodies of gw serve's
-// translated routes (proxy/relay), the service's streams, and the request
-// log's compressed files (reqlog) all read through it.
+// The request bodies of gw serve's translated routes and the service's
+// streams answering them (proxy/relay), and the request log's compressed
+// files (reqlog), read through it; gw's other bounded reads (a file, a
+// whole answer, an error body, the model list) use io.LimitReader.
 package capio
 
 import (

@@ -5,8 +5,10 @@
 // through a link, and file locks whose lock file cannot be a planted link.
 //
 // Every file gw reads or writes goes through it: config.json and its lock, the insecure credentials file,
-// OpenCode's configs, their backups, temporary files and locks, gw serve's log and its address file. It
-// never writes through a link it did not follow on the user's behalf, and never decides what a file means.
+// every agent's config, their backups, temporary files and locks, the request log and gw serve's address
+// file, gw run's private directories. Only the system's own files (/proc, /etc/os-release, D-Bus's service
+// files) are read, and files and empty directories gw made are removed, with package os. It never writes
+// through a link it did not follow on the user's behalf, and never decides what a file means.
 //
 // # Ownership when run as root
 //

@@ -3,7 +3,7 @@
 // Library packages (api, config, keychain, doctor) return remedies and hold no sentences of the command line;
 // package remedy/render is the one place a remedy becomes words, for where the reader is (a command, gw doctor's
 // report, gw serve's answer to an agent) and where the base URL and the key came from (Source, a value the
-// packages that know the stores make: keychain.Source.Fix, cmdutil.BaseURLSource).
+// packages that know the stores make: keychain.Source.Fix, config.Source.Fix).
 //
 // A failure knows what to do as data. Say carries a plain instruction that names no gw command (edit this
 // file). The reader's context decides the words: SetBaseURL(X) is "run: export GW_BASE_URL=X", "run again with

@@ -3,7 +3,7 @@ package remedy
 // Source is where a value a fix is about came from (the API key, the base URL), as the package that read it
 // says it: the renderer words the fix after it without knowing the stores. GW_API_KEY overrides the stored
 // key and GW_BASE_URL and --base-url the configured base URL, so a fix for a value that came from one of
-// those says to change it, not to log in again. keychain.Source.Remedy and cmdutil.BaseURLSource make it.
+// those says to change it, not to log in again. keychain.Source.Fix and config.Source.Fix make it.
 type Source struct {
 	Kind SourceKind
 	// Name is the environment variable (FromEnv) or the flag (FromFlag) that gave the value, as the user

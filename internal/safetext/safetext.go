@@ -7,8 +7,9 @@
 // (a lone 0x9b is CSI to an 8-bit terminal). An escape sequence therefore
 // shows as text — \x1b]52;c;…\x07 — and never reaches the terminal as one.
 //
-// It is the one sanitizer of gw's output: every command that prints what
-// it did not write itself goes through it, and the request log's writer.
+// It is the one sanitizer of what gw prints: every command that prints what
+// it did not write itself goes through it. A request-log line escapes its
+// values itself (reqlog.AppendField, reqlog.Note).
 package safetext
 
 import (

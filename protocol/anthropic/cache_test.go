@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"slices"
 	"strings"
 	"testing"
@@ -178,7 +179,7 @@ func TestCacheControlMapping(t *testing.T) {
 	}
 
 	// Not an object: a 400 naming the field, as for any malformed block.
-	_, _, err := ParseRequest([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":"yes"}]}]}`))
+	_, _, err := ParseRequest(&tr.Request{Body: []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":"yes"}]}]}`)}, tr.Env{})
 	if err == nil || !strings.Contains(err.Message, "messages[0].content[0].cache_control") {
 		t.Errorf("a string cache_control: %v", err)
 	}

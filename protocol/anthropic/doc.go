@@ -3,8 +3,8 @@
 //
 // ParseRequest translates a Messages request into one chat request (and the
 // Meta its answer needs); FromResponse and StreamWriter translate the answer
-// back, whole or as server-sent events; errors come in Anthropic's shape
-// with the spec's message first (FromAPIError). Protocol puts them together
+// back, whole or as server-sent events; errors (a translate.Error) come in
+// Anthropic's shape with the spec's message first (FromAPIError). Protocol puts them together
 // as a translator (protocol/translate): gw serve routes /v1/messages and
 // /v1/messages/count_tokens to its one loop (proxy/relay), which drives it.
 //
@@ -47,8 +47,8 @@
 // immediate failure is an HTTP error (the answer's header waits for the first event or the first ping). The
 // spec's three conditions are sent with x-should-retry: false (Claude Code otherwise retries a 401 or 502
 // for minutes), and an unknown model is a 400, not a 404, because Claude Code replaces every 404's message
-// with its own. count_tokens is answered locally: one token per 4 bytes of the translated request, an
-// estimate.
+// with its own. count_tokens is answered locally, never asked of the service: on a conversation's first
+// turn one token per 4 bytes of the translated request, an estimate (later turns: below).
 //
 // context_management edits (clearing old tool results or thinking) are not applied: measured on a long
 // session (docs/benchmarks.md, "Context editing", BenchmarkContextEdits), clearing tool results sends 17%

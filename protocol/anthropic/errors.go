@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"fmt"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 	"strings"
 
@@ -12,23 +13,11 @@ import (
 	"github.com/modelgateway/gw/internal/remedy/render"
 )
 
-// Error is a failure answered in the Messages API's error shape:
-// {"type":"error","error":{"type":…,"message":…}} with Status as the HTTP
-// status.
-type Error struct {
-	Status  int
-	Type    string // invalid_request_error, authentication_error, …
-	Message string
-	// Final asks the client not to retry (x-should-retry: false): retrying
-	// cannot help, and Claude Code would otherwise retry a 401 or a 5xx for
-	// minutes before showing the message.
-	Final bool
-}
-
-func (e *Error) Error() string { return e.Type + ": " + e.Message }
-
-// Body is the error's JSON body.
-func (e *Error) Body() []byte { return ErrorBody(e.Status, e.Type, e.Message) }
+// errorBody is e in the Messages API's error shape:
+// {"type":"error","error":{"type":…,"message":…}}. An error is Final when
+// retrying cannot help: Claude Code would otherwise retry a 401 or a 5xx for
+// minutes before showing the message.
+func errorBody(e *tr.Error) []byte { return ErrorBody(e.Status, e.Type, e.Message) }
 
 // The error types of the Messages API.
 const (
@@ -95,11 +84,11 @@ func ErrorBody(status int, errType, message string) []byte {
 // the selected model…"), which would hide the fix, so it is a 400. The
 // spec's three conditions are final (no retry); other failures (rate
 // limits, server errors) are left to the client's retry policy.
-func FromAPIError(e *api.Error) *Error {
+func FromAPIError(e *api.Error) *tr.Error {
 	status := e.Status
 	switch {
 	case e.Kind == api.KindContextOverflow:
-		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: PromptTooLong(e)}
+		return &tr.Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: PromptTooLong(e)}
 	case e.Kind == api.KindRateLimited:
 		status = http.StatusTooManyRequests // also when it came inside a stream
 	case e.Overloaded():
@@ -119,7 +108,7 @@ func FromAPIError(e *api.Error) *Error {
 	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
 		msg += " — " + fix
 	}
-	return &Error{Status: status, Type: TypeForStatus(status), Message: msg, Final: e.Condition != ""}
+	return &tr.Error{Status: status, Type: TypeForStatus(status), Message: msg, Final: e.Condition != ""}
 }
 
 // PromptTooLong is the message of a context overflow in Anthropic's words,
@@ -163,12 +152,12 @@ func ForClaudeCode(e *api.Error, model string) *api.Error {
 }
 
 // invalid is a 400 naming the field at fault and what to do.
-func invalid(field, format string, args ...any) *Error {
+func invalid(field, format string, args ...any) *tr.Error {
 	msg := fmt.Sprintf(format, args...)
 	if field != "" {
 		msg = field + ": " + msg
 	}
-	return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: msg}
+	return &tr.Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: msg}
 }
 
 // retryStream is what to do about a stream that broke off, as gw serve's answer says it (render.Serve).

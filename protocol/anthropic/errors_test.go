@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net/http"
 	"testing"
@@ -97,11 +98,11 @@ func TestForClaudeCode(t *testing.T) {
 }
 
 func TestErrorAnswerFinal(t *testing.T) {
-	a := errorAnswer(&Error{Status: 401, Type: TypeAuthentication, Message: "no", Final: true})
+	a := errorAnswer(&tr.Error{Status: 401, Type: TypeAuthentication, Message: "no", Final: true})
 	if a.Status != 401 || a.Header.Get("X-Should-Retry") != "false" || a.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("%d %v", a.Status, a.Header)
 	}
-	a = errorAnswer(&Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Message: "later"})
+	a = errorAnswer(&tr.Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Message: "later"})
 	if a.Header.Get("X-Should-Retry") != "" {
 		t.Errorf("a retryable error says %q", a.Header.Get("X-Should-Retry"))
 	}

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"os"
 	"path/filepath"
@@ -153,7 +154,7 @@ func FuzzParseRequest(f *testing.F) {
 		`{"type":"redacted_thinking","data":"gwlt1.eyJkIjoiRW13In0"},{"type":"tool_use","id":"gwts1_ZnVuYwBDc2dC","name":"Read","input":{}}]},` +
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"gwts1_ZnVuYwBDc2dC","content":"r"}]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, _, err := ParseRequest(body)
+		req, _, err := ParseRequest(&tr.Request{Body: body}, tr.Env{})
 		if err != nil {
 			if err.Status != 400 || err.Type != TypeInvalidRequest || err.Message == "" {
 				t.Fatalf("error %+v", err)

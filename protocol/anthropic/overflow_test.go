@@ -48,9 +48,9 @@ func TestFromAPIError_ContextOverflow(t *testing.T) {
 		if e.Message != want {
 			t.Errorf("%s: %q, want %q", c.name, e.Message, want)
 		}
-		m := claudeCodeCounts.FindStringSubmatch(string(e.Body()))
+		m := claudeCodeCounts.FindStringSubmatch(string(errorBody(e)))
 		if m == nil || m[1] != strconv.Itoa(c.tokens) || m[2] != strconv.Itoa(c.limit) {
-			t.Errorf("%s: Claude Code reads %v from %s", c.name, m, e.Body())
+			t.Errorf("%s: Claude Code reads %v from %s", c.name, m, errorBody(e))
 		}
 	}
 	e := FromAPIError(api.ClassifyResponse(400, nil, []byte(`{"error":{"message":"Your input exceeds the context window of this model.","code":"context_length_exceeded"}}`), "vendor-a/model-a-sonnet-4.5"))

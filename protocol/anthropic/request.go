@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 	"regexp"
 	"strings"
@@ -84,7 +85,8 @@ const billingHeader = "x-anthropic-billing-header:"
 //     the function tool, on an assistant's tool call. A tool_result's
 //     breakpoint goes on its tool message's text part, or on the last of
 //     its attachments when it has images. metadata.user_id becomes user.
-func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
+func ParseRequest(req *tr.Request, _ tr.Env) (*chat.Request, Meta, *tr.Error) {
+	body := req.Body
 	var r request
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, Meta{}, jsonError(body, err)
@@ -202,7 +204,7 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 }
 
 // jsonError names where a body stops being the JSON the API expects.
-func jsonError(body []byte, err error) *Error {
+func jsonError(body []byte, err error) *tr.Error {
 	field, msg := chat.BadBody(body, err, "Messages API")
 	return invalid(field, "%s", msg)
 }
@@ -237,7 +239,7 @@ func (p *systemPrompt) content() any {
 
 // system reads a system prompt, a string or text blocks, into p. Claude
 // Code's billing block is left out (see billingHeader).
-func (t *translator) system(p *systemPrompt, raw json.RawMessage, field string) *Error {
+func (t *translator) system(p *systemPrompt, raw json.RawMessage, field string) *tr.Error {
 	if isNull(raw) {
 		return nil
 	}
@@ -332,7 +334,7 @@ func short(s string) string {
 	return strings.ToValidUTF8(s[:32], "") + "…"
 }
 
-func blocksOf(raw json.RawMessage, field string) ([]block, *Error) {
+func blocksOf(raw json.RawMessage, field string) ([]block, *tr.Error) {
 	var blocks []block
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		var te *json.UnmarshalTypeError
@@ -352,7 +354,7 @@ func isNull(raw json.RawMessage) bool {
 // user translates a user turn: tool results become tool messages (first,
 // as chat completions wants them right after the assistant's calls), the
 // rest one user message.
-func (t *translator) user(raw json.RawMessage, field string) ([]chat.Message, *Error) {
+func (t *translator) user(raw json.RawMessage, field string) ([]chat.Message, *tr.Error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return []chat.Message{{Role: "user", Content: s}}, nil
@@ -412,7 +414,7 @@ func content(parts []chat.Part) any {
 
 // part translates a content block of a user turn, or of a tool result,
 // with its cache breakpoint on the (last) part it became.
-func (t *translator) part(b block, field string) ([]chat.Part, *Error) {
+func (t *translator) part(b block, field string) ([]chat.Part, *tr.Error) {
 	ps, err := t.partOf(b, field)
 	if err == nil && len(ps) > 0 {
 		ps[len(ps)-1].CacheControl = t.cache(b.CacheControl, field)
@@ -420,7 +422,7 @@ func (t *translator) part(b block, field string) ([]chat.Part, *Error) {
 	return ps, err
 }
 
-func (t *translator) partOf(b block, field string) ([]chat.Part, *Error) {
+func (t *translator) partOf(b block, field string) ([]chat.Part, *tr.Error) {
 	switch b.Type {
 	case "text":
 		return []chat.Part{{Type: "text", Text: b.Text}}, nil
@@ -441,7 +443,7 @@ func (t *translator) partOf(b block, field string) ([]chat.Part, *Error) {
 		"it passes text, image, document (PDF or plain text), tool_use, tool_result and thinking blocks", b.Type)
 }
 
-func imageURL(s *source, field string) (string, *Error) {
+func imageURL(s *source, field string) (string, *tr.Error) {
 	if s == nil {
 		return "", invalid(field, "is missing; an image needs a base64 or url source")
 	}
@@ -462,7 +464,7 @@ func imageURL(s *source, field string) (string, *Error) {
 
 // document passes a PDF as a chat file part and a plain-text document as
 // text.
-func document(b block, field string) ([]chat.Part, *Error) {
+func document(b block, field string) ([]chat.Part, *tr.Error) {
 	s := b.Source
 	if s == nil {
 		return nil, invalid(field+".source", "is missing")
@@ -493,7 +495,7 @@ func orNone(s string) string {
 
 // toolResult translates a tool_result into a tool message, and the images
 // in it into parts for the user message that follows.
-func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Part, *Error) {
+func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Part, *tr.Error) {
 	if b.ToolUseID == "" {
 		return chat.Message{}, nil, invalid(field+".tool_use_id", "is missing")
 	}
@@ -578,7 +580,7 @@ func isAre(n int) string {
 // assistant translates an assistant turn: text into content, tool_use into
 // tool calls, thinking into the reasoning of the dialect it came in. A turn
 // with nothing left is nil.
-func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message, *Error) {
+func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message, *tr.Error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return &chat.Message{Role: "assistant", Content: s}, nil
@@ -674,7 +676,7 @@ func (t *translator) functionName(name string) string {
 // tools (web search, code execution…: a type other than custom) run on
 // Anthropic's servers; the service has none of them, so they are left out
 // and named in Meta.Dropped.
-func (t *translator) tools(in []tool) ([]chat.Tool, *Error) {
+func (t *translator) tools(in []tool) ([]chat.Tool, *tr.Error) {
 	var out []chat.Tool
 	for i, tl := range in {
 		field := fmt.Sprintf("tools[%d]", i)
@@ -713,7 +715,7 @@ func (t *translator) tools(in []tool) ([]chat.Tool, *Error) {
 // without the tool, the model would answer as if it had searched and
 // Claude Code would report "Did 0 searches". The error's words reach the
 // model as the tool's result, and the user with it.
-func (t *translator) serverToolOnly(r request) *Error {
+func (t *translator) serverToolOnly(r request) *tr.Error {
 	custom, server := 0, -1
 	for i, tl := range r.Tools {
 		if tl.Type == "" || tl.Type == "custom" {
@@ -733,7 +735,7 @@ func (t *translator) serverToolOnly(r request) *Error {
 	if strings.HasPrefix(tl.Type, "web_search") {
 		// The words first, without the field: they are what the model
 		// and the user read.
-		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: fmt.Sprintf(
+		return &tr.Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: fmt.Sprintf(
 			"Web search is not available through this service: the model service behind gw serve has no web search "+
 				"(tools[%d], %s, runs on Anthropic's servers), so no search was made. Answer from what you know, or fetch "+
 				"a page whose address you know, and tell the user that web search does not work here.", server, short(tl.Type))}
@@ -741,7 +743,7 @@ func (t *translator) serverToolOnly(r request) *Error {
 	return invalid(fmt.Sprintf("tools[%d]", server), "the tool %s (%s) is not available through this service: it runs on Anthropic's servers, which the model service behind gw serve does not have", short(tl.Name), short(tl.Type))
 }
 
-func (t *translator) toolChoice(out *chat.Request, c *toolChoice) *Error {
+func (t *translator) toolChoice(out *chat.Request, c *toolChoice) *tr.Error {
 	switch c.Type {
 	case "auto", "":
 		if len(out.Tools) > 0 {
@@ -810,7 +812,7 @@ func reasoningEffort(r request) string {
 // responseFormat carries structured output (output_config.format, or the
 // beta's output_format) as a json_schema response_format, strict as
 // Anthropic's is: the answer is JSON matching the schema.
-func responseFormat(r request, out *chat.Request) *Error {
+func responseFormat(r request, out *chat.Request) *tr.Error {
 	f, field := r.OutputFormat, "output_format"
 	if r.OutputConfig != nil && r.OutputConfig.Format != nil {
 		f, field = r.OutputConfig.Format, "output_config.format"

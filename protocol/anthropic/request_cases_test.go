@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 	"strings"
 	"testing"
@@ -209,7 +210,7 @@ func TestParseRequestRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			req, _, err := ParseRequest([]byte(c.body))
+			req, _, err := ParseRequest(&tr.Request{Body: []byte(c.body)}, tr.Env{})
 			if err == nil {
 				t.Fatalf("accepted: %s", mustJSON(t, req))
 			}

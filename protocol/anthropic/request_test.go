@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func recorded(t *testing.T, scenario string) [][]byte {
 // parse translates a request that must translate.
 func parse(t *testing.T, body []byte) (*chat.Request, Meta) {
 	t.Helper()
-	req, meta, err := ParseRequest(body)
+	req, meta, err := ParseRequest(&tr.Request{Body: body}, tr.Env{})
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
@@ -314,7 +315,7 @@ func TestRecordedDefaultModelPassesThrough(t *testing.T) {
 // broken client) is a 400 naming the limit, never a crash.
 func TestParseRequestTooDeep(t *testing.T) {
 	body := []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}],"metadata":` + strings.Repeat("[", 1_000_000) + `}`)
-	_, _, err := ParseRequest(body)
+	_, _, err := ParseRequest(&tr.Request{Body: body}, tr.Env{})
 	if err == nil || err.Status != 400 || !strings.Contains(err.Message, "deeper than 10000 levels") {
 		t.Errorf("got %+v, want a 400 naming the nesting limit", err)
 	}

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -113,7 +114,7 @@ func TestSDKMessageStreamKeepsSignatures(t *testing.T) {
 	content, _ := json.Marshal(got.Message.Content)
 	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":` + string(content) + `},` +
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":` + jsonQuote(sdkBlocks[len(sdkBlocks)-1].id) + `,"content":"r"}]}]}`
-	req, meta, perr := ParseRequest([]byte(body))
+	req, meta, perr := ParseRequest(&tr.Request{Body: []byte(body)}, tr.Env{})
 	if perr != nil {
 		t.Fatal(perr)
 	}

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"errors"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net/http"
 	"strconv"
@@ -335,7 +336,7 @@ func (s *StreamWriter) closeBlock() {
 // End finishes the answer. err nil: the service's stream ended normally
 // ([DONE]): the tool calls, message_delta with the stop reason and usage,
 // then message_stop. Otherwise the stream broke off (io.ErrUnexpectedEOF,
-// a transport error, an *api.Error or *Error the service sent mid-stream):
+// a transport error, an *api.Error or *tr.Error the service sent mid-stream):
 // the open block is stopped, tool calls not yet complete are left out, and
 // an error event tells the client, so a cut answer is never taken for a
 // whole one. Calls after the first do nothing.
@@ -369,8 +370,8 @@ func (s *StreamWriter) End(err error) error {
 // failed connection is an api_error, which Claude Code retries (and after a
 // few attempts reports as a server error mid-response); an error the
 // service sent mid-stream keeps its type, and Claude Code shows its message.
-func streamError(err error) *Error {
-	var pe *Error
+func streamError(err error) *tr.Error {
+	var pe *tr.Error
 	var ae *api.Error
 	switch {
 	case errors.As(err, &pe):
@@ -378,7 +379,7 @@ func streamError(err error) *Error {
 	case errors.As(err, &ae):
 		return FromAPIError(ae)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
+		return &tr.Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
 			Message: "unable to connect to API: the service's stream ended before the answer was complete — " + retryStream()}
 	}
 	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
@@ -390,7 +391,7 @@ func streamError(err error) *Error {
 		c.Cause = "the service's stream broke off: " + c.Cause
 		return FromAPIError(&c)
 	}
-	return &Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
+	return &tr.Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
 		Message: "unable to connect to API: the service's stream broke off (" + err.Error() + ") — " + retryStream()}
 }
 

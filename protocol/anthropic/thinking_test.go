@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -234,7 +235,7 @@ func TestThinkingDialectsRoundTrip(t *testing.T) {
 				t.Errorf("the whole answer's blocks\n%+v\ndiffer from the streamed ones\n%+v", whole, a.blocks)
 			}
 
-			req, meta, perr := ParseRequest(nextRequest(t, a.blocks))
+			req, meta, perr := ParseRequest(&tr.Request{Body: nextRequest(t, a.blocks)}, tr.Env{})
 			if perr != nil {
 				t.Fatalf("the client's next request is refused: %v", perr)
 			}
@@ -335,7 +336,7 @@ func TestThinkingBadSignatures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			body := `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[` + c.blocks + `]},` +
 				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"gwts1_%%%","content":"r"},{"type":"text","text":"next"}]}]}`
-			req, meta, err := ParseRequest([]byte(body))
+			req, meta, err := ParseRequest(&tr.Request{Body: []byte(body)}, tr.Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -410,7 +411,7 @@ func TestThinkingSignatureAfterPlainText(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stream)
 	}
-	req, _, perr := ParseRequest(nextRequest(t, a.blocks))
+	req, _, perr := ParseRequest(&tr.Request{Body: nextRequest(t, a.blocks)}, tr.Env{})
 	if perr != nil {
 		t.Fatal(perr)
 	}

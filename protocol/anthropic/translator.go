@@ -31,15 +31,15 @@ func (Protocol) Name() string { return "messages" }
 
 // Local answers count_tokens, which the service has no endpoint for, and
 // refuses a wrong path or method.
-func (p Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
+func (p Protocol) Local(req *tr.Request, env tr.Env) (tr.Answer, bool) {
 	path := strings.TrimSuffix(req.Path, "/")
 	count := strings.HasSuffix(path, "/messages/count_tokens")
 	if !count && !strings.HasSuffix(path, "/messages") {
-		return errorAnswer(&Error{Status: http.StatusNotFound, Type: TypeNotFound, Final: true,
+		return errorAnswer(&tr.Error{Status: http.StatusNotFound, Type: TypeNotFound, Final: true,
 			Message: "gw serve speaks the Messages API at /v1/messages and /v1/messages/count_tokens only, not " + req.Path}), true
 	}
 	if req.Method != http.MethodPost {
-		a := errorAnswer(&Error{Status: http.StatusMethodNotAllowed, Type: TypeInvalidRequest, Final: true,
+		a := errorAnswer(&tr.Error{Status: http.StatusMethodNotAllowed, Type: TypeInvalidRequest, Final: true,
 			Message: req.Method + " " + req.Path + " is not allowed; send POST"})
 		a.Header.Set("Allow", http.MethodPost)
 		return a, true
@@ -47,7 +47,7 @@ func (p Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
 	if !count {
 		return tr.Answer{}, false
 	}
-	creq, meta, perr := ParseRequest(req.Body)
+	creq, meta, perr := ParseRequest(req, env)
 	if perr != nil {
 		perr.Final = true
 		a := errorAnswer(perr)
@@ -61,8 +61,8 @@ func (p Protocol) Local(req *tr.Request, _ tr.Env) (tr.Answer, bool) {
 }
 
 // Translate reads a Messages request.
-func (p Protocol) Translate(req *tr.Request, _ tr.Env) (tr.Exchange, *tr.Answer) {
-	creq, meta, perr := ParseRequest(req.Body)
+func (p Protocol) Translate(req *tr.Request, env tr.Env) (tr.Exchange, *tr.Answer) {
+	creq, meta, perr := ParseRequest(req, env)
 	if perr == nil {
 		meta.InputTokens = p.Billed.InputTokens(creq, meta.InputTokens)
 	}
@@ -77,12 +77,12 @@ func (p Protocol) Translate(req *tr.Request, _ tr.Env) (tr.Exchange, *tr.Answer)
 
 // Refusal is one of gw serve's own errors: final, since no retry fixes it.
 func (Protocol) Refusal(status int, _, message string) tr.Answer {
-	return errorAnswer(&Error{Status: status, Type: TypeForStatus(status), Message: message, Final: true})
+	return errorAnswer(&tr.Error{Status: status, Type: TypeForStatus(status), Message: message, Final: true})
 }
 
 // errorAnswer is e as an answer: final, it tells Claude Code not to retry.
-func errorAnswer(e *Error) tr.Answer {
-	a := tr.JSON(e.Status, "application/json", e.Body())
+func errorAnswer(e *tr.Error) tr.Answer {
+	a := tr.JSON(e.Status, "application/json", errorBody(e))
 	if e.Final {
 		a.Header.Set("X-Should-Retry", "false")
 	}

@@ -1,6 +1,8 @@
 // Package chat holds the OpenAI chat-completions types that gw serve's
-// protocol translators (protocol/anthropic, protocol/responses) produce and
-// consume: the request sent to the service, its answer, and its stream.
+// protocol translators (protocol/anthropic, protocol/responses,
+// protocol/gemini) produce and consume: the request sent to the service, its
+// answer, and its stream, whose tool-call deltas become calls in one place
+// for all of them (ToolCalls).
 //
 // They are small types of gw's own rather than openai-go's: the translators
 // need exact control over which fields are sent (the service rejects nothing
@@ -17,7 +19,7 @@
 // (reasoning.text with a signature, reasoning.encrypted data, reasoning.summary), LiteLLM's
 // thinking_blocks (Anthropic's thinking with signature, redacted_thinking), and Gemini's
 // extra_content.google.thought_signature on a tool call (Gemini 3 refuses a call sent back without it).
-// protocol/chat reads all of them (the fast chunk scanner too) and writes them back; what only the service
+// protocol/chat reads all of them and writes them back; what only the service
 // can read travels through the client sealed (chat.Seal: gw + dialect + 1. + the JSON in unpadded
 // base64url), in the one place each client returns untouched:
 //

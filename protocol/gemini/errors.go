@@ -11,30 +11,18 @@ import (
 	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
-// Error is a failure answered in Google's error shape:
-// {"error":{"code":…,"message":…,"status":…}} with Code as the HTTP status.
-type Error struct {
-	Code    int
-	Message string
-	// Status is Google's status name; "" is StatusOf(Code).
-	Status string
-}
-
-func (e *Error) Error() string { return e.status() + ": " + e.Message }
-
-func (e *Error) status() string {
-	if e.Status != "" {
-		return e.Status
+// errorBody is e in Google's error shape:
+// {"error":{"code":…,"message":…,"status":…}}; e.Type is Google's status
+// name, "" the one of e.Status (StatusOf).
+func errorBody(e *tr.Error) []byte {
+	status := e.Type
+	if status == "" {
+		status = StatusOf(e.Status)
 	}
-	return StatusOf(e.Code)
-}
-
-// Body is the error's JSON body.
-func (e *Error) Body() []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(errorOut{Error: errorDetail{Code: e.Code, Message: e.Message, Status: e.status()}})
+	_ = enc.Encode(errorOut{Error: errorDetail{Code: e.Status, Message: e.Message, Status: status}})
 	return buf.Bytes()
 }
 
@@ -86,8 +74,8 @@ func StatusOf(code int) string {
 const jsonType = "application/json; charset=UTF-8"
 
 // errorAnswer is e as a whole answer.
-func errorAnswer(e *Error) tr.Answer {
-	return tr.JSON(e.Code, jsonType, e.Body())
+func errorAnswer(e *tr.Error) tr.Answer {
+	return tr.JSON(e.Status, jsonType, errorBody(e))
 }
 
 // FromAPIError is gw's classified failure of the service as a Gemini API
@@ -109,7 +97,7 @@ func errorAnswer(e *Error) tr.Answer {
 //
 // A rate limit and the service's own 5xx (overloaded) keep their status,
 // and Gemini CLI retries them.
-func FromAPIError(e *api.Error) *Error {
+func FromAPIError(e *api.Error) *tr.Error {
 	code := e.Status
 	status := ""
 	switch {
@@ -136,14 +124,14 @@ func FromAPIError(e *api.Error) *Error {
 	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
 		msg += " — " + fix
 	}
-	return &Error{Code: code, Message: msg, Status: status}
+	return &tr.Error{Status: code, Message: msg, Type: status}
 }
 
 // invalid is a 400 naming the field at fault and what to do.
-func invalid(field, format string, args ...any) *Error {
+func invalid(field, format string, args ...any) *tr.Error {
 	msg := fmt.Sprintf(format, args...)
 	if field != "" {
 		msg = field + ": " + msg
 	}
-	return &Error{Code: http.StatusBadRequest, Message: msg}
+	return &tr.Error{Status: http.StatusBadRequest, Message: msg}
 }

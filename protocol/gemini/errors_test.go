@@ -17,8 +17,8 @@ import (
 func TestStreamErrorOfACutConnection(t *testing.T) {
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
 	e := streamError(reset)
-	if e.Code != http.StatusBadGateway || !strings.Contains(e.Message, "stream broke off: the connection was cut before the answer was complete") ||
+	if e.Status != http.StatusBadGateway || !strings.Contains(e.Message, "stream broke off: the connection was cut before the answer was complete") ||
 		!strings.HasPrefix(e.Message, api.ServiceUnreachable.Message()) || strings.Contains(e.Message, "read tcp") {
-		t.Errorf("got %d %q", e.Code, e.Message)
+		t.Errorf("got %d %q", e.Status, e.Message)
 	}
 }

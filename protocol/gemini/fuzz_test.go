@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,10 +31,10 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f"},"thoughtSignature":"x"}]},{"parts":[{"functionResponse":{"name":"f","parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}}]}]}`))
 	f.Add([]byte(`{"contents":[{"parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"OBJECT","nullable":true}}]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, _, meta, err := ParseRequest(body, "m", true, fixedEnv().ID)
+		req, meta, err := ParseRequest(&tr.Request{Path: Prefix + "/m:streamGenerateContent", Body: body}, fixedEnv())
 		if err != nil {
-			if err.Code != 400 || strings.Contains(err.Message, "\n") {
-				t.Fatalf("refused with %d %q", err.Code, err.Message)
+			if err.Status != 400 || strings.Contains(err.Message, "\n") {
+				t.Fatalf("refused with %d %q", err.Status, err.Message)
 			}
 			return
 		}

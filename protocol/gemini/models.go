@@ -24,7 +24,7 @@ var methods = []string{"generateContent", "streamGenerateContent", "countTokens"
 func Models(path string, ids []string) tr.Answer {
 	act, want, ok := route(path)
 	if !ok || (act != actList && act != actGet) {
-		return errorAnswer(&Error{Code: http.StatusNotFound, Message: "not a model path: " + path})
+		return errorAnswer(&tr.Error{Status: http.StatusNotFound, Message: "not a model path: " + path})
 	}
 	if act == actGet {
 		want = strings.TrimPrefix(want, "models/")
@@ -35,7 +35,7 @@ func Models(path string, ids []string) tr.Answer {
 				return a
 			}
 		}
-		a := errorAnswer(&Error{Code: http.StatusNotFound, Message: "models/" + want + " is not a model of the account's subscription; GET " + Prefix + " lists them"})
+		a := errorAnswer(&tr.Error{Status: http.StatusNotFound, Message: "models/" + want + " is not a model of the account's subscription; GET " + Prefix + " lists them"})
 		a.Model = want
 		return a
 	}

@@ -21,6 +21,9 @@ type Meta struct {
 	// includeThoughts); without it the model's reasoning is not shown.
 	Thoughts bool
 	Dropped  []string // fields the service has no place for, for the log
+	// Extra are the request's fields sent to the service as they are
+	// (translate.Call's Extra); nil when none.
+	Extra map[string]json.RawMessage
 }
 
 // action is what a path under /v1beta/models asks for.
@@ -75,15 +78,18 @@ func route(path string) (act action, model string, ok bool) {
 // asks for by default (v1beta) and the collection.
 const Prefix = "/v1beta/models"
 
-// ParseRequest translates a generateContent request's body into a chat
-// request for model. ids makes the ids of function calls that came
-// without one (Gemini CLI gives each call its own; other clients may not).
-func ParseRequest(body []byte, model string, stream bool, ids func(int) string) (*chat.Request, map[string]json.RawMessage, Meta, *Error) {
+// ParseRequest translates a generateContent request into a chat request for
+// the model its path names (a stream for :streamGenerateContent). env.ID
+// makes the ids of function calls that came without one (Gemini CLI gives
+// each call its own; other clients may not).
+func ParseRequest(req *tr.Request, env tr.Env) (*chat.Request, Meta, *tr.Error) {
+	act, model, _ := route(req.Path)
+	stream, body := act == actStream, req.Body
 	meta := Meta{Model: model, Stream: stream}
 	var r request
 	if err := json.Unmarshal(body, &r); len(bytes.TrimSpace(body)) == 0 || err != nil {
 		field, msg := chat.BadBody(body, err, "Gemini API")
-		return nil, nil, meta, invalid(field, "%s", msg)
+		return nil, meta, invalid(field, "%s", msg)
 	}
 	out := &chat.Request{Model: model, Stream: stream}
 	if stream {
@@ -94,7 +100,7 @@ func ParseRequest(body []byte, model string, stream bool, ids func(int) string) 
 		var sys []string
 		for j, p := range r.SystemInstruction.Parts {
 			if p.Text == nil {
-				return nil, nil, meta, invalid(fmt.Sprintf("systemInstruction.parts[%d]", j), "only text parts are allowed in a system instruction")
+				return nil, meta, invalid(fmt.Sprintf("systemInstruction.parts[%d]", j), "only text parts are allowed in a system instruction")
 			}
 			sys = append(sys, *p.Text)
 		}
@@ -103,11 +109,11 @@ func ParseRequest(body []byte, model string, stream bool, ids func(int) string) 
 		}
 	}
 	if len(r.Contents) == 0 {
-		return nil, nil, meta, invalid("contents", "the request has no contents; send at least one user turn")
+		return nil, meta, invalid("contents", "the request has no contents; send at least one user turn")
 	}
-	b := builder{ids: ids, open: map[string][]string{}}
+	b := builder{ids: env.ID, open: map[string][]string{}}
 	for i, c := range r.Contents {
-		var err *Error
+		var err *tr.Error
 		switch c.Role {
 		case "model":
 			err = b.model(i, c)
@@ -117,7 +123,7 @@ func ParseRequest(body []byte, model string, stream bool, ids func(int) string) 
 			err = invalid(fmt.Sprintf("contents[%d].role", i), "%q is not a role; use user or model", c.Role)
 		}
 		if err != nil {
-			return nil, nil, meta, err
+			return nil, meta, err
 		}
 	}
 	out.Messages = append(out.Messages, b.msgs...)
@@ -127,11 +133,11 @@ func ParseRequest(body []byte, model string, stream bool, ids func(int) string) 
 		for j, d := range t.FunctionDeclarations {
 			field := fmt.Sprintf("tools[%d].functionDeclarations[%d]", i, j)
 			if d.Name == "" {
-				return nil, nil, meta, invalid(field+".name", "a function needs a name")
+				return nil, meta, invalid(field+".name", "a function needs a name")
 			}
 			params, err := parameters(d)
 			if err != nil {
-				return nil, nil, meta, invalid(field+".parameters", "%s", err)
+				return nil, meta, invalid(field+".parameters", "%s", err)
 			}
 			out.Tools = append(out.Tools, chat.Tool{Type: "function",
 				Function: chat.Function{Name: d.Name, Description: d.Description, Parameters: params}})
@@ -156,7 +162,7 @@ func ParseRequest(body []byte, model string, stream bool, ids func(int) string) 
 		case "NONE":
 			out.ToolChoice = "none"
 		default:
-			return nil, nil, meta, invalid("toolConfig.functionCallingConfig.mode", "%q is not a mode; use AUTO, ANY or NONE", fc.Mode)
+			return nil, meta, invalid("toolConfig.functionCallingConfig.mode", "%q is not a mode; use AUTO, ANY or NONE", fc.Mode)
 		}
 	}
 	if g := r.GenerationConfig; g != nil {
@@ -173,7 +179,7 @@ func ParseRequest(body []byte, model string, stream bool, ids func(int) string) 
 			}
 		}
 		if rf, err := responseFormat(g); err != nil {
-			return nil, nil, meta, err
+			return nil, meta, err
 		} else if rf != nil {
 			out.ResponseFormat = rf
 		}
@@ -181,7 +187,7 @@ func ParseRequest(body []byte, model string, stream bool, ids func(int) string) 
 			meta.Thoughts = t.IncludeThoughts
 			effort, err := reasoningEffort(t)
 			if err != nil {
-				return nil, nil, meta, err
+				return nil, meta, err
 			}
 			out.ReasoningEffort = effort
 		}
@@ -192,10 +198,10 @@ func ParseRequest(body []byte, model string, stream bool, ids func(int) string) 
 	if r.CachedContent != "" {
 		meta.Dropped = append(meta.Dropped, "cachedContent")
 	}
-	if len(extra) == 0 {
-		extra = nil
+	if len(extra) > 0 {
+		meta.Extra = extra
 	}
-	return out, extra, meta, nil
+	return out, meta, nil
 }
 
 // named is a field by its name.
@@ -212,7 +218,7 @@ type builder struct {
 	dropped []string
 }
 
-func (b *builder) model(i int, c content) *Error {
+func (b *builder) model(i int, c content) *tr.Error {
 	m := chat.Message{Role: "assistant"}
 	var text, thought strings.Builder
 	for j, p := range c.Parts {
@@ -268,7 +274,7 @@ func (b *builder) model(i int, c content) *Error {
 	return nil
 }
 
-func (b *builder) user(i int, c content) *Error {
+func (b *builder) user(i int, c content) *tr.Error {
 	var parts []chat.Part
 	var later []chat.Part // data a function answered with, after the tool messages
 	for j, p := range c.Parts {
@@ -328,7 +334,7 @@ func (b *builder) answered(name, id string) {
 
 // dataPart is a user part as a chat part: text, an image, a PDF; nil for a
 // part with nothing to say.
-func dataPart(field string, p part) (*chat.Part, *Error) {
+func dataPart(field string, p part) (*chat.Part, *tr.Error) {
 	switch {
 	case p.Text != nil:
 		return &chat.Part{Type: "text", Text: *p.Text}, nil
@@ -433,7 +439,7 @@ func openAPISchema(v any, depth int) any {
 
 // responseFormat is the JSON answer a generationConfig asks for, nil when
 // it asks for none.
-func responseFormat(g *generationConfig) (json.RawMessage, *Error) {
+func responseFormat(g *generationConfig) (json.RawMessage, *tr.Error) {
 	switch strings.ToLower(g.ResponseMimeType) {
 	case "", "text/plain":
 		return nil, nil
@@ -463,7 +469,7 @@ func responseFormat(g *generationConfig) (json.RawMessage, *Error) {
 // reasoningEffort is a thinkingConfig as chat's reasoning_effort: a level
 // as it is; a budget of tokens by its size (0 none, up to 1024 low, up to
 // 8192 medium, more high); -1 (the model decides) as nothing.
-func reasoningEffort(t *thinkingConfig) (string, *Error) {
+func reasoningEffort(t *thinkingConfig) (string, *tr.Error) {
 	if t.ThinkingLevel != "" {
 		switch l := strings.ToLower(t.ThinkingLevel); l {
 		case "minimal", "low", "medium", "high":
@@ -510,7 +516,8 @@ func shortErr(err error) string {
 // countTokens estimates a request's tokens without the service (it has no
 // such endpoint): one per 4 bytes of the chat request it translates to, as
 // the Messages API's count_tokens does. An estimate, not a tokenizer.
-func countTokens(body []byte, model string, ids func(int) string) tr.Answer {
+func countTokens(req *tr.Request, model string, env tr.Env) tr.Answer {
+	body := req.Body
 	// countTokens sends {"contents": …} or {"generateContentRequest": {…}}.
 	var wrapped struct {
 		GenerateContentRequest json.RawMessage `json:"generateContentRequest"`
@@ -518,7 +525,9 @@ func countTokens(body []byte, model string, ids func(int) string) tr.Answer {
 	if json.Unmarshal(body, &wrapped) == nil && len(wrapped.GenerateContentRequest) > 0 {
 		body = wrapped.GenerateContentRequest
 	}
-	creq, _, _, perr := ParseRequest(body, model, false, ids)
+	r := *req
+	r.Body = body
+	creq, _, perr := ParseRequest(&r, env)
 	if perr != nil {
 		return errorAnswer(perr)
 	}

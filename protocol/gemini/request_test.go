@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	tr "github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,11 +13,11 @@ import (
 
 func parse(t *testing.T, body string) (*chat.Request, map[string]jsonv1.RawMessage, Meta) {
 	t.Helper()
-	req, extra, meta, err := ParseRequest([]byte(body), "m", true, fixedEnv().ID)
+	req, meta, err := ParseRequest(&tr.Request{Path: Prefix + "/m:streamGenerateContent", Body: []byte(body)}, fixedEnv())
 	if err != nil {
 		t.Fatalf("refused: %v", err)
 	}
-	return req, extra, meta
+	return req, meta.Extra, meta
 }
 
 func jsonOf(v any) string {
@@ -131,8 +132,8 @@ func TestRequestRefusals(t *testing.T) {
 		`{"contents":[{"parts":[{"text":"x"}]}],"generationConfig":{"responseMimeType":"text/x.enum"}}`:                                                         `"text/x.enum" cannot be asked of the service`,
 	}
 	for body, want := range cases {
-		_, _, _, err := ParseRequest([]byte(body), "m", false, fixedEnv().ID)
-		if err == nil || err.Code != http.StatusBadRequest || !strings.Contains(err.Message, want) || strings.Contains(err.Message, "\n") {
+		_, _, err := ParseRequest(&tr.Request{Path: Prefix + "/m:generateContent", Body: []byte(body)}, fixedEnv())
+		if err == nil || err.Status != http.StatusBadRequest || !strings.Contains(err.Message, want) || strings.Contains(err.Message, "\n") {
 			t.Errorf("%s: got %v, want a one-line 400 with %q", body, err, want)
 		}
 	}
@@ -188,7 +189,8 @@ func TestModels(t *testing.T) {
 // Hostile input: deep nesting in a Gemini schema is bounded, not a crash.
 func TestDeepSchema(t *testing.T) {
 	deep := strings.Repeat(`{"type":"OBJECT","items":`, 500) + `{}` + strings.Repeat(`}`, 500)
-	_, _, _, err := ParseRequest([]byte(`{"contents":[{"parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":`+deep+`}]}]}`), "m", false, fixedEnv().ID)
+	body := `{"contents":[{"parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":` + deep + `}]}]}`
+	_, _, err := ParseRequest(&tr.Request{Path: Prefix + "/m:generateContent", Body: []byte(body)}, fixedEnv())
 	if err != nil && !strings.Contains(err.Message, "parameters") {
 		t.Errorf("got %v", err)
 	}

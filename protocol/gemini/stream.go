@@ -111,7 +111,7 @@ func (s *StreamWriter) End(err error) error {
 			_ = http.NewResponseController(rw).Flush()
 		}
 		s.buf.Reset()
-		s.buf.Write(streamError(err).Body())
+		s.buf.Write(errorBody(streamError(err)))
 		_, s.err = s.w.Write(s.buf.Bytes())
 		return s.err
 	}
@@ -134,13 +134,13 @@ func (s *StreamWriter) End(err error) error {
 }
 
 // streamError is a broken or failed stream as Google's error.
-func streamError(err error) *Error {
+func streamError(err error) *tr.Error {
 	var ae *api.Error
 	if errors.As(err, &ae) {
 		return FromAPIError(ae)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return &Error{Code: http.StatusBadGateway, Message: "the service's stream broke off before the answer was complete"}
+		return &tr.Error{Status: http.StatusBadGateway, Message: "the service's stream broke off before the answer was complete"}
 	}
 	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
 		// In the other translators' words, not the network's.
@@ -152,11 +152,11 @@ func streamError(err error) *Error {
 		ge := FromAPIError(&c)
 		if c.Kind == api.KindReset {
 			// A cut answer: a new request usually gets through, so Gemini CLI may retry it.
-			ge.Code, ge.Status = http.StatusBadGateway, ""
+			ge.Status, ge.Type = http.StatusBadGateway, ""
 		}
 		return ge
 	}
-	return &Error{Code: http.StatusBadGateway, Message: fmt.Sprintf("the service's stream failed: %v", err)}
+	return &tr.Error{Status: http.StatusBadGateway, Message: fmt.Sprintf("the service's stream failed: %v", err)}
 }
 
 // Ping writes a blank line.

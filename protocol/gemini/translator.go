@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 
-	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 	tr "github.com/modelgateway/gw/protocol/translate"
@@ -29,7 +28,7 @@ func (Protocol) Name() string { return "gemini" }
 func (Protocol) Local(req *tr.Request, env tr.Env) (tr.Answer, bool) {
 	act, model, ok := route(req.Path)
 	if !ok {
-		return errorAnswer(&Error{Code: http.StatusNotFound, Message: "gw serve speaks the Gemini API at " + Prefix +
+		return errorAnswer(&tr.Error{Status: http.StatusNotFound, Message: "gw serve speaks the Gemini API at " + Prefix +
 			"/{model}:generateContent, :streamGenerateContent and :countTokens, and " + Prefix + " for the models; not " + req.Path}), true
 	}
 	want := http.MethodPost
@@ -37,17 +36,17 @@ func (Protocol) Local(req *tr.Request, env tr.Env) (tr.Answer, bool) {
 		want = http.MethodGet
 	}
 	if req.Method != want {
-		a := errorAnswer(&Error{Code: http.StatusMethodNotAllowed, Message: req.Method + " " + req.Path + " is not allowed; send " + want})
+		a := errorAnswer(&tr.Error{Status: http.StatusMethodNotAllowed, Message: req.Method + " " + req.Path + " is not allowed; send " + want})
 		a.Header.Set("Allow", want)
 		a.Model = model
 		return a, true
 	}
 	switch act {
 	case actList, actGet:
-		a := errorAnswer(&Error{Code: http.StatusNotImplemented, Message: "the model list is gw serve's to answer, not the translator's"})
+		a := errorAnswer(&tr.Error{Status: http.StatusNotImplemented, Message: "the model list is gw serve's to answer, not the translator's"})
 		return a, true
 	case actCount:
-		return countTokens(req.Body, model, env.ID), true
+		return countTokens(req, model, env), true
 	case actStream:
 		q, _ := url.ParseQuery(req.Query)
 		if q.Get("alt") != "sse" {
@@ -61,9 +60,8 @@ func (Protocol) Local(req *tr.Request, env tr.Env) (tr.Answer, bool) {
 
 // Translate reads a generateContent request.
 func (Protocol) Translate(req *tr.Request, env tr.Env) (tr.Exchange, *tr.Answer) {
-	act, model, _ := route(req.Path)
-	creq, extra, meta, perr := ParseRequest(req.Body, model, act == actStream, env.ID)
-	ex := &exchange{req: creq, extra: extra, meta: meta, env: env}
+	creq, meta, perr := ParseRequest(req, env)
+	ex := &exchange{req: creq, meta: meta, env: env}
 	if perr != nil {
 		a := errorAnswer(perr)
 		return ex, &a
@@ -73,15 +71,14 @@ func (Protocol) Translate(req *tr.Request, env tr.Env) (tr.Exchange, *tr.Answer)
 
 // Refusal is one of gw serve's own errors in Google's shape.
 func (Protocol) Refusal(status int, _, message string) tr.Answer {
-	return errorAnswer(&Error{Code: status, Message: message})
+	return errorAnswer(&tr.Error{Status: status, Message: message})
 }
 
 // exchange is one generateContent request.
 type exchange struct {
-	req   *chat.Request
-	extra map[string]json.RawMessage
-	meta  Meta
-	env   tr.Env
+	req  *chat.Request
+	meta Meta
+	env  tr.Env
 }
 
 func (x *exchange) Info() tr.Info {
@@ -92,7 +89,7 @@ func (x *exchange) Info() tr.Info {
 	return i
 }
 
-func (x *exchange) Call() *tr.Call { return &tr.Call{Chat: x.req, Extra: x.extra} }
+func (x *exchange) Call() *tr.Call { return &tr.Call{Chat: x.req, Extra: x.meta.Extra} }
 
 func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
 	data, err := FromResponse(x.meta, r, x.responseID(), x.env.ID)

@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestRecordedPromptCacheKeyAndEstimate(t *testing.T) {
 		if err := json.Unmarshal(body, &r); err != nil || r.PromptCacheKey == "" {
 			t.Fatalf("request%d has no prompt_cache_key: %v", i, err)
 		}
-		req, meta, perr := ParseRequest(body)
+		req, meta, perr := ParseRequest(&translate.Request{Body: body}, testEnv)
 		if perr != nil {
 			t.Fatal(perr)
 		}
@@ -55,7 +56,7 @@ func TestUserAndSafetyIdentifierKept(t *testing.T) {
 		{`{"model":"m","input":"hi","safety_identifier":"s1"}`, "s1"},
 		{`{"model":"m","input":"hi","user":"u1","safety_identifier":"s1"}`, "u1"},
 	} {
-		req, _, err := ParseRequest([]byte(c.body))
+		req, _, err := ParseRequest(&translate.Request{Body: []byte(c.body)}, testEnv)
 		if err != nil || req.User != c.user || req.PromptCacheKey != "" {
 			t.Errorf("%s: user %q, prompt_cache_key %q, %v; want user %q", c.body, req.User, req.PromptCacheKey, err, c.user)
 		}

@@ -51,11 +51,10 @@ func (Compact) Local(req *translate.Request, _ translate.Env) (translate.Answer,
 
 // Translate reads the conversation to compact.
 func (Compact) Translate(req *translate.Request, env translate.Env) (translate.Exchange, *translate.Answer) {
-	creq, meta, perr := ParseRequest(req.Body)
-	meta.ResponseID, meta.Created = "resp_"+env.ID(24), env.Now().Unix()
+	creq, meta, perr := ParseRequest(req, env)
 	x := &compaction{exchange{req: creq, meta: meta}, nil}
 	if perr != nil {
-		a := jsonAnswer(perr.Status, perr.Body())
+		a := jsonAnswer(perr.Status, errorBody(perr))
 		return x, &a
 	}
 	x.meta.Stream, creq.Stream, creq.StreamOptions = false, false, nil

@@ -3,7 +3,8 @@
 // onto the service's chat completions and back, and Codex's remote
 // compaction (POST /v1/responses/compact: Compact).
 //
-// ParseRequest turns the request into a chat request and a Meta; FromResponse
+// ParseRequest turns the request into a chat request and a Meta (the
+// response's id and time from translate.Env); FromResponse
 // and StreamWriter turn the chat answer, whole or streamed, into the
 // response object or the Responses API's events; FromAPIError and ErrorBody
 // give failures OpenAI's error shape with the spec's message first. Protocol

@@ -3,6 +3,7 @@ package responses
 import (
 	"errors"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net/http"
 	"strconv"
@@ -92,11 +93,11 @@ func ContextExceeded(e *api.Error) string {
 	return msg + "."
 }
 
-// FromAPIError is the status and body a Responses client gets for a
-// classified failure of the service (or of reaching it).
-func FromAPIError(e *api.Error) (status int, body []byte) {
+// FromAPIError is the error a Responses client gets for a classified
+// failure of the service (or of reaching it).
+func FromAPIError(e *api.Error) *translate.Error {
 	status, typ, code, param := classOf(e)
-	return status, errorJSON(Message(e), typ, param, code)
+	return &translate.Error{Status: status, Type: typ, Code: code, Param: param, Message: Message(e)}
 }
 
 // classOf maps a failure to status, error type, code and param.

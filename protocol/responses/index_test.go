@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"github.com/modelgateway/gw/protocol/translate"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestReasoningEffort_OnlyForReasoningModels(t *testing.T) {
 		{"vendor-a/model-a-haiku-4.5", false},
 		{"some/unknown-model", false},
 	} {
-		req, _, perr := ParseRequest([]byte(`{"model":"` + c.model + `","input":"hi","reasoning":{"effort":"high","summary":"auto"}}`))
+		req, _, perr := ParseRequest(&translate.Request{Body: []byte(`{"model":"` + c.model + `","input":"hi","reasoning":{"effort":"high","summary":"auto"}}`)}, testEnv)
 		if perr != nil {
 			t.Fatal(perr)
 		}

@@ -29,8 +29,9 @@ var overflowDialects = map[string]string{
 func TestFromAPIError_ContextOverflow(t *testing.T) {
 	for name, body := range overflowDialects {
 		ae := api.ClassifyResponse(400, nil, []byte(body), "vendor-a/model-a-sonnet-4.5")
-		status, b := FromAPIError(ae)
-		var e errorBody
+		pe := FromAPIError(ae)
+		status, b := pe.Status, errorBody(pe)
+		var e errorOut
 		if err := json.Unmarshal(b, &e); err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +64,8 @@ func TestFromAPIError_RateAndOverload(t *testing.T) {
 		{"overloaded in a stream", 200, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, 503, "server_is_overloaded", "server_is_overloaded"},
 	} {
 		ae := api.ClassifyResponse(c.status, nil, []byte(c.body), "m")
-		status, b := FromAPIError(ae)
+		pe := FromAPIError(ae)
+		status, b := pe.Status, errorBody(pe)
 		if status != c.want || !strings.Contains(string(b), `"code":"`+c.code+`"`) {
 			t.Errorf("%s: %d %s", c.name, status, b)
 		}

@@ -2,13 +2,11 @@ package responses
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate"
 	"regexp"
 	"strings"
-	"time"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
@@ -65,34 +63,24 @@ type echo struct {
 	Previous          string // previous_response_id, resolved by Store.Parse
 }
 
-// Error is a request gw serve refuses, in the Responses API's error shape.
-type Error struct {
-	Status  int
-	Type    string
-	Code    string
-	Param   string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Body is the error's JSON body: {"error":{"message","type","param","code"}}.
-func (e *Error) Body() []byte {
+// errorBody is e in the Responses API's error shape:
+// {"error":{"message","type","param","code"}}.
+func errorBody(e *translate.Error) []byte {
 	return errorJSON(e.Message, e.Type, e.Param, e.Code)
 }
 
 // badRequest is a 400 naming the field.
-func badRequest(param, format string, args ...any) *Error {
+func badRequest(param, format string, args ...any) *translate.Error {
 	msg := fmt.Sprintf(format, args...)
 	if param != "" {
 		msg = param + ": " + msg
 	}
-	return &Error{Status: 400, Type: "invalid_request_error", Code: "invalid_request", Param: param, Message: msg}
+	return &translate.Error{Status: 400, Type: "invalid_request_error", Code: "invalid_request", Param: param, Message: msg}
 }
 
 // unsupported is a 400 for a part of the Responses API that gw serve cannot
 // translate onto chat completions.
-func unsupported(param, format string, args ...any) *Error {
+func unsupported(param, format string, args ...any) *translate.Error {
 	e := badRequest(param, format, args...)
 	e.Code = "unsupported_parameter"
 	return e
@@ -196,13 +184,13 @@ const LocalShellTool = "local_shell"
 // carried over or refused with a 400 naming the field; reasoning items go
 // back on the assistant message that follows them, in the dialect they came
 // in (thinking.go).
-func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
+func ParseRequest(req *translate.Request, env translate.Env) (*chat.Request, Meta, *translate.Error) {
+	meta := Meta{ResponseID: "resp_" + env.ID(24), Created: env.Now().Unix()}
 	var r request
-	if err := decodeJSON(body, &r); err != nil {
-		return nil, Meta{}, err
+	if err := decodeJSON(req.Body, &r); err != nil {
+		return nil, meta, err
 	}
-	meta := Meta{Model: r.Model, Stream: r.Stream, ResponseID: "resp_" + randomHex(24), Created: time.Now().Unix(),
-		notStored: r.Store != nil && !*r.Store}
+	meta.Model, meta.Stream, meta.notStored = r.Model, r.Stream, r.Store != nil && !*r.Store
 	switch {
 	case strings.TrimSpace(r.Model) == "":
 		return nil, meta, badRequest("model", "missing; %s", render.Text(remedy.Remedy{Do: remedy.SetModel}, render.Context{Where: render.Serve}))
@@ -294,7 +282,7 @@ func ParseRequest(body []byte) (*chat.Request, Meta, *Error) {
 }
 
 // decodeJSON decodes the request body, naming where it is malformed.
-func decodeJSON(body []byte, v any) *Error {
+func decodeJSON(body []byte, v any) *translate.Error {
 	var err error
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err = json.Unmarshal(body, v); err == nil {
@@ -303,12 +291,6 @@ func decodeJSON(body []byte, v any) *Error {
 	}
 	param, msg := chat.BadBody(body, err, "Responses API")
 	return badRequest(param, "%s", msg)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n/2)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 type toolKey struct{ namespace, name string }
@@ -329,7 +311,7 @@ type translator struct {
 var nameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 
 // declareTools translates the request's tools into chat functions.
-func (t *translator) declareTools(raw []json.RawMessage) *Error {
+func (t *translator) declareTools(raw []json.RawMessage) *translate.Error {
 	type decl struct {
 		tool
 		param     string
@@ -441,7 +423,7 @@ func (t *translator) chatName(namespace, name string) string {
 	return nameChars.ReplaceAllString(name, "_")
 }
 
-func (t *translator) toolChoice(raw json.RawMessage) (any, *Error) {
+func (t *translator) toolChoice(raw json.RawMessage) (any, *translate.Error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -482,7 +464,7 @@ func (t *translator) toolChoice(raw json.RawMessage) (any, *Error) {
 
 // checkChoiceWithoutTools refuses a tool choice that forces a tool when no
 // tool is offered (all were hosted ones).
-func (t *translator) checkChoiceWithoutTools(raw json.RawMessage) *Error {
+func (t *translator) checkChoiceWithoutTools(raw json.RawMessage) *translate.Error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -497,7 +479,7 @@ func (t *translator) checkChoiceWithoutTools(raw json.RawMessage) *Error {
 }
 
 // input translates the conversation.
-func (t *translator) input(raw json.RawMessage) *Error {
+func (t *translator) input(raw json.RawMessage) *translate.Error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -544,7 +526,7 @@ func (t *translator) input(raw json.RawMessage) *Error {
 	return nil
 }
 
-func (t *translator) item(param string, it item) *Error {
+func (t *translator) item(param string, it item) *translate.Error {
 	isOutput := it.Type == "function_call_output" || it.Type == "custom_tool_call_output" || it.Type == "local_shell_call_output"
 	if !isOutput && it.Type != "reasoning" {
 		t.flushImages()
@@ -591,7 +573,7 @@ func (t *translator) item(param string, it item) *Error {
 }
 
 // message translates a message item.
-func (t *translator) message(param string, it item) *Error {
+func (t *translator) message(param string, it item) *translate.Error {
 	role := it.Role
 	switch role {
 	case "developer", "system":
@@ -668,7 +650,7 @@ func (t *translator) message(param string, it item) *Error {
 }
 
 // imagePart translates an input_image part.
-func imagePart(param string, p part) (chat.Part, *Error) {
+func imagePart(param string, p part) (chat.Part, *translate.Error) {
 	if p.FileID != "" {
 		return chat.Part{}, unsupported(param+".file_id", "an image given by file id cannot be passed on: the service has no file storage; send the image inline as a data: URL")
 	}
@@ -708,7 +690,7 @@ func clipURL(u string) string {
 
 // call appends a tool call to the assistant's message: the one just before
 // it, or a new one.
-func (t *translator) call(param string, it item, name, args string) *Error {
+func (t *translator) call(param string, it item, name, args string) *translate.Error {
 	if it.CallID == "" {
 		return badRequest(param+".call_id", "missing; a tool call has the call_id its output refers to")
 	}
@@ -728,7 +710,7 @@ func (t *translator) call(param string, it item, name, args string) *Error {
 
 // output translates a tool's output into a tool message; images in it go
 // into a user message after the tool messages.
-func (t *translator) output(param string, it item) *Error {
+func (t *translator) output(param string, it item) *translate.Error {
 	id := it.CallID
 	if id == "" {
 		id = it.ID
@@ -801,7 +783,7 @@ func plural(n int, word string) string {
 }
 
 // reasoning carries reasoning.effort over.
-func reasoning(raw json.RawMessage, out *chat.Request) *Error {
+func reasoning(raw json.RawMessage, out *chat.Request) *translate.Error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -821,7 +803,7 @@ func reasoning(raw json.RawMessage, out *chat.Request) *Error {
 
 // textFormat carries text.format over as response_format, and
 // text.verbosity as verbosity.
-func textFormat(raw json.RawMessage, out *chat.Request) *Error {
+func textFormat(raw json.RawMessage, out *chat.Request) *translate.Error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -889,9 +871,9 @@ func mustJSON(v any) json.RawMessage {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-// errorBody is OpenAI's error shape, fields in OpenAI's order (Codex shows
+// errorOut is OpenAI's error shape, fields in OpenAI's order (Codex shows
 // some error bodies as they are).
-type errorBody struct {
+type errorOut struct {
 	Error errorDetail `json:"error"`
 }
 
@@ -912,5 +894,5 @@ func errorJSON(message, typ, param, code string) []byte {
 	if code != "" {
 		d.Code = &code
 	}
-	return mustJSON(errorBody{Error: d})
+	return mustJSON(errorOut{Error: d})
 }

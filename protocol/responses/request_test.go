@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/modelgateway/gw/protocol/translate"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelgateway/gw/protocol/chat"
 )
@@ -25,7 +29,7 @@ func readGolden(t testing.TB, name string) []byte {
 
 func parseGolden(t testing.TB, name string) (*chat.Request, Meta) {
 	t.Helper()
-	req, meta, perr := ParseRequest(readGolden(t, name))
+	req, meta, perr := ParseRequest(&translate.Request{Body: readGolden(t, name)}, testEnv)
 	if perr != nil {
 		t.Fatalf("%s: %v", name, perr)
 	}
@@ -262,7 +266,7 @@ func TestParseRequest_Translations(t *testing.T) {
 	 {"type":"function_call","call_id":"c2","name":"f","arguments":""},
 	 {"type":"function_call_output","call_id":"c2","output":[{"type":"input_text","text":"see"},{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"original"}]},
 	 {"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"},{"type":"refusal","refusal":"no"}]}]}`
-	req, _, perr := ParseRequest([]byte(body))
+	req, _, perr := ParseRequest(&translate.Request{Body: []byte(body)}, testEnv)
 	if perr != nil {
 		t.Fatal(perr)
 	}
@@ -287,7 +291,7 @@ func TestParseRequest_Translations(t *testing.T) {
 		t.Errorf("a request that is not streamed asks for stream options: %s", got)
 	}
 
-	req, _, perr = ParseRequest([]byte(`{"model":"m","input":"hello"}`))
+	req, _, perr = ParseRequest(&translate.Request{Body: []byte(`{"model":"m","input":"hello"}`)}, testEnv)
 	if perr != nil || len(req.Messages) != 1 || req.Messages[0].Content != "hello" || req.Tools != nil || req.ToolChoice != nil {
 		t.Errorf("string input: %+v, %v", req, perr)
 	}
@@ -330,7 +334,7 @@ func TestParseRequest_BadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, perr := ParseRequest([]byte(c.body))
+			_, _, perr := ParseRequest(&translate.Request{Body: []byte(c.body)}, testEnv)
 			if perr == nil {
 				t.Fatal("accepted")
 			}
@@ -348,11 +352,11 @@ func TestParseRequest_BadInput(t *testing.T) {
 					Code    *string `json:"code"`
 				} `json:"error"`
 			}
-			if err := json.Unmarshal(perr.Body(), &b); err != nil || b.Error.Message != perr.Message || b.Error.Type != "invalid_request_error" || b.Error.Code == nil {
-				t.Errorf("body %s (%v)", perr.Body(), err)
+			if err := json.Unmarshal(errorBody(perr), &b); err != nil || b.Error.Message != perr.Message || b.Error.Type != "invalid_request_error" || b.Error.Code == nil {
+				t.Errorf("body %s (%v)", errorBody(perr), err)
 			}
-			if !bytes.HasPrefix(perr.Body(), []byte(`{"error":{"message":`)) {
-				t.Errorf("the body does not start with the message: %s", perr.Body())
+			if !bytes.HasPrefix(errorBody(perr), []byte(`{"error":{"message":`)) {
+				t.Errorf("the body does not start with the message: %s", errorBody(perr))
 			}
 		})
 	}
@@ -361,8 +365,20 @@ func TestParseRequest_BadInput(t *testing.T) {
 // TestParseRequestTooDeep: a request nested a million deep (a hostile or
 // broken client) is a 400 naming the limit, never a crash.
 func TestParseRequestTooDeep(t *testing.T) {
-	_, _, err := ParseRequest([]byte(`{"model":"m","input":` + strings.Repeat("[", 1_000_000) + `}`))
+	_, _, err := ParseRequest(&translate.Request{Body: []byte(`{"model":"m","input":` + strings.Repeat("[", 1_000_000) + `}`)}, testEnv)
 	if err == nil || err.Status != 400 || !strings.Contains(err.Message, "deeper than 10000 levels") {
 		t.Errorf("got %+v, want a 400 naming the nesting limit", err)
 	}
 }
+
+// testEnv gives a fixed clock and ids that count up (a Store tells
+// responses apart by them).
+var testEnv = translate.Env{
+	Now: func() time.Time { return time.Unix(1_700_000_000, 0) },
+	ID: func(n int) string {
+		s := strings.Repeat("0", n) + strconv.FormatInt(testIDs.Add(1), 16)
+		return s[len(s)-n:]
+	},
+}
+
+var testIDs atomic.Int64

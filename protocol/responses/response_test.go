@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/json"
 	"errors"
+	"github.com/modelgateway/gw/protocol/translate"
 	"strings"
 	"testing"
 
@@ -90,8 +91,9 @@ func TestFromAPIError(t *testing.T) {
 		{&api.Error{Kind: api.KindOther, Status: 422, Code: "bad_thing", Cause: "rejected"}, 422, "bad_thing", "rejected"},
 	}
 	for _, c := range cases {
-		status, body := FromAPIError(c.e)
-		var b errorBody
+		pe := FromAPIError(c.e)
+		status, body := pe.Status, errorBody(pe)
+		var b errorOut
 		if err := json.Unmarshal(body, &b); err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +119,7 @@ func TestClientStatusAndErrorBody(t *testing.T) {
 // asked for store: true, so that no client counts on retrieving it.
 func TestParseRequest_StoreNotPromised(t *testing.T) {
 	for _, body := range []string{`{"model":"m","input":"hi","store":true}`, `{"model":"m","input":"hi"}`} {
-		_, meta, perr := ParseRequest([]byte(body))
+		_, meta, perr := ParseRequest(&translate.Request{Body: []byte(body)}, testEnv)
 		if perr != nil {
 			t.Fatal(perr)
 		}

@@ -3,6 +3,7 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -93,7 +94,7 @@ func TestSDKResponseStreamKeepsReasoning(t *testing.T) {
 		t.Errorf("the SDK saw the summary %q, want %q", got.Summaries, "Plan it.")
 	}
 
-	req, meta, perr := ParseRequest(nextInput(t, got.Output, `["reasoning.encrypted_content"]`))
+	req, meta, perr := ParseRequest(&translate.Request{Body: nextInput(t, got.Output, `["reasoning.encrypted_content"]`)}, testEnv)
 	if perr != nil {
 		t.Fatal(perr)
 	}

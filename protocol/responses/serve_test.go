@@ -181,7 +181,7 @@ func TestServe_NotStreamed(t *testing.T) {
 // errorOf reads an error answer.
 func errorOf(t testing.TB, b []byte) (message, code string) {
 	t.Helper()
-	var e errorBody
+	var e errorOut
 	if err := json.Unmarshal(b, &e); err != nil {
 		t.Fatalf("not an error body: %s", b)
 	}

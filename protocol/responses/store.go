@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/list"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -120,27 +121,29 @@ type Turn struct {
 // item references are resolved first (Expand), the response object says
 // which response it continues and whether it is stored, and turn is what
 // Record needs once the answer is complete.
-func (st *Store) Parse(body []byte) (*chat.Request, Meta, Turn, *Error) {
+func (st *Store) Parse(req *translate.Request, env translate.Env) (*chat.Request, Meta, Turn, *translate.Error) {
 	// A request with store: false that ParseRequest accepts continues no
 	// response and references no item (it refuses both), so the Store has
 	// nothing to do with it: it is read once, not twice (every Codex turn;
 	// a tenth of what translating a recorded one costs).
-	if saysStoreFalse(body) {
-		if req, meta, perr := ParseRequest(body); perr == nil && meta.notStored {
-			return req, meta, Turn{}, nil
+	if saysStoreFalse(req.Body) {
+		if creq, meta, perr := ParseRequest(req, env); perr == nil && meta.notStored {
+			return creq, meta, Turn{}, nil
 		}
 	}
-	expanded, turn, meta, err := st.expand(body)
+	expanded, turn, meta, err := st.expand(req.Body)
 	if err != nil {
 		return nil, meta, turn, err
 	}
-	req, meta, perr := ParseRequest(expanded)
+	r := *req
+	r.Body = expanded
+	creq, meta, perr := ParseRequest(&r, env)
 	if perr != nil {
 		return nil, meta, turn, perr
 	}
 	meta.echo.Store = turn.Store // false without a Store: nothing can be retrieved
 	meta.echo.Previous = turn.Previous
-	return req, meta, turn, nil
+	return creq, meta, turn, nil
 }
 
 // saysStoreFalse reports whether body may hold "store": false, for Parse to
@@ -167,12 +170,12 @@ func saysStoreFalse(body []byte) bool {
 // is returned as it is. A response or item that is not kept is a 400 naming
 // it and saying what to do. A body that cannot be read is returned unchanged,
 // for ParseRequest to refuse with its own words.
-func (st *Store) Expand(body []byte) ([]byte, Turn, *Error) {
+func (st *Store) Expand(body []byte) ([]byte, Turn, *translate.Error) {
 	b, turn, _, err := st.expand(body)
 	return b, turn, err
 }
 
-func (st *Store) expand(body []byte) ([]byte, Turn, Meta, *Error) {
+func (st *Store) expand(body []byte) ([]byte, Turn, Meta, *translate.Error) {
 	var top struct {
 		Model    string          `json:"model"`
 		Stream   bool            `json:"stream"`
@@ -278,7 +281,7 @@ func (st *Store) tooBig(n int64) bool { return st != nil && n > st.maxBuilt }
 
 // builtTooLarge is the 400 for a request whose references would make it
 // larger than gw serve accepts.
-func (st *Store) builtTooLarge(param string) *Error {
+func (st *Store) builtTooLarge(param string) *translate.Error {
 	what := "the items it names with item_reference"
 	if param == "previous_response_id" {
 		what = "the conversation its previous_response_id continues"
@@ -303,7 +306,7 @@ func userText(s string) any {
 }
 
 // notFound is the 400 for a response or item that is not kept.
-func (st *Store) notFound(param, code, what, id string) *Error {
+func (st *Store) notFound(param, code, what, id string) *translate.Error {
 	e := badRequest(param, "%s %q was not found: %s; start the conversation again, or send the whole input (with store: false)", what, clipID(id), st.keeps())
 	e.Code = code
 	return e
@@ -328,7 +331,7 @@ func clipID(id string) string {
 // history is the conversation up to and including response id: the input
 // and output items of it and of every response before it, oldest first.
 // Every response of the chain counts as used.
-func (st *Store) history(id string) ([]json.RawMessage, *Error) {
+func (st *Store) history(id string) ([]json.RawMessage, *translate.Error) {
 	if st == nil {
 		return nil, st.notFound("previous_response_id", "previous_response_not_found", "previous response", id)
 	}

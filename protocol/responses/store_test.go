@@ -21,7 +21,7 @@ import (
 // upstream and the response object the client got.
 func turnWhole(t testing.TB, st *Store, body, reply string, call *chat.ToolCall) (*chat.Request, []byte) {
 	t.Helper()
-	req, meta, turn, perr := st.Parse([]byte(body))
+	req, meta, turn, perr := st.Parse(&translate.Request{Body: []byte(body)}, testEnv)
 	if perr != nil {
 		t.Fatalf("%s: %v", body, perr)
 	}
@@ -40,7 +40,7 @@ func turnWhole(t testing.TB, st *Store, body, reply string, call *chat.ToolCall)
 // turnStreamed is turnWhole with a streamed answer.
 func turnStreamed(t testing.TB, st *Store, body, reply string) (*chat.Request, []byte) {
 	t.Helper()
-	req, meta, turn, perr := st.Parse([]byte(body))
+	req, meta, turn, perr := st.Parse(&translate.Request{Body: []byte(body)}, testEnv)
 	if perr != nil {
 		t.Fatalf("%s: %v", body, perr)
 	}
@@ -237,7 +237,7 @@ func TestStore_NotKept(t *testing.T) {
 		{`{"model":"m","previous_response_id":"` + id + `","input":"more"}`, "previous_response_id", "previous_response_not_found", id},
 		{`{"model":"m","input":[{"type":"item_reference","id":"msg_gone"}]}`, "input[0].id", "item_not_found", "msg_gone"},
 	} {
-		_, _, _, perr := st.Parse([]byte(c.body))
+		_, _, _, perr := st.Parse(&translate.Request{Body: []byte(c.body)}, testEnv)
 		if perr == nil {
 			t.Fatalf("%s: accepted", c.body)
 		}
@@ -249,8 +249,8 @@ func TestStore_NotKept(t *testing.T) {
 		var e struct {
 			Error struct{ Message, Type, Param, Code string }
 		}
-		if err := json.Unmarshal(perr.Body(), &e); err != nil || e.Error.Type != "invalid_request_error" || e.Error.Code != c.code {
-			t.Errorf("error body %s", perr.Body())
+		if err := json.Unmarshal(errorBody(perr), &e); err != nil || e.Error.Type != "invalid_request_error" || e.Error.Code != c.code {
+			t.Errorf("error body %s", errorBody(perr))
 		}
 	}
 	status, body, ok := get(st, http.MethodGet, "/v1/responses/"+id)
@@ -260,11 +260,11 @@ func TestStore_NotKept(t *testing.T) {
 
 	// Without a Store (before gw serve keeps any), the same words.
 	var none *Store
-	_, _, _, perr := none.Parse([]byte(`{"model":"m","previous_response_id":"resp_1","input":"x"}`))
+	_, _, _, perr := none.Parse(&translate.Request{Body: []byte(`{"model":"m","previous_response_id":"resp_1","input":"x"}`)}, testEnv)
 	if perr == nil || !strings.Contains(perr.Message, "gw serve keeps no responses") {
 		t.Errorf("no store: %v", perr)
 	}
-	if _, meta, _, perr := none.Parse([]byte(`{"model":"m","input":"x"}`)); perr != nil || meta.echo.Store {
+	if _, meta, _, perr := none.Parse(&translate.Request{Body: []byte(`{"model":"m","input":"x"}`)}, testEnv); perr != nil || meta.echo.Store {
 		t.Errorf("no store: a response says it is stored (%v)", perr)
 	}
 }
@@ -336,7 +336,7 @@ func TestStore_Bounds(t *testing.T) {
 	}
 	// Forget the start: its continuation is refused, naming both.
 	_, _, _ = get(st, "DELETE", "/v1/responses/"+respID(t, a))
-	_, _, _, perr := st.Parse([]byte(`{"model":"m","previous_response_id":"` + respID(t, a2) + `","input":"a4"}`))
+	_, _, _, perr := st.Parse(&translate.Request{Body: []byte(`{"model":"m","previous_response_id":"` + respID(t, a2) + `","input":"a4"}`)}, testEnv)
 	if perr == nil || !strings.Contains(perr.Message, respID(t, a2)) || !strings.Contains(perr.Message, respID(t, a)+`", which was not found`) {
 		t.Errorf("a broken chain: %v", perr)
 	}
@@ -376,7 +376,7 @@ func TestStore_HostileInput(t *testing.T) {
 		{`[1,2]`, "JSON object"},
 		{``, "empty"},
 	} {
-		_, _, _, perr := st.Parse([]byte(c.body))
+		_, _, _, perr := st.Parse(&translate.Request{Body: []byte(c.body)}, testEnv)
 		if perr == nil || !strings.Contains(perr.Message, c.words) || len(perr.Message) > 600 {
 			t.Errorf("%.80s: %v", c.body, perr)
 		}
@@ -418,7 +418,7 @@ func TestStore_Concurrent(t *testing.T) {
 				if prev != "" {
 					body = fmt.Sprintf(`{"model":"m","previous_response_id":%q,"input":%q}`, prev, q)
 				}
-				req, meta, tn, perr := st.Parse([]byte(body))
+				req, meta, tn, perr := st.Parse(&translate.Request{Body: []byte(body)}, testEnv)
 				if perr != nil {
 					if !strings.Contains(perr.Message, "was not found: gw serve keeps the last 48 responses") || !strings.Contains(perr.Message, prev) {
 						errs <- "refusal: " + perr.Message
@@ -487,7 +487,7 @@ func FuzzStoreParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, meta, turn, perr := st.Parse(body)
+		req, meta, turn, perr := st.Parse(&translate.Request{Body: body}, testEnv)
 		if perr != nil {
 			if perr.Status != 400 || perr.Message == "" {
 				t.Fatalf("refusal %d %q", perr.Status, perr.Message)
@@ -543,14 +543,14 @@ func TestStore_BuiltPastTheLimitIsRefused(t *testing.T) {
 	refs := func(n int) string {
 		return strings.TrimSuffix(strings.Repeat(`{"type":"item_reference","id":"msg_a"},`, n), ",")
 	}
-	if _, _, _, perr := st.Parse([]byte(`{"model":"m","input":[` + refs(2) + `]}`)); perr != nil {
+	if _, _, _, perr := st.Parse(&translate.Request{Body: []byte(`{"model":"m","input":[` + refs(2) + `]}`)}, testEnv); perr != nil {
 		t.Errorf("two references, under the bound: %v", perr)
 	}
 	for _, c := range []struct{ body, param string }{
 		{`{"model":"m","input":[` + refs(4) + `]}`, "input"},
 		{`{"model":"m","previous_response_id":"` + respID(t, r1) + `","input":[` + refs(2) + `]}`, "previous_response_id"},
 	} {
-		_, _, _, perr := st.Parse([]byte(c.body))
+		_, _, _, perr := st.Parse(&translate.Request{Body: []byte(c.body)}, testEnv)
 		if perr == nil || perr.Status != 400 || perr.Param != c.param || perr.Code != "request_too_large" || !strings.Contains(perr.Message, "larger than 64 KiB") {
 			t.Errorf("%.80s: %+v", c.body, perr)
 		}

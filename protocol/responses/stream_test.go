@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net"
 	"strings"
@@ -28,7 +29,7 @@ func codexMeta(t testing.TB) Meta {
 	{"type":"custom","name":"apply_patch","format":{"type":"grammar","syntax":"lark","definition":"start: x"}},
 	{"type":"namespace","name":"multi_agent_v1","tools":[{"type":"function","name":"spawn_agent"}]},
 	{"type":"local_shell"},{"type":"web_search"}]}`
-	_, meta, perr := ParseRequest([]byte(body))
+	_, meta, perr := ParseRequest(&translate.Request{Body: []byte(body)}, testEnv)
 	if perr != nil {
 		t.Fatal(perr)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -105,8 +106,8 @@ func thinkingMeta(t *testing.T, encrypted bool) Meta {
 	if encrypted {
 		include = `["reasoning.encrypted_content"]`
 	}
-	_, meta, perr := ParseRequest([]byte(`{"model":"m","stream":true,"store":false,"input":"go","include":` + include + `,
-		"tools":[{"type":"function","name":"Read","parameters":{"type":"object","properties":{}}}]}`))
+	_, meta, perr := ParseRequest(&translate.Request{Body: []byte(`{"model":"m","stream":true,"store":false,"input":"go","include":` + include + `,
+		"tools":[{"type":"function","name":"Read","parameters":{"type":"object","properties":{}}}]}`)}, testEnv)
 	if perr != nil {
 		t.Fatal(perr)
 	}
@@ -221,7 +222,7 @@ func TestThinkingDialectsRoundTrip(t *testing.T) {
 				}
 			}
 
-			req, next, perr := ParseRequest(nextInput(t, tr.items, `["reasoning.encrypted_content"]`))
+			req, next, perr := ParseRequest(&translate.Request{Body: nextInput(t, tr.items, `["reasoning.encrypted_content"]`)}, testEnv)
 			if perr != nil {
 				t.Fatalf("the client's next request is refused: %v", perr)
 			}
@@ -248,7 +249,7 @@ func TestThinkingDialectsRoundTrip(t *testing.T) {
 					t.Errorf("encrypted_content %v without include", it["encrypted_content"])
 				}
 			}
-			preq, _, perr := ParseRequest(nextInput(t, ptr.items, `[]`))
+			preq, _, perr := ParseRequest(&translate.Request{Body: nextInput(t, ptr.items, `[]`)}, testEnv)
 			if perr != nil {
 				t.Fatal(perr)
 			}
@@ -327,7 +328,7 @@ func TestThinkingBadInput(t *testing.T) {
 				{"type":"function_call","call_id":"gwts1_%%%","name":"Read","arguments":"{}"},
 				{"type":"function_call_output","call_id":"gwts1_%%%","output":"r"}],
 				"tools":[{"type":"function","name":"Read","parameters":{"type":"object"}}]}`
-			req, meta, perr := ParseRequest([]byte(body))
+			req, meta, perr := ParseRequest(&translate.Request{Body: []byte(body)}, testEnv)
 			if perr != nil {
 				t.Fatal(perr)
 			}
@@ -354,7 +355,7 @@ func TestThinkingReasoningBelongsToItsTurn(t *testing.T) {
 	body := `{"model":"m","input":[{"role":"user","content":"a"},
 		{"type":"reasoning","id":"rs_1","summary":[],"content":[{"type":"reasoning_text","text":"stale"}]},
 		{"role":"user","content":"b"},{"role":"assistant","content":"ok"},{"role":"user","content":"c"}]}`
-	req, _, perr := ParseRequest([]byte(body))
+	req, _, perr := ParseRequest(&translate.Request{Body: []byte(body)}, testEnv)
 	if perr != nil {
 		t.Fatal(perr)
 	}
@@ -370,7 +371,7 @@ func TestThinkingSignatureAfterPlainText(t *testing.T) {
 	stream := runStream(t, thinkingMeta(t, true), chunksOf(t, []string{`{"reasoning_content":"I plan."}`,
 		`{"thinking_blocks":[{"type":"thinking","thinking":"","signature":"EuYB"}]}`, `{"content":"ok"}`}, "stop"), nil)
 	tr := checkStream(t, stream)
-	req, _, perr := ParseRequest(nextInput(t, tr.items, `["reasoning.encrypted_content"]`))
+	req, _, perr := ParseRequest(&translate.Request{Body: nextInput(t, tr.items, `["reasoning.encrypted_content"]`)}, testEnv)
 	if perr != nil {
 		t.Fatal(perr)
 	}

@@ -52,12 +52,10 @@ func (p Protocol) Local(req *translate.Request, _ translate.Env) (translate.Answ
 // Translate reads a Responses request. The response's id and creation time
 // come from env.
 func (p Protocol) Translate(req *translate.Request, env translate.Env) (translate.Exchange, *translate.Answer) {
-	creq, meta, turn, perr := p.Store.Parse(req.Body)
-	meta.ResponseID = "resp_" + env.ID(24)
-	meta.Created = env.Now().Unix()
+	creq, meta, turn, perr := p.Store.Parse(req, env)
 	ex := &exchange{req: creq, meta: meta, store: p.Store, turn: turn}
 	if perr != nil {
-		a := jsonAnswer(perr.Status, perr.Body())
+		a := jsonAnswer(perr.Status, errorBody(perr))
 		return ex, &a
 	}
 	return ex, nil
@@ -105,8 +103,8 @@ func (x *exchange) Whole(r *chat.Response) (translate.Answer, error) {
 }
 
 func (x *exchange) Error(e *api.Error) translate.Answer {
-	status, body := FromAPIError(e)
-	return jsonAnswer(status, body)
+	pe := FromAPIError(e)
+	return jsonAnswer(pe.Status, errorBody(pe))
 }
 
 func (x *exchange) Stream(w io.Writer) translate.Stream {

@@ -5,7 +5,10 @@
 // is one more implementation of Protocol and its routes in gw serve's
 // route table). A translator is pure:
 // it reads and writes bytes and Go values and does no I/O of its own, reads
-// no clock and makes no random ids (Env gives them). The loop that drives
+// no clock and makes no random ids (Env gives them). Every translator reads a
+// request the same way — ParseRequest(req *Request, env Env) (*chat.Request,
+// Meta, *Error) — and refuses with the one Error, which it says in its
+// protocol's error shape. The loop that drives
 // it — reading the client's request, calling the service, pings, flushes,
 // limits, the client hanging up — is gw serve's (package proxy/relay), the
 // same for every protocol.
@@ -154,3 +157,22 @@ func JSON(status int, contentType string, body []byte) Answer {
 	h.Set("X-Content-Type-Options", "nosniff")
 	return Answer{Status: status, Header: h, Body: body}
 }
+
+// Error is a request a translator refuses, or a failure it answers, before
+// it is said in the protocol's error shape (each translator writes its own
+// body from it).
+type Error struct {
+	Status int // the HTTP status
+	// Type is the protocol's name of the error: the Messages and Responses
+	// APIs' type (invalid_request_error), Google's status (INVALID_ARGUMENT);
+	// "" takes the protocol's name for Status.
+	Type    string
+	Code    string // the Responses API's code (model_not_found); "" none
+	Param   string // the Responses API's param, the field at fault; "" none
+	Message string
+	// Final asks the client not to retry (the Messages API's
+	// x-should-retry: false).
+	Final bool
+}
+
+func (e *Error) Error() string { return e.Message }

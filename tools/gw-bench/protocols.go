@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net"
 	"net/http"
@@ -88,11 +89,11 @@ func agentBodies(repo string) (claude, claudeChat, codex, codexChat []byte, err 
 	if codex, err = os.ReadFile(filepath.Join(repo, codexRequest)); err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("reading a recorded Codex request (run from the repository's root, or set -repo): %w", err)
 	}
-	cr, _, aerr := anthropic.ParseRequest(claude)
+	cr, _, aerr := anthropic.ParseRequest(&translate.Request{Body: claude}, benchEnv())
 	if aerr != nil {
 		return nil, nil, nil, nil, fmt.Errorf("%s: %s", claudeCodeRequest, aerr.Message)
 	}
-	xr, _, rerr := responses.ParseRequest(codex)
+	xr, _, rerr := responses.ParseRequest(&translate.Request{Body: codex}, benchEnv())
 	if rerr != nil {
 		return nil, nil, nil, nil, fmt.Errorf("%s: %v", codexRequest, rerr)
 	}
@@ -369,4 +370,9 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// benchEnv is the clock and ids the translators are given here.
+func benchEnv() translate.Env {
+	return translate.Env{Now: time.Now, ID: func(n int) string { return strings.Repeat("0", n) }}
 }
