@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/spell"
 )
 
 // CatalogEntry describes a model the service is known to offer. The service's
@@ -96,8 +97,8 @@ func closest(id string, candidates []string) (string, int) {
 		case strings.TrimSuffix(have, "-preview") == strings.TrimSuffix(want, "-preview"):
 			score = 1
 		default:
-			d := levenshtein(want, have)
-			if dp := levenshtein(want, strings.TrimSuffix(have, "-preview")); dp < d {
+			d := spell.Distance(want, have)
+			if dp := spell.Distance(want, strings.TrimSuffix(have, "-preview")); dp < d {
 				d = dp
 			}
 			// A short name the user typed without the family prefix
@@ -135,27 +136,6 @@ func normID(id string) string {
 		}
 		return r
 	}, id)
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // ModelError tells whether id can be used by an account whose model list is

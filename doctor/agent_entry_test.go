@@ -1,11 +1,13 @@
 package doctor
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/modelgateway/gw/api/apitest"
 	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/agents/all"
 	"github.com/modelgateway/gw/internal/remedy/render"
@@ -54,7 +56,8 @@ func claudeSettings(base, token, model string) string {
 // service; an agent's own provider elsewhere is only noted.
 func TestRun_AgentEntryConfigs(t *testing.T) {
 	s := startStandin(t, standin.Options{})
-	const proxyAddr = "127.0.0.1:18787"
+	proxyAddr := apitest.ClosedAddr(t) // gw serve is not running
+	_, proxyPort, _ := net.SplitHostPort(proxyAddr)
 	cases := []struct {
 		name   string
 		agent  AgentFiles
@@ -70,7 +73,7 @@ func TestRun_AgentEntryConfigs(t *testing.T) {
 		{"Claude Code with a stale token", agentFiles(t, "claude-code", claudeSettings("http://"+proxyAddr, "gw-local-ffffffffffffffffffffffffffffffff", "vendor-a/model-a-haiku-4.5")),
 			Fail, "", []string{"settings.json: Claude Code holds a local token that gw serve no longer accepts"}, "run: gw init agent --agent claude-code (it writes gw serve's current local token)", nil},
 		{"Qwen Code on another port", agentFiles(t, "qwen-code", `{"env": {"GW_LOCAL_TOKEN": "`+localToken+`"}, "modelProviders": {"openai": [{"id": "vendor-a/model-a-sonet-4.5", "baseUrl": "http://127.0.0.1:9999/v1", "envKey": "GW_LOCAL_TOKEN"}]}, "security": {"auth": {"selectedType": "openai"}}}`),
-			Fail, "service unreachable", []string{"Qwen Code points at http://127.0.0.1:9999/v1, but gw serve listens on port 18787"}, "run: gw init agent --agent qwen-code (it rewrites the address", []string{"vendor-a/model-a-sonet-4.5"}},
+			Fail, "service unreachable", []string{"Qwen Code points at http://127.0.0.1:9999/v1, but gw serve listens on port " + proxyPort}, "run: gw init agent --agent qwen-code (it rewrites the address", []string{"vendor-a/model-a-sonet-4.5"}},
 		{"Codex with a key in the file", agentFiles(t, "codex", "model = \"vendor-a/model-a-haiku-4.5\"\nmodel_provider = \"gw\"\n\n[model_providers.gw]\nbase_url = \""+s.BaseURL+"\"\nwire_api = \"responses\"\nexperimental_bearer_token = \"sk-plain-key\"\n"),
 			Warn, "", []string{"config.toml: Codex holds an API key written into the file"}, "run: gw init agent --agent codex --mode proxy", nil},
 		{"Continue, direct, a misspelled id", agentFiles(t, "continue", "name: c\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: x\n    provider: openai\n    model: vendor-b/model-b-3-flash\n    apiBase: "+s.BaseURL+"\n    apiKey: ${{ secrets.GW_API_KEY }}\n    capabilities: [tool_use]\n"),
@@ -80,7 +83,7 @@ func TestRun_AgentEntryConfigs(t *testing.T) {
 		{"pi through gw serve's Messages translation", agentFiles(t, "pi", `{"providers": {"gw": {"baseUrl": "http://`+proxyAddr+`", "api": "anthropic-messages", "apiKey": "`+localToken+`", "models": [{"id": "vendor-a/model-a-haiku-4.5"}]}}}`, `{"defaultProvider": "gw", "defaultModel": "vendor-a/model-a-haiku-4.5"}`),
 			Pass, "", []string{"models.json: pi uses gw serve at http://" + proxyAddr + " with 1 model"}, "", []string{"vendor-a/model-a-haiku-4.5"}},
 		{"Factory droid on another port", agentFiles(t, "droid", `{"customModels": [{"id": "custom:gw/vendor-a/model-a-haiku-4.5", "model": "vendor-a/model-a-haiku-4.5", "baseUrl": "http://127.0.0.1:9999/v1", "apiKey": "`+localToken+`"}]}`),
-			Fail, "service unreachable", []string{"Factory droid points at http://127.0.0.1:9999/v1, but gw serve listens on port 18787"}, "run: gw init agent --agent droid (it rewrites the address", []string{"vendor-a/model-a-haiku-4.5"}},
+			Fail, "service unreachable", []string{"Factory droid points at http://127.0.0.1:9999/v1, but gw serve listens on port " + proxyPort}, "run: gw init agent --agent droid (it rewrites the address", []string{"vendor-a/model-a-haiku-4.5"}},
 		{"Crush's config does not parse", agentFiles(t, "crush", "{\n  \"providers\": {\n    \"gw\": \n}\n"),
 			Fail, "", []string{"crush.json:4:1: Crush's config does not parse"}, "(Crush cannot read it either), then run: gw init agent --agent crush", nil},
 	}
@@ -113,8 +116,9 @@ func TestRun_AgentEntryConfigs(t *testing.T) {
 func TestRun_AgentEntryMisspelledModel(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	in := input(s.BaseURL, standin.DemoKeyFull)
-	af := agentFiles(t, "claude-code", claudeSettings("http://127.0.0.1:18787", localToken, "vendor-a/model-a-sonet-4.5"))
-	in.ProxyAddr, in.LocalToken, in.Agents = "127.0.0.1:18787", localToken, []AgentFiles{af}
+	proxyAddr := apitest.ClosedAddr(t) // gw serve is not running
+	af := agentFiles(t, "claude-code", claudeSettings("http://"+proxyAddr, localToken, "vendor-a/model-a-sonet-4.5"))
+	in.ProxyAddr, in.LocalToken, in.Agents = proxyAddr, localToken, []AgentFiles{af}
 	rep := runDoctor(t, in)
 	wantFail(t, in, rep, "model:vendor-a/model-a-sonet-4.5", "unknown model", msgModel, []string{"vendor-a/model-a-sonnet-4.5"}, "(in "+af.Files[0]+")")
 	// gw serve is not running and Claude Code needs it: the proxy check fails naming the file.
@@ -128,11 +132,12 @@ func TestRun_AgentEntryMisspelledModel(t *testing.T) {
 // with what to do; the tested version is not.
 func TestRun_AgentVersionNoted(t *testing.T) {
 	s := startStandin(t, standin.Options{})
+	proxyAddr := apitest.ClosedAddr(t)
 	for _, installed := range []string{"0.99.0", "0.225.2", ""} {
 		in := input(s.BaseURL, standin.DemoKeyFull)
-		af := agentFiles(t, "droid", `{"customModels": [{"id": "custom:gw/vendor-a/model-a-sonnet-4.5", "model": "vendor-a/model-a-sonnet-4.5", "baseUrl": "http://127.0.0.1:18787/v1", "apiKey": "`+localToken+`"}]}`)
+		af := agentFiles(t, "droid", `{"customModels": [{"id": "custom:gw/vendor-a/model-a-sonnet-4.5", "model": "vendor-a/model-a-sonnet-4.5", "baseUrl": "http://`+proxyAddr+`/v1", "apiKey": "`+localToken+`"}]}`)
 		af.Installed = installed
-		in.ProxyAddr, in.LocalToken, in.Agents = "127.0.0.1:18787", localToken, []AgentFiles{af, af}
+		in.ProxyAddr, in.LocalToken, in.Agents = proxyAddr, localToken, []AgentFiles{af, af}
 		rep := runDoctor(t, in)
 		c, _ := rep.Get(IDAgentConfig)
 		text := c.Cause + " | " + c.Detail + " (" + render.Text(c.Note, render.Context{Where: render.Doctor}) + ")"
@@ -149,13 +154,14 @@ func TestRun_OneCheckForEveryAgent(t *testing.T) {
 	s := startStandin(t, standin.Options{})
 	dir := t.TempDir()
 	oc := writeFile(t, dir, "opencode.jsonc", opencodeConfig(s.BaseURL, "{env:GW_API_KEY}", []string{"vendor-a/model-a-sonnet-4.6"}, ""))
-	kilo := agentFiles(t, "kilo", `{"provider": {"gw": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "http://127.0.0.1:18787/v1", "apiKey": "`+localToken+`"}, "models": {"vendor-b/model-b-3-flash-preview": {}}}}}`)
+	proxyAddr := apitest.ClosedAddr(t)
+	kilo := agentFiles(t, "kilo", `{"provider": {"gw": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "http://`+proxyAddr+`/v1", "apiKey": "`+localToken+`"}, "models": {"vendor-b/model-b-3-flash-preview": {}}}}}`)
 	in := input(s.BaseURL, standin.DemoKeyFull)
-	in.ProxyAddr, in.LocalToken = "127.0.0.1:18787", localToken
+	in.ProxyAddr, in.LocalToken = proxyAddr, localToken
 	in.Agents = append(openCodeFiles(oc), kilo)
 	rep := runDoctor(t, in)
 	c := wantStatus(t, rep, IDAgentConfig, Pass)
-	want := oc + `: provider "gw" reaches ` + s.BaseURL + " with 1 model; " + kilo.Files[0] + ": Kilo uses gw serve at http://127.0.0.1:18787/v1 with 1 model"
+	want := oc + `: provider "gw" reaches ` + s.BaseURL + " with 1 model; " + kilo.Files[0] + ": Kilo uses gw serve at http://" + proxyAddr + "/v1 with 1 model"
 	if c.Detail != want {
 		t.Errorf("detail %q\nwant   %q", c.Detail, want)
 	}

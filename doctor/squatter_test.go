@@ -1,14 +1,10 @@
 package doctor
 
 import (
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/modelgateway/gw/internal/testutil"
 	"github.com/modelgateway/gw/standin"
 )
 
@@ -18,27 +14,8 @@ import (
 // no key. (Another user's squatter: cmd/root's hostile_squatter script.)
 func TestRun_SquatterOnTheProxyPortGetsNothing(t *testing.T) {
 	s := startStandin(t, standin.Options{})
-	var mu sync.Mutex
-	var seen []string
-	sq := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var rec strings.Builder
-		fmt.Fprintf(&rec, "%s %s\n", r.Method, r.RequestURI)
-		_ = r.Header.Write(&rec)
-		rec.Write(body)
-		mu.Lock()
-		seen = append(seen, rec.String())
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Path == "/gw/hello" {
-			fmt.Fprintf(w, `{"service":"gw serve","proof":"%s"}`+"\n", strings.Repeat("ab", 32))
-			return
-		}
-		w.WriteHeader(404)
-		io.WriteString(w, `{"error":{"message":"not found","type":"gw_error","code":"not_found"}}`+"\n")
-	}))
-	defer sq.Close()
-	addr := strings.TrimPrefix(sq.URL, "http://")
+	sq := testutil.NewSquatter(t)
+	addr := sq.Addr()
 	in := input(s.BaseURL, standin.DemoKeyFull)
 	in.ProxyAddr, in.LocalToken = addr, localToken
 	in.Agents = []AgentFiles{agentFiles(t, "claude-code", claudeSettings("http://"+addr, localToken, "vendor-a/model-a-haiku-4.5"))}
@@ -47,14 +24,5 @@ func TestRun_SquatterOnTheProxyPortGetsNothing(t *testing.T) {
 	if !strings.Contains(c.Cause, "refuses the local token on "+addr) {
 		t.Errorf("proxy check: %+v", c)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) == 0 {
-		t.Fatal("the squatter was not asked: the test shows nothing")
-	}
-	for _, r := range seen {
-		if strings.Contains(r, localToken[len("gw-local-"):]) || strings.Contains(r, standin.DemoKeyFull) || strings.Contains(strings.ToLower(r), "authorization") {
-			t.Errorf("the squatter received a credential:\n%s", r)
-		}
-	}
+	sq.GotNothing(t, localToken[len("gw-local-"):], standin.DemoKeyFull)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,9 @@ type Factory struct {
 	KeychainInstall func(error) string
 	// Transport is the one HTTP transport to the hosted service, shared by every command.
 	Transport func() http.RoundTripper
+	// LoginService says what keeps gw serve running on this machine: LoginServiceOn this platform (nil, as
+	// in tests that build a Factory: not asked; the command scripts ask as on Linux wherever they run).
+	LoginService func(context.Context) LoginService
 
 	// keyMarkWarned: the command has said it could not write the key-changed file (keyChanged).
 	keyMarkWarned atomic.Bool
@@ -238,7 +242,7 @@ func NewFactory(version, defaultBaseURL string) *Factory {
 	transport := sync.OnceValue(func() http.RoundTripper { return api.NewTransport(api.TransportOptions{}) })
 	// One keychain store per process: it remembers its backend's name and lets only one call hang at a time.
 	keyring := sync.OnceValue(func() keychain.Store { return keychain.NewOS(keychain.DefaultTimeout) })
-	return &Factory{
+	f := &Factory{
 		IOStreams:       ios,
 		Getenv:          os.Getenv,
 		WorkDir:         os.Getwd,
@@ -248,4 +252,6 @@ func NewFactory(version, defaultBaseURL string) *Factory {
 		KeychainInstall: keychain.SetupCommand,
 		Transport:       transport,
 	}
+	f.LoginService = func(ctx context.Context) LoginService { return f.LoginServiceOn(ctx, runtime.GOOS) }
+	return f
 }

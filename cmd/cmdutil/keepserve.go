@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"runtime"
 
 	"github.com/modelgateway/gw/internal/autostart"
 )
@@ -21,10 +20,11 @@ type LoginService struct {
 	Windows bool
 }
 
-// LoginService asks the platform's service manager about gw's login service (internal/autostart), as
-// gw service status does. It runs the platform's tool (systemctl, launchctl, schtasks) once or twice.
-func (f *Factory) LoginService(ctx context.Context) LoginService {
-	ls := LoginService{Windows: runtime.GOOS == autostart.Windows}
+// LoginServiceOn asks the service manager of platform goos (autostart.Linux…; NewFactory's LoginService
+// passes runtime.GOOS) about gw's login service (internal/autostart), as gw service status does. It runs
+// the platform's tool (systemctl, launchctl, schtasks) once or twice.
+func (f *Factory) LoginServiceOn(ctx context.Context, goos string) LoginService {
+	ls := LoginService{Windows: goos == autostart.Windows}
 	exe, err := os.Executable()
 	if err != nil {
 		ls.NotReady = err
@@ -38,7 +38,7 @@ func (f *Factory) LoginService(ctx context.Context) LoginService {
 	if _, paths, err := f.Config(); err == nil {
 		s.TaskDir = paths.ConfigDir
 	}
-	u, err := autostart.Generate(runtime.GOOS, s)
+	u, err := autostart.Generate(goos, s)
 	if err != nil {
 		ls.NotReady = err
 		return ls

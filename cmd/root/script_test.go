@@ -26,6 +26,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/internal/autostart"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/standin"
 )
@@ -36,11 +37,16 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"gw": gwTestMain, "gw-squatter": squatterMain})
 }
 
-// gwTestMain is gw as the scripts run it: the real command tree with one substitution, the OS keychain
-// replaced by a fake kept in a file under the script's work dir ($GW_TEST_KEYRING). The real keychain is
-// exercised by TestRealKeychain_LoginStoresKeyInSecretService instead.
+// gwTestMain is gw as the scripts run it: the real command tree with two substitutions. The OS keychain is
+// replaced by a fake kept in a file under the script's work dir ($GW_TEST_KEYRING); the real keychain is
+// exercised by TestRealKeychain_LoginStoresKeyInSecretService instead. And what keeps gw serve running
+// (gw's login service) is asked of systemd as on Linux, whatever the platform the tests run on: systemctl
+// on the script's PATH and XDG_RUNTIME_DIR, which a script sets only to stand in a service manager, so
+// that the goldens of doctor, statusline and gw init agent are the same on Linux, macOS and Windows.
+// (launchd and the Task Scheduler are tested in internal/autostart and cmd/service.)
 func gwTestMain() {
 	f := cmdutil.NewFactory("test", os.Getenv("GW_TEST_DEFAULT_BASE_URL"))
+	f.LoginService = func(ctx context.Context) cmdutil.LoginService { return f.LoginServiceOn(ctx, autostart.Linux) }
 	// GW_TEST_KEYRING=os keeps the real OS keychain (scripts that run gw inside scripts/with-keyring.sh).
 	if path := os.Getenv("GW_TEST_KEYRING"); path != "os" {
 		f.Keyring = func() keychain.Store { return fakeKeyring{path: path} }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -55,8 +56,21 @@ func scrub(ts *testscript.TestScript, s string, extra ...string) string {
 			s = strings.ReplaceAll(s, v, "$"+name)
 		}
 	}
+	if filepath.Separator != '/' {
+		// A path under the work directory is written with slashes, as the goldens have it.
+		s = slashWorkPaths(s)
+	}
 	s = unitChecksum.ReplaceAllString(s, "${1}$$SUM")
 	return localToken.ReplaceAllString(s, "gw-local-$$TOKEN")
+}
+
+// workPath is a path under the script's work directory once scrub wrote it $WORK (up to a space, a quote,
+// a colon or a closing bracket).
+var workPath = regexp.MustCompile(`\$WORK[^\s'":)\]]*`)
+
+// slashWorkPaths writes the paths under $WORK in s with slashes, not Windows' backslashes.
+func slashWorkPaths(s string) string {
+	return workPath.ReplaceAllStringFunc(s, func(p string) string { return strings.ReplaceAll(p, `\`, "/") })
 }
 
 // cmdJSON checks a value in the JSON the last command printed on stdout.

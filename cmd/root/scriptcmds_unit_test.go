@@ -45,3 +45,13 @@ func TestJSONAt(t *testing.T) {
 		}
 	}
 }
+
+// On Windows scrub writes the paths under the work directory with slashes, as the goldens have them; the
+// rest of the text keeps its backslashes.
+func TestSlashWorkPaths(t *testing.T) {
+	got := slashWorkPaths(`Wrote $WORK\home\.config\gw\config.json: ok ('$WORK\a b'), C:\other\x [$WORK\c\d]`)
+	want := `Wrote $WORK/home/.config/gw/config.json: ok ('$WORK/a b'), C:\other\x [$WORK/c/d]`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

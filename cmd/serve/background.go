@@ -35,20 +35,31 @@ func backgroundRun(ctx context.Context, opts *ServeOptions) error {
 		// The console is gone: what cobra would print on the way out has nowhere to go.
 		opts.IO.In, opts.IO.Out, opts.IO.ErrOut = strings.NewReader(""), io.Discard, io.Discard
 	}
-	paths, err := opts.Paths()
+	log, stateDir, err := openServeLog(opts)
 	if err != nil {
 		return err
 	}
-	log, err := reqlog.Open(paths.StateDir)
-	if err != nil {
-		return err
-	}
-	opts.Log = log
 	if detachErr != nil {
 		fmt.Fprintf(log, "gw serve --background: the console window stays: %v\n", detachErr)
 	}
-	keepCrashes(paths.StateDir, log)
+	keepCrashes(stateDir, log)
 	return serveAgain(ctx, log, func(ctx context.Context) error { return serveRun(ctx, opts) }, sleep, time.Now)
+}
+
+// openServeLog opens the request log (serve.log in gw's state directory) of a gw serve no terminal shows
+// (--background, --on-demand) and makes it where that gw serve says everything (opts.Log). It returns the
+// state directory too.
+func openServeLog(opts *ServeOptions) (*reqlog.File, string, error) {
+	paths, err := opts.Paths()
+	if err != nil {
+		return nil, "", err
+	}
+	log, err := reqlog.Open(paths.StateDir)
+	if err != nil {
+		return nil, "", err
+	}
+	opts.Log = log
+	return log, paths.StateDir, nil
 }
 
 // serveAgain runs serve until it stops without an error (a stop asked for) or ctx ends; after each failure it

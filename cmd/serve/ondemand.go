@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
-	"github.com/modelgateway/gw/reqlog"
 )
 
 // onDemandFlag is the hidden flag of the gw serve that gw auth token --serve starts, detached, when an
@@ -21,17 +20,12 @@ const onDemandFlag = "on-demand"
 // error, which the gw that started it reads until it answers, and stops, so the agent gets that one line
 // instead of waiting on a gw serve that retries.
 func onDemandRun(ctx context.Context, opts *ServeOptions) error {
-	paths, err := opts.Paths()
-	if err != nil {
-		return err
-	}
-	log, err := reqlog.Open(paths.StateDir)
+	log, stateDir, err := openServeLog(opts)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
-	opts.Log = log
-	keepCrashes(paths.StateDir, log)
+	keepCrashes(stateDir, log)
 	fmt.Fprintf(log, "gw serve --on-demand: %s: started for an agent's credential command (pid %d)\n", time.Now().Format(time.DateTime), os.Getpid())
 	err = serveRun(ctx, opts)
 	if err != nil {

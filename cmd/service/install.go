@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/internal/autostart"
+	"github.com/modelgateway/gw/internal/safetext"
 )
 
 // InstallOptions holds the flags of `gw service install`.
@@ -50,7 +51,9 @@ func installRun(ctx context.Context, opts *InstallOptions) error {
 	if err != nil {
 		return err
 	}
-	out := opts.IO.Out
+	// Paths and commands hold the user's home and gw's path: their control characters are shown escaped.
+	out := safetext.NewWriter(opts.IO.Out)
+	defer out.Flush()
 	u := s.mgr.Unit
 	if opts.DryRun {
 		c, err := s.mgr.PlanInstall()
@@ -70,7 +73,7 @@ func installRun(ctx context.Context, opts *InstallOptions) error {
 		fmt.Fprintf(out, "To read the key, gw serve needs %s.\n", u.Needs)
 		s.printNotes(opts.Options)
 		if err := s.mgr.Ready(ctx); err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "! %s\n", cmdutil.ErrorWithFix(err))
+			fmt.Fprintf(opts.IO.ErrOut, "! %s\n", safetext.Text(cmdutil.ErrorWithFix(err)))
 		}
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/autostart"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/tui"
 )
 
@@ -169,7 +170,7 @@ func (o *Options) setup() (*setup, error) {
 
 func (s *setup) printNotes(o *Options) {
 	for _, n := range s.notes {
-		fmt.Fprintf(o.IO.ErrOut, "! %s\n", n)
+		fmt.Fprintf(o.IO.ErrOut, "! %s\n", safetext.Text(n))
 	}
 }
 

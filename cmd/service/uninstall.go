@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelgateway/gw/cmd/cmdutil"
+	"github.com/modelgateway/gw/internal/safetext"
 )
 
 // UninstallOptions holds the dependencies of `gw service uninstall`.
@@ -38,7 +39,9 @@ func uninstallRun(ctx context.Context, opts *UninstallOptions) error {
 	if err != nil {
 		return err
 	}
-	out := opts.IO.Out
+	// Paths and commands hold the user's home and gw's path: their control characters are shown escaped.
+	out := safetext.NewWriter(opts.IO.Out)
+	defer out.Flush()
 	u := s.mgr.Unit
 	c, err := s.mgr.Uninstall(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ package capio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -133,4 +134,16 @@ func ReadAll(r io.Reader, size, limit int64, tooLarge error) ([]byte, error) {
 		out = append(out, c...)
 	}
 	return out, nil
+}
+
+// Size is a bound of n bytes as gw's messages name it: in the largest unit that says it exactly (4 MiB,
+// 64 KiB, 1000 bytes).
+func Size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

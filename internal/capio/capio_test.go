@@ -66,3 +66,12 @@ func TestReadAllLengthSaidNotSent(t *testing.T) {
 		t.Errorf("3 bytes sent of 64 MiB said: %d KiB allocated", alloc>>10)
 	}
 }
+
+// A bound is named in the largest unit that says it exactly.
+func TestSize(t *testing.T) {
+	for n, want := range map[int64]string{4 << 20: "4 MiB", 64 << 10: "64 KiB", 1536 << 10: "1536 KiB", 1000: "1000 bytes", 0: "0 bytes", 1<<20 + 1: "1048577 bytes"} {
+		if got := Size(n); got != want {
+			t.Errorf("Size(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

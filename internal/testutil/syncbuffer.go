@@ -1,4 +1,5 @@
-// Package testutil holds small helpers shared by tests across packages: a concurrency-safe buffer, and
+// Package testutil holds small helpers shared by tests across packages: a concurrency-safe buffer, a
+// squatter on gw serve's port that records what it is sent, and
 // what the hostile-directory tests plant (named pipes, huge files, links, files of another user) with a
 // deadline around what must not hang. Only tests import it.
 package testutil

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	json "github.com/go-json-experiment/json/v1"
+	"github.com/modelgateway/gw/internal/capio"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -286,20 +287,9 @@ func (st *Store) builtTooLarge(param string) *translate.Error {
 		what = "the conversation its previous_response_id continues"
 	}
 	e := badRequest(param, "with %s the request would be larger than %s, gw serve's limit for one request; reference fewer items, or start a new conversation",
-		what, size(st.maxBuilt))
+		what, capio.Size(st.maxBuilt))
 	e.Code = "request_too_large"
 	return e
-}
-
-// size is n bytes in the largest unit that says it exactly.
-func size(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // userText is the input item of a string input, as the API lists it.

@@ -397,15 +397,22 @@ func TestStore_HostileInput(t *testing.T) {
 func TestStore_Concurrent(t *testing.T) {
 	const sessions, turns, maxCount, maxBytes = 64, 8, 48, 64 << 10
 	st := NewStore(maxCount, maxBytes)
-	var wg sync.WaitGroup
 	var refused, continued atomic.Int64
 	errs := make(chan string, sessions*turns)
-	for s := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			prev, history := "", ""
-			for turn := range turns {
+	// The sessions go turn by turn in step: every session's turn k is
+	// recorded before any session's turn k+1 starts, so between two turns
+	// of one session the other 63 record theirs; 64 responses in a Store
+	// keeping 48 forget some whatever the scheduler does, and the first
+	// turn to find its response kept continues it. Within a turn the 64
+	// sessions run at once.
+	prevs, histories := make([]string, sessions), make([]string, sessions)
+	for turn := range turns {
+		var wg sync.WaitGroup
+		for s := range sessions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				prev, history := prevs[s], histories[s]
 				q := fmt.Sprintf("s%d-q%d %s", s, turn, strings.Repeat("p", 200))
 				body := fmt.Sprintf(`{"model":"m","input":%q}`, q)
 				if prev != "" {
@@ -417,8 +424,8 @@ func TestStore_Concurrent(t *testing.T) {
 						errs <- "refusal: " + perr.Message
 					}
 					refused.Add(1)
-					prev, history = "", "" // start again, as the message says
-					continue
+					prevs[s], histories[s] = "", "" // start again, as the message says
+					return
 				}
 				var sb strings.Builder
 				for _, m := range req.Messages {
@@ -440,11 +447,11 @@ func TestStore_Concurrent(t *testing.T) {
 				if code, _, _ := get(st, "GET", "/v1/responses/"+respID(t, out)); code != 200 && code != 404 {
 					errs <- fmt.Sprintf("GET %d", code)
 				}
-				prev, history = respID(t, out), want+"assistant:"+a+"|"
-			}
-		}()
+				prevs[s], histories[s] = respID(t, out), want+"assistant:"+a+"|"
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	close(errs)
 	n := 0
 	for e := range errs {

@@ -453,18 +453,8 @@ func (w *idleWatch) stop() { w.timer.Stop() }
 // tooLarge is the failure of an answer past one of the limits.
 func tooLarge(what string, limit int64) *api.Error {
 	return &api.Error{Kind: api.KindBadResponse, Status: http.StatusBadGateway,
-		Cause: fmt.Sprintf("the service's answer went past gw serve's limit of %s for %s, so gw serve ended it", size(limit), what),
+		Cause: fmt.Sprintf("the service's answer went past gw serve's limit of %s for %s, so gw serve ended it", capio.Size(limit), what),
 		Fix:   remedy.Remedy{Do: remedy.RetryLater}}
-}
-
-func size(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // idle is the failure of a service that went silent mid-stream.
@@ -866,7 +856,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *req
 
 func tooLargeBody(limit int64) *reqRefusal {
 	return &reqRefusal{http.StatusRequestEntityTooLarge, "request_too_large",
-		fmt.Sprintf("the request body is larger than %s; send fewer or smaller images and files, or start a new session", size(limit))}
+		fmt.Sprintf("the request body is larger than %s; send fewer or smaller images and files, or start a new session", capio.Size(limit))}
 }
 
 var errTooLarge = errors.New("request body too large")

@@ -16,6 +16,7 @@ import (
 	"github.com/modelgateway/gw/cmd/cmdutil"
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/safetext"
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/tui"
 )
@@ -102,7 +103,7 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 		return err
 	}
 
-	stop := ios.StartSpinner("Checking the key with " + base)
+	stop := ios.StartSpinner("Checking the key with " + safetext.Line(base))
 	vctx, cancel := context.WithTimeout(ctx, ValidateTimeout)
 	models, err := opts.API(base, key, 0).Models(vctx)
 	cancel()
@@ -140,7 +141,10 @@ func loginRun(ctx context.Context, opts *LoginOptions) error {
 		return err
 	}
 
-	out := ios.Out
+	// The base URL and the store's name come from the user's flags, config and environment: their control
+	// characters are shown escaped.
+	out := safetext.NewWriter(ios.Out)
+	defer out.Flush()
 	fmt.Fprintf(out, "✓ Key %s accepted by %s (%d models available)\n", keychain.Mask(key), base, len(models))
 	fmt.Fprintf(out, "✓ Key stored in %s\n", backend)
 	if opts.InsecureStorage {
@@ -199,7 +203,7 @@ func store(ctx context.Context, opts *LoginOptions, key string) (string, error) 
 		return "", remedy.With(fmt.Errorf("could not store the key in the OS keychain (%s): %w", kr.Backend(), err), opts.KeychainRemedy(err))
 	}
 	if err := fileStore.Delete(cmdutil.Profile); err != nil && !errors.Is(err, keychain.ErrNotFound) {
-		fmt.Fprintf(opts.IO.ErrOut, "! could not remove the old key from %s: %v\n", fileStore.Backend(), err)
+		fmt.Fprintf(opts.IO.ErrOut, "! %s\n", safetext.Line(fmt.Sprintf("could not remove the old key from %s: %v", fileStore.Backend(), err)))
 	}
 	return kr.Backend(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -184,3 +185,26 @@ func options(e *cmdtest.Env) *LoginOptions {
 }
 
 func withKey(o *LoginOptions) *LoginOptions { o.WithKey = true; return o }
+
+// TestLoginRun_HostileStorePathReachesTheTerminalEscaped: with --insecure-storage gw auth login names the
+// file it stored the key in, under the user's XDG_CONFIG_HOME; a directory name holding an OSC 52
+// clipboard write, a screen clear and an 8-bit CSI (U+009B) is shown with them escaped.
+func TestLoginRun_HostileStorePathReachesTheTerminalEscaped(t *testing.T) {
+	const evil = "\x1b]52;c;aGk=\x07\x1b[2J\u009b31m"
+	e := cmdtest.New(t)
+	e.StartService(t, standin.Options{})
+	e.Vars["XDG_CONFIG_HOME"] = t.TempDir() + "/conf" + evil
+	e.In.WriteString(standin.DemoKeyFull + "\n")
+	o := withKey(options(e))
+	o.InsecureStorage = true
+	if err := loginRun(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	out := e.Out.String() + e.ErrOut.String()
+	if loc := regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f]").FindStringIndex(out); loc != nil {
+		t.Errorf("a raw control character reached the terminal:\n%q", out)
+	}
+	if !strings.Contains(e.Out.String(), `✓ Key stored in `) || !strings.Contains(e.Out.String(), `conf\x1b]52;c;aGk=\x07\x1b[2J\u009b31m`) {
+		t.Errorf("stdout does not name the file, escaped:\n%s", e.Out)
+	}
+}

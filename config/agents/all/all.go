@@ -22,6 +22,7 @@ import (
 	"github.com/modelgateway/gw/config/agents/opencode"
 	"github.com/modelgateway/gw/config/agents/pi"
 	"github.com/modelgateway/gw/config/agents/qwencode"
+	"github.com/modelgateway/gw/internal/spell"
 )
 
 // All returns every supported agent, in the order gw lists them.
@@ -75,7 +76,7 @@ func Closest(name string, as []agents.Agent) string {
 	best, bestD := "", 3 // as cobra's "did you mean": two edits at most
 	for _, a := range as {
 		for _, n := range []string{a.Info().Name, a.Info().Binary} {
-			d := distance(name, n)
+			d := spell.Distance(name, n)
 			if len(name) >= 2 && strings.HasPrefix(n, name) {
 				d = 0
 			}
@@ -85,27 +86,6 @@ func Closest(name string, as []agents.Agent) string {
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b, in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // With are the agents that implement T (agents.Runner, agents.DirectRefuser, …), in order.
