@@ -25,6 +25,14 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // Token is the local token the tests declare.
 const Token = "gw-local-0123456789abcdef0123456789abcdef"
 
+// CredentialDecl is Decl with gw's credential command (gw auth token --serve) at a path with a space,
+// as gw init agent declares it for an agents.CredentialCommander.
+func CredentialDecl() agents.Declaration {
+	d := Decl()
+	d.Credential = &agents.CredentialCommand{Path: "/opt/gw dir/gw", Args: agents.CredentialArgs}
+	return d
+}
+
 // Decl is a subscription of three models, one reasoning, through gw serve.
 func Decl() agents.Declaration {
 	return agents.Declaration{

@@ -9,12 +9,6 @@ import (
 	"github.com/modelgateway/gw/config/agents/agentstest"
 )
 
-func credDecl() agents.Declaration {
-	d := agentstest.Decl()
-	d.Credential = &agents.CredentialCommand{Path: "/opt/gw dir/gw", Args: agents.CredentialArgs}
-	return d
-}
-
 // TestMerge_CredentialCommand: with gw's credential command Claude Code's settings get apiKeyHelper (gw's
 // command for the shell) and no ANTHROPIC_AUTH_TOKEN, which would win over it, also over settings an older
 // gw wrote with the token, whose other settings stay; doctor reads it back as gw's command.
@@ -28,7 +22,7 @@ func TestMerge_CredentialCommand(t *testing.T) {
 	}
 	for name, src := range map[string][]byte{"new": nil, "older gw's, with the token": old.Data} {
 		t.Run(name, func(t *testing.T) {
-			res, err := agentstest.MergeOnce(t, Merge, src, credDecl())
+			res, err := agentstest.MergeOnce(t, Merge, src, agentstest.CredentialDecl())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +50,7 @@ func TestMerge_CredentialCommand(t *testing.T) {
 // TestMerge_UsersOwnHelperKept: an apiKeyHelper of the user's own is left as it is, with the token written
 // as before (and the warning that it is there).
 func TestMerge_UsersOwnHelperKept(t *testing.T) {
-	res, err := agentstest.MergeOnce(t, Merge, []byte(`{"apiKeyHelper": "~/bin/key.sh"}`), credDecl())
+	res, err := agentstest.MergeOnce(t, Merge, []byte(`{"apiKeyHelper": "~/bin/key.sh"}`), agentstest.CredentialDecl())
 	if err != nil {
 		t.Fatal(err)
 	}

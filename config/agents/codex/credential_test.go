@@ -8,12 +8,6 @@ import (
 	"github.com/modelgateway/gw/config/agents/agentstest"
 )
 
-func credDecl() agents.Declaration {
-	d := agentstest.Decl()
-	d.Credential = &agents.CredentialCommand{Path: "/opt/gw dir/gw", Args: agents.CredentialArgs}
-	return d
-}
-
 // TestMerge_CredentialCommand: with gw's credential command Codex's provider gets [model_providers.gw.auth]
 // (the command, its arguments, a time-out and a refresh) and no token, also over a config an older gw
 // wrote with the token in it, whose other settings stay; doctor reads it back as gw's command.
@@ -24,7 +18,7 @@ func TestMerge_CredentialCommand(t *testing.T) {
 	}
 	for name, src := range map[string][]byte{"new": nil, "older gw's, with the token": old.Data} {
 		t.Run(name, func(t *testing.T) {
-			res, err := agentstest.MergeOnce(t, Merge, src, credDecl())
+			res, err := agentstest.MergeOnce(t, Merge, src, agentstest.CredentialDecl())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,9 +15,7 @@ func TestMerge_CredentialCommand(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the command line is quoted for cmd.exe there")
 	}
-	d := agentstest.Decl()
-	d.Credential = &agents.CredentialCommand{Path: "/opt/gw dir/gw", Args: agents.CredentialArgs}
-	res, err := agent{}.Merge([][]byte{nil, nil}, d)
+	res, err := agent{}.Merge([][]byte{nil, nil}, agentstest.CredentialDecl())
 	if err != nil {
 		t.Fatal(err)
 	}
