@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,11 +8,6 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 )
-
-// claudeCodeCounts is how Claude Code reads a context overflow's counts to
-// decide how much of the conversation to compact (its words: "prompt is too
-// long", case-insensitive, start the compaction).
-var claudeCodeCounts = regexp.MustCompile(`(?i)prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)`)
 
 // overflowBodies are a context overflow in the dialects of the stand-in and
 // of the servers behind gateways, with the counts Claude Code must read.
