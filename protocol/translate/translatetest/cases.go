@@ -150,7 +150,7 @@ func (c dialectCase) checkBack(s *suite, m *chat.Message) error {
 		return fmt.Errorf("the call is not given back with the service's id %s", c.toolID)
 	}
 	if !s.carries(c.dialect) {
-		if len(m.ReasoningDetails)+len(m.ThinkingBlocks) > 0 && c.dialect != OpenRouter && c.dialect != LiteLLM {
+		if len(m.ReasoningDetails)+len(m.ThinkingBlocks) > 0 {
 			return errors.New("reasoning given back in a dialect it did not come in")
 		}
 		return nil
