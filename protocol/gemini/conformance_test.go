@@ -18,7 +18,8 @@ func TestConformance(t *testing.T) {
 		Protocol: Protocol{},
 		Carries:  []translatetest.Dialect{translatetest.Plain, translatetest.ThoughtSignature},
 		Known: map[string]string{"Broken/cut": "a stream cut short (io.ErrUnexpectedEOF) is said without the spec's " +
-			"\"unable to connect to API: \" first and without what to do, unlike a connection reset and the other translators"},
+			"\"unable to connect to API: \" first and without what to do, unlike a connection reset and the other translators",
+			"Stream/refusal": "the whole answer leaves the service's refusal out (FromResponse reads no Refusal); the stream shows it"},
 		Client: translatetest.Client{
 			Request: geminiRequest,
 			Whole: func(t testing.TB, a tr.Answer) translatetest.Answer {

@@ -58,7 +58,10 @@ func codexAnswer(terminal string, r map[string]any, items []map[string]any) tran
 		switch it["type"] {
 		case "message":
 			for _, p := range it["content"].([]any) {
-				text.WriteString(p.(map[string]any)["text"].(string))
+				p := p.(map[string]any)
+				t, _ := p["text"].(string)
+				r, _ := p["refusal"].(string)
+				text.WriteString(t + r)
 			}
 		case "reasoning":
 			for _, p := range it["summary"].([]any) {

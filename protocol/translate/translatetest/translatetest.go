@@ -347,6 +347,7 @@ func (s *suite) stream(t *testing.T) {
 			}
 		})
 	}
+	t.Run("refusal", s.refusal)
 	// Arguments arrive whole whichever byte boundary the service split
 	// them at (between characters: the chunks are decoded JSON).
 	args := `{"file_path":"/tmp/a b/ü.txt","limit":10,"nested":{"x":[1,2]}}`
@@ -358,6 +359,20 @@ func (s *suite) stream(t *testing.T) {
 		want := Answer{Calls: []Call{{ID: "call_1", Name: "Read", Args: args}}, Stop: "tool_calls"}
 		if err := same(got, want); err != nil {
 			t.Fatalf("split at %d: %v\n%s", k, err, body)
+		}
+	}
+}
+
+// refusal: the model's refusal (the service's refusal field) is shown
+// with the text, and the answer says it was filtered; whole and streamed.
+func (s *suite) refusal(t *testing.T) {
+	s.skipKnown(t)
+	part, no := "Part", "No."
+	streamed, body := s.streamed(t, []*chat.Chunk{Text(part), {Choices: []chat.ChunkChoice{{Delta: chat.Delta{Refusal: &no}}}}, Finish("content_filter")}, nil)
+	whole := s.whole(t, &chat.Response{ID: "x", Choices: []chat.Choice{{Message: chat.ResponseMsg{Role: "assistant", Content: &part, Refusal: &no}, FinishReason: "content_filter"}}})
+	for _, a := range []Answer{streamed, whole} {
+		if !strings.HasPrefix(a.Text, part) || !strings.Contains(a.Text, no) || a.Stop != "content_filter" || len(a.Calls) > 0 || a.Failed != nil {
+			t.Errorf("answer %+v, want the text and the refusal, stopped as filtered\n%s", a, body)
 		}
 	}
 }
