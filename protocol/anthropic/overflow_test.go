@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/modelgateway/gw/api"
-	"github.com/modelgateway/gw/protocol/chat"
 )
 
 // overflowBodies are a context overflow in the dialects of the stand-in and
@@ -51,20 +50,6 @@ func TestFromAPIError_ContextOverflow(t *testing.T) {
 	if !strings.HasPrefix(e.Message, "prompt is too long: the conversation exceeds the model's context window of 200000 tokens") ||
 		!strings.Contains(e.Message, "Your input exceeds the context window") || claudeCodeCounts.MatchString(e.Message) {
 		t.Errorf("no counts: %q", e.Message)
-	}
-}
-
-// TestStreamContextOverflow: an overflow the service reports inside its
-// stream ends the stream with Anthropic's error event, invalid_request_error
-// with the same words.
-func TestStreamContextOverflow(t *testing.T) {
-	ae := api.ClassifyResponse(200, nil, []byte(`{"error":{"message":"prompt is too long: 201234 tokens > 200000 maximum","type":"invalid_request_error","code":"context_length_exceeded"}}`), "vendor-a/model-a-sonnet-4.5")
-	a, raw := translate(t, sonnet, []*chat.Chunk{textChunk("Hal")}, ae)
-	if a.errType != TypeInvalidRequest || a.errMessage != "prompt is too long: 201234 tokens > 200000 maximum" {
-		t.Errorf("error event %s %q", a.errType, a.errMessage)
-	}
-	if strings.Contains(raw, "message_stop") {
-		t.Errorf("the stream ends like a whole answer:\n%s", raw)
 	}
 }
 

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"strings"
 	"testing"
 
@@ -67,7 +68,7 @@ func TestUsageStreamed(t *testing.T) {
 	meta.InputTokens = 4321
 	for _, c := range usageCases {
 		t.Run(c.name, func(t *testing.T) {
-			chunks := []*chat.Chunk{textChunk("Hi."), finishChunk("stop")}
+			chunks := []*chat.Chunk{translatetest.Text("Hi."), translatetest.Finish("stop")}
 			if c.usage != nil {
 				chunks = append(chunks, &chat.Chunk{Choices: []chat.ChunkChoice{}, Usage: c.usage})
 			}
@@ -121,7 +122,7 @@ func TestUsageDecodedFromGateways(t *testing.T) {
 		if err := chat.ParseEvent([]byte(c.chunk), &ev); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		_, raw := translate(t, sonnet, []*chat.Chunk{textChunk("Hi."), finishChunk("stop"), &ev.Chunk}, nil)
+		_, raw := translate(t, sonnet, []*chat.Chunk{translatetest.Text("Hi."), translatetest.Finish("stop"), &ev.Chunk}, nil)
 		_, delta := usages(t, raw)
 		want := map[string]any{"input_tokens": 200.0, "cache_creation_input_tokens": 900.0, "cache_read_input_tokens": 100.0, "output_tokens": 30.0}
 		if !equalJSON(delta, want) {

@@ -136,14 +136,7 @@ func (c dialectCase) finish() string {
 	return "stop"
 }
 
-func (c dialectCase) response(t testing.TB) *chat.Response {
-	t.Helper()
-	var r chat.Response
-	if err := json.Unmarshal([]byte(`{"id":"chatcmpl-1","choices":[{"index":0,"message":`+c.message+`,"finish_reason":"`+c.finish()+`"}]}`), &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r
-}
+func (c dialectCase) response(testing.TB) *chat.Response { return c.exported().Whole }
 
 func (c dialectCase) checkBack(s *suite, m *chat.Message) error {
 	if c.toolID != "" && (len(m.ToolCalls) != 1 || m.ToolCalls[0].ID != c.toolID) {
@@ -156,6 +149,42 @@ func (c dialectCase) checkBack(s *suite, m *chat.Message) error {
 		return nil
 	}
 	return c.back(m)
+}
+
+// ReasoningCase is one of the suite's answers with reasoning in a dialect,
+// for a protocol's golden tests of them.
+type ReasoningCase struct {
+	Name   string         // a file name: openrouter-signed-text
+	Deltas []string       // the stream's deltas, each a chunk's delta as JSON
+	Finish string         // the finish reason
+	Whole  *chat.Response // the same answer, not streamed
+}
+
+// Chunks are the stream's chunks: the deltas decoded as gw serve decodes
+// the service's events, then the finish reason.
+func (c ReasoningCase) Chunks() []*chat.Chunk {
+	var out []*chat.Chunk
+	for _, d := range c.Deltas {
+		out = append(out, deltaChunk(d))
+	}
+	return append(out, Finish(c.Finish))
+}
+
+// ReasoningCases are the suite's answers with reasoning in each dialect.
+func ReasoningCases() []ReasoningCase {
+	var cases []ReasoningCase
+	for _, c := range dialectCases() {
+		cases = append(cases, c.exported())
+	}
+	return cases
+}
+
+func (c dialectCase) exported() ReasoningCase {
+	var r chat.Response
+	if err := json.Unmarshal([]byte(`{"id":"chatcmpl-1","choices":[{"index":0,"message":`+c.message+`,"finish_reason":"`+c.finish()+`"}]}`), &r); err != nil {
+		panic(err)
+	}
+	return ReasoningCase{Name: strings.ReplaceAll(c.name, " ", "-"), Deltas: c.deltas, Finish: c.finish(), Whole: &r}
 }
 
 func wantDetails(m *chat.Message, want ...chat.ReasoningDetail) error {
@@ -236,6 +265,19 @@ func dialectCases() []dialectCase {
 		back: func(m *chat.Message) error {
 			want := []chat.ThinkingBlock{{Type: "thinking", Thinking: "Hmm ok", Signature: "EuYBCkQYAiJA/sig"}, {Type: "redacted_thinking", Data: "EmwKAhgBEgy3va"}}
 			if !reflect.DeepEqual(m.ThinkingBlocks, want) {
+				return fmt.Errorf("thinking_blocks %s, want %s", jsonOf(m.ThinkingBlocks), jsonOf(want))
+			}
+			return nil
+		},
+	}, {
+		// The text streamed as plain reasoning, only the signature in a
+		// structured piece: one block, signed, its text given back with it.
+		name: "litellm signature after plain text", dialect: LiteLLM,
+		deltas:  []string{`{"reasoning_content":"I plan."}`, `{"thinking_blocks":[{"type":"thinking","thinking":"","signature":"EuYB"}]}`, `{"content":"ok"}`},
+		message: `{"role":"assistant","content":"ok","reasoning_content":"I plan.","thinking_blocks":[{"type":"thinking","thinking":"I plan.","signature":"EuYB"}]}`,
+		want:    Answer{Reasoning: "I plan.", Text: "ok", Stop: "stop"},
+		back: func(m *chat.Message) error {
+			if want := []chat.ThinkingBlock{{Type: "thinking", Thinking: "I plan.", Signature: "EuYB"}}; !reflect.DeepEqual(m.ThinkingBlocks, want) {
 				return fmt.Errorf("thinking_blocks %s, want %s", jsonOf(m.ThinkingBlocks), jsonOf(want))
 			}
 			return nil
