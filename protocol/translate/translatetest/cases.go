@@ -46,6 +46,12 @@ func UsageChunk(prompt, completion, cached int) *chat.Chunk {
 	return &chat.Chunk{Choices: []chat.ChunkChoice{}, Usage: u}
 }
 
+// reasoned is c with n of its completion tokens counted as reasoning.
+func reasoned(c *chat.Chunk, n int) *chat.Chunk {
+	c.Usage.CompletionDetails = &chat.CompletionDetails{ReasoningTokens: n}
+	return c
+}
+
 // deltaChunk is a chunk of the delta's JSON, decoded as gw serve decodes
 // the service's events.
 func deltaChunk(delta string) *chat.Chunk {
@@ -71,7 +77,7 @@ func streamCases() []streamCase {
 	return []streamCase{{
 		name: "text",
 		chunks: []*chat.Chunk{{ID: "chatcmpl-abc", Choices: []chat.ChunkChoice{{Delta: chat.Delta{Role: "assistant", Content: &empty}}}},
-			Text("Hello "), Text("from "), Text("gw."), Finish("stop"), UsageChunk(120, 7, 100)},
+			Text("Hello "), Text("from "), Text("gw."), Finish("stop"), reasoned(UsageChunk(120, 7, 100), 2)},
 		want: Answer{Text: "Hello from gw.", Stop: "stop", Usage: &Usage{Input: 120, Output: 7}},
 	}, {
 		name: "reasoning then text",
