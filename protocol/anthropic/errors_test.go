@@ -4,6 +4,7 @@ import (
 	tr "github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/modelgateway/gw/api"
@@ -117,5 +118,19 @@ func TestStreamError_BrokeOffSaysWhatToDo(t *testing.T) {
 		if got := streamError(err); got.Message != want || got.Status != http.StatusBadGateway {
 			t.Errorf("%v: %d %q\nwant 502 %q", err, got.Status, got.Message, want)
 		}
+	}
+}
+
+// A Claude Code model id the service does not know is said with the fix
+// for Claude Code's own ids, in the exchange's answer.
+func TestExchangeErrorOfClaudeModel(t *testing.T) {
+	ex, refused := Protocol{}.Translate(&tr.Request{Method: http.MethodPost, Path: "/v1/messages",
+		Body: []byte(`{"model":"claude-opus-5-5","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}`)}, tr.Env{})
+	if refused != nil {
+		t.Fatalf("refused: %s", refused.Body)
+	}
+	a := ex.Error(&api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id", Fix: remedy.Remedy{Do: remedy.ListModels}})
+	if a.Status != 400 || !strings.Contains(string(a.Body), `\"claude-opus-5-5\" is Claude Code's own model id`) || !strings.Contains(string(a.Body), "ANTHROPIC_DEFAULT_OPUS_MODEL") {
+		t.Errorf("%d %s", a.Status, a.Body)
 	}
 }
