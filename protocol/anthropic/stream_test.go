@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"strings"
 	"testing"
@@ -77,37 +76,16 @@ func TestStreamBrokenArgumentsKeptAsString(t *testing.T) {
 	}
 }
 
+// TestFromResponse: a whole answer's arguments that are not a JSON object
+// are an object still; an empty answer has no blocks (the conformance suite
+// checks the rest, the thinking goldens the bytes).
 func TestFromResponse(t *testing.T) {
-	content := "Let me look."
-	resp := &chat.Response{ID: "chatcmpl-9", Choices: []chat.Choice{{
-		Message: chat.ResponseMsg{Role: "assistant", Content: &content, ReasoningContent: "thinking…",
-			ToolCalls: []chat.ToolCall{
-				{ID: "call_1", Type: "function", Function: chat.FunctionCall{Name: "Read", Arguments: `{"file_path": "/a"}`}},
-				{ID: "", Type: "function", Function: chat.FunctionCall{Name: "Bash", Arguments: ``}},
-				{ID: "call_3", Type: "function", Function: chat.FunctionCall{Name: "Bash", Arguments: `{"command":`}},
-			}},
-		FinishReason: "tool_calls",
-	}}, Usage: &chat.Usage{PromptTokens: 50, CompletionTokens: 9}}
-	b, err := FromResponse(sonnet, resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"id":"msg_9","type":"message","role":"assistant","model":"vendor-a/model-a-sonnet-4.5","content":[` +
-		`{"type":"thinking","thinking":"thinking…","signature":""},{"type":"text","text":"Let me look."},` +
-		`{"type":"tool_use","id":"call_1","name":"Read","input":{"file_path":"/a"}},` +
-		`{"type":"tool_use","id":"toolu_gw_1","name":"Bash","input":{}},` +
-		`{"type":"tool_use","id":"call_3","name":"Bash","input":{"arguments":"{\"command\":"}}],` +
-		`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":50,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":9}}` + "\n"
-	if string(b) != want {
-		t.Errorf("got  %s\nwant %s", b, want)
-	}
-	if !json.Valid(b) {
-		t.Error("not JSON")
-	}
-	if _, err := FromResponse(sonnet, &chat.Response{}); !errors.Is(err, ErrNoChoices) {
-		t.Errorf("no choices: %v", err)
-	}
 	empty := ""
+	b, err := FromResponse(sonnet, &chat.Response{Choices: []chat.Choice{{FinishReason: "tool_calls", Message: chat.ResponseMsg{Content: &empty,
+		ToolCalls: []chat.ToolCall{{ID: "call_3", Type: "function", Function: chat.FunctionCall{Name: "Bash", Arguments: `{"command":`}}}}}}})
+	if err != nil || !strings.Contains(string(b), `"content":[{"type":"tool_use","id":"call_3","name":"Bash","input":{"arguments":"{\"command\":"}}],"stop_reason":"tool_use"`) {
+		t.Errorf("%v %s", err, b)
+	}
 	b, _ = FromResponse(sonnet, &chat.Response{Choices: []chat.Choice{{Message: chat.ResponseMsg{Content: &empty}, FinishReason: "length"}}})
 	if !strings.Contains(string(b), `"content":[],"stop_reason":"max_tokens"`) {
 		t.Errorf("empty answer: %s", b)

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,14 +162,7 @@ func (s *suite) skipKnown(t *testing.T) {
 	}
 }
 
-func (s *suite) carries(d Dialect) bool {
-	for _, x := range s.c.Carries {
-		if x == d {
-			return true
-		}
-	}
-	return false
-}
+func (s *suite) carries(d Dialect) bool { return slices.Contains(s.c.Carries, d) }
 
 // exchange translates conv, which must not be refused.
 func (s *suite) exchange(t testing.TB, conv Conversation) tr.Exchange {
@@ -420,25 +414,54 @@ func (s *suite) dialects(t *testing.T) {
 }
 
 // wholeIsStreamed: a whole answer and the same answer as the one chunk a
-// stream is given (tr.OneChunk) read the same, and give back the same.
+// stream is given (tr.OneChunk) read the same, and give back the same,
+// each tool result naming its call.
 func (s *suite) wholeIsStreamed(t *testing.T) {
+	look := "Let me look."
+	cases := []struct {
+		name string
+		r    *chat.Response
+		want Answer
+	}{{name: "text, reasoning and calls", r: &chat.Response{ID: "chatcmpl-9", Choices: []chat.Choice{{FinishReason: "tool_calls",
+		Message: chat.ResponseMsg{Role: "assistant", Content: &look, ReasoningContent: "thinking…", ToolCalls: []chat.ToolCall{
+			{ID: "call_1", Type: "function", Function: chat.FunctionCall{Name: "Read", Arguments: `{"file_path": "/a"}`}},
+			{Type: "function", Function: chat.FunctionCall{Name: "Bash", Arguments: `{"command":"ls"}`}}}}}}},
+		want: Answer{Text: look, Reasoning: "thinking…", Stop: "tool_calls",
+			Calls: []Call{{ID: "call_1", Name: "Read", Args: `{"file_path":"/a"}`}, {Name: "Bash", Args: `{"command":"ls"}`}}},
+	}}
 	for _, c := range dialectCases() {
+		cases = append(cases, struct {
+			name string
+			r    *chat.Response
+			want Answer
+		}{c.name, c.response(t), c.want})
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s.skipKnown(t)
-			r := c.response(t)
-			r.Usage = &chat.Usage{PromptTokens: 50, CompletionTokens: 9, TotalTokens: 59}
-			whole := s.whole(t, r)
-			streamed, body := s.streamed(t, []*chat.Chunk{tr.OneChunk(r)}, nil)
+			c.r.Usage = &chat.Usage{PromptTokens: 50, CompletionTokens: 9, TotalTokens: 59}
+			c.want.Usage = &Usage{Input: 50, Output: 9}
+			whole := s.whole(t, c.r)
+			streamed, body := s.streamed(t, []*chat.Chunk{tr.OneChunk(c.r)}, nil)
+			if err := same(whole, c.want); err != nil {
+				t.Errorf("whole: %v", err)
+			}
 			if err := same(streamed, whole); err != nil {
-				t.Errorf("%v\n%s", err, body)
+				t.Errorf("streamed: %v\n%s", err, body)
 			}
-			if whole.Usage == nil || *whole.Usage != (Usage{Input: 50, Output: 9}) {
-				t.Errorf("usage %+v, want 50 in, 9 out", whole.Usage)
+			var back []*chat.Message
+			for _, a := range []Answer{whole, streamed} {
+				req := s.sendBack(t, a)
+				asst, _ := lastAssistant(req)
+				back = append(back, asst)
+				for _, tc := range asst.ToolCalls {
+					if !slices.ContainsFunc(req.Messages, func(m chat.Message) bool { return m.Role == "tool" && m.ToolCallID == tc.ID }) {
+						t.Errorf("no tool result names the call %s: %s", tc.ID, jsonOf(req.Messages))
+					}
+				}
 			}
-			w, _ := lastAssistant(s.sendBack(t, whole))
-			st, _ := lastAssistant(s.sendBack(t, streamed))
-			if !reflect.DeepEqual(w, st) {
-				t.Errorf("given back, the whole answer is\n%s\nthe streamed one\n%s", jsonOf(w), jsonOf(st))
+			if !reflect.DeepEqual(back[0], back[1]) {
+				t.Errorf("given back, the whole answer is\n%s\nthe streamed one\n%s", jsonOf(back[0]), jsonOf(back[1]))
 			}
 		})
 	}
