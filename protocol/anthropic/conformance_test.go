@@ -74,7 +74,8 @@ func neutral(a answer) translatetest.Answer {
 	}
 	if a.usage != nil {
 		num := func(k string) int { f, _ := a.usage[k].(float64); return int(f) }
-		n.Usage = &translatetest.Usage{Input: num("input_tokens") + num("cache_read_input_tokens") + num("cache_creation_input_tokens"), Output: num("output_tokens")}
+		n.Usage = &translatetest.Usage{Input: num("input_tokens") + num("cache_read_input_tokens") + num("cache_creation_input_tokens"),
+			Output: num("output_tokens"), Cached: num("cache_read_input_tokens")}
 	}
 	if a.errType != "" {
 		status := 0

@@ -58,32 +58,13 @@ func streamOf(t *testing.T, deltas []string, finish string) string {
 // nextRequest is the Messages request a client sends after the answer:
 // the answer's blocks as it kept them, and a result for every tool call.
 func nextRequest(t *testing.T, blocks []answerBlock) []byte {
-	t.Helper()
-	var content, results []any
+	conv := translatetest.Conversation{Model: "m", User: "go", Reply: &translatetest.Answer{Kept: blocks}, Next: "and?"}
 	for _, b := range blocks {
-		switch b.kind {
-		case "thinking":
-			content = append(content, map[string]any{"type": "thinking", "thinking": b.thinking, "signature": b.signature})
-		case "redacted_thinking":
-			content = append(content, map[string]any{"type": "redacted_thinking", "data": b.data})
-		case "text":
-			content = append(content, map[string]any{"type": "text", "text": b.text})
-		case "tool_use":
-			content = append(content, map[string]any{"type": "tool_use", "id": b.id, "name": b.name, "input": json.RawMessage(b.input)})
-			results = append(results, map[string]any{"type": "tool_result", "tool_use_id": b.id, "content": "done"})
+		if b.kind == "tool_use" {
+			conv.Results, conv.Next = append(conv.Results, translatetest.Result{Call: translatetest.Call{ID: b.id}, Output: "done"}), ""
 		}
 	}
-	next := []any{map[string]any{"role": "user", "content": "go"}, map[string]any{"role": "assistant", "content": content}}
-	if len(results) > 0 {
-		next = append(next, map[string]any{"role": "user", "content": results})
-	} else {
-		next = append(next, map[string]any{"role": "user", "content": "and?"})
-	}
-	body, err := json.Marshal(map[string]any{"model": "m", "max_tokens": 100, "messages": next})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return body
+	return messagesRequest(t, conv).Body
 }
 
 // TestThinkingDialectsRoundTrip pins, for the reasoning of every dialect

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -162,7 +163,7 @@ func TestGeminiCLIRequestsGolden(t *testing.T) {
 			method, uri, _ := strings.Cut(rec.Request, " ")
 			path, query, _ := strings.Cut(uri, "?")
 			req := &requestOf{method, path, query, rec.Body}
-			a, handled := (Protocol{}).Local(req.tr(), fixedEnv())
+			a, handled := (Protocol{}).Local(req.tr(), translatetest.Env())
 			if strings.HasSuffix(path, ":countTokens") {
 				// Answered by gw serve itself: an estimate the CLI reads.
 				var n struct {
@@ -176,7 +177,7 @@ func TestGeminiCLIRequestsGolden(t *testing.T) {
 			if handled {
 				t.Fatalf("answered locally: %d %s", a.Status, a.Body)
 			}
-			ex, refused := Protocol{}.Translate(req.tr(), fixedEnv())
+			ex, refused := Protocol{}.Translate(req.tr(), translatetest.Env())
 			if refused != nil {
 				t.Fatalf("refused: %s", refused.Body)
 			}

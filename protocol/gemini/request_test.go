@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	tr "github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 func parse(t *testing.T, body string) (*chat.Request, map[string]jsonv1.RawMessage, Meta) {
 	t.Helper()
-	req, meta, err := ParseRequest(&tr.Request{Path: Prefix + "/m:streamGenerateContent", Body: []byte(body)}, fixedEnv())
+	req, meta, err := ParseRequest(&tr.Request{Path: Prefix + "/m:streamGenerateContent", Body: []byte(body)}, translatetest.Env())
 	if err != nil {
 		t.Fatalf("refused: %v", err)
 	}
@@ -132,7 +133,7 @@ func TestRequestRefusals(t *testing.T) {
 		`{"contents":[{"parts":[{"text":"x"}]}],"generationConfig":{"responseMimeType":"text/x.enum"}}`:                                                         `"text/x.enum" cannot be asked of the service`,
 	}
 	for body, want := range cases {
-		_, _, err := ParseRequest(&tr.Request{Path: Prefix + "/m:generateContent", Body: []byte(body)}, fixedEnv())
+		_, _, err := ParseRequest(&tr.Request{Path: Prefix + "/m:generateContent", Body: []byte(body)}, translatetest.Env())
 		if err == nil || err.Status != http.StatusBadRequest || !strings.Contains(err.Message, want) || strings.Contains(err.Message, "\n") {
 			t.Errorf("%s: got %v, want a one-line 400 with %q", body, err, want)
 		}
@@ -143,7 +144,7 @@ func TestRequestRefusals(t *testing.T) {
 // a stream needs alt=sse; wrong methods and paths are refused in Google's
 // shape.
 func TestLocalRoutes(t *testing.T) {
-	env := fixedEnv()
+	env := translatetest.Env()
 	cases := []struct {
 		method, path, query, body string
 		handled                   bool
@@ -190,7 +191,7 @@ func TestModels(t *testing.T) {
 func TestDeepSchema(t *testing.T) {
 	deep := strings.Repeat(`{"type":"OBJECT","items":`, 500) + `{}` + strings.Repeat(`}`, 500)
 	body := `{"contents":[{"parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":` + deep + `}]}]}`
-	_, _, err := ParseRequest(&tr.Request{Path: Prefix + "/m:generateContent", Body: []byte(body)}, fixedEnv())
+	_, _, err := ParseRequest(&tr.Request{Path: Prefix + "/m:generateContent", Body: []byte(body)}, translatetest.Env())
 	if err != nil && !strings.Contains(err.Message, "parameters") {
 		t.Errorf("got %v", err)
 	}

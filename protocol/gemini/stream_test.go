@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"net/http"
 	"regexp"
 	"strings"
@@ -36,7 +37,7 @@ func events(t *testing.T, out string) []response {
 
 func newTestStream(meta Meta) (*StreamWriter, *bytes.Buffer) {
 	var buf bytes.Buffer
-	return NewStreamWriter(&buf, meta, "resp1", fixedEnv().ID), &buf
+	return NewStreamWriter(&buf, meta, "resp1", translatetest.Env().ID), &buf
 }
 
 // Without includeThoughts the model's reasoning is not shown, as the Gemini
@@ -75,7 +76,7 @@ func TestWholeAnswer(t *testing.T) {
 		Content: &content, ReasoningContent: "hmm",
 		ToolCalls: []chat.ToolCall{{ID: "c1", Type: "function", Function: chat.FunctionCall{Name: "f", Arguments: `{"a":1}`}, ExtraContent: chat.WithThoughtSignature("U0k=")}},
 	}}}, Usage: &chat.Usage{PromptTokens: 5, CompletionTokens: 7, TotalTokens: 12}}
-	b, err := FromResponse(Meta{Model: "m", Thoughts: true}, r, "id1", fixedEnv().ID)
+	b, err := FromResponse(Meta{Model: "m", Thoughts: true}, r, "id1", translatetest.Env().ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestWholeAnswer(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("got\n%s\nwant\n%s", b, want)
 	}
-	if _, err := FromResponse(Meta{}, &chat.Response{}, "id", fixedEnv().ID); err == nil {
+	if _, err := FromResponse(Meta{}, &chat.Response{}, "id", translatetest.Env().ID); err == nil {
 		t.Error("an answer without a choice was translated")
 	}
 }

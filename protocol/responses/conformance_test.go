@@ -74,7 +74,8 @@ func codexAnswer(terminal string, r map[string]any, items []map[string]any) tran
 	}
 	a.Text, a.Reasoning = text.String(), summary.String()
 	if u, ok := r["usage"].(map[string]any); ok {
-		a.Usage = &translatetest.Usage{Input: num(u["input_tokens"]), Output: num(u["output_tokens"])}
+		d, _ := u["input_tokens_details"].(map[string]any)
+		a.Usage = &translatetest.Usage{Input: num(u["input_tokens"]), Output: num(u["output_tokens"]), Cached: num(d["cached_tokens"])}
 	}
 	switch terminal {
 	case "response.incomplete":

@@ -466,14 +466,6 @@ func TestStream_ToolKinds(t *testing.T) {
 	}
 }
 
-// TestStream_Empty: a stream with no content still completes.
-func TestStream_Empty(t *testing.T) {
-	tr := checkStream(t, runStream(t, codexMeta(t), nil, nil))
-	if tr.terminal != "response.completed" || len(tr.items) != 0 || tr.response["usage"] != nil {
-		t.Errorf("%s %v %v", tr.terminal, tr.items, tr.response["usage"])
-	}
-}
-
 // FuzzStream cuts a conversation's reasoning, text and tool arguments at
 // fuzzed byte boundaries and in fuzzed order; the events must follow the
 // rules and carry every byte.

@@ -78,7 +78,7 @@ func streamCases() []streamCase {
 		name: "text",
 		chunks: []*chat.Chunk{{ID: "chatcmpl-abc", Choices: []chat.ChunkChoice{{Delta: chat.Delta{Role: "assistant", Content: &empty}}}},
 			Text("Hello "), Text("from "), Text("gw."), Finish("stop"), reasoned(UsageChunk(120, 7, 100), 2)},
-		want: Answer{Text: "Hello from gw.", Stop: "stop", Usage: &Usage{Input: 120, Output: 7}},
+		want: Answer{Text: "Hello from gw.", Stop: "stop", Usage: &Usage{Input: 120, Output: 7, Cached: 100}},
 	}, {
 		name: "reasoning then text",
 		chunks: []*chat.Chunk{deltaChunk(`{"reasoning_content":"The user"}`), {Choices: []chat.ChunkChoice{{Delta: chat.Delta{Reasoning: &later}}}},
@@ -88,7 +88,7 @@ func streamCases() []streamCase {
 		name: "parallel calls",
 		chunks: []*chat.Chunk{Text("Reading both."), Tool(0, "call_a", "Read", `{"file_pa`), Tool(0, "", "", `th":"a"}`), two,
 			Finish("tool_calls"), UsageChunk(10, 5, 0)},
-		want: Answer{Text: "Reading both.", Stop: "tool_calls", Usage: &Usage{10, 5}, Calls: []Call{
+		want: Answer{Text: "Reading both.", Stop: "tool_calls", Usage: &Usage{Input: 10, Output: 5}, Calls: []Call{
 			{ID: "call_a", Name: "Read", Args: `{"file_path":"a"}`}, {ID: "call_b", Name: "Read", Args: `{"file_path":"b"}`},
 			{ID: "call_c", Name: "Bash", Args: `{"command":"ls"}`}}},
 	}, {
@@ -115,6 +115,9 @@ func streamCases() []streamCase {
 		chunks: []*chat.Chunk{Text("x"), Finish("length")},
 		want:   Answer{Text: "x", Stop: "length"},
 	}, {
+		name: "nothing",
+		want: Answer{Stop: "stop"},
+	}, {
 		name:   "no finish reason",
 		chunks: []*chat.Chunk{Text("x")},
 		want:   Answer{Text: "x", Stop: "stop"},
@@ -123,6 +126,23 @@ func streamCases() []streamCase {
 
 // dialectCase is reasoning in one dialect, streamed and whole, and what
 // must reach the service again on the next turn.
+type usageCase struct {
+	name, usage string // the service's usage as JSON
+	want        Usage
+}
+
+func usageCases() []usageCase {
+	const pc = `"prompt_tokens":1200,"completion_tokens":30,"total_tokens":1230`
+	return []usageCase{
+		{"OpenAI cached_tokens", `{` + pc + `,"prompt_tokens_details":{"cached_tokens":1000}}`, Usage{1200, 30, 1000}},
+		{"OpenRouter cache_write_tokens", `{` + pc + `,"prompt_tokens_details":{"cached_tokens":100,"cache_write_tokens":900,"audio_tokens":0},"cost":0.01}`, Usage{1200, 30, 100}},
+		{"LiteLLM cache_read_input_tokens", `{` + pc + `,"cache_creation_input_tokens":150,"cache_read_input_tokens":1000}`, Usage{1200, 30, 1000}},
+		{"LiteLLM cache_creation_tokens", `{` + pc + `,"prompt_tokens_details":{"cached_tokens":1000,"cache_creation_tokens":150}}`, Usage{1200, 30, 1000}},
+		{"no cache", `{` + pc + `}`, Usage{1200, 30, 0}},
+		{"counts beyond the prompt", `{"prompt_tokens":100,"completion_tokens":3,"total_tokens":103,"prompt_tokens_details":{"cached_tokens":90,"cache_write_tokens":50}}`, Usage{100, 3, 90}},
+	}
+}
+
 type dialectCase struct {
 	name    string
 	dialect Dialect

@@ -109,8 +109,9 @@ type Call struct {
 }
 
 // Usage is the token count as the client reads it: Input counts the
-// whole prompt, cached tokens too; Output every generated token.
-type Usage struct{ Input, Output int }
+// whole prompt, cached tokens too; Output every generated token; Cached the
+// prompt's tokens read from the service's cache.
+type Usage struct{ Input, Output, Cached int }
 
 // Failure is an error answer or the error a stream ended with.
 type Failure struct {
@@ -342,6 +343,7 @@ func (s *suite) stream(t *testing.T) {
 		})
 	}
 	t.Run("refusal", s.refusal)
+	t.Run("usage", s.usage)
 	// Arguments arrive whole whichever byte boundary the service split
 	// them at (between characters: the chunks are decoded JSON).
 	args := `{"file_path":"/tmp/a b/ü.txt","limit":10,"nested":{"x":[1,2]}}`
@@ -368,6 +370,28 @@ func (s *suite) refusal(t *testing.T) {
 		if !strings.HasPrefix(a.Text, part) || !strings.Contains(a.Text, no) || a.Stop != "content_filter" || len(a.Calls) > 0 || a.Failed != nil {
 			t.Errorf("answer %+v, want the text and the refusal, stopped as filtered\n%s", a, body)
 		}
+	}
+}
+
+// usage: the service's counts, in the shapes gateways report them, are
+// the client's, streamed and whole.
+func (s *suite) usage(t *testing.T) {
+	ok := "ok"
+	for _, c := range usageCases() {
+		t.Run(c.name, func(t *testing.T) {
+			s.skipKnown(t)
+			var ev chat.Event
+			if err := chat.ParseEvent([]byte(`{"id":"c","choices":[],"usage":`+c.usage+`}`), &ev); err != nil {
+				t.Fatal(err)
+			}
+			streamed, body := s.streamed(t, []*chat.Chunk{Text(ok), Finish("stop"), &ev.Chunk}, nil)
+			whole := s.whole(t, &chat.Response{ID: "x", Usage: ev.Chunk.Usage, Choices: []chat.Choice{{Message: chat.ResponseMsg{Role: "assistant", Content: &ok}, FinishReason: "stop"}}})
+			for _, a := range []Answer{streamed, whole} {
+				if a.Usage == nil || *a.Usage != c.want {
+					t.Errorf("usage %+v, want %+v\n%s", a.Usage, c.want, body)
+				}
+			}
+		})
 	}
 }
 
@@ -544,7 +568,7 @@ func (s *suite) lifecycle(t *testing.T) {
 	if err := same(pinged, plain); err != nil {
 		t.Errorf("with pings: %v\n%s", err, buf.Bytes())
 	}
-	if err := same(plain, Answer{Text: "a", Stop: "stop", Usage: &Usage{10, 2}}); err != nil {
+	if err := same(plain, Answer{Text: "a", Stop: "stop", Usage: &Usage{Input: 10, Output: 2}}); err != nil {
 		t.Error(err)
 	}
 
