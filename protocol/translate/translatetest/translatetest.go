@@ -10,8 +10,10 @@
 // the reasoning back to the service in the dialect it came in.
 //
 // It drives a translator only through the translate interfaces (Translate,
-// Exchange, Stream, Refusal), never through a translator's own types. It is
-// imported by tests only.
+// Exchange, Stream, Refusal), never through a translator's own types. Its
+// cases serve a protocol's golden tests too (ReasoningCases), and Service
+// and Refusing play the service for the tests that run a real client
+// through a translator. It is imported by tests only.
 package translatetest
 
 import (
