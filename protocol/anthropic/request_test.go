@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	tr "github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,20 +63,7 @@ func TestRecordedRequestsGolden(t *testing.T) {
 			}
 			req, meta := parse(t, body)
 			got := golden(t, map[string]any{"chat": req, "meta": meta})
-			path := filepath.Join(filepath.Dir(f), strings.Replace(filepath.Base(f), "request-", "chat-", 1))
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("the translation of %s differs from %s (run with -update and read the diff):\n%s", f, path, firstDiff(string(want), string(got)))
-			}
+			translatetest.Golden(t, filepath.Join(filepath.Dir(f), strings.Replace(filepath.Base(f), "request-", "chat-", 1)), got, *update)
 		})
 	}
 }
@@ -121,23 +109,6 @@ func abbreviate(v any) any {
 		}
 	}
 	return v
-}
-
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(wl), len(gl)) {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d:\n  want %s\n  got  %s", i+1, w, g)
-		}
-	}
-	return "(no line differs)"
 }
 
 // roles lists the chat messages' roles.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	tr "github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/protocol/translate/translatetest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -92,28 +91,8 @@ func TestThinkingDialectsRoundTrip(t *testing.T) {
 			_ = json.Unmarshal(wholeBody, &wholeDoc)
 			doc := fmt.Sprintf("# the service's stream (deltas)\n%s\n\n# the client's stream\n%s\n# the whole answer\n%s\n# the next request's assistant message, as sent to the service\n%s",
 				strings.Join(c.Deltas, "\n"), stream, golden(t, wholeDoc), golden(t, req.Messages[1]))
-			checkGolden(t, filepath.Join("testdata", "thinking", c.Name+".golden"), doc)
+			translatetest.Golden(t, filepath.Join("testdata", "thinking", c.Name+".golden"), []byte(doc), *update)
 		})
-	}
-}
-
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("differs from %s (run with -update and read the diff):\n%s", path, firstDiff(string(want), got))
 	}
 }
 

@@ -187,25 +187,7 @@ func TestGeminiCLIRequestsGolden(t *testing.T) {
 			}
 			call := ex.Call()
 			got, _ := json.MarshalIndent(map[string]any{"chat": call.Chat, "extra": call.Extra, "notes": info.Notes}, "", " ")
-			golden(t, strings.TrimSuffix(f, ".json")+".chat.json", append(got, '\n'))
+			translatetest.Golden(t, strings.TrimSuffix(f, ".json")+".chat.json", append(got, '\n'), *update)
 		})
-	}
-}
-
-// golden compares data with the file at path (-update rewrites it).
-func golden(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the test with -update to create it)", err)
-	}
-	if !bytes.Equal(data, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, data, want)
 	}
 }

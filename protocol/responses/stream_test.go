@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"io"
 	"strings"
 	"testing"
@@ -415,7 +416,7 @@ data: {"type":"response.completed","sequence_number":18,"response":{"id":"resp_t
 
 `
 	if string(b) != want {
-		t.Errorf("the stream differs from the golden:\n%s", firstDiff(string(b), want))
+		t.Errorf("the stream differs from the golden:\n%s", translatetest.Diff(want, string(b)))
 	}
 }
 

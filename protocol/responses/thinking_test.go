@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/protocol/translate/translatetest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -127,7 +126,7 @@ func TestThinkingDialectsRoundTrip(t *testing.T) {
 
 			doc := fmt.Sprintf("# the service's stream (deltas)\n%s\n\n# the client's stream\n%s\n# the chat messages of the next request\n%s\n",
 				strings.Join(c.Deltas, "\n"), stream, mustJSONString(t, req.Messages))
-			checkThinkingGolden(t, filepath.Join("testdata", "thinking", c.Name+".golden"), doc)
+			translatetest.Golden(t, filepath.Join("testdata", "thinking", c.Name+".golden"), []byte(doc), *update)
 		})
 	}
 }
@@ -142,26 +141,6 @@ func mustJSONString(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return buf.String()
-}
-
-func checkThinkingGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update once to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("differs from %s (go test -update rewrites it):\n%s", path, firstDiff(got, string(want)))
-	}
 }
 
 // TestThinkingBadInput: reasoning items and call ids a client damaged or
