@@ -273,8 +273,8 @@ func same(got, want Answer) error {
 }
 
 // request: the conversation reaches the service as chat messages, with
-// its model, tools and tool results; a body that is not JSON is refused
-// with the protocol's 400, which no retry fixes.
+// its model, tools and tool results, a stream asking for the usage; a body
+// that is not JSON is refused with the protocol's 400, which no retry fixes.
 func (s *suite) request(t *testing.T) {
 	s.skipKnown(t)
 	first := Answer{Text: "Reading.", Calls: []Call{{ID: "call_1", Name: "Read", Args: `{"file_path":"a"}`}}, Stop: "tool_calls"}
@@ -289,6 +289,9 @@ func (s *suite) request(t *testing.T) {
 			t.Errorf("Info %+v, want model %s, stream %v", i, model, stream)
 		}
 		c := ex.Call().Chat
+		if c.Model != model || c.Stream != stream || stream && (c.StreamOptions == nil || !c.StreamOptions.IncludeUsage) {
+			t.Errorf("model %q, stream %v, stream_options %+v: want %s, %v and the usage asked for when streamed", c.Model, c.Stream, c.StreamOptions, model, stream)
+		}
 		var names []string
 		for _, tl := range c.Tools {
 			names = append(names, tl.Function.Name)
