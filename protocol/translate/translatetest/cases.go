@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"syscall"
-	"testing"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
@@ -161,8 +160,6 @@ func (c dialectCase) finish() string {
 	}
 	return "stop"
 }
-
-func (c dialectCase) response(testing.TB) *chat.Response { return c.exported().Whole }
 
 func (c dialectCase) checkBack(s *suite, m *chat.Message) error {
 	if c.toolID != "" && (len(m.ToolCalls) != 1 || m.ToolCalls[0].ID != c.toolID) {

@@ -407,35 +407,23 @@ func (s *suite) dialects(t *testing.T) {
 	for _, c := range dialectCases() {
 		t.Run(c.name, func(t *testing.T) {
 			s.skipKnown(t)
-			r := c.response(t)
-			var chunks []*chat.Chunk
-			for _, d := range c.deltas {
-				chunks = append(chunks, deltaChunk(d))
-			}
-			chunks = append(chunks, Finish(c.finish()))
-			streamed, body := s.streamed(t, chunks, nil)
-			whole := s.whole(t, r)
-			want := c.want
-			if err := same(streamed, want); err != nil {
-				t.Errorf("streamed: %v\n%s", err, body)
-			}
-			if err := same(whole, want); err != nil {
-				t.Errorf("whole: %v", err)
-			}
-			for _, a := range []struct {
-				how string
-				a   Answer
-			}{{"streamed", streamed}, {"whole", whole}} {
-				req := s.sendBack(t, a.a)
+			rc := c.exported()
+			streamed, body := s.streamed(t, rc.Chunks(), nil)
+			whole := s.whole(t, rc.Whole)
+			for how, a := range map[string]Answer{"streamed": streamed, "whole": whole} {
+				if err := same(a, c.want); err != nil {
+					t.Errorf("%s: %v\n%s", how, err, body)
+				}
+				req := s.sendBack(t, a)
 				asst, tool := lastAssistant(req)
 				if asst == nil {
-					t.Fatalf("%s: no assistant message sent back: %s", a.how, jsonOf(req.Messages))
+					t.Fatalf("%s: no assistant message sent back: %s", how, jsonOf(req.Messages))
 				}
 				if err := c.checkBack(s, asst); err != nil {
-					t.Errorf("%s, sent back %s: %v", a.how, jsonOf(asst), err)
+					t.Errorf("%s, sent back %s: %v", how, jsonOf(asst), err)
 				}
 				if c.toolID != "" && (tool == nil || tool.ToolCallID != c.toolID) {
-					t.Errorf("%s: the tool result %s does not name the service's call %s", a.how, jsonOf(tool), c.toolID)
+					t.Errorf("%s: the tool result %s does not name the service's call %s", how, jsonOf(tool), c.toolID)
 				}
 			}
 		})
@@ -446,12 +434,13 @@ func (s *suite) dialects(t *testing.T) {
 // stream is given (tr.OneChunk) read the same, and give back the same,
 // each tool result naming its call.
 func (s *suite) wholeIsStreamed(t *testing.T) {
-	look := "Let me look."
-	cases := []struct {
+	type wholeCase struct {
 		name string
 		r    *chat.Response
 		want Answer
-	}{{name: "text, reasoning and calls", r: &chat.Response{ID: "chatcmpl-9", Choices: []chat.Choice{{FinishReason: "tool_calls",
+	}
+	look := "Let me look."
+	cases := []wholeCase{{name: "text, reasoning and calls", r: &chat.Response{ID: "chatcmpl-9", Choices: []chat.Choice{{FinishReason: "tool_calls",
 		Message: chat.ResponseMsg{Role: "assistant", Content: &look, ReasoningContent: "thinking…", ToolCalls: []chat.ToolCall{
 			{ID: "call_1", Type: "function", Function: chat.FunctionCall{Name: "Read", Arguments: `{"file_path": "/a"}`}},
 			{Type: "function", Function: chat.FunctionCall{Name: "Bash", Arguments: `{"command":"ls"}`}}}}}}},
@@ -459,11 +448,7 @@ func (s *suite) wholeIsStreamed(t *testing.T) {
 			Calls: []Call{{ID: "call_1", Name: "Read", Args: `{"file_path":"/a"}`}, {Name: "Bash", Args: `{"command":"ls"}`}}},
 	}}
 	for _, c := range dialectCases() {
-		cases = append(cases, struct {
-			name string
-			r    *chat.Response
-			want Answer
-		}{c.name, c.response(t), c.want})
+		cases = append(cases, wholeCase{c.name, c.exported().Whole, c.want})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
