@@ -184,14 +184,6 @@ func TestServeBadRequests(t *testing.T) {
 	if e := errorOf(t, raw); res.StatusCode != 404 || e.Type != TypeNotFound {
 		t.Errorf("%d %s", res.StatusCode, e.Type)
 	}
-	gr, err := http.Get(gw + "/v1/messages")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gr.Body.Close()
-	if gr.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("GET: %d", gr.StatusCode)
-	}
 	big := `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("x", 2<<20) + `"}]}`
 	small := startGateway(t, &Handler{MaxBody: 1 << 20})
 	res, raw = post(t, small+"/v1/messages", big)

@@ -163,22 +163,10 @@ func TestServe_BadRequests(t *testing.T) {
 		called = true
 		return nil, errors.New("must not be called")
 	})
-	res, b := h.post(t, `{"model":"m","input":[{"type":"input_image"}`)
-	if msg, _ := errorOf(t, b); res.StatusCode != 400 || !strings.Contains(msg, "not valid JSON") {
-		t.Errorf("%d %s", res.StatusCode, b)
-	}
-	res, b = h.post(t, `{"model":"m","previous_response_id":"resp_1","input":"more"}`)
+	res, b := h.post(t, `{"model":"m","previous_response_id":"resp_1","input":"more"}`)
 	// Without a Store nothing is kept: the id is not found, and the words say so.
 	if msg, code := errorOf(t, b); res.StatusCode != 400 || code != "previous_response_not_found" || !strings.HasPrefix(msg, "previous_response_id: ") || !strings.Contains(msg, "keeps no responses") {
 		t.Errorf("%d %s", res.StatusCode, b)
-	}
-	g, err := http.Get(h.srv.URL + "/v1/responses")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Body.Close()
-	if g.StatusCode != 405 || g.Header.Get("Allow") != "POST" {
-		t.Errorf("GET: %d", g.StatusCode)
 	}
 	for enc, want := range map[string]int{"zstd": 400, "gzip": 400} {
 		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/responses", strings.NewReader("(\xb5/\xfd…"))

@@ -274,7 +274,8 @@ func same(got, want Answer) error {
 
 // request: the conversation reaches the service as chat messages, with
 // its model, tools and tool results, a stream asking for the usage; a body
-// that is not JSON is refused with the protocol's 400, which no retry fixes.
+// that is not JSON is refused with the protocol's 400, which no retry fixes,
+// and another method than POST with 405.
 func (s *suite) request(t *testing.T) {
 	s.skipKnown(t)
 	first := Answer{Text: "Reading.", Calls: []Call{{ID: "call_1", Name: "Read", Args: `{"file_path":"a"}`}}, Stop: "tool_calls"}
@@ -330,8 +331,13 @@ func (s *suite) request(t *testing.T) {
 	if refused == nil {
 		t.Fatal("a body that is not JSON was not refused")
 	}
-	if f := s.c.Client.Error(t, *refused); f.Status != http.StatusBadRequest || f.Retry || f.Message == "" {
-		t.Errorf("a bad body refused with %+v", f)
+	if f := s.c.Client.Error(t, *refused); f.Status != http.StatusBadRequest || f.Retry || f.Message == "" || strings.Contains(f.Message, "\n") {
+		t.Errorf("a bad body refused with %+v, want a one-line 400", f)
+	}
+	req.Method = http.MethodGet
+	a, handled := s.c.Protocol.Local(req, Env())
+	if !handled || a.Status != http.StatusMethodNotAllowed || a.Header.Get("Allow") != http.MethodPost || s.c.Client.Error(t, a).Message == "" {
+		t.Errorf("GET answered %v %d (Allow %q) %s, want 405 allowing POST", handled, a.Status, a.Header.Get("Allow"), a.Body)
 	}
 }
 
