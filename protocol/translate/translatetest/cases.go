@@ -442,7 +442,3 @@ func compact(s string) string {
 	}
 	return jsonOf(v)
 }
-
-// Compact is a JSON text without insignificant space, keys sorted: how a
-// Client says a call's arguments.
-func Compact(s string) string { return compact(s) }

@@ -11,9 +11,9 @@
 //
 // It drives a translator only through the translate interfaces (Translate,
 // Exchange, Stream, Refusal), never through a translator's own types. Its
-// cases serve a protocol's golden tests too (ReasoningCases), and Service
-// and Refusing play the service for the tests that run a real client
-// through a translator. It is imported by tests only.
+// cases serve a protocol's golden tests too (ReasoningCases, Golden), and
+// Service and Refusing play the service for the tests that run a real
+// client through a translator. It is imported by tests only.
 package translatetest
 
 import (
@@ -125,7 +125,7 @@ type Failure struct {
 	Overflow bool
 }
 
-// Env is a fixed clock and ids that count up.
+// Env is a fixed clock and ids that count up, from 1 for each Env.
 func Env() tr.Env {
 	n := 0
 	return tr.Env{
