@@ -22,7 +22,7 @@ import (
 // the cases the test writes on its stdin, one JSON line each, and answers
 // each with one JSON line. The SDKs are kept in .cache/ (scripts/test.sh
 // installs them, pinned); without them, or without node, the tests are
-// skipped, and fail when GW_REQUIRE_SDKS=1.
+// skipped, and fail when GW_REQUIRE_SDKS=1. sdk_test.go runs the scenarios.
 
 // sdkDir is .cache/<dir> when each of pkgs is installed in it.
 func sdkDir(t *testing.T, dir string, pkgs ...string) string {
@@ -58,11 +58,12 @@ type sdkDriver struct {
 	stderr *testutil.SyncBuffer
 }
 
-// startSDK runs testdata/sdk/<script> with the SDK in dir against gw
-// serve's base URL and local token (never the key: gw serve adds it).
-func startSDK(t *testing.T, r *rig, script, dir string) *sdkDriver {
+// startSDK runs testdata/sdk/<script> with the SDK in dir (and args)
+// against gw serve's base URL and local token (never the key: gw serve
+// adds it).
+func startSDK(t *testing.T, r *rig, script, dir string, args ...string) *sdkDriver {
 	t.Helper()
-	cmd := exec.Command("node", filepath.Join("testdata", "sdk", script), dir)
+	cmd := exec.Command("node", append([]string{filepath.Join("testdata", "sdk", script), dir}, args...)...)
 	// Only what node needs: the SDKs read their keys, base URLs and extra
 	// headers from variables such as ANTHROPIC_AUTH_TOKEN or OPENAI_ORG_ID,
 	// and the developer's key (GW_API_KEY) has no business there.
@@ -157,6 +158,7 @@ type sdkFaults struct {
 	// secondsOnly takes retry-after-ms out of the stand-in's answers, as
 	// services that send Retry-After alone do.
 	secondsOnly bool
+	bodies      upstreamBodies // the chat requests' bodies
 }
 
 // noRetryMs drops retry-after-ms from an answer's header.
@@ -171,7 +173,7 @@ func (w noRetryMs) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (f *sdkFaults) wrap(h http.Handler) http.Handler {
 	f.up = h.(*standin.Server)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return f.bodies.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			f.mu.Lock()
 			switch {
@@ -186,7 +188,7 @@ func (f *sdkFaults) wrap(h http.Handler) http.Handler {
 			f.mu.Unlock()
 		}
 		h.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // set makes the next n chat requests (all when n < 0) meet the fault given
