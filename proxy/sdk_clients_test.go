@@ -11,16 +11,14 @@ import (
 // sdkClient is one official SDK over one protocol of gw serve: its driver,
 // what it reports and what it cannot, and its own scenarios.
 type sdkClient struct {
-	name          string
-	script, dir   string
-	args          []string // the driver's, after the SDK's directory
-	pkgs          []string // in .cache/<dir>
-	stop, toolUse string   // how an answer ends, and one with tool calls ("": no such word)
-	noRetries     bool     // the SDK makes one attempt
-	// seesSignatures: a call's thought signature reaches the client as
-	// it is; sealsSignatures: the protocol carries every signature sealed.
-	seesSignatures, sealsSignatures bool
-	minChunks                       int // a short answer's stream comes in at least these chunks; 0: not counted
+	name           string
+	script, dir    string
+	args           []string // the driver's, after the SDK's directory
+	pkgs           []string // in .cache/<dir>
+	stop, toolUse  string   // how an answer ends, and one with tool calls ("": no such word)
+	noRetries      bool     // the SDK makes one attempt
+	seesSignatures bool     // a call's thought signature reaches the client as it is
+	minChunks      int      // a short answer's stream comes in at least these chunks; 0: not counted
 	// lacks: what the protocol or the SDK cannot express, a scenario or
 	// one of its checks by name, and why.
 	lacks map[string]string
@@ -62,7 +60,7 @@ var sdkClients = []sdkClient{
 	},
 	{
 		name: "openai Responses", script: "openai.mjs", dir: "openai-sdk", pkgs: []string{"openai"},
-		stop: "completed", toolUse: "completed", sealsSignatures: true,
+		stop: "completed", toolUse: "completed",
 		lacks: map[string]string{
 			"cache writes":        "the Responses API's usage counts no cache writes",
 			"reasoning signature": "the Responses API carries a signature sealed in encrypted_content",
@@ -142,13 +140,13 @@ func aiSDK(provider string, overloaded int, toolUse string, lacks map[string]str
 	if provider == "openai" {
 		wrongKey = 400 // see openai's
 	}
-	overflow := sdkWant{class: "APICallError", status: 400, says: overflowCounts}
+	overflow := sdkWant{class: "APICallError", status: 400, says: overflowCounts, final: true}
 	if provider == "anthropic" {
 		overflow.says, overflow.exact = overflowWant, true
 	}
 	c := sdkClient{
 		name: "ai-sdk " + provider, script: "ai-sdk.mjs", dir: "ai-sdk", args: []string{provider},
-		pkgs: []string{"ai", "@ai-sdk/anthropic", "@ai-sdk/openai"}, stop: "stop", toolUse: toolUse, sealsSignatures: provider == "openai",
+		pkgs: []string{"ai", "@ai-sdk/anthropic", "@ai-sdk/openai"}, stop: "stop", toolUse: toolUse,
 		lacks: lacks,
 		errs: map[string]sdkWant{
 			"abort":               {class: "abort"},

@@ -228,7 +228,7 @@ func sdkRig(t *testing.T) (*rig, *sdkFaults) {
 	f := &sdkFaults{left: -1}
 	r := newRig(t, rigOpts{wrapUp: f.wrap, standin: standin.Options{ReasoningByModel: map[string]string{
 		sdkSigned:  standin.ReasoningOpenRouter + "+redacted",
-		sdkLiteLLM: standin.ReasoningLiteLLM,
+		sdkLiteLLM: standin.ReasoningLiteLLM + "+redacted",
 		sdkPlain:   standin.ReasoningNone,
 	}}})
 	return r, f
