@@ -3,11 +3,13 @@ package proxy
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -248,27 +250,22 @@ func chatRequests(r *rig) []standin.Seen {
 // longText is a system prompt long enough for the stand-in to cache.
 var longText = strings.Repeat("You are a careful coding agent; read before you edit. ", 120)
 
-// readToolSchema is the schema of a tool Read as Claude Code offers it.
-var readToolSchema = map[string]any{
-	"type":       "object",
-	"properties": map[string]any{"file_path": map[string]any{"type": "string"}},
-	"required":   []string{"file_path"},
-}
+// The tools offered: Read as Claude Code offers it, and one without
+// arguments. toolPrompt makes the stand-in call Read (the word "tool", the
+// tool's name), parallelPrompt twice at once, once per `backticked` path;
+// wantReads are those calls' inputs. noArgsPrompt calls Status.
+var (
+	readTool = sdkTool{"Read", "Reads a file", map[string]any{"type": "object",
+		"properties": map[string]any{"file_path": map[string]any{"type": "string"}}, "required": []string{"file_path"}}}
+	statusTool = sdkTool{"Status", "Shows the status", map[string]any{"type": "object", "properties": map[string]any{}}}
+	wantReads  = []string{`{"file_path":"README.md"}`, `{"file_path":"go.mod"}`}
+)
 
-// toolPrompt makes the stand-in call the tool Read (the word "tool", the
-// tool's name), parallelPrompt twice at once, once per `backticked` path.
 const (
 	toolPrompt     = "Use the Read tool on `README.md`."
 	parallelPrompt = "Use the Read tool on `README.md` and `go.mod`."
+	noArgsPrompt   = "Use the Status tool."
 )
-
-// noArgsSchema is a tool that takes no arguments, called by noArgsPrompt.
-var noArgsSchema = map[string]any{"type": "object", "properties": map[string]any{}}
-
-const noArgsPrompt = "Use the Status tool."
-
-// wantReads are the inputs of the calls parallelPrompt makes.
-var wantReads = []string{`{"file_path":"README.md"}`, `{"file_path":"go.mod"}`}
 
 // retriedAsTold checks that every attempt but the last was answered with
 // the retry headers of a fault "…:100ms" (Retry-After in whole seconds,
@@ -291,28 +288,17 @@ func retriedAsTold(t *testing.T, rec recorded, wantAttempts int, lastStatus int)
 	for i := range want {
 		want[i] = 100
 	}
-	if !equalFloats(rec.Sleeps, want) {
+	if !slices.Equal(rec.Sleeps, want) {
 		t.Errorf("the SDK slept %v ms before its retries, want %v (what retry-after-ms says)", rec.Sleeps, want)
 	}
 }
 
-func deref(s *string) string {
-	if s == nil {
+// deref shows what p points to, or "(none)".
+func deref[T any](p *T) string {
+	if p == nil {
 		return "(none)"
 	}
-	return *s
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return fmt.Sprint(*p)
 }
 
 // serviceCancelled waits until the stand-in's last chat request has ended
@@ -331,21 +317,5 @@ func serviceCancelled(t *testing.T, r *rig) {
 	if err != nil {
 		last := chatRequests(r)
 		t.Errorf("the service's answer was not cancelled: %+v", last[len(last)-1])
-	}
-}
-
-// retriedAfterSeconds checks that the first attempt was answered with
-// Retry-After: 1 alone and that the SDK slept that second before the
-// second attempt, which got the answer.
-func retriedAfterSeconds(t *testing.T, rec recorded) {
-	t.Helper()
-	if len(rec.Attempts) != 2 || rec.Attempts[1].Status != 200 {
-		t.Fatalf("attempts %+v, want a 429 then the answer", rec.Attempts)
-	}
-	if a := rec.Attempts[0]; deref(a.RetryAfter) != "1" || a.RetryAfterMs != nil {
-		t.Errorf("the 429 reached the client with Retry-After %s, retry-after-ms %s; want 1 and none", deref(a.RetryAfter), deref(a.RetryAfterMs))
-	}
-	if !equalFloats(rec.Sleeps, []float64{1000}) {
-		t.Errorf("the SDK slept %v ms before its retry, want [1000] (what Retry-After says)", rec.Sleeps)
 	}
 }
