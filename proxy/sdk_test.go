@@ -217,13 +217,23 @@ func (x *sdkRun) gaveBack(t *testing.T, sent standin.Seen, where string) {
 	}
 }
 
-// results answers every call of a turn with "# gw".
-func results(res sdkResult) []sdkToolResult {
-	var out []sdkToolResult
-	for _, c := range res.Calls {
-		out = append(out, sdkToolResult{c.ID, c.Name, "# gw"})
+// answered sends the next turn of c after res: the result "# gw" of each
+// of its calls (after its history, unless c continues a stored response),
+// and checks that the answer quotes it.
+func (x *sdkRun) answered(t *testing.T, c sdkCase, res sdkResult) {
+	t.Helper()
+	if c.Previous == "" {
+		c.History = res.History
 	}
-	return out
+	c.User, c.Results = "", nil
+	for _, call := range res.Calls {
+		c.Results = append(c.Results, sdkToolResult{call.ID, call.Name, "# gw"})
+	}
+	res = x.turn(t, c)
+	x.ok(t, res)
+	if !strings.HasPrefix(res.Text, "Tool result received: «# gw»") {
+		t.Errorf("the answer to the calls' results: %q", res.Text)
+	}
 }
 
 func inputs(res sdkResult, name string) []string {
@@ -287,12 +297,7 @@ var sdkScenarios = []sdkScenario{
 		if got := inputs(res, "Read"); !slices.Equal(got, wantReads) {
 			t.Fatalf("the SDK assembled the calls %q, want %q", got, wantReads)
 		}
-		c.History, c.User, c.Results = res.History, "", results(res)
-		res = x.turn(t, c)
-		x.ok(t, res)
-		if !strings.HasPrefix(res.Text, "Tool result received: «# gw»") {
-			t.Errorf("the second turn's text %q", res.Text)
-		}
+		x.answered(t, c, res)
 	}},
 
 	{"a call without arguments", func(t *testing.T, x *sdkRun) {
@@ -324,12 +329,7 @@ var sdkScenarios = []sdkScenario{
 		if x.c.seesSignatures && !res.Calls[0].Signed {
 			t.Errorf("the call reached the client without the service's thought signature")
 		}
-		c.History, c.User, c.Results = res.History, "", results(res)
-		res = x.turn(t, c) // the stand-in refuses a call given back without its signature, as Gemini does
-		x.ok(t, res)
-		if !strings.HasPrefix(res.Text, "Tool result received: «# gw»") {
-			t.Errorf("the second turn's text %q", res.Text)
-		}
+		x.answered(t, c, res) // the stand-in refuses a call given back without its signature, as Gemini does
 	}},
 
 	{"the SDK aborts the stream: the service's answer is cancelled", func(t *testing.T, x *sdkRun) {
