@@ -33,6 +33,9 @@ func sdkDir(t *testing.T, dir string, pkgs ...string) string {
 		t.Skip("runs node with the official SDKs")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("GW_REQUIRE_SDKS") == "1" {
+			t.Fatal("node is not installed (GW_REQUIRE_SDKS=1)")
+		}
 		t.Skip("node is not installed")
 	}
 	abs, err := filepath.Abs(filepath.Join("..", ".cache", dir))

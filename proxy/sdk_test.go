@@ -236,6 +236,7 @@ func (x *sdkRun) answered(t *testing.T, c sdkCase, res sdkResult) {
 	}
 }
 
+// inputs are the inputs of res's calls of the tool name.
 func inputs(res sdkResult, name string) []string {
 	var out []string
 	for _, c := range res.Calls {
