@@ -447,15 +447,15 @@ var sdkScenarios = []sdkScenario{
 }
 
 func init() {
-	// The reasoning of each dialect, streamed and whole.
+	// The reasoning of each dialect: streamed, whole, and before a tool
+	// call in the same answer, given back with the call's result.
 	for _, d := range sdkDialects {
-		for _, whole := range []bool{false, true} {
-			name := "reasoning given back: " + d.name
-			if whole {
-				name = "whole answers: " + name
-			}
-			sdkScenarios = append(sdkScenarios, sdkScenario{name, func(t *testing.T, x *sdkRun) {
-				c := sdkCase{Model: d.model, User: "think first", Reasoning: true, Whole: whole}
+		for _, how := range []string{"", "whole answers: ", "with a tool call: "} {
+			sdkScenarios = append(sdkScenarios, sdkScenario{how + "reasoning given back: " + d.name, func(t *testing.T, x *sdkRun) {
+				c := sdkCase{Model: d.model, User: "think first", Reasoning: true, Whole: how == "whole answers: "}
+				if how == "with a tool call: " {
+					c.User, c.Tools = toolPrompt, []sdkTool{readTool}
+				}
 				res := x.turn(t, c)
 				x.ok(t, res)
 				r := res.Reasoning
@@ -469,7 +469,7 @@ func init() {
 					t.Errorf("no redacted or encrypted reasoning: %+v", r)
 				}
 				switch {
-				case whole || x.lacks(t, "reasoning events"):
+				case c.Whole || x.lacks(t, "reasoning events"):
 				case r.Signature != "" && !slices.Equal(r.Events, []string{r.Signature}):
 					t.Errorf("the stream reported the signatures %q, the block has %q", r.Events, r.Signature)
 				case r.Signature == "" && (len(r.Events) == 0 || !strings.Contains(r.Text, strings.Join(r.Events, ""))):
@@ -479,10 +479,15 @@ func init() {
 					return
 				}
 				sent := x.last()
-				c.History = res.History
-				c.User = "and now?"
-				res = x.turn(t, c)
-				x.ok(t, res)
+				if c.Tools != nil {
+					if len(res.Calls) != 1 {
+						t.Fatalf("calls %+v, want one after the reasoning", res.Calls)
+					}
+					x.answered(t, c, res)
+				} else {
+					c.History, c.User = res.History, "and now?"
+					x.ok(t, x.turn(t, c))
+				}
 				x.gaveBack(t, sent, d.where)
 			}})
 		}
