@@ -14,21 +14,6 @@ import (
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
-// dialectCases are the conformance suite's reasoning cases by name, with
-// the deltas of their streams.
-var dialectCases = func() []dialectCase {
-	var out []dialectCase
-	for _, c := range translatetest.ReasoningCases() {
-		out = append(out, dialectCase{name: c.Name, chunks: c.Deltas})
-	}
-	return out
-}()
-
-type dialectCase struct {
-	name   string
-	chunks []string
-}
-
 // streamOf runs the chunks (deltas) through a StreamWriter, decoded as the
 // proxy decodes the service's events, and returns the client's stream.
 func streamOf(t *testing.T, deltas []string, finish string) string {

@@ -10,38 +10,22 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelgateway/gw/protocol/translate"
-	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/standin"
 )
 
 const testKey = "sk-responses-test-key"
 
-// Result is what gw serve's loop returns for the log.
-type Result = relay.Outcome
-
 // Upstream sends a chat request to the service.
 type Upstream = relaytest.Upstream
 
-// Serve answers one request of the Responses API through gw serve's loop
-// (proxy/relay), as gw serve does.
-func Serve(w http.ResponseWriter, r *http.Request, up Upstream) Result {
-	return serve(w, r, up, 0)
-}
-
-// serve is Serve with keep-alives every keepAlive (0: the loop's default).
-func serve(w http.ResponseWriter, r *http.Request, up Upstream, keepAlive time.Duration) Result {
-	return relaytest.Serve(w, r, Protocol{}, up, keepAlive, 0)
-}
-
-// harness is a tiny gw serve for the Responses route only: Serve in front of
-// the stand-in of the service, with the key added upstream.
+// harness is a tiny gw serve for the Responses route only: gw serve's loop
+// (relaytest) in front of the stand-in of the service, with the key added
+// upstream.
 type harness struct {
-	svc     *standin.Running
-	srv     *httptest.Server
-	results chan Result
+	svc *standin.Running
+	srv *httptest.Server
 }
 
 func newHarness(t testing.TB, o standin.Options, key string) *harness {
@@ -56,10 +40,10 @@ func newHarness(t testing.TB, o standin.Options, key string) *harness {
 
 func newHarnessUpstream(t testing.TB, svc *standin.Running, up Upstream) *harness {
 	t.Helper()
-	h := &harness{svc: svc, results: make(chan Result, 100)}
+	h := &harness{svc: svc}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/responses", func(w http.ResponseWriter, r *http.Request) {
-		h.results <- Serve(w, r, up)
+		relaytest.Serve(w, r, Protocol{}, up, 0, 0)
 	})
 	h.srv = httptest.NewServer(mux)
 	t.Cleanup(h.srv.Close)

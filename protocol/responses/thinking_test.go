@@ -14,21 +14,6 @@ import (
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
-// dialectCases are the conformance suite's reasoning cases by name, with
-// the deltas of their streams.
-var dialectCases = func() []dialectCase {
-	var out []dialectCase
-	for _, c := range translatetest.ReasoningCases() {
-		out = append(out, dialectCase{name: c.Name, chunks: c.Deltas})
-	}
-	return out
-}()
-
-type dialectCase struct {
-	name   string
-	chunks []string
-}
-
 // thinkingMeta is the Meta of a Codex-like request: a function tool Read,
 // and include asking for encrypted_content when encrypted.
 func thinkingMeta(t *testing.T, encrypted bool) Meta {
