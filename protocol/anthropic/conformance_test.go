@@ -29,14 +29,14 @@ func TestConformance(t *testing.T) {
 				if err := json.Unmarshal(a.Body, &m); err != nil {
 					t.Fatalf("%v: %s", err, a.Body)
 				}
-				return neutral(answer{blocks: wholeContent(t, m.Content), stopReason: m.StopReason, usage: m.Usage})
+				return neutral(t, answer{blocks: wholeContent(t, m.Content), stopReason: m.StopReason, usage: m.Usage})
 			},
 			Stream: func(t testing.TB, body []byte) translatetest.Answer {
 				a, err := checkStream(string(body))
 				if err != nil {
 					t.Fatalf("%v\n%s", err, body)
 				}
-				return neutral(a)
+				return neutral(t, a)
 			},
 			Error: func(t testing.TB, a tr.Answer) translatetest.Failure {
 				var e struct {
@@ -65,8 +65,13 @@ func failure(status int, mayRetry bool, message string) translatetest.Failure {
 		Overflow: status == http.StatusBadRequest && claudeCodeCounts.MatchString(message)}
 }
 
-// neutral is what Claude Code makes of a.
-func neutral(a answer) translatetest.Answer {
+// neutral is what Claude Code makes of a, which has no empty block.
+func neutral(t testing.TB, a answer) translatetest.Answer {
+	for _, b := range a.blocks {
+		if b.kind == "thinking" && b.thinking == "" && b.signature == "" || b.kind == "redacted_thinking" && b.data == "" {
+			t.Errorf("an empty %s block in %+v", b.kind, a.blocks)
+		}
+	}
 	n := translatetest.Answer{Text: a.text(), Reasoning: a.thinking(), Kept: a.blocks,
 		Stop: map[string]string{"end_turn": "stop", "max_tokens": "length", "tool_use": "tool_calls", "stop_sequence": "stop", "refusal": "content_filter"}[a.stopReason]}
 	for _, b := range a.tools() {

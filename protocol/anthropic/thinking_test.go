@@ -140,27 +140,6 @@ func TestThinkingBadSignatures(t *testing.T) {
 	}
 }
 
-// TestThinkingBadFromService: reasoning a service sends malformed (no
-// text and no signature, unknown types, empty data) leaves no empty or
-// invented block, and the stream keeps its rules.
-func TestThinkingBadFromService(t *testing.T) {
-	deltas := []string{
-		`{"reasoning_details":[{"type":"reasoning.text","text":""},{"type":"reasoning.unknown","text":"x"},{"type":"reasoning.encrypted","data":""}]}`,
-		`{"thinking_blocks":[{"type":"thinking"},{"type":"redacted_thinking"},{"type":"other","thinking":"x"}]}`,
-		`{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"Read","arguments":"{}"},"extra_content":{"google":{"thought_signature":""}}}]}`,
-		`{"tool_calls":[{"index":1,"id":"d","type":"function","function":{"name":"Read","arguments":"{}"},"extra_content":{"google":{"thought_signature":"` + strings.Repeat("A", chat.MaxThoughtSignature+1) + `"}}}]}`,
-	}
-	stream := streamOf(t, deltas, "tool_calls")
-	a, err := checkStream(stream)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stream)
-	}
-	want := []answerBlock{{kind: "tool_use", id: "c", name: "Read", input: "{}"}, {kind: "tool_use", id: "d", name: "Read", input: "{}"}}
-	if !reflect.DeepEqual(a.blocks, want) {
-		t.Errorf("blocks %+v, want %+v (an over-long thought signature is dropped, the id kept)", a.blocks, want)
-	}
-}
-
 // TestThinkingEntriesAreBlocks: each reasoning_details entry (by index)
 // and each signed thinking_blocks entry is a block of its own, with its
 // own signature, also when the dialects follow one another.

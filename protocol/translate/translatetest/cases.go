@@ -110,6 +110,18 @@ func streamCases() []streamCase {
 		chunks: []*chat.Chunk{Tool(0, "", "ListAgents", ""), Finish("tool_calls")},
 		want:   Answer{Stop: "tool_calls", Calls: []Call{{Name: "ListAgents", Args: `{}`}}},
 	}, {
+		// Reasoning a service sends malformed shows nothing; a thought
+		// signature too long to carry is dropped, the call's id kept.
+		name: "malformed reasoning",
+		chunks: []*chat.Chunk{
+			deltaChunk(`{"reasoning_details":[{"type":"reasoning.text","text":""},{"type":"reasoning.unknown","text":"x"},{"type":"reasoning.encrypted","data":""}]}`),
+			deltaChunk(`{"thinking_blocks":[{"type":"thinking"},{"type":"redacted_thinking"},{"type":"other","thinking":"x"}]}`),
+			deltaChunk(`{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"Read","arguments":"{}"},"extra_content":{"google":{"thought_signature":""}}}]}`),
+			deltaChunk(`{"tool_calls":[{"index":1,"id":"d","type":"function","function":{"name":"Read","arguments":"{}"},"extra_content":{"google":{"thought_signature":"` +
+				strings.Repeat("A", chat.MaxThoughtSignature+1) + `"}}}]}`),
+			Finish("tool_calls")},
+		want: Answer{Stop: "tool_calls", Calls: []Call{{ID: "c", Name: "Read", Args: `{}`}, {ID: "d", Name: "Read", Args: `{}`}}},
+	}, {
 		name:   "length",
 		chunks: []*chat.Chunk{Text("x"), Finish("length")},
 		want:   Answer{Text: "x", Stop: "length"},
