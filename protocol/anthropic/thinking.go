@@ -87,7 +87,7 @@ func detailBlock(d chat.ReasoningDetail) (blockOut, bool) {
 		if d.Text == "" && d.Signature == "" {
 			return blockOut{}, false
 		}
-		return thinkingBlock(d.Text, openRouterSig(d)), true
+		return thinkingBlock(d.Text, sealSig(chat.Segment{Dialect: chat.DialectOpenRouter, Signature: d.Signature, Format: d.Format, ID: d.ID})), true
 	case chat.DetailSummary:
 		if d.Summary == "" {
 			return blockOut{}, false
@@ -97,27 +97,23 @@ func detailBlock(d chat.ReasoningDetail) (blockOut, bool) {
 		if d.Data == "" {
 			return blockOut{}, false
 		}
-		return redactedBlock(chat.Seal(chat.DialectOpenRouter, sealedSig{Data: d.Data, Format: d.Format, ID: d.ID})), true
+		return redactedBlock(sealData(chat.Segment{Dialect: chat.DialectOpenRouter, Data: d.Data, Format: d.Format, ID: d.ID})), true
 	}
 	return blockOut{}, false
 }
 
-// openRouterSig is the signature the client gets for a reasoning.text
-// entry: "" when the service signed none.
-func openRouterSig(d chat.ReasoningDetail) string {
-	if d.Signature == "" {
+// sealSig is the signature the client gets for a thinking block of
+// reasoning seg: "" when the service signed none.
+func sealSig(seg chat.Segment) string {
+	if seg.Signature == "" {
 		return ""
 	}
-	return chat.Seal(chat.DialectOpenRouter, sealedSig{Signature: d.Signature, Format: d.Format, ID: d.ID})
+	return chat.Seal(seg.Dialect, sealedSig{Signature: seg.Signature, Format: seg.Format, ID: seg.ID})
 }
 
-// liteLLMSig is the signature the client gets for a LiteLLM thinking
-// block: "" when the service signed none.
-func liteLLMSig(sig string) string {
-	if sig == "" {
-		return ""
-	}
-	return chat.Seal(chat.DialectLiteLLM, sealedSig{Signature: sig})
+// sealData is the data the client gets for a redacted_thinking block.
+func sealData(seg chat.Segment) string {
+	return chat.Seal(seg.Dialect, sealedSig{Data: seg.Data, Format: seg.Format, ID: seg.ID})
 }
 
 func liteLLMBlock(tb chat.ThinkingBlock) (blockOut, bool) {
@@ -126,12 +122,12 @@ func liteLLMBlock(tb chat.ThinkingBlock) (blockOut, bool) {
 		if tb.Thinking == "" && tb.Signature == "" {
 			return blockOut{}, false
 		}
-		return thinkingBlock(tb.Thinking, liteLLMSig(tb.Signature)), true
+		return thinkingBlock(tb.Thinking, sealSig(chat.Segment{Dialect: chat.DialectLiteLLM, Signature: tb.Signature})), true
 	case "redacted_thinking":
 		if tb.Data == "" {
 			return blockOut{}, false
 		}
-		return redactedBlock(chat.Seal(chat.DialectLiteLLM, sealedSig{Data: tb.Data})), true
+		return redactedBlock(sealData(chat.Segment{Dialect: chat.DialectLiteLLM, Data: tb.Data})), true
 	}
 	return blockOut{}, false
 }

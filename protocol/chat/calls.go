@@ -6,6 +6,7 @@ import "strings"
 // deltas by ToolCalls.
 type StreamedCall struct {
 	Index int    // the service's index of the call
+	N     int    // its place among the answer's calls, from 0
 	ID    string // the service's id of it; "" until one is sent
 	// Name is the first name sent: a service that repeats the name in
 	// later deltas does not double it.
@@ -13,6 +14,8 @@ type StreamedCall struct {
 	// Signature is the call's thought signature (Gemini's), the latest sent.
 	Signature string
 	Args      strings.Builder // the arguments, as sent
+
+	named bool // Assembler said it began
 }
 
 // ToolCalls assembles the tool calls of one streamed answer from the
@@ -22,6 +25,7 @@ type ToolCalls struct {
 	byIndex map[int]*StreamedCall
 	// List holds the calls in the order they began.
 	List []*StreamedCall
+	n    int // calls begun
 }
 
 // Add adds a delta to its call and returns the call; began is true when
@@ -33,7 +37,8 @@ func (t *ToolCalls) Add(d ToolCallDelta) (c *StreamedCall, began bool) {
 		if t.byIndex == nil {
 			t.byIndex = map[int]*StreamedCall{}
 		}
-		c, began = &StreamedCall{Index: d.Index}, true
+		c, began = &StreamedCall{Index: d.Index, N: t.n}, true
+		t.n++
 		t.byIndex[d.Index] = c
 		t.List = append(t.List, c)
 	}
@@ -50,7 +55,7 @@ func (t *ToolCalls) Add(d ToolCallDelta) (c *StreamedCall, began bool) {
 	return c, began
 }
 
-// Reset forgets every call (once they are written).
+// Reset forgets every call (once they are written); N goes on counting.
 func (t *ToolCalls) Reset() {
 	clear(t.byIndex)
 	t.List = t.List[:0]
