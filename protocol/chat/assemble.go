@@ -26,8 +26,8 @@ import "strings"
 //     service that sent the text alone, then its signature): the signature
 //     signs that text, so the plain segment becomes the structured one.
 //   - A tool call begins with a new index, or another id under an index in
-//     use (gateways that number every call 0); its first name is kept
-//     (ToolCalls). It is complete at the finish reason, or at the end of a
+//     use (gateways that number every call 0); a name sent again is not
+//     doubled. It is complete at the finish reason, or at the end of a
 //     stream that had none; a stream that broke off (Cut) completes none.
 type Assembler struct {
 	// On is given each piece, in order, as Chunk, End and Cut find it.
@@ -46,7 +46,9 @@ type Assembler struct {
 	FinishReason string
 	StopReason   any
 
-	calls    ToolCalls
+	calls    []*StreamedCall // not yet complete, in the order they began
+	byIndex  map[int]*StreamedCall
+	began    int     // calls begun
 	open     bool    // a segment is open: seg
 	seg      Segment // Signature, Format and ID so far
 	index    int     // OpenRouter's index of seg, when indexed
@@ -150,7 +152,7 @@ func (a *Assembler) End() {
 // not yet complete are dropped.
 func (a *Assembler) Cut() {
 	a.endSegment()
-	a.calls.Reset()
+	a.calls = a.calls[:0]
 }
 
 // Usage is the usage the service reported, nil when none.
@@ -275,12 +277,40 @@ func (a *Assembler) endSegment() {
 	a.On(Piece{Kind: PieceSegmentEnd, Segment: a.seg})
 }
 
+// StreamedCall is one tool call of a streamed answer.
+type StreamedCall struct {
+	Index     int    // the service's index of the call
+	N         int    // its place among the answer's calls, from 0
+	ID        string // the service's id of it; "" until one is sent
+	Name      string // the first name sent
+	Signature string // its thought signature (Gemini's), the latest sent
+	Args      strings.Builder
+	named     bool // PieceCall said it
+}
+
 // call reads a piece of a tool call.
 func (a *Assembler) call(d *ToolCallDelta) {
-	c, began := a.calls.Add(*d)
-	if began {
+	c := a.byIndex[d.Index]
+	if c == nil || d.ID != "" && c.ID != "" && d.ID != c.ID {
 		a.endSegment()
+		if a.byIndex == nil {
+			a.byIndex = map[int]*StreamedCall{}
+		}
+		c = &StreamedCall{Index: d.Index, N: a.began}
+		a.began++
+		a.byIndex[d.Index] = c
+		a.calls = append(a.calls, c)
 	}
+	if c.ID == "" {
+		c.ID = d.ID
+	}
+	if c.Name == "" {
+		c.Name = d.Function.Name
+	}
+	if sig := d.ExtraContent.ThoughtSignature(); sig != "" {
+		c.Signature = sig
+	}
+	c.Args.WriteString(d.Function.Arguments)
 	switch {
 	case !c.named && c.Name != "":
 		c.named = true
@@ -292,12 +322,13 @@ func (a *Assembler) call(d *ToolCallDelta) {
 
 // complete completes the calls so far.
 func (a *Assembler) complete() {
-	if len(a.calls.List) == 0 {
+	if len(a.calls) == 0 {
 		return
 	}
 	a.endSegment()
-	for _, c := range a.calls.List {
+	for _, c := range a.calls {
 		a.On(Piece{Kind: PieceCallDone, Call: c})
 	}
-	a.calls.Reset()
+	a.calls = a.calls[:0]
+	clear(a.byIndex)
 }
