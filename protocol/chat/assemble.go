@@ -12,8 +12,7 @@ import "strings"
 // dialects. It is not safe for concurrent use.
 //
 // Only the first choice is read (gw asks for one). Within a chunk the
-// reasoning comes first, then text, refusal and tool calls. The rules
-// every translator used to apply on its own:
+// reasoning comes first, then text, refusal and tool calls. The rules:
 //
 //   - Reasoning is read in one dialect per delta (Delta.ReasoningIn): a
 //     service that sends a structured dialect repeats its text as plain
@@ -36,9 +35,9 @@ type Assembler struct {
 	// Keep keeps the structured reasoning whole in Reasoning, for a
 	// translator that seals it for the client.
 	Keep bool
-	// Reasoning holds the whole entries of the structured reasoning read
-	// since the translator last reset it (with Keep), a plain segment that
-	// a signature came for among them.
+	// Reasoning holds, with Keep, the whole entries of structured reasoning
+	// read since the translator last reset it (plain text that a signature
+	// came for after it among them).
 	Reasoning ReasoningCollector
 
 	// FinishReason is the service's finish reason, "" until one came;
@@ -74,8 +73,7 @@ const (
 	PieceCallDone                        // Call: a complete call (one that never got a name too), in the order calls began
 )
 
-// Piece is one thing the service's stream said. Its strings are valid
-// after the chunk.
+// Piece is one thing the service's stream said.
 type Piece struct {
 	Kind    PieceKind
 	Text    string
