@@ -160,7 +160,8 @@ func TestAssemblerPlainThenSigned(t *testing.T) {
 // reason, in the order they began: a name repeated is not doubled, a new id
 // under index 0 is another call (gateways that number every call 0), a call
 // that never got a name is completed all the same, and the thought
-// signature is the latest.
+// signature is the latest. A call after the finish reason is another one,
+// complete at the end.
 func TestAssemblerToolCalls(t *testing.T) {
 	var a Assembler
 	got := assemble(t, &a, "end",
@@ -172,6 +173,7 @@ func TestAssemblerToolCalls(t *testing.T) {
 		delta(`{"tool_calls":[{"index":1,"id":"c3","function":{"arguments":"{}"}}]}`),
 		`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls","stop_reason":7}]}`,
 		`{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}`,
+		delta(`{"tool_calls":[{"index":0,"function":{"name":"Late","arguments":"{}"}}]}`),
 	)
 	samePieces(t, got, []string{
 		"text Let me look.",
@@ -182,6 +184,8 @@ func TestAssemblerToolCalls(t *testing.T) {
 		`done 0 c1 "Read" sig=G1 args={"path":1}`,
 		`done 1 c2 "Bash" sig= args={"c":2}`,
 		`done 2 c3 "" sig= args={}`,
+		"call 3  Late args={}",
+		`done 3  "Late" sig= args={}`,
 	})
 	if a.FinishReason != "tool_calls" || a.StopReason != float64(7) {
 		t.Errorf("finish %q, stop %v", a.FinishReason, a.StopReason)
