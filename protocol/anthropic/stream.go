@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"errors"
-	tr "github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net/http"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
+	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
 // StreamWriter turns the service's chat chunks into the Messages API's
