@@ -36,7 +36,8 @@ func events(t *testing.T, out string) []response {
 
 func newTestStream(meta Meta) (*StreamWriter, *bytes.Buffer) {
 	var buf bytes.Buffer
-	return NewStreamWriter(&buf, meta, "resp1", translatetest.Env().ID), &buf
+	meta.ResponseID, meta.IDs = "resp1", translatetest.Env().ID
+	return NewStreamWriter(&buf, meta), &buf
 }
 
 // Without includeThoughts the model's reasoning is not shown, as the Gemini
@@ -75,7 +76,7 @@ func TestWholeAnswer(t *testing.T) {
 		Content: &content, ReasoningContent: "hmm",
 		ToolCalls: []chat.ToolCall{{ID: "c1", Type: "function", Function: chat.FunctionCall{Name: "f", Arguments: `{"a":1}`}, ExtraContent: chat.WithThoughtSignature("U0k=")}},
 	}}}, Usage: &chat.Usage{PromptTokens: 5, CompletionTokens: 7, TotalTokens: 12}}
-	b, err := FromResponse(Meta{Model: "m", Thoughts: true}, r, "id1", translatetest.Env().ID)
+	b, err := FromResponse(Meta{Model: "m", Thoughts: true, ResponseID: "id1", IDs: translatetest.Env().ID}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestWholeAnswer(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("got\n%s\nwant\n%s", b, want)
 	}
-	if _, err := FromResponse(Meta{}, &chat.Response{}, "id", translatetest.Env().ID); err == nil {
+	if _, err := FromResponse(Meta{ResponseID: "id", IDs: translatetest.Env().ID}, &chat.Response{}); err == nil {
 		t.Error("an answer without a choice was translated")
 	}
 }
