@@ -31,7 +31,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -532,18 +531,18 @@ func mirror(from, to, skip string) error {
 	if _, err := fsutil.MkdirAll(to, 0o700); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(from)
+	names, err := fsutil.ReadDirNames(from)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	for _, en := range entries {
-		if en.Name() == skip {
+	for _, name := range names {
+		if name == skip {
 			continue
 		}
-		if err := fsutil.Symlink(filepath.Join(from, en.Name()), filepath.Join(to, en.Name())); err != nil {
+		if err := fsutil.Symlink(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
 			return err
 		}
 	}
