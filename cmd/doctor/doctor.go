@@ -122,13 +122,7 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 }
 
 // agentList names the agents whose configs the agent check reads.
-func agentList() string {
-	var names []string
-	for _, a := range all.Configurable() {
-		names = append(names, a.Info().Display)
-	}
-	return strings.Join(names, ", ")
-}
+func agentList() string { return strings.Join(all.Displays(all.Configurable()), ", ") }
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	start := time.Now()

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -226,8 +227,8 @@ type Place struct {
 	WorkDir string
 }
 
-// Home is $HOME (or %USERPROFILE%).
-func (e Place) Home() (string, error) {
+// Home is $HOME (or %USERPROFILE%), joined with elem.
+func (e Place) Home(elem ...string) (string, error) {
 	h := e.Getenv("HOME")
 	if h == "" {
 		h = e.Getenv("USERPROFILE")
@@ -235,23 +236,30 @@ func (e Place) Home() (string, error) {
 	if h == "" {
 		return "", errors.New("neither HOME nor USERPROFILE is set")
 	}
-	return h, nil
+	return join(h, elem), nil
 }
 
 // XDGConfig is $XDG_CONFIG_HOME, else ~/.config (on every OS: the agents
-// that use it do so on macOS and Windows too).
-func (e Place) XDGConfig() (string, error) {
+// that use it do so on macOS and Windows too), joined with elem.
+func (e Place) XDGConfig(elem ...string) (string, error) {
 	if x := e.Getenv("XDG_CONFIG_HOME"); x != "" {
 		if !strings.HasPrefix(x, "/") && !(len(x) > 2 && x[1] == ':') {
 			return "", fmt.Errorf("XDG_CONFIG_HOME=%q is not an absolute path; set it to an absolute path or unset it", x)
 		}
-		return x, nil
+		return join(x, elem), nil
 	}
 	h, err := e.Home()
 	if err != nil {
 		return "", err
 	}
-	return h + "/.config", nil
+	return join(h+"/.config", elem), nil
+}
+
+func join(dir string, elem []string) string {
+	if len(elem) == 0 {
+		return dir
+	}
+	return filepath.Join(append([]string{dir}, elem...)...)
 }
 
 // RunSpec is how gw run starts an agent pointed at gw serve with nothing

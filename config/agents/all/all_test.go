@@ -18,7 +18,7 @@ func TestNames(t *testing.T) {
 		"copilot",
 		"gemini",
 	}
-	if got := Names(); !slices.Equal(got, want) {
+	if got := Names(All()); !slices.Equal(got, want) {
 		t.Fatalf("got %q", got)
 	}
 	if _, ok := Lookup("cursor"); ok {

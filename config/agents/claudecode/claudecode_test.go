@@ -42,7 +42,7 @@ func TestDirectModeRefused(t *testing.T) {
 	if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "chat completions only") {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
+	if _, err := (agent{}).Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
 		t.Fatalf("Run: got %v", err)
 	}
 }
@@ -58,7 +58,7 @@ func TestCommentRefusedWithPosition(t *testing.T) {
 
 func TestRunTokenOnlyInEnv(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,15 +59,14 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) DirectRefusal() string                                  { return directRefusal }
-func (agent) Files(s agents.Scope, p agents.Place) ([]string, error) { return Paths(s, p) }
+func (agent) DirectRefusal() string { return directRefusal }
 func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
 	return MergeAt(srcs[0], srcs[1], d, time.Now())
 }
 func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0], srcs[1]) }
 
-// Paths are providers.json and models.json.
-func Paths(s agents.Scope, e agents.Place) ([]string, error) {
+// Files are providers.json and models.json.
+func (agent) Files(s agents.Scope, e agents.Place) ([]string, error) {
 	if s == agents.Project {
 		return nil, errors.New("Cline keeps provider settings per user only (~/.cline/data/settings); run without --project")
 	}
@@ -80,11 +79,10 @@ func Paths(s agents.Scope, e agents.Place) ([]string, error) {
 		if data == "" {
 			dir := strings.TrimSpace(e.Getenv("CLINE_DIR"))
 			if dir == "" {
-				h, err := e.Home()
-				if err != nil {
+				var err error
+				if dir, err = e.Home(".cline"); err != nil {
 					return nil, err
 				}
-				dir = filepath.Join(h, ".cline")
 			}
 			data = filepath.Join(dir, "data")
 		}

@@ -127,12 +127,12 @@ func TestPaths(t *testing.T) {
 		{map[string]string{"HOME": "/h", "CLINE_DATA_DIR": "/d"}, "/d/settings/providers.json"},
 		{map[string]string{"CLINE_PROVIDER_SETTINGS_PATH": "/x/p.json"}, "/x/p.json"},
 	} {
-		ps, err := Paths(agents.Global, env(c.env))
+		ps, err := agent{}.Files(agents.Global, env(c.env))
 		if err != nil || ps[0] != c.want || !strings.HasSuffix(ps[1], "/models.json") {
 			t.Errorf("%v: %q %v", c.env, ps, err)
 		}
 	}
-	if _, err := Paths(agents.Project, env(nil)); err == nil {
+	if _, err := (agent{}).Files(agents.Project, env(nil)); err == nil {
 		t.Error("Cline has no project settings")
 	}
 }

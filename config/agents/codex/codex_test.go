@@ -81,7 +81,7 @@ func TestDirectModeRefused(t *testing.T) {
 	if _, err := Merge(nil, agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "responses") {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
+	if _, err := (agent{}).Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -96,7 +96,7 @@ func TestParseErrorHasPosition(t *testing.T) {
 
 func TestRunTokenOnlyInEnv(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,11 +61,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 		if d := e.Getenv("CONTINUE_GLOBAL_DIR"); d != "" {
 			return filepath.Join(d, "config.yaml"), nil
 		}
-		h, err := e.Home()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(h, ".continue", "config.yaml"), nil
+		return e.Home(".continue", "config.yaml")
 	case agents.Project:
 		return "", errors.New("Continue reads its models from ~/.continue/config.yaml only; run without --project")
 	}

@@ -68,11 +68,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 		if d := e.Getenv("CRUSH_GLOBAL_CONFIG"); d != "" {
 			return filepath.Join(d, "crush.json"), nil
 		}
-		x, err := e.XDGConfig()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(x, "crush", "crush.json"), nil
+		return e.XDGConfig("crush", "crush.json")
 	case agents.Project:
 		if e.WorkDir == "" {
 			return "", errors.New("no working directory for the project config")

@@ -53,17 +53,11 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
-
 // Path is droid's user settings file; gw writes no project settings for it.
 func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
-		h, err := e.Home()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(h, ".factory", "settings.json"), nil
+		return e.Home(".factory", "settings.json")
 	case agents.Project:
 		return "", remedy.With(errors.New("gw writes Factory droid's custom models into its user settings (~/.factory/settings.json), not a project's"),
 			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: Agent().Info().RemedyAgent()})
@@ -199,7 +193,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 
 // Run is gw run's route: gw's entries and default model in a settings file of gw run's directory, merged
 // by droid for this process only (--settings), their apiKey naming GW_LOCAL_TOKEN, set beside it.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if err := d.Validate(); err != nil {
 		return agents.RunSpec{}, err
 	}

@@ -60,8 +60,6 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
-
 // RunOverride: Qwen Code prefers an entry of modelProviders for a model id to the environment's, so gw's
 // entries under another base URL win over gw run's.
 func (agent) RunOverride(in agents.Inspection, d agents.Declaration) (agents.Override, bool) {
@@ -75,11 +73,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 		if h := e.Getenv(homeEnv); h != "" {
 			return filepath.Join(h, "settings.json"), nil
 		}
-		h, err := e.Home()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(h, ".qwen", "settings.json"), nil
+		return e.Home(".qwen", "settings.json")
 	case agents.Project:
 		if e.WorkDir == "" {
 			return "", errors.New("no working directory for the project settings")
@@ -282,7 +276,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 // (checked with 0.15.10): an entry of modelProviders.openai in the user's
 // settings with the same model id and another baseUrl — a stale gw init;
 // Inspect shows it (BaseURL), and gw init agent --agent qwen-code fixes it.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if err := d.Validate(); err != nil {
 		return agents.RunSpec{}, err
 	}
