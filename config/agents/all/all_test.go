@@ -99,10 +99,9 @@ func TestEveryAgent(t *testing.T) {
 
 			dd := agentstest.DirectDecl()
 			rs, err = a.Merge(make([][]byte, len(files)), dd)
-			refuser, refuses := ag.(agents.DirectRefuser)
 			switch {
-			case refuses:
-				if !errors.Is(err, agents.ErrDirectRefused) || refuser.DirectRefusal() == "" || !strings.Contains(err.Error(), refuser.DirectRefusal()) {
+			case info.NoDirect != "":
+				if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), info.NoDirect) {
 					t.Errorf("direct mode: %v", err)
 				}
 			case err != nil:
