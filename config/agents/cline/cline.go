@@ -150,11 +150,7 @@ func mergeProviders(src []byte, d agents.Declaration, now time.Time) (agents.Res
 			return agents.Result{}, err
 		}
 	}
-	providers, err := f.Object(top, "providers")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	entry, err := f.Object(providers, ProviderID)
+	entry, err := f.Object(top, "providers", ProviderID)
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -191,15 +187,7 @@ func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
 	if _, err := f.Apply(top, jsonc.Want{Fields: []jsonc.Field{{Key: "version", Val: 1, OnlyIfMissing: true}}}); err != nil {
 		return agents.Result{}, err
 	}
-	providers, err := f.Object(top, "providers")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	entry, err := f.Object(providers, ProviderID)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	models, err := f.Object(entry, "models")
+	models, err := f.Object(top, "providers", ProviderID, "models")
 	if err != nil {
 		return agents.Result{}, err
 	}

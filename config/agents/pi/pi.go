@@ -170,11 +170,7 @@ func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
 		return agents.Result{}, err
 	}
 	res := agents.Result{Created: !before.Configured}
-	providers, err := f.Object(top, "providers")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	gw, err := f.Object(providers, agents.ProviderID)
+	gw, err := f.Object(top, "providers", agents.ProviderID)
 	if err != nil {
 		return agents.Result{}, err
 	}
