@@ -37,16 +37,6 @@ func TestMergeKeepsOtherVariables(t *testing.T) {
 	}
 }
 
-func TestDirectModeRefused(t *testing.T) {
-	_, err := Merge(nil, agentstest.DirectDecl())
-	if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "chat completions only") {
-		t.Fatalf("got %v", err)
-	}
-	if _, err := (agent{}).Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
-		t.Fatalf("Run: got %v", err)
-	}
-}
-
 // A comment is refused at its position: Claude Code would reject the file.
 func TestCommentRefusedWithPosition(t *testing.T) {
 	_, err := Merge([]byte("{\n  \"env\": {}, // here\n}\n"), agentstest.Decl())

@@ -2,7 +2,6 @@ package cline
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -104,13 +103,6 @@ func TestUpdatedAtOnlyOnChange(t *testing.T) {
 	moved, err := MergeAt(rs[0].Data, rs[1].Data, d, now.Add(time.Hour))
 	if err != nil || !strings.Contains(string(moved[0].Data), `"updatedAt": "2026-11-24T13:00:00.000Z"`) {
 		t.Fatalf("%v\n%s", err, moved[0].Data)
-	}
-}
-
-func TestDirectModeRefused(t *testing.T) {
-	_, err := MergeAt(nil, nil, agentstest.DirectDecl(), now)
-	if !errors.Is(err, agents.ErrDirectRefused) {
-		t.Fatalf("got %v", err)
 	}
 }
 

@@ -77,15 +77,6 @@ func TestUnchangedValuesKeepSpelling(t *testing.T) {
 	}
 }
 
-func TestDirectModeRefused(t *testing.T) {
-	if _, err := Merge(nil, agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "responses") {
-		t.Fatalf("got %v", err)
-	}
-	if _, err := (agent{}).Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
-		t.Fatalf("got %v", err)
-	}
-}
-
 func TestParseErrorHasPosition(t *testing.T) {
 	_, err := Merge([]byte("[tui]\nx = 1\nmodel = \n"), agentstest.Decl())
 	var pe *agents.ParseError

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"errors"
 	"io/fs"
 	"maps"
 	"os"
@@ -67,16 +66,6 @@ func TestMergeSettingsReplacesLogin(t *testing.T) {
 	before, _ := InspectSettings(src)
 	if before.Configured || len(before.Notes) == 0 || !strings.Contains(before.Notes[0], "oauth-personal") {
 		t.Errorf("a Google login read as %+v", before)
-	}
-}
-
-func TestDirectModeRefused(t *testing.T) {
-	_, err := agent{}.Merge([][]byte{nil, nil}, agentstest.DirectDecl())
-	if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "Gemini API") {
-		t.Fatalf("got %v", err)
-	}
-	if _, err := (agent{}).Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
-		t.Fatalf("Run: got %v", err)
 	}
 }
 
