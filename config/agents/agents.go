@@ -7,8 +7,12 @@
 // own format and files live in a package below this one (opencode,
 // claudecode, codex, qwencode, continuedev, cline, kilo, crush, pi, droid,
 // copilot, gemini; opencodefmt is the format OpenCode and Kilo share), and
-// package all lists them. Reading, locking and writing the files is
-// config/agentfile's, the same for every agent.
+// package all lists them. Reading, locking and writing an agent's config
+// files is config/agentfile's, the same for every agent: a Merge and an
+// Inspect take and return bytes, and Files only looks at which of an agent's
+// files exist. What else an agent's package reads or writes (Gemini CLI's
+// home for one gw run, an agent's installed version) goes through
+// internal/fsutil.
 //
 // Every Merge has the same guarantees: it takes the file's bytes (nil when
 // there is none) and never modifies them; it returns the new bytes with
