@@ -183,6 +183,27 @@ func (d Declaration) IDs() []string {
 	return ids
 }
 
+// CheckMerged checks what a merge made, read back as after (err: reading it back failed), before anything
+// is written: it parses and declares exactly d's models under d's base URL. Else it is an internal error
+// naming what was made ("the merged config") that says nothing was written.
+func (d Declaration) CheckMerged(made string, after Inspection, err error) error {
+	switch {
+	case err != nil:
+		return fmt.Errorf("internal error: %s does not parse (%v); nothing was written", made, err)
+	case after.BaseURL != d.BaseURL || !SameIDs(after.Models, d.IDs()):
+		return fmt.Errorf("internal error: %s does not hold gw's models; nothing was written", made)
+	}
+	return nil
+}
+
+// SameIDs says whether a and b hold the same ids, in any order.
+func SameIDs(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
 // Origin is BaseURL without its /v1: the address Anthropic-style clients
 // take (they add /v1/messages themselves).
 func (d Declaration) Origin() string {

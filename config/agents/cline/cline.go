@@ -119,11 +119,11 @@ func MergeAt(providersSrc, modelsSrc []byte, d agents.Declaration, now time.Time
 	}
 	pres.Created = !before.Configured
 	after, err := Inspect(pres.Data, mres.Data)
-	if err != nil {
-		return nil, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
+	if err := d.CheckMerged("the merged settings", after, err); err != nil {
+		return nil, err
 	}
-	if after.BaseURL != d.BaseURL || after.LocalToken != d.Token || !sameSet(after.Models, d.IDs()) {
-		return nil, errors.New("internal error: the merged settings do not hold gw's provider; nothing was written")
+	if after.LocalToken != d.Token {
+		return nil, errors.New("internal error: the merged settings do not hold gw serve's local token; nothing was written")
 	}
 	return []agents.Result{pres, mres}, nil
 }
@@ -236,13 +236,6 @@ func modelFields(m agents.Model) jsonc.Want {
 		{Key: "supportsAttachments", Val: m.Attachment},
 		{Key: "supportsReasoning", Val: m.Reasoning},
 	}}
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 // Inspect reads the openai-compatible provider back from providers.json

@@ -173,11 +173,8 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	res.Data = f.Pack()
 	res.Changed = string(res.Data) != string(src)
 	after, err := Inspect(res.Data)
-	if err != nil {
-		return agents.Result{}, fmt.Errorf("internal error: the merged config does not parse (%v); nothing was written", err)
-	}
-	if after.BaseURL != d.BaseURL || !sameSet(after.Models, d.IDs()) {
-		return agents.Result{}, errors.New("internal error: the merged config does not hold gw's models; nothing was written")
+	if err := d.CheckMerged("the merged config", after, err); err != nil {
+		return agents.Result{}, err
 	}
 	return res, nil
 }
@@ -187,13 +184,6 @@ func slot(id string) jsonc.Want {
 		{Key: "model", Val: id},
 		{Key: "provider", Val: agents.ProviderID},
 	}}
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 var envRef = regexp.MustCompile(`^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$`)

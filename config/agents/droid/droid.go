@@ -129,22 +129,13 @@ func merge(src []byte, d agents.Declaration, run bool) (agents.Result, error) {
 	res.Data = f.Pack()
 	res.Changed = string(res.Data) != string(src)
 	after, err := Inspect(res.Data)
-	if err != nil {
-		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
-	}
-	if after.BaseURL != d.BaseURL || !slices.Equal(sorted(after.Models), sorted(d.IDs())) {
-		return agents.Result{}, errors.New("internal error: the merged settings do not hold gw's models; nothing was written")
+	if err := d.CheckMerged("the merged settings", after, err); err != nil {
+		return agents.Result{}, err
 	}
 	if d.Mode == agents.Direct {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("Factory droid reads the key from %s: set it in the environment droid starts in", d.KeyVar()))
 	}
 	return res, nil
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }
 
 var envRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)

@@ -337,19 +337,12 @@ func checkOutput(out []byte, p Provider) error {
 		if pi.ID != p.ID {
 			continue
 		}
-		if pi.BaseURL != p.BaseURL || !sameSet(pi.Models, modelIDs(p)) {
+		if pi.BaseURL != p.BaseURL || !agents.SameIDs(pi.Models, modelIDs(p)) {
 			return fmt.Errorf("internal error: merged config does not hold the expected provider; nothing was written")
 		}
 		return nil
 	}
 	return fmt.Errorf("internal error: merged config lacks provider %q; nothing was written", p.ID)
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 // listWarnings: a hand-written whitelist/blacklist in our provider hides

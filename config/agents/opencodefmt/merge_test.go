@@ -14,6 +14,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/modelgateway/gw/config/agentfile"
+	"github.com/modelgateway/gw/config/agents"
 	"github.com/modelgateway/gw/config/textedit"
 )
 
@@ -128,7 +129,7 @@ func checkMerged(t *testing.T, src []byte, res Result, p Provider, opts MergeOpt
 	if ours.BaseURL != p.BaseURL {
 		t.Errorf("baseURL = %q, want %q", ours.BaseURL, p.BaseURL)
 	}
-	if !sameSet(ours.Models, modelIDs(p)) {
+	if !agents.SameIDs(ours.Models, modelIDs(p)) {
 		t.Errorf("models = %v, want %v", ours.Models, modelIDs(p))
 	}
 	if opts.Model != "" && sum.Model != p.ID+"/"+opts.Model {

@@ -195,7 +195,7 @@ func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
 	if err != nil {
 		return agents.Result{}, fmt.Errorf("internal error: the merged models.json does not parse (%v); nothing was written", err)
 	}
-	if !slices.Equal(sorted(after.Models), sorted(d.IDs())) {
+	if !agents.SameIDs(after.Models, d.IDs()) {
 		return agents.Result{}, errors.New("internal error: the merged models.json does not hold gw's models; nothing was written")
 	}
 	return res, nil
@@ -215,12 +215,6 @@ func mergeSettings(src []byte, d agents.Declaration) (agents.Result, error) {
 	res := agents.Result{Data: f.Pack()}
 	res.Changed = string(res.Data) != string(src)
 	return res, nil
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

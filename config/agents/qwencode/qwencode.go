@@ -182,20 +182,11 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	res.Data = f.Pack()
 	res.Changed = string(res.Data) != string(src)
 	after, err := Inspect(res.Data)
-	if err != nil {
-		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
-	}
-	if after.BaseURL != d.BaseURL || !slices.Equal(sorted(after.Models), sorted(d.IDs())) {
-		return agents.Result{}, errors.New("internal error: the merged settings do not hold gw's models; nothing was written")
+	if err := d.CheckMerged("the merged settings", after, err); err != nil {
+		return agents.Result{}, err
 	}
 	res.Warnings = warnings(res.Data, d)
 	return res, nil
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }
 
 // warnings: what would stop Qwen Code from using gw's entries.
