@@ -48,15 +48,18 @@ func secretServiceInstalled() bool {
 			return true
 		}
 	}
-	for _, dir := range []string{"/usr/share/dbus-1/services", "/usr/local/share/dbus-1/services"} {
-		names, _ := fsutil.ReadDirNames(dir)
-		for _, n := range names {
-			if !strings.HasSuffix(n, ".service") {
-				continue
-			}
-			if data, err := fsutil.ReadHead(filepath.Join(dir, n), maxSystemFile); err == nil && strings.Contains(string(data), "Name="+secretsBusName) {
-				return true
-			}
+	return claimsSecrets("/usr/share/dbus-1/services") || claimsSecrets("/usr/local/share/dbus-1/services")
+}
+
+// claimsSecrets: a D-Bus service file in dir claims org.freedesktop.secrets.
+func claimsSecrets(dir string) bool {
+	names, _ := fsutil.ReadDirNames(dir)
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".service") {
+			continue
+		}
+		if data, err := fsutil.ReadHead(filepath.Join(dir, n), maxSystemFile); err == nil && strings.Contains(string(data), "Name="+secretsBusName) {
+			return true
 		}
 	}
 	return false
