@@ -17,7 +17,8 @@ import (
 // with package os: looking at a path (Stat, Lstat, Readlink, SameFile), which opens nothing and so cannot
 // hang on a named pipe nor read a byte; setting the times of a file gw is writing (Chtimes); and opening
 // os.DevNull, the null device a child process is given for its standard streams, which is no file gw
-// reads.
+// reads. What the standard library reads on its own (crypto/x509's roots, os/user's user database) is
+// not gw's code and not seen here.
 func TestFilesGoThroughFsutil(t *testing.T) {
 	root := filepath.Join("..", "..")
 	files := map[string][]*ast.File{} // import path → its non-test files

@@ -8,7 +8,8 @@
 // insecure credentials file, every agent's config, their backups, temporary files and locks, the request
 // log and gw serve's address file, gw run's private directories, and the system's own files gw reads
 // (/proc, /etc/os-release, D-Bus's service files). Elsewhere package os only looks at a path, sets the
-// times of a file being written and opens the null device. It never writes through a link it did not
+// times of a file being written and opens the null device; what the standard library reads on its own
+// (the system's TLS roots, the user database behind os/user) is its own. It never writes through a link it did not
 // follow on the user's behalf, and never decides what a file means.
 //
 // # Ownership when run as root
