@@ -377,6 +377,3 @@ func listWarnings(d *jsonc.Doc, top jsonc.ObjRef, p Provider) []string {
 func jsonPointerEscape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
-
-// memberName is the name of an object member (tests use it).
-func memberName(m hujson.ObjectMember) string { return jsonc.MemberName(m) }

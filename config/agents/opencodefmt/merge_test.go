@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelgateway/gw/config/agentfile"
 	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/jsonc"
 	"github.com/modelgateway/gw/config/textedit"
 )
 
@@ -229,7 +230,7 @@ func sameMembers(a, b *hujson.Object, owned map[string]bool, where string) error
 	keep := func(o *hujson.Object) []hujson.ObjectMember {
 		var out []hujson.ObjectMember
 		for _, m := range o.Members {
-			if !owned[memberName(m)] {
+			if !owned[jsonc.MemberName(m)] {
 				out = append(out, m)
 			}
 		}
@@ -240,9 +241,9 @@ func sameMembers(a, b *hujson.Object, owned map[string]bool, where string) error
 		return fmt.Errorf("%s: %d members of the user's became %d", where, len(am), len(bm))
 	}
 	for i := range am {
-		name := memberName(am[i])
-		if memberName(bm[i]) != name {
-			return fmt.Errorf("%s%s moved or was renamed to %s", where, name, memberName(bm[i]))
+		name := jsonc.MemberName(am[i])
+		if jsonc.MemberName(bm[i]) != name {
+			return fmt.Errorf("%s%s moved or was renamed to %s", where, name, jsonc.MemberName(bm[i]))
 		}
 		if got, want := packTrimmed(bm[i].Value), packTrimmed(am[i].Value); !bytes.Equal(got, want) {
 			return fmt.Errorf("%s%s changed: %q -> %q", where, name, want, got)

@@ -141,11 +141,11 @@ func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error)
 	if len(srcs) != 2 {
 		return nil, errors.New("internal error: pi's merge takes models.json and settings.json")
 	}
-	m, err := mergeModels(srcs[0], d)
+	m, err := MergeModels(srcs[0], d)
 	if err != nil {
 		return nil, err
 	}
-	s, err := mergeSettings(srcs[1], d)
+	s, err := MergeSettings(srcs[1], d)
 	if err != nil {
 		return nil, err
 	}
@@ -156,16 +156,9 @@ func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error)
 	return []agents.Result{m, s}, nil
 }
 
-// MergeModels is Merge's models.json half, for the corpus tests.
-func MergeModels(src []byte, d agents.Declaration) (agents.Result, error) { return mergeModels(src, d) }
-
-// MergeSettings is Merge's settings.json half.
-func MergeSettings(src []byte, d agents.Declaration) (agents.Result, error) {
-	return mergeSettings(src, d)
-}
-
-func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
-	before, f, top, err := agents.OpenJSON(src, d, func(b []byte) (agents.Inspection, error) { return inspectModels(b) }, modelsDialect)
+// MergeModels is Merge's models.json half.
+func MergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
+	before, f, top, err := agents.OpenJSON(src, d, inspectModels, modelsDialect)
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -201,8 +194,9 @@ func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
 	return res, nil
 }
 
-func mergeSettings(src []byte, d agents.Declaration) (agents.Result, error) {
-	_, f, top, err := agents.OpenJSON(src, d, func(b []byte) (agents.Inspection, error) { return inspectSettings(b) }, settingsDialect)
+// MergeSettings is Merge's settings.json half.
+func MergeSettings(src []byte, d agents.Declaration) (agents.Result, error) {
+	_, f, top, err := agents.OpenJSON(src, d, inspectSettings, settingsDialect)
 	if err != nil {
 		return agents.Result{}, err
 	}
