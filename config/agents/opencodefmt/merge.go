@@ -142,11 +142,6 @@ func Merge(src []byte, p Provider, opts MergeOptions) (Result, error) {
 	return res, nil
 }
 
-// parseDoc parses the config (no BOM); see jsonc.ParseValue.
-func parseDoc(body []byte, nl string) (root hujson.Value, fresh, addedNL bool, err error) {
-	return jsonc.ParseValue(body, nl)
-}
-
 func modelFields(m Model) jsonc.Want {
 	input := []string{"text"}
 	if m.Attachment {

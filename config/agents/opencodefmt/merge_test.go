@@ -167,11 +167,11 @@ func preserved(src, out []byte, id string) error {
 		}
 		return nil
 	}
-	a, _, _, err := parseDoc(bytes.Clone(body), "\n")
+	a, _, _, err := jsonc.ParseValue(bytes.Clone(body), "\n")
 	if err != nil {
 		return fmt.Errorf("source does not parse: %v", err)
 	}
-	b, _, _, err := parseDoc(bytes.Clone(bytes.TrimPrefix(out, []byte(textedit.BOM))), "\n")
+	b, _, _, err := jsonc.ParseValue(bytes.Clone(bytes.TrimPrefix(out, []byte(textedit.BOM))), "\n")
 	if err != nil {
 		return fmt.Errorf("output does not parse: %v\n%s", err, out)
 	}

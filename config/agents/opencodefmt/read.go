@@ -58,7 +58,7 @@ func ReadModels(src []byte) (Summary, error) {
 	if hujson.Extra(body).IsValid() {
 		return Summary{}, nil // empty or only comments: nothing configured
 	}
-	root, _, _, err := parseDoc(body, "\n")
+	root, _, _, err := jsonc.ParseValue(body, "\n")
 	if err != nil {
 		return Summary{}, err
 	}
@@ -130,7 +130,7 @@ func References(src []byte, id string) ([]string, error) {
 	if hujson.Extra(body).IsValid() {
 		return nil, nil
 	}
-	root, _, _, err := parseDoc(body, "\n")
+	root, _, _, err := jsonc.ParseValue(body, "\n")
 	if err != nil {
 		return nil, err
 	}
