@@ -123,9 +123,12 @@
 // # Tests with the official SDKs
 //
 // The SDK tests
-// (proxy/sdk_*_test.go) run @anthropic-ai/sdk, openai and the AI SDK as clients of the handler with the
-// stand-in behind it: one node process per SDK (proxy/testdata/sdk/*.mjs, the SDKs pinned in .cache/ by
-// scripts/test.sh) runs the cases written on its stdin, one JSON line each, and answers each with what the
-// SDK gave, the status and retry headers of each attempt (through the SDK's fetch option) and the delays
-// the SDK chose to sleep before retrying (recorded, not timed).
+// (proxy/sdk_test.go) run one table of scenarios for every official SDK as a client of the handler over the
+// protocol it speaks, with the stand-in behind it: @anthropic-ai/sdk over Messages, openai over Responses,
+// the AI SDK over both, @google/genai over the Gemini API. One node process per SDK
+// (proxy/testdata/sdk/*.mjs, the SDKs pinned in .cache/ by scripts/test.sh) runs the turns written on its
+// stdin, one JSON line each, and answers each in the same terms for every SDK (text, calls, reasoning,
+// usage, error), with the status and retry headers of each attempt (read through fetch) and the delays
+// the SDK chose to sleep before retrying (recorded, not timed). A client declares, with the reason, what
+// its protocol cannot express (proxy/sdk_clients_test.go).
 package proxy

@@ -3,11 +3,13 @@ package proxy
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +24,7 @@ import (
 // the cases the test writes on its stdin, one JSON line each, and answers
 // each with one JSON line. The SDKs are kept in .cache/ (scripts/test.sh
 // installs them, pinned); without them, or without node, the tests are
-// skipped, and fail when GW_REQUIRE_SDKS=1.
+// skipped, and fail when GW_REQUIRE_SDKS=1. sdk_test.go runs the scenarios.
 
 // sdkDir is .cache/<dir> when each of pkgs is installed in it.
 func sdkDir(t *testing.T, dir string, pkgs ...string) string {
@@ -31,6 +33,9 @@ func sdkDir(t *testing.T, dir string, pkgs ...string) string {
 		t.Skip("runs node with the official SDKs")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("GW_REQUIRE_SDKS") == "1" {
+			t.Fatal("node is not installed (GW_REQUIRE_SDKS=1)")
+		}
 		t.Skip("node is not installed")
 	}
 	abs, err := filepath.Abs(filepath.Join("..", ".cache", dir))
@@ -58,11 +63,12 @@ type sdkDriver struct {
 	stderr *testutil.SyncBuffer
 }
 
-// startSDK runs testdata/sdk/<script> with the SDK in dir against gw
-// serve's base URL and local token (never the key: gw serve adds it).
-func startSDK(t *testing.T, r *rig, script, dir string) *sdkDriver {
+// startSDK runs testdata/sdk/<script> with the SDK in dir (and args)
+// against gw serve's base URL and local token (never the key: gw serve
+// adds it).
+func startSDK(t *testing.T, r *rig, script, dir string, args ...string) *sdkDriver {
 	t.Helper()
-	cmd := exec.Command("node", filepath.Join("testdata", "sdk", script), dir)
+	cmd := exec.Command("node", append([]string{filepath.Join("testdata", "sdk", script), dir}, args...)...)
 	// Only what node needs: the SDKs read their keys, base URLs and extra
 	// headers from variables such as ANTHROPIC_AUTH_TOKEN or OPENAI_ORG_ID,
 	// and the developer's key (GW_API_KEY) has no business there.
@@ -157,6 +163,7 @@ type sdkFaults struct {
 	// secondsOnly takes retry-after-ms out of the stand-in's answers, as
 	// services that send Retry-After alone do.
 	secondsOnly bool
+	bodies      upstreamBodies // the chat requests' bodies
 }
 
 // noRetryMs drops retry-after-ms from an answer's header.
@@ -171,7 +178,7 @@ func (w noRetryMs) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (f *sdkFaults) wrap(h http.Handler) http.Handler {
 	f.up = h.(*standin.Server)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return f.bodies.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			f.mu.Lock()
 			switch {
@@ -186,7 +193,7 @@ func (f *sdkFaults) wrap(h http.Handler) http.Handler {
 			f.mu.Unlock()
 		}
 		h.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // set makes the next n chat requests (all when n < 0) meet the fault given
@@ -226,7 +233,7 @@ func sdkRig(t *testing.T) (*rig, *sdkFaults) {
 	f := &sdkFaults{left: -1}
 	r := newRig(t, rigOpts{wrapUp: f.wrap, standin: standin.Options{ReasoningByModel: map[string]string{
 		sdkSigned:  standin.ReasoningOpenRouter + "+redacted",
-		sdkLiteLLM: standin.ReasoningLiteLLM,
+		sdkLiteLLM: standin.ReasoningLiteLLM + "+redacted",
 		sdkPlain:   standin.ReasoningNone,
 	}}})
 	return r, f
@@ -246,27 +253,22 @@ func chatRequests(r *rig) []standin.Seen {
 // longText is a system prompt long enough for the stand-in to cache.
 var longText = strings.Repeat("You are a careful coding agent; read before you edit. ", 120)
 
-// readToolSchema is the schema of a tool Read as Claude Code offers it.
-var readToolSchema = map[string]any{
-	"type":       "object",
-	"properties": map[string]any{"file_path": map[string]any{"type": "string"}},
-	"required":   []string{"file_path"},
-}
+// The tools offered: Read as Claude Code offers it, and one without
+// arguments. toolPrompt makes the stand-in call Read (the word "tool", the
+// tool's name), parallelPrompt twice at once, once per `backticked` path;
+// wantReads are those calls' inputs. noArgsPrompt calls Status.
+var (
+	readTool = sdkTool{"Read", "Reads a file", map[string]any{"type": "object",
+		"properties": map[string]any{"file_path": map[string]any{"type": "string"}}, "required": []string{"file_path"}}}
+	statusTool = sdkTool{"Status", "Shows the status", map[string]any{"type": "object", "properties": map[string]any{}}}
+	wantReads  = []string{`{"file_path":"README.md"}`, `{"file_path":"go.mod"}`}
+)
 
-// toolPrompt makes the stand-in call the tool Read (the word "tool", the
-// tool's name), parallelPrompt twice at once, once per `backticked` path.
 const (
 	toolPrompt     = "Use the Read tool on `README.md`."
 	parallelPrompt = "Use the Read tool on `README.md` and `go.mod`."
+	noArgsPrompt   = "Use the Status tool."
 )
-
-// noArgsSchema is a tool that takes no arguments, called by noArgsPrompt.
-var noArgsSchema = map[string]any{"type": "object", "properties": map[string]any{}}
-
-const noArgsPrompt = "Use the Status tool."
-
-// wantReads are the inputs of the calls parallelPrompt makes.
-var wantReads = []string{`{"file_path":"README.md"}`, `{"file_path":"go.mod"}`}
 
 // retriedAsTold checks that every attempt but the last was answered with
 // the retry headers of a fault "…:100ms" (Retry-After in whole seconds,
@@ -289,28 +291,17 @@ func retriedAsTold(t *testing.T, rec recorded, wantAttempts int, lastStatus int)
 	for i := range want {
 		want[i] = 100
 	}
-	if !equalFloats(rec.Sleeps, want) {
+	if !slices.Equal(rec.Sleeps, want) {
 		t.Errorf("the SDK slept %v ms before its retries, want %v (what retry-after-ms says)", rec.Sleeps, want)
 	}
 }
 
-func deref(s *string) string {
-	if s == nil {
+// deref shows what p points to, or "(none)".
+func deref[T any](p *T) string {
+	if p == nil {
 		return "(none)"
 	}
-	return *s
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return fmt.Sprint(*p)
 }
 
 // serviceCancelled waits until the stand-in's last chat request has ended
@@ -329,21 +320,5 @@ func serviceCancelled(t *testing.T, r *rig) {
 	if err != nil {
 		last := chatRequests(r)
 		t.Errorf("the service's answer was not cancelled: %+v", last[len(last)-1])
-	}
-}
-
-// retriedAfterSeconds checks that the first attempt was answered with
-// Retry-After: 1 alone and that the SDK slept that second before the
-// second attempt, which got the answer.
-func retriedAfterSeconds(t *testing.T, rec recorded) {
-	t.Helper()
-	if len(rec.Attempts) != 2 || rec.Attempts[1].Status != 200 {
-		t.Fatalf("attempts %+v, want a 429 then the answer", rec.Attempts)
-	}
-	if a := rec.Attempts[0]; deref(a.RetryAfter) != "1" || a.RetryAfterMs != nil {
-		t.Errorf("the 429 reached the client with Retry-After %s, retry-after-ms %s; want 1 and none", deref(a.RetryAfter), deref(a.RetryAfterMs))
-	}
-	if !equalFloats(rec.Sleeps, []float64{1000}) {
-		t.Errorf("the SDK slept %v ms before its retry, want [1000] (what Retry-After says)", rec.Sleeps)
 	}
 }

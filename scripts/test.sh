@@ -38,7 +38,7 @@ AI_SDK_ANTHROPIC_VERSION=3.0.140
 AI_SDK_OPENAI_VERSION=3.0.141
 ZOD_VERSION=4.6.7
 GEMINI_CLI_VERSION=0.61.0
-# @google/genai, the SDK Gemini CLI bundles (same version), driven as a client by protocol/gemini's tests.
+# @google/genai, the SDK Gemini CLI bundles (same version), driven as a client by proxy's SDK tests.
 GENAI_SDK_VERSION=1.30.0
 quick=0 latest=0
 case "${1:-}" in

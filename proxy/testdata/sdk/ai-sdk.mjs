@@ -1,67 +1,122 @@
-// Drives the AI SDK's streamText with @ai-sdk/anthropic (the Messages API)
-// or @ai-sdk/openai's responses provider (see driver.mjs); both check every
-// event of the stream against their schemas. A case is {provider, model,
-// system, messages, tools, providerOptions, maxRetries}, tools as
-// {name: {description, parameters (a JSON schema)}} and never run; the
-// result is the stream's parts (errors described), the total usage, the
-// provider metadata and the response's messages, which the next turn sends
-// back as they are. With stream false the case is generateText instead, and
-// the parts are the content of its answer, then a finish part.
-// Usage: node ai-sdk.mjs SDK_DIR
-import { requireFrom, baseURL, token, recordingFetch, serve, retryHeaders } from "./driver.mjs";
+// Drives the AI SDK (see driver.mjs) with @ai-sdk/anthropic over the
+// Messages API or @ai-sdk/openai's responses provider over the Responses
+// API, as PROVIDER says; both check every event of the stream against their
+// schemas. A turn is streamText (its error part is the result's error, an
+// abort part the error of class "abort"), or generateText with whole.
+// Tools are never run. reasoning.signature is the Anthropic signature in the
+// providerMetadata of the reasoning parts, reasoning.sealed the redacted or
+// encrypted reasoning; store true leaves the Responses provider to its
+// default, which stores and gives the next turn back as item references.
+// Usage: node ai-sdk.mjs SDK_DIR PROVIDER
+import { requireFrom, baseURL, token, serve, retryHeaders } from "./driver.mjs";
 
 // Warnings (an unknown model's output limit…) are in the start-step part;
 // printed, they would mix with the results on stdout.
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
 const req = requireFrom(process.argv[2]);
+const provider = process.argv[3];
 const { streamText, generateText, jsonSchema, tool } = req("ai");
 const { createAnthropic } = req("@ai-sdk/anthropic");
 const { createOpenAI } = req("@ai-sdk/openai");
 
 function describe(e) {
-  if (!(e instanceof Error)) return { class: "Object", data: e };
+  if (!(e instanceof Error)) return { class: "Object", message: JSON.stringify(e) };
+  if (e.lastError) return { ...describe(e.lastError), class: e.constructor.name, kind: e.reason ?? null, tries: e.errors.length };
   return {
     class: e.constructor.name,
     message: e.message,
-    statusCode: e.statusCode ?? null,
-    isRetryable: e.isRetryable ?? null,
-    reason: e.reason ?? null,
+    status: e.statusCode ?? null,
+    retryable: e.isRetryable ?? null,
     ...(e.responseHeaders ? retryHeaders((k) => e.responseHeaders[k]) : {}),
-    ...(e.lastError ? { errors: e.errors.length, lastError: describe(e.lastError) } : {}),
   };
 }
 
-await serve(async (c) => {
+function options(c, abortSignal) {
+  const base = baseURL(c);
   const model =
-    c.provider === "anthropic"
-      ? createAnthropic({ baseURL, apiKey: token, fetch: recordingFetch })(c.model)
-      : createOpenAI({ baseURL, apiKey: token, fetch: recordingFetch }).responses(c.model);
-  const tools = Object.fromEntries(
-    Object.entries(c.tools ?? {}).map(([n, t]) => [n, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })]),
-  );
-  const options = { model, system: c.system, messages: c.messages, tools, providerOptions: c.providerOptions, maxRetries: c.maxRetries };
-  if (c.stream === false) {
-    try {
-      const r = await generateText(options);
-      const parts = [...r.content, { type: "finish", finishReason: r.finishReason }];
-      return { parts, usage: r.totalUsage, messages: r.response.messages };
-    } catch (e) {
-      return { parts: [{ type: "error", error: describe(e) }] };
+    provider === "anthropic"
+      ? createAnthropic({ baseURL: base, apiKey: token })(c.model)
+      : createOpenAI({ baseURL: base, apiKey: token }).responses(c.model);
+  const messages = [...(c.history ?? [])];
+  if (c.results) {
+    const content = c.results.map((r) => ({ type: "tool-result", toolCallId: r.id, toolName: r.name, output: { type: "text", value: r.output } }));
+    messages.push({ role: "tool", content });
+  } else messages.push({ role: "user", content: c.user });
+  const o = { anthropic: {}, openai: c.store ? {} : { store: false } };
+  let system = c.system;
+  if (system && c.cache && provider === "anthropic") {
+    messages.unshift({ role: "system", content: system, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } });
+    system = undefined;
+  }
+  if (c.cache && provider === "openai") o.openai.promptCacheKey = c.cache;
+  if (c.reasoning) {
+    o.anthropic.thinking = { type: "enabled", budgetTokens: 1024 };
+    Object.assign(o.openai, { forceReasoning: true, reasoningSummary: "auto", include: ["reasoning.encrypted_content"] });
+  }
+  const tools = Object.fromEntries((c.tools ?? []).map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.parameters) })]));
+  return { model, system, messages, tools, providerOptions: o, maxRetries: c.maxRetries ?? 0, abortSignal };
+}
+
+// result reads the parts of an answer: the stream's, or generateText's content.
+function result(messages, parts, usage, history) {
+  const meta = (p, prov, k) => p.providerMetadata?.[prov]?.[k] ?? "";
+  const out = { text: "", calls: [], reasoning: { text: "", signature: "", sealed: "", events: [] } };
+  for (const p of parts) {
+    switch (p.type) {
+      case "text":
+      case "text-delta":
+        out.text += p.text;
+        break;
+      case "tool-call":
+        out.calls.push({ id: p.toolCallId, name: p.toolName, input: JSON.stringify(p.input) });
+        break;
+      case "reasoning":
+      case "reasoning-delta":
+        out.reasoning.text += p.text;
+      // fall through
+      case "reasoning-start":
+      case "reasoning-end":
+        out.reasoning.signature ||= meta(p, "anthropic", "signature");
+        out.reasoning.sealed ||= meta(p, "anthropic", "redactedData") || meta(p, "openai", "reasoningEncryptedContent");
+        break;
+      case "finish":
+        out.finish = p.finishReason;
+        break;
+      case "error":
+        out.error = describe(p.error);
+        break;
+      case "abort":
+        out.error = { class: "abort", message: "" };
+        break;
     }
   }
-  const result = streamText({ ...options, onError: () => {} }); // the error parts say it
-  const parts = [];
-  for await (const p of result.fullStream) {
-    if (p.type === "error") parts.push({ type: "error", error: describe(p.error) });
-    else if (p.type === "start-step") parts.push({ type: p.type, warnings: p.warnings }); // not the request body
-    else parts.push(p);
-  }
-  const out = { parts };
-  if (!parts.some((p) => p.type === "error")) {
-    out.usage = await result.totalUsage;
-    out.providerMetadata = (await result.providerMetadata) ?? null;
-    out.messages = (await result.response).messages;
-  }
+  if (out.error) return out;
+  const u = usage;
+  out.usage = { prompt: u.inputTokens, output: u.outputTokens, cacheRead: u.inputTokenDetails?.cacheReadTokens ?? null,
+    cacheWrite: u.inputTokenDetails?.cacheWriteTokens ?? null, estimate: null };
+  out.history = [...messages, ...history];
   return out;
+}
+
+await serve(async (c) => {
+  if (c.whole) {
+    const o = options(c);
+    try {
+      const r = await generateText(o);
+      return result(o.messages, [...r.content, { type: "finish", finishReason: r.finishReason }], r.totalUsage, r.response.messages);
+    } catch (e) {
+      return { error: describe(e) };
+    }
+  }
+  const abort = new AbortController();
+  const o = options(c, abort.signal);
+  const s = streamText({ ...o, onError: () => {} }); // the error parts say it
+  const parts = [];
+  for await (const p of s.fullStream) {
+    parts.push(p);
+    if (c.abortOnText && p.type === "text-delta") abort.abort();
+  }
+  if (parts.some((p) => p.type === "error" || p.type === "abort")) return result(o.messages, parts);
+  return result(o.messages, parts, await s.totalUsage, (await s.response).messages);
 }, describe);

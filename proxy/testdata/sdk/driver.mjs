@@ -1,20 +1,34 @@
 // What the SDK drivers share. A driver reads one case a line (JSON) on
 // stdin, runs it with its SDK against gw serve at GW_BASE_URL (ending in
-// /v1) with gw's local token GW_TOKEN, and writes the result as one JSON
-// line on stdout. Besides what the SDK gave, a result lists what the client
-// saw of each HTTP attempt (its status and retry headers, read through the
-// SDK's fetch option) and the delays the SDK gave its sleep before each
-// retry: recorded when asked for, not timed.
+// /v1; a case's base overrides it) with gw's local token GW_TOKEN, and
+// writes the result as one JSON line on stdout, in the same terms for every
+// SDK (see sdk_test.go). A case is the next turn of a conversation:
+//   {model, system, cache, history, user | results, tools, reasoning, whole,
+//    maxRetries, abortOnText, store, previous, native, api, base}
+// history is the conversation so far in the SDK's own terms (a result's
+// history, sent back as it came), results the outputs of the last turn's
+// tool calls ({id, name, output}), native what the protocol's request
+// takes beside. A result is
+//   {text, finish, chunks, calls: [{id, name, input, signed}],
+//    reasoning: {text, signature, sealed, events}, usage: {prompt, output,
+//    cacheRead, cacheWrite, estimate}, history, id, stored, error, native}
+// and, read through fetch, what the client saw of each HTTP attempt (its
+// status and retry headers) and the delays the SDK gave its sleep before
+// each retry: recorded when asked for, not timed.
 import { createRequire } from "node:module";
 import path from "node:path";
 import readline from "node:readline";
 
-export const baseURL = process.env.GW_BASE_URL;
+const envBase = process.env.GW_BASE_URL;
 export const token = process.env.GW_TOKEN;
-if (!baseURL || !token) {
+if (!envBase || !token) {
   console.error("GW_BASE_URL and GW_TOKEN must be set");
   process.exit(2);
 }
+
+// baseURL is gw serve's /v1 for a case; origin the same without /v1.
+export const baseURL = (c) => c.base ?? envBase;
+export const origin = (c) => baseURL(c).replace(/\/v1$/, "");
 
 // requireFrom loads packages from the node_modules of an SDK directory.
 export const requireFrom = (dir) => createRequire(path.join(dir, "noop.js"));
@@ -22,13 +36,15 @@ export const requireFrom = (dir) => createRequire(path.join(dir, "noop.js"));
 let attempts = [];
 let sleeps = [];
 
-// recordingFetch is the fetch the SDK is given.
+// Every SDK fetches through the global fetch, or is given it.
+const realFetch = globalThis.fetch;
 export async function recordingFetch(url, init) {
-  const res = await fetch(url, init);
+  const res = await realFetch(url, init);
   const h = (k) => res.headers.get(k);
   attempts.push({ status: res.status, retryAfter: h("retry-after"), retryAfterMs: h("retry-after-ms"), shouldRetry: h("x-should-retry") });
   return res;
 }
+globalThis.fetch = recordingFetch;
 
 // The SDKs wait between attempts in a function named sleep (@anthropic-ai/sdk,
 // openai) or delay (the AI SDK) that calls setTimeout.
@@ -38,7 +54,8 @@ globalThis.setTimeout = function (fn, ms, ...args) {
   return realSetTimeout(fn, ms, ...args);
 };
 
-// serve runs the cases read on stdin with run(case), one at a time.
+// serve runs the cases read on stdin with run(case), one at a time;
+// describe turns what run threw into the result's error.
 export async function serve(run, describe) {
   for await (const line of readline.createInterface({ input: process.stdin })) {
     attempts = [];
@@ -57,3 +74,6 @@ export async function serve(run, describe) {
 export function retryHeaders(get) {
   return { retryAfter: get("retry-after") ?? null, retryAfterMs: get("retry-after-ms") ?? null };
 }
+
+// args is a tool call's input as JSON text, whatever form the SDK gave.
+export const args = (v) => (typeof v === "string" ? v : JSON.stringify(v ?? {}));
