@@ -35,7 +35,7 @@ func TestCommandsAndDoctorNameNoAgent(t *testing.T) {
 				}
 			}
 			for _, lit := range agentNamesIn(f, names) {
-				t.Errorf("%s: %s names an agent; what differs is an interface of config/agents (ConfigWriter, Runner, RunOverrider, …) or a field of its Info that the agent's package implements and the command tests for: implement one, or add one there",
+				t.Errorf("%s: %s names an agent; what differs is an interface of config/agents (ConfigWriter, Runner, DirectRefuser, …) that the agent's package implements and the command tests for: implement one, or add one there",
 					fset.Position(lit.Pos()), lit.Value)
 			}
 		})

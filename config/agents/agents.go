@@ -2,7 +2,7 @@
 // gw declares (the service or gw serve, the token reference, the models),
 // what a merge returns, how gw run starts an agent, and what doctor reads
 // back. An Agent is its Info and the interfaces below it implements
-// (ConfigWriter, Runner, RunOverrider, …), which gw init agent, gw run and
+// (ConfigWriter, Runner, DirectRefuser, …), which gw init agent, gw run and
 // gw doctor test for, so that none of them names an agent: its
 // own format and files live in a package below this one (opencode,
 // claudecode, codex, qwencode, continuedev, cline, kilo, crush, pi, droid,
@@ -428,14 +428,8 @@ type Info struct {
 	// FileNames are the names of its config files, for gw doctor --agent-config; none shared.
 	FileNames []string
 	// NoConfig says why the agent is no ConfigWriter (it takes gw's settings only from its
-	// environment), NoRun why it is no Runner: what gw init agent and gw run answer instead. NoDirect
-	// says why it only works through gw serve: its Merge and Run refuse direct mode (RefuseDirect) for
-	// that reason, and gw init agent refuses --mode direct. "" when it lacks nothing.
-	NoConfig, NoRun, NoDirect string
-	// OwnDefault: the agent has no default-model setting and starts with a model of its own (Continue: its
-	// first chat model), so gw reports none. OwnSmall: it takes its own small model (Claude Code: its Haiku
-	// tier), so gw does not make the default the small one.
-	OwnDefault, OwnSmall bool
+	// environment), NoRun why it is no Runner: what gw init agent and gw run answer instead.
+	NoConfig, NoRun string
 }
 
 // RemedyAgent is the agent as a fix names it (remedy.Remedy's Agent).
@@ -454,6 +448,15 @@ type ConfigWriter interface {
 type Runner interface {
 	Run(d Declaration) (RunSpec, error)
 }
+
+// DirectRefuser is an agent that only works through gw serve: its Merge refuses direct mode
+// (RefuseDirect) for the reason DirectRefusal gives.
+type DirectRefuser interface{ DirectRefusal() string }
+
+// ModelChooser is an agent that chooses a model itself where gw names none. def: it has no
+// default-model setting (Continue starts with its first chat model), so none is reported. small: it
+// takes its own small model (Claude Code: its Haiku tier), so gw does not make the default the small one.
+type ModelChooser interface{ ChoosesOwn() (def, small bool) }
 
 // PlainKeyRemover says what plain-text key a merge took out of a file (old, then new content), which then
 // lives on only in its backup; "" when none. For the others, the key setting read before and after tells.

@@ -110,7 +110,7 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 				if err != nil {
 					return err
 				}
-				if opts.Mode == ModeDirect && a.NoDirect != "" {
+				if opts.Mode == ModeDirect && a.directRefusal() != "" {
 					return directRefused(a)
 				}
 			}
@@ -159,9 +159,9 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 	return cmd
 }
 
-// directRefusals says, wrapped for the help text, which agents refuse --mode direct (agents.Info.NoDirect).
+// directRefusals says, wrapped for the help text, which agents refuse --mode direct (agents.DirectRefuser).
 func directRefusals() string {
-	return cmdutil.Wrap(strings.Fields("never written to the file. Not for "+cmdutil.AndList(all.Displays(slices.DeleteFunc(all.All(), func(a agents.Agent) bool { return a.Info().NoDirect == "" })))+", which speak an API the service does not "+
+	return cmdutil.Wrap(strings.Fields("never written to the file. Not for "+cmdutil.AndList(all.Displays(all.With[agents.DirectRefuser]()))+", which speak an API the service does not "+
 		"(gw serve translates) or cannot refer to a variable."), 100, "          ")
 }
 
@@ -191,9 +191,25 @@ func lookup(name string) (writer, error) {
 	return writer{a.Info(), cw, a}, nil
 }
 
+// directRefusal says why the agent refuses --mode direct (agents.DirectRefuser); "" when it does not.
+func (w writer) directRefusal() (why string) {
+	if r, ok := w.agent.(agents.DirectRefuser); ok {
+		why = r.DirectRefusal()
+	}
+	return why
+}
+
+// choosesOwn says which models the agent chooses itself where gw names none (agents.ModelChooser).
+func (w writer) choosesOwn() (def, small bool) {
+	if c, ok := w.agent.(agents.ModelChooser); ok {
+		def, small = c.ChoosesOwn()
+	}
+	return def, small
+}
+
 // directRefused is the usage error of --mode direct for an agent that only works through gw serve.
 func directRefused(a writer) error {
-	return cmdutil.FlagErrorf("--mode direct is not possible for %s: %s; use --mode proxy (the default)", a.Display, a.NoDirect)
+	return cmdutil.FlagErrorf("--mode direct is not possible for %s: %s; use --mode proxy (the default)", a.Display, a.directRefusal())
 }
 
 func parseIDs(raw []string) ([]string, error) {
@@ -240,7 +256,7 @@ func agentRun(ctx context.Context, opts *AgentOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Mode == ModeDirect && a.NoDirect != "" {
+	if opts.Mode == ModeDirect && a.directRefusal() != "" {
 		return directRefused(a)
 	}
 	files, err := configFiles(opts, a)
@@ -444,7 +460,7 @@ func report(ctx context.Context, ios *tui.IOStreams, opts *AgentOptions, p *plan
 				fw.Backup, what, a.Display, agentfile.ShellQuote(fw.Backup))
 		}
 	}
-	if !a.OwnDefault && (p.after.Default != p.before.Default || p.after.Small != p.before.Small) {
+	if ownDef, _ := a.choosesOwn(); !ownDef && (p.after.Default != p.before.Default || p.after.Small != p.before.Small) {
 		if p.after.Default != "" {
 			line := fmt.Sprintf("%s's model: %s", a.Display, p.after.Default)
 			if p.after.Small != "" {

@@ -102,7 +102,7 @@ func TestAgentRun_EveryAgent(t *testing.T) {
 			}
 			// The default model is reported, except for an agent that has no such setting (Continue, which
 			// starts with its first chat model).
-			noDefault := a.OwnDefault
+			noDefault, _ := a.choosesOwn()
 			if a.Name == "continue" && !noDefault {
 				t.Error("Continue has no default-model setting, but gw would report one")
 			}
@@ -247,7 +247,7 @@ func TestNewCmdAgent_DirectModeRefusedWithTheReason(t *testing.T) {
 func TestAgentRun_DirectModeWritesAReferenceForEveryAgentThatCan(t *testing.T) {
 	for _, ag := range all.Configurable() {
 		a := mustWriter(t, ag.Info().Name)
-		if a.NoDirect != "" {
+		if a.directRefusal() != "" {
 			continue
 		}
 		t.Run(a.Name, func(t *testing.T) {

@@ -386,7 +386,7 @@ func choose(opts *AgentOptions, a writer, entries []api.JoinedModel, available, 
 	}
 	// An agent that chooses its small model itself (Claude Code: its Haiku tier) keeps it unless one is
 	// chosen; for the others it is the cheapest, fastest model chosen (its small tasks need no more).
-	if def != "" && small == "" && !a.OwnSmall {
+	if _, ownSmall := a.choosesOwn(); def != "" && small == "" && !ownSmall {
 		small = api.Cheapest(chosen)
 	}
 	return chosen, def, small, nil

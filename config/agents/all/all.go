@@ -99,7 +99,7 @@ func Closest(name string, as []agents.Agent) string {
 	return best
 }
 
-// With are the agents that implement T (agents.Runner, agents.ConfigWriter, …), in order.
+// With are the agents that implement T (agents.Runner, agents.DirectRefuser, …), in order.
 func With[T any]() []agents.Agent {
 	return slices.DeleteFunc(All(), func(a agents.Agent) bool { _, ok := a.(T); return !ok })
 }

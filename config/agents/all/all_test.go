@@ -100,9 +100,10 @@ func TestEveryAgent(t *testing.T) {
 
 			dd := agentstest.DirectDecl()
 			rs, err = a.Merge(make([][]byte, len(files)), dd)
+			refuser, refuses := ag.(agents.DirectRefuser)
 			switch {
-			case info.NoDirect != "":
-				if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), info.NoDirect) {
+			case refuses:
+				if !errors.Is(err, agents.ErrDirectRefused) || refuser.DirectRefusal() == "" || !strings.Contains(err.Error(), refuser.DirectRefusal()) {
 					t.Errorf("direct mode: %v", err)
 				}
 			case err != nil:

@@ -68,10 +68,11 @@ func (agent) Info() agents.Info {
 		// gw serve answers its WebSearch with an error that says so (the web_search server tool needs
 		// Anthropic's servers).
 		Unavailable: "its WebSearch tool (the service has no web search; WebFetch works)",
-		NoDirect:    directRefusal,
-		OwnSmall:    true, // its Haiku tier
 	}
 }
+
+func (agent) DirectRefusal() string         { return directRefusal }
+func (agent) ChoosesOwn() (def, small bool) { return false, true } // its Haiku tier
 
 // RunOverride: a key in the settings' "env" (gw serve's token of another install, or an API key) is what
 // Claude Code sends, whatever gw run puts in its environment.

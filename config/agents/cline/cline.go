@@ -55,10 +55,11 @@ func (agent) Info() agents.Info {
 		UserAgents: []string{"cline"},
 		Install:    "npm install -g cline", Entry: `provider "openai-compatible"`,
 		Protocol: agents.ChatCompletions,
-		NoRun:    "Cline takes the base URL only from its providers.json", NoDirect: directRefusal,
+		NoRun:    "Cline takes the base URL only from its providers.json",
 	}
 }
 
+func (agent) DirectRefusal() string { return directRefusal }
 func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
 	return MergeAt(srcs[0], srcs[1], d, time.Now())
 }

@@ -54,9 +54,10 @@ func (agent) Info() agents.Info {
 		Protocol: agents.Responses,
 		// Its hosted web_search tool runs on OpenAI's servers: gw serve does not offer it to the model.
 		Unavailable: "its web search (the service has no web search)",
-		NoDirect:    directRefusal,
 	}
 }
+
+func (agent) DirectRefusal() string { return directRefusal }
 
 // ServeRoutes: gw serve answers Codex's model catalog (Catalog) itself.
 func (agent) ServeRoutes() []agents.ServeRoute {

@@ -48,10 +48,11 @@ func (agent) Info() agents.Info {
 		Install:    "npm install -g @continuedev/cli", Entry: `gw's entries in "models"`,
 		Protocol: agents.ChatCompletions,
 		NoRun:    "Continue takes its models only from a config file",
-		// It starts with the first chat model (its merge warns when that is not gw's default).
-		OwnDefault: true,
 	}
 }
+
+// ChoosesOwn: it starts with the first chat model (its merge warns when that is not gw's default).
+func (agent) ChoosesOwn() (def, small bool) { return true, false }
 
 // Path is config.yaml; Continue has no project config for models.
 func Path(s agents.Scope, e agents.Place) (string, error) {

@@ -70,9 +70,11 @@ func (agent) Info() agents.Info {
 		Name: "gemini", Display: displayName, Binary: "gemini", Version: testedVersion,
 		UserAgents: []string{"geminicli", "gemini-cli"},
 		Install:    "npm install -g @google/gemini-cli", Entry: `the API key route in settings.json, gw serve's address and token in .env`,
-		Protocol: agents.GeminiAPI, NoDirect: directRefusal,
+		Protocol: agents.GeminiAPI,
 	}
 }
+
+func (agent) DirectRefusal() string { return directRefusal }
 
 // Files are settings.json and .env in $GEMINI_CLI_HOME/.gemini (default
 // ~/.gemini), or in the project's .gemini.
