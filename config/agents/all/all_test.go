@@ -150,7 +150,8 @@ func runOnly(t *testing.T, a agents.Agent) {
 
 func checkRun(t *testing.T, a agents.Runner, d agents.Declaration) {
 	t.Helper()
-	if why := a.(agents.Agent).Info().NoDirect; why != "" {
+	if dr, ok := a.(agents.DirectRefuser); ok {
+		why := dr.DirectRefusal()
 		if _, err := a.Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), why) {
 			t.Errorf("gw run in direct mode: %v, want it refused for its reason", err)
 		}
