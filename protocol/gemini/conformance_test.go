@@ -19,9 +19,7 @@ func TestConformance(t *testing.T) {
 		Carries:  []translatetest.Dialect{translatetest.Plain, translatetest.ThoughtSignature},
 		Known: map[string]string{"Broken/cut": "a stream cut short (io.ErrUnexpectedEOF) is said without the spec's " +
 			"\"unable to connect to API: \" first and without what to do, unlike a connection reset and the other translators",
-			"Stream/usage/LiteLLM_cache_read_input_tokens": "the cache reads LiteLLM reports as cache_read_input_tokens are not " +
-				"cachedContentTokenCount (usageOf reads prompt_tokens_details only; the other translators read chat.Usage.CacheRead)",
-			"Stream/refusal": "the whole answer leaves the service's refusal out (FromResponse reads no Refusal); the stream shows it"},
+		},
 		Client: translatetest.Client{
 			Request: geminiRequest,
 			Whole: func(t testing.TB, a tr.Answer) translatetest.Answer {

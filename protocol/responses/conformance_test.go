@@ -17,8 +17,6 @@ func TestConformance(t *testing.T) {
 	translatetest.Run(t, translatetest.Conformance{
 		Protocol: Protocol{},
 		Carries:  []translatetest.Dialect{translatetest.Plain, translatetest.OpenRouter, translatetest.LiteLLM, translatetest.ThoughtSignature},
-		Known: map[string]string{"Stream/call_without_arguments_or_id": "function_call_arguments.done says {} after no delta: " +
-			"a client that adds up the deltas has empty arguments"},
 		Client: translatetest.Client{
 			Request: codexRequest,
 			Whole: func(t testing.TB, a translate.Answer) translatetest.Answer {
