@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"errors"
-	tr "github.com/modelgateway/gw/protocol/translate"
 	"io"
 	"net/http"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
+	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
 // StreamWriter turns the service's chat chunks into the Messages API's
@@ -34,51 +34,40 @@ import (
 // Code's validation reports back to the model.
 //
 // Every block started is stopped, and exactly one terminal event is
-// written. A StreamWriter is not safe for concurrent use; a caller sending
-// pings from a timer serialises them with the chunks.
+// written. A StreamWriter is a translate.Stream: not safe for concurrent
+// use; a caller sending pings from a timer serialises them with the chunks.
 type StreamWriter struct {
 	w    io.Writer
 	meta Meta
+	asm  chat.Assembler
 	buf  bytes.Buffer
 	enc  *json.Encoder // writes to buf
 
 	started bool
-	done    bool
+	ended   bool
 	err     error // the first write error; nothing is written after it
 
-	id    string
-	next  int            // index of the next block
-	open  string         // kind of the open block: "", text, thinking
-	think thinkState     // of the open thinking block
-	calls chat.ToolCalls // the calls not yet written
-	nUsed int            // tool_use blocks written
-
-	finish  string
-	matched any
-	usage   *chat.Usage
+	id     string
+	next   int    // index of the next block
+	open   string // kind of the open block: "", text, thinking
+	called bool   // a tool_use block was written
 }
 
-// thinkState is what the open thinking block came from: its dialect (""
-// plain text, chat.DialectOpenRouter, chat.DialectLiteLLM, or "summary"
-// for OpenRouter's unsigned summaries), the reasoning_details index it
-// collects, and the signature to send before it stops.
-type thinkState struct {
-	dialect    string
-	index      *int
-	sig        string
-	format, id string
-}
+var _ tr.Stream = (*StreamWriter)(nil)
 
 // NewStreamWriter writes the answer to the request meta describes.
 func NewStreamWriter(w io.Writer, meta Meta) *StreamWriter {
-	return &StreamWriter{w: w, meta: meta}
+	s := &StreamWriter{w: w, meta: meta}
+	s.asm.On = s.piece
+	return s
 }
 
 // Usage is the usage the service reported, nil when it reported none.
-func (s *StreamWriter) Usage() *chat.Usage { return s.usage }
+func (s *StreamWriter) Usage() *chat.Usage { return s.asm.Usage() }
 
-// Start writes message_start, once; Chunk and Ping call it when needed.
-func (s *StreamWriter) Start() error {
+// start writes message_start, once; Chunk, Ping and End call it when
+// needed.
+func (s *StreamWriter) start() error {
 	if s.started || s.err != nil {
 		return s.err
 	}
@@ -96,188 +85,68 @@ func (s *StreamWriter) Start() error {
 	return s.flush()
 }
 
-// Ping writes a ping event: traffic on an idle stream, as Anthropic sends.
+// Ping writes a ping event: traffic on an idle stream, as Anthropic sends
+// (message_start when nothing was written yet).
 func (s *StreamWriter) Ping() error {
-	if s.done || s.err != nil {
-		return s.err
+	if s.ended {
+		return tr.ErrEnded
 	}
-	if !s.started {
-		return s.Start()
+	if s.err != nil || !s.started {
+		return s.start()
 	}
 	s.event("ping", evType{Type: "ping"})
 	return s.flush()
 }
 
-// ErrEnded is returned by Chunk after the answer ended.
-var ErrEnded = errors.New("the answer has ended")
-
-// Chunk translates one chunk of the service's stream. An error means the
-// caller stops: writing failed (the client is gone), or the answer ended.
+// Chunk translates one chunk of the service's stream.
 func (s *StreamWriter) Chunk(c *chat.Chunk) error {
-	if s.err != nil {
-		return s.err
+	if s.ended {
+		return tr.ErrEnded
 	}
-	if s.done {
-		return ErrEnded
+	if !s.started && c.ID != "" {
+		s.id = messageID(c.ID)
 	}
-	if !s.started {
-		if c.ID != "" {
-			s.id = messageID(c.ID)
-		}
-		if err := s.Start(); err != nil {
-			return err
-		}
+	if err := s.start(); err != nil {
+		return err
 	}
-	if c.Usage != nil {
-		u := *c.Usage
-		s.usage = &u
-	}
-	for _, ch := range c.Choices {
-		if ch.Index != 0 {
-			continue // gw asks for one choice
-		}
-		d := ch.Delta
-		details, blocks, plain := d.ReasoningIn()
-		for _, rd := range details {
-			s.detail(rd)
-		}
-		for _, tb := range blocks {
-			s.thinkingBlock(tb)
-		}
-		if plain != "" {
-			s.thinking("", nil)
-			s.delta(`thinking_delta","thinking":`, plain)
-		}
-		text := ""
-		if d.Content != nil {
-			text = *d.Content
-		}
-		if d.Refusal != nil {
-			text += *d.Refusal
-		}
-		if text != "" {
-			s.ensure("text")
-			s.delta(`text_delta","text":`, text)
-		}
-		for _, tc := range d.ToolCalls {
-			s.calls.Add(tc)
-		}
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			s.finish = *ch.FinishReason
-			s.matched = ch.StopReason
-			s.writeCalls()
-		}
-	}
+	s.asm.Chunk(c)
 	return s.flush()
 }
 
-// detail streams a piece of a reasoning_details entry.
-func (s *StreamWriter) detail(d chat.ReasoningDetail) {
-	switch d.Type {
-	case chat.DetailText:
-		if d.Text == "" && d.Signature == "" {
-			return
+// piece writes what the service said.
+func (s *StreamWriter) piece(p chat.Piece) {
+	switch p.Kind {
+	case chat.PieceText, chat.PieceRefusal:
+		s.ensure("text")
+		s.delta(`text_delta","text":`, p.Text)
+	case chat.PieceSegment:
+		s.ensure("thinking")
+	case chat.PieceReasoning:
+		s.delta(`thinking_delta","thinking":`, p.Text)
+	case chat.PieceSegmentEnd:
+		if p.Segment.Signature != "" {
+			s.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: s.next - 1,
+				Delta: signatureDelta{Type: "signature_delta", Signature: sealSig(p.Segment)}})
 		}
-		s.thinking(chat.DialectOpenRouter, d.Index)
-		if d.Text != "" {
-			s.delta(`thinking_delta","thinking":`, d.Text)
-		}
-		if d.Signature != "" {
-			s.think.sig = d.Signature
-		}
-		if s.think.format == "" {
-			s.think.format = d.Format
-		}
-		if s.think.id == "" {
-			s.think.id = d.ID
-		}
-	case chat.DetailSummary:
-		if d.Summary != "" {
-			s.thinking("summary", d.Index)
-			s.delta(`thinking_delta","thinking":`, d.Summary)
-		}
-	case chat.DetailEncrypted:
-		if b, ok := detailBlock(d); ok {
-			s.wholeBlock(b)
-		}
-	}
-}
-
-// thinkingBlock streams a piece of a thinking_blocks entry: more of the
-// open thinking block until it is signed.
-func (s *StreamWriter) thinkingBlock(tb chat.ThinkingBlock) {
-	switch tb.Type {
-	case "thinking":
-		if tb.Thinking == "" && tb.Signature == "" {
-			return
-		}
-		if s.open == "thinking" && s.think.dialect == chat.DialectLiteLLM && s.think.sig != "" {
-			s.closeBlock() // signed: what follows is another block
-		}
-		s.thinking(chat.DialectLiteLLM, nil)
-		if tb.Thinking != "" {
-			s.delta(`thinking_delta","thinking":`, tb.Thinking)
-		}
-		if tb.Signature != "" {
-			s.think.sig = tb.Signature
-		}
-	case "redacted_thinking":
-		if b, ok := liteLLMBlock(tb); ok {
-			s.wholeBlock(b)
-		}
-	}
-}
-
-// thinking opens a thinking block for reasoning of dialect (and
-// reasoning_details index), unless one is open for it.
-func (s *StreamWriter) thinking(dialect string, index *int) {
-	if s.open == "thinking" {
-		if s.think.dialect == dialect && sameIndex(s.think.index, index) {
-			return
-		}
-		if s.think.dialect == "" && (dialect == chat.DialectOpenRouter || dialect == chat.DialectLiteLLM) {
-			// Structured reasoning after plain text of the same block (a
-			// service that sent the text alone, then its signature): it
-			// signs the text before it.
-			s.think.dialect, s.think.index = dialect, index
-			return
-		}
-		s.closeBlock() // another entry: another block
-	}
-	s.ensure("thinking")
-	s.think = thinkState{dialect: dialect, index: index}
-}
-
-func sameIndex(a, b *int) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
-}
-
-// wholeBlock writes a block that comes whole (redacted_thinking).
-func (s *StreamWriter) wholeBlock(b blockOut) {
-	s.closeBlock()
-	s.event("content_block_start", evBlockStart{Type: "content_block_start", Index: s.next, ContentBlock: b})
-	s.event("content_block_stop", evBlockStop{Type: "content_block_stop", Index: s.next})
-	s.next++
-}
-
-// writeCalls writes the collected tool calls as tool_use blocks, in the
-// order the service started them.
-func (s *StreamWriter) writeCalls() {
-	if len(s.calls.List) == 0 {
-		return
-	}
-	s.closeBlock()
-	for _, c := range s.calls.List {
+		s.closeBlock()
+	case chat.PieceSealed:
+		s.closeBlock()
+		s.event("content_block_start", evBlockStart{Type: "content_block_start", Index: s.next, ContentBlock: redactedBlock(sealData(p.Segment))})
+		s.event("content_block_stop", evBlockStop{Type: "content_block_stop", Index: s.next})
+		s.next++
+	case chat.PieceCallDone:
+		// A tool call goes out whole, once its arguments are complete.
+		c := p.Call
+		s.closeBlock()
 		s.event("content_block_start", evBlockStart{Type: "content_block_start", Index: s.next, ContentBlock: blockOut{
-			Type: "tool_use", ID: chat.ToolCallID(toolUseID(c.ID, s.nUsed), c.Signature), Name: s.meta.toolName(c.Name), Input: json.RawMessage("{}"),
+			Type: "tool_use", ID: chat.ToolCallID(toolUseID(c.ID, c.N), c.Signature), Name: s.meta.toolName(c.Name), Input: json.RawMessage("{}"),
 		}})
 		s.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: s.next,
 			Delta: jsonDelta{Type: "input_json_delta", PartialJSON: string(toolInput(c.Args.String()))}})
 		s.event("content_block_stop", evBlockStop{Type: "content_block_stop", Index: s.next})
 		s.next++
-		s.nUsed++
+		s.called = true
 	}
-	s.calls.Reset()
 }
 
 // ensure opens a block of kind, closing another open one.
@@ -286,7 +155,6 @@ func (s *StreamWriter) ensure(kind string) {
 		return
 	}
 	s.closeBlock()
-	s.think = thinkState{}
 	var b blockOut
 	empty := ""
 	switch kind {
@@ -320,15 +188,6 @@ func (s *StreamWriter) closeBlock() {
 	if s.open == "" {
 		return
 	}
-	if s.open == "thinking" && s.think.sig != "" {
-		sig := liteLLMSig(s.think.sig)
-		if s.think.dialect == chat.DialectOpenRouter {
-			sig = openRouterSig(chat.ReasoningDetail{Signature: s.think.sig, Format: s.think.format, ID: s.think.id})
-		}
-		s.event("content_block_delta", evBlockDelta{Type: "content_block_delta", Index: s.next - 1,
-			Delta: signatureDelta{Type: "signature_delta", Signature: sig}})
-		s.think.sig = ""
-	}
 	s.event("content_block_stop", evBlockStop{Type: "content_block_stop", Index: s.next - 1})
 	s.open = ""
 }
@@ -341,25 +200,28 @@ func (s *StreamWriter) closeBlock() {
 // an error event tells the client, so a cut answer is never taken for a
 // whole one. Calls after the first do nothing.
 func (s *StreamWriter) End(err error) error {
-	if s.done || s.err != nil {
-		return s.err
+	if s.ended {
+		return nil
 	}
-	if !s.started {
-		if e := s.Start(); e != nil {
-			return e
-		}
+	if e := s.start(); e != nil {
+		return e
 	}
-	s.done = true
+	s.ended = true
 	if err != nil {
+		s.asm.Cut()
 		s.closeBlock()
+		var ae *api.Error
+		if errors.As(err, &ae) {
+			err = ForClaudeCode(withPromptSize(ae, s.meta.InputTokens), s.meta.Model)
+		}
 		e := streamError(err)
 		s.event("error", errorOut{Type: "error", Error: errorDetail{Type: e.Type, Message: e.Message}})
 		return s.flush()
 	}
-	s.writeCalls()
+	s.asm.End()
 	s.closeBlock()
-	reason, seq := stopReason(s.meta, s.finish, s.matched, s.nUsed > 0)
-	md := evMessageDelta{Type: "message_delta", Usage: usageOf(s.usage, s.meta.InputTokens)}
+	reason, seq := stopReason(s.meta, s.asm.FinishReason, s.asm.StopReason, s.called)
+	md := evMessageDelta{Type: "message_delta", Usage: usageOf(s.asm.Usage(), s.meta.InputTokens)}
 	md.Delta.StopReason, md.Delta.StopSequence = reason, seq
 	s.event("message_delta", md)
 	s.event("message_stop", evType{Type: "message_stop"})

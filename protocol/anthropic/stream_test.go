@@ -13,6 +13,7 @@ import (
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
+	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -275,7 +276,7 @@ func TestStreamPingsAndSingleTerminal(t *testing.T) {
 	_ = w.End(nil)
 	_ = w.End(io.ErrUnexpectedEOF) // no second terminal event
 	_ = w.Ping()
-	if err := w.Chunk(textChunk("late")); !errors.Is(err, ErrEnded) {
+	if err := w.Chunk(textChunk("late")); !errors.Is(err, tr.ErrEnded) {
 		t.Errorf("Chunk after End: %v, want ErrEnded", err)
 	}
 	a, err := checkStream(buf.String())

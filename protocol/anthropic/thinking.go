@@ -41,32 +41,26 @@ type sealedSig struct {
 }
 
 // reasoningBlocks are the thinking and redacted_thinking blocks of an
-// answer's reasoning, in the dialect the service used: its structured
+// answer's reasoning, read as a stream's (chat.Assembler): its structured
 // reasoning when it sent some, else its plain text.
 func reasoningBlocks(m chat.ResponseMsg) []blockOut {
 	var out []blockOut
-	switch {
-	case len(m.ReasoningDetails) > 0:
-		var c chat.ReasoningCollector
-		for _, d := range m.ReasoningDetails {
-			c.AddDetail(d)
+	a := chat.Assembler{On: func(p chat.Piece) {
+		switch p.Kind {
+		case chat.PieceSegment:
+			out = append(out, thinkingBlock("", ""))
+		case chat.PieceReasoning:
+			*out[len(out)-1].Thinking += p.Text
+		case chat.PieceSegmentEnd:
+			*out[len(out)-1].Signature = sealSig(p.Segment)
+		case chat.PieceSealed:
+			out = append(out, redactedBlock(sealData(p.Segment)))
 		}
-		for _, d := range c.Details {
-			if b, ok := detailBlock(d); ok {
-				out = append(out, b)
-			}
-		}
-	case len(m.ThinkingBlocks) > 0:
-		for _, tb := range m.ThinkingBlocks {
-			if b, ok := liteLLMBlock(tb); ok {
-				out = append(out, b)
-			}
-		}
-	}
-	if len(out) == 0 {
-		if s := m.ReasoningText(); s != "" {
-			out = append(out, thinkingBlock(s, ""))
-		}
+	}}
+	a.Chunk(&chat.Chunk{Choices: []chat.ChunkChoice{{Delta: chat.Delta{ReasoningDetails: m.ReasoningDetails, ThinkingBlocks: m.ThinkingBlocks}}}})
+	a.End()
+	if s := m.ReasoningText(); len(out) == 0 && s != "" {
+		out = append(out, thinkingBlock(s, ""))
 	}
 	return out
 }
@@ -79,61 +73,18 @@ func redactedBlock(data string) blockOut {
 	return blockOut{Type: "redacted_thinking", Data: &data}
 }
 
-// detailBlock is the block of a whole reasoning_details entry; false for
-// an entry with nothing to show or keep.
-func detailBlock(d chat.ReasoningDetail) (blockOut, bool) {
-	switch d.Type {
-	case chat.DetailText:
-		if d.Text == "" && d.Signature == "" {
-			return blockOut{}, false
-		}
-		return thinkingBlock(d.Text, openRouterSig(d)), true
-	case chat.DetailSummary:
-		if d.Summary == "" {
-			return blockOut{}, false
-		}
-		return thinkingBlock(d.Summary, ""), true
-	case chat.DetailEncrypted:
-		if d.Data == "" {
-			return blockOut{}, false
-		}
-		return redactedBlock(chat.Seal(chat.DialectOpenRouter, sealedSig{Data: d.Data, Format: d.Format, ID: d.ID})), true
-	}
-	return blockOut{}, false
-}
-
-// openRouterSig is the signature the client gets for a reasoning.text
-// entry: "" when the service signed none.
-func openRouterSig(d chat.ReasoningDetail) string {
-	if d.Signature == "" {
+// sealSig is the signature the client gets for a thinking block of
+// reasoning seg: "" when the service signed none.
+func sealSig(seg chat.Segment) string {
+	if seg.Signature == "" {
 		return ""
 	}
-	return chat.Seal(chat.DialectOpenRouter, sealedSig{Signature: d.Signature, Format: d.Format, ID: d.ID})
+	return chat.Seal(seg.Dialect, sealedSig{Signature: seg.Signature, Format: seg.Format, ID: seg.ID})
 }
 
-// liteLLMSig is the signature the client gets for a LiteLLM thinking
-// block: "" when the service signed none.
-func liteLLMSig(sig string) string {
-	if sig == "" {
-		return ""
-	}
-	return chat.Seal(chat.DialectLiteLLM, sealedSig{Signature: sig})
-}
-
-func liteLLMBlock(tb chat.ThinkingBlock) (blockOut, bool) {
-	switch tb.Type {
-	case "thinking":
-		if tb.Thinking == "" && tb.Signature == "" {
-			return blockOut{}, false
-		}
-		return thinkingBlock(tb.Thinking, liteLLMSig(tb.Signature)), true
-	case "redacted_thinking":
-		if tb.Data == "" {
-			return blockOut{}, false
-		}
-		return redactedBlock(chat.Seal(chat.DialectLiteLLM, sealedSig{Data: tb.Data})), true
-	}
-	return blockOut{}, false
+// sealData is the data the client gets for a redacted_thinking block.
+func sealData(seg chat.Segment) string {
+	return chat.Seal(seg.Dialect, sealedSig{Data: seg.Data, Format: seg.Format, ID: seg.ID})
 }
 
 // thinkingBack adds a thinking or redacted_thinking block of an assistant

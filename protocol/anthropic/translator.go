@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -133,9 +132,7 @@ func withPromptSize(e *api.Error, estimate int) *api.Error {
 	return &x
 }
 
-func (x *exchange) Stream(w io.Writer) tr.Stream {
-	return &stream{sw: NewStreamWriter(w, x.meta), model: x.meta.Model}
-}
+func (x *exchange) Stream(w io.Writer) tr.Stream { return NewStreamWriter(w, x.meta) }
 
 // Finished remembers what the service billed for the prompt, for the
 // next turn's message_start.
@@ -143,31 +140,6 @@ func (x *exchange) Finished(u *chat.Usage, _ []byte) {
 	if u != nil {
 		x.billed.Remember(x.req, u.PromptTokens)
 	}
-}
-
-// stream is a StreamWriter as a tr.Stream.
-type stream struct {
-	sw    *StreamWriter
-	model string
-}
-
-func (s *stream) Chunk(c *chat.Chunk) error { return ended(s.sw.Chunk(c)) }
-func (s *stream) Ping() error               { return ended(s.sw.Ping()) }
-func (s *stream) Usage() *chat.Usage        { return s.sw.Usage() }
-
-func (s *stream) End(err error) error {
-	var ae *api.Error
-	if errors.As(err, &ae) {
-		err = ForClaudeCode(withPromptSize(ae, s.sw.meta.InputTokens), s.model)
-	}
-	return ended(s.sw.End(err))
-}
-
-func ended(err error) error {
-	if errors.Is(err, ErrEnded) {
-		return tr.ErrEnded
-	}
-	return err
 }
 
 // countTokens answers count_tokens without asking the service, which has no

@@ -21,7 +21,7 @@ func (e *Event) IsError() bool {
 	return len(e.Error) > 0 && !bytes.Equal(e.Error, []byte("null"))
 }
 
-// ParseEvent decodes one event's data (Stream.Next) into e, which it resets
+// ParseEvent decodes one event's data (Reader.Next) into e, which it resets
 // first, as encoding/json decodes it (TestParseEventAsEncodingJSON), with
 // encoding/json/v2's implementation (the github.com/go-json-experiment
 // module, which becomes the standard library's in Go 1.27) under

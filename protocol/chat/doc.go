@@ -1,8 +1,9 @@
 // Package chat holds the OpenAI chat-completions types that gw serve's
 // protocol translators (protocol/anthropic, protocol/responses,
 // protocol/gemini) produce and consume: the request sent to the service, its
-// answer, and its stream, whose tool-call deltas become calls in one place
-// for all of them (ToolCalls).
+// answer, and its stream (Reader), which one Assembler turns into what it
+// means for all of them: text, reasoning with its dialect and signature,
+// whole tool calls.
 //
 // They are small types of gw's own rather than openai-go's: the translators
 // need exact control over which fields are sent (the service rejects nothing

@@ -308,6 +308,9 @@ func (c *ReasoningCollector) AddBlock(b ThinkingBlock) {
 	c.Blocks = append(c.Blocks, b)
 }
 
+// Reset forgets what was collected.
+func (c *ReasoningCollector) Reset() { *c = ReasoningCollector{} }
+
 // Empty reports whether nothing was collected.
 func (c *ReasoningCollector) Empty() bool { return len(c.Details) == 0 && len(c.Blocks) == 0 }
 

@@ -14,13 +14,15 @@ import (
 // longer line is an error, not an allocation without end.
 const MaxEventSize = 4 << 20
 
-// ErrEventTooLarge is returned by Stream.Next for an event over MaxEventSize.
+// ErrEventTooLarge is returned by Reader.Next for an event over MaxEventSize.
 var ErrEventTooLarge = errors.New("an event of the service's stream is larger than 4 MiB")
 
-// Stream reads the data lines of a server-sent-event stream of chat chunks.
+// Reader reads the data lines of the service's server-sent-event stream of
+// chat chunks (what an Assembler reads; a translator writes the client's
+// stream, a translate.Stream).
 // It reads ahead, as much as the network has: the events of one read are
 // returned without waiting, and BeforeWait runs before it waits for more.
-type Stream struct {
+type Reader struct {
 	r    *bufio.Reader
 	data []byte // the current event's data; reused
 	long []byte // a line longer than r's buffer; reused
@@ -33,10 +35,10 @@ type Stream struct {
 	BeforeWait func()
 }
 
-// NewStream reads r. Release gives its buffer back when the stream is
+// NewReader reads r. Release gives its buffer back when the stream is
 // done with.
-func NewStream(r io.Reader) *Stream {
-	s := &Stream{}
+func NewReader(r io.Reader) *Reader {
+	s := &Reader{}
 	if br, ok := readers.Get().(*bufio.Reader); ok {
 		br.Reset(waiter{r, s})
 		s.r = br
@@ -52,7 +54,7 @@ var readers sync.Pool
 
 // Release gives the stream's read buffer back for another stream; the
 // stream is not used after it.
-func (s *Stream) Release() {
+func (s *Reader) Release() {
 	if s.r != nil {
 		s.r.Reset(nil)
 		readers.Put(s.r)
@@ -60,10 +62,10 @@ func (s *Stream) Release() {
 	}
 }
 
-// waiter calls the stream's BeforeWait before each read of the network.
+// waiter calls the reader's BeforeWait before each read of the network.
 type waiter struct {
 	r io.Reader
-	s *Stream
+	s *Reader
 }
 
 func (w waiter) Read(p []byte) (int, error) {
@@ -78,7 +80,7 @@ func (w waiter) Read(p []byte) (int, error) {
 // when the stream ends without it. Comment lines, event:/id:/retry: fields
 // and blank lines are skipped; the data of an event split over several
 // data: lines is joined with newlines. Lines end with LF or CRLF.
-func (s *Stream) Next() ([]byte, error) {
+func (s *Reader) Next() ([]byte, error) {
 	if s.done {
 		return nil, io.EOF
 	}
@@ -125,7 +127,7 @@ func (s *Stream) Next() ([]byte, error) {
 // line returns the next line without its line ending, valid until the next
 // read. A last line without a line ending is returned with a nil error;
 // io.EOF comes after it.
-func (s *Stream) line() ([]byte, error) {
+func (s *Reader) line() ([]byte, error) {
 	line, err := s.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		s.long = append(s.long[:0], line...)
@@ -151,7 +153,7 @@ func (s *Stream) line() ([]byte, error) {
 // connection too, and a new connection to the service for every translated
 // request would cost a TLS handshake each; read to its end, the connection
 // goes back to the transport's pool.
-func (s *Stream) Drain(body io.Closer) {
+func (s *Reader) Drain(body io.Closer) {
 	s.BeforeWait = nil
 	t := time.AfterFunc(250*time.Millisecond, func() { body.Close() })
 	defer t.Stop()
@@ -159,4 +161,4 @@ func (s *Stream) Drain(body io.Closer) {
 }
 
 // String is for debugging.
-func (s *Stream) String() string { return fmt.Sprintf("chat.Stream{done:%v}", s.done) }
+func (s *Reader) String() string { return fmt.Sprintf("chat.Reader{done:%v}", s.done) }

@@ -9,7 +9,7 @@ import (
 )
 
 // readAllEvents hands each event of s to got until [DONE].
-func readAllEvents(t *testing.T, s *Stream, got func([]byte)) {
+func readAllEvents(t *testing.T, s *Reader, got func([]byte)) {
 	t.Helper()
 	for {
 		d, err := s.Next()
@@ -26,14 +26,14 @@ func readAllEvents(t *testing.T, s *Stream, got func([]byte)) {
 func TestStreamReadsEventsUntilDone(t *testing.T) {
 	in := ": keep-alive\n\nevent: x\ndata: {\"a\":1}\n\ndata:{\"b\":\ndata: 2}\n\ndata: [DONE]\n\ndata: {\"after\":1}\n\n"
 	var got []string
-	readAllEvents(t, NewStream(strings.NewReader(in)), func(d []byte) { got = append(got, string(d)) })
+	readAllEvents(t, NewReader(strings.NewReader(in)), func(d []byte) { got = append(got, string(d)) })
 	if strings.Join(got, "|") != `{"a":1}|{"b":`+"\n"+`2}` {
 		t.Fatalf("events %q", got)
 	}
 }
 
 func TestStreamCutBeforeDoneIsUnexpectedEOF(t *testing.T) {
-	s := NewStream(strings.NewReader("data: {\"a\":1}\n\n"))
+	s := NewReader(strings.NewReader("data: {\"a\":1}\n\n"))
 	if _, err := s.Next(); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestStreamCutBeforeDoneIsUnexpectedEOF(t *testing.T) {
 }
 
 func TestStreamRefusesHugeEvent(t *testing.T) {
-	s := NewStream(io.MultiReader(strings.NewReader("data: "), strings.NewReader(strings.Repeat("x", MaxEventSize+10))))
+	s := NewReader(io.MultiReader(strings.NewReader("data: "), strings.NewReader(strings.Repeat("x", MaxEventSize+10))))
 	if _, err := s.Next(); !errors.Is(err, ErrEventTooLarge) {
 		t.Fatalf("err %v, want ErrEventTooLarge", err)
 	}
@@ -80,7 +80,7 @@ func TestStreamBeforeWaitOncePerRead(t *testing.T) {
 		"\n",               //
 		"data: [DONE]\n\n", //
 	}}
-	s := NewStream(net)
+	s := NewReader(net)
 	var log []string
 	s.BeforeWait = func() { log = append(log, fmt.Sprintf("wait(reads=%d)", net.reads)) }
 	readAllEvents(t, s, func(d []byte) { log = append(log, string(d)) })
@@ -93,7 +93,7 @@ func TestStreamBeforeWaitOncePerRead(t *testing.T) {
 func TestStreamLineEndingsAndLongLines(t *testing.T) {
 	long := strings.Repeat("x", 100<<10) // longer than the read buffer
 	in := "data: a\r\n\r\ndata: " + long + "\n\ndata: last"
-	s := NewStream(strings.NewReader(in))
+	s := NewReader(strings.NewReader(in))
 	for _, want := range []string{"a", long, "last"} {
 		d, err := s.Next()
 		if err != nil || string(d) != want {
@@ -110,7 +110,7 @@ func TestStreamLineEndingsAndLongLines(t *testing.T) {
 func TestDrainGivesUpOnAServiceThatNeverEnds(t *testing.T) {
 	pr, pw := io.Pipe()
 	go func() { _, _ = io.WriteString(pw, "data: {}\n\ndata: [DONE]\n\n") }() // and nothing more, ever
-	s := NewStream(pr)
+	s := NewReader(pr)
 	if _, err := s.Next(); err != nil {
 		t.Fatal(err)
 	}

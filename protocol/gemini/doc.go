@@ -4,6 +4,8 @@
 // systemInstruction, tools and toolConfig, generationConfig (thinkingConfig
 // as reasoning_effort), thought parts and thought signatures (the chat
 // side's extra_content.google.thought_signature on tool calls),
-// usageMetadata, finish reasons, and errors in Google's shape. Protocol is
-// one more translate.Protocol; gw serve's loop (proxy/relay) drives it.
+// usageMetadata, finish reasons, and errors in Google's shape. FromResponse
+// and StreamWriter write the answer, whole or streamed (as chat.Assembler
+// reads it). Protocol is one more translate.Protocol; gw serve's loop
+// (proxy/relay) drives it.
 package gemini

@@ -54,7 +54,7 @@ func FuzzStream(f *testing.F) {
 	f.Add(`{"choices":[{"index":3,"delta":{"reasoning":"r"}}],"usage":{"prompt_tokens":-5,"completion_tokens":2,"completion_tokens_details":{"reasoning_tokens":9}}}`, false)
 	f.Fuzz(func(t *testing.T, chunks string, thoughts bool) {
 		var buf bytes.Buffer
-		s := NewStreamWriter(&buf, Meta{Model: "m", Stream: true, Thoughts: thoughts}, "r", fixedEnv().ID)
+		s := NewStreamWriter(&buf, Meta{Model: "m", Stream: true, Thoughts: thoughts, ResponseID: "r", IDs: fixedEnv().ID})
 		for _, line := range strings.Split(chunks, "\n") {
 			var c chat.Chunk
 			if json.Unmarshal([]byte(line), &c) != nil {

@@ -24,6 +24,12 @@ type Meta struct {
 	// Extra are the request's fields sent to the service as they are
 	// (translate.Call's Extra); nil when none.
 	Extra map[string]json.RawMessage
+
+	// ResponseID is the answer's responseId, fresh for each answer (the
+	// translator sets it when the answer begins).
+	ResponseID string
+	// IDs makes the id of a call the service gave none (translate.Env.ID).
+	IDs func(n int) string
 }
 
 // action is what a path under /v1beta/models asks for.
@@ -85,7 +91,7 @@ const Prefix = "/v1beta/models"
 func ParseRequest(req *tr.Request, env tr.Env) (*chat.Request, Meta, *tr.Error) {
 	act, model, _ := route(req.Path)
 	stream, body := act == actStream, req.Body
-	meta := Meta{Model: model, Stream: stream}
+	meta := Meta{Model: model, Stream: stream, IDs: env.ID}
 	var r request
 	if err := json.Unmarshal(body, &r); len(bytes.TrimSpace(body)) == 0 || err != nil {
 		field, msg := chat.BadBody(body, err, "Gemini API")

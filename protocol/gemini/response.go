@@ -10,9 +10,8 @@ import (
 )
 
 // FromResponse translates the service's whole chat completion into a
-// GenerateContentResponse. ids makes the id of a call the service gave
-// none.
-func FromResponse(meta Meta, r *chat.Response, id string, ids func(int) string) ([]byte, error) {
+// GenerateContentResponse.
+func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	if len(r.Choices) == 0 {
 		return nil, errors.New("the service's answer has no choice")
 	}
@@ -28,7 +27,7 @@ func FromResponse(meta Meta, r *chat.Response, id string, ids func(int) string) 
 		parts = append(parts, outPart{Text: m.Refusal})
 	}
 	for _, tc := range m.ToolCalls {
-		parts = append(parts, callPart(tc.ID, tc.Function.Name, tc.Function.Arguments, tc.ExtraContent.ThoughtSignature(), ids))
+		parts = append(parts, callPart(tc.ID, tc.Function.Name, tc.Function.Arguments, tc.ExtraContent.ThoughtSignature(), meta.IDs))
 	}
 	if len(parts) == 0 {
 		empty := ""
@@ -38,7 +37,7 @@ func FromResponse(meta Meta, r *chat.Response, id string, ids func(int) string) 
 		Candidates:    []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(c.FinishReason)}},
 		UsageMetadata: usageOf(r.Usage),
 		ModelVersion:  modelVersion(meta, r.Model),
-		ResponseID:    id,
+		ResponseID:    meta.ResponseID,
 	}
 	return encode(out), nil
 }

@@ -12,7 +12,7 @@ import (
 	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
-// Stream turns the service's chat chunks into :streamGenerateContent's
+// StreamWriter turns the service's chat chunks into :streamGenerateContent's
 // server-sent events (alt=sse), written to w (the caller flushes): one
 // GenerateContentResponse per event.
 //
@@ -35,76 +35,83 @@ import (
 type StreamWriter struct {
 	w    io.Writer
 	meta Meta
-	id   string
-	ids  func(int) string
+	asm  chat.Assembler
 	buf  bytes.Buffer
 
-	done   bool
+	ended  bool
 	err    error // the first write error
 	events int   // events written
 
-	calls  chat.ToolCalls
-	finish string
-	usage  *chat.Usage
+	thought, text string               // of the chunk being read
+	parts         [2]outPart           // its parts
+	calls         []*chat.StreamedCall // the complete calls
 }
 
-// NewStreamWriter is the stream of one answer; id is its responseId.
-func NewStreamWriter(w io.Writer, meta Meta, id string, ids func(int) string) *StreamWriter {
-	return &StreamWriter{w: w, meta: meta, id: id, ids: ids}
+var _ tr.Stream = (*StreamWriter)(nil)
+
+// NewStreamWriter is the stream of the answer meta describes.
+func NewStreamWriter(w io.Writer, meta Meta) *StreamWriter {
+	s := &StreamWriter{w: w, meta: meta}
+	s.asm.On = s.piece
+	return s
 }
 
-// ErrEnded is returned by a Stream used after its answer ended.
-var ErrEnded = tr.ErrEnded
-
-// Chunk translates one chunk of the service's stream.
+// Chunk translates one chunk of the service's stream: its thought and text
+// as one event.
 func (s *StreamWriter) Chunk(c *chat.Chunk) error {
-	if s.done {
-		return ErrEnded
+	if s.ended {
+		return tr.ErrEnded
 	}
 	if s.err != nil {
 		return s.err
 	}
-	if c.Usage != nil {
-		s.usage = c.Usage
+	s.thought, s.text = "", ""
+	s.asm.Chunk(c)
+	parts := s.parts[:0]
+	if s.thought != "" {
+		parts = append(parts, outPart{Text: &s.thought, Thought: true})
 	}
-	for _, ch := range c.Choices {
-		if ch.Index != 0 {
-			continue // one candidate: Gemini CLI asks for one
-		}
-		d := ch.Delta
-		var parts []outPart
-		if t := d.ReasoningText(); t != "" && s.meta.Thoughts {
-			parts = append(parts, outPart{Text: &t, Thought: true})
-		}
-		if d.Content != nil && *d.Content != "" {
-			parts = append(parts, outPart{Text: d.Content})
-		} else if d.Refusal != nil && *d.Refusal != "" {
-			parts = append(parts, outPart{Text: d.Refusal})
-		}
-		for _, td := range d.ToolCalls {
-			s.calls.Add(td)
-		}
-		if len(parts) > 0 {
-			s.event(response{Candidates: []candidate{{Content: outContent{Role: "model", Parts: parts}}}})
-		}
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			s.finish = *ch.FinishReason
-		}
+	if s.text != "" {
+		parts = append(parts, outPart{Text: &s.text})
+	}
+	if len(parts) > 0 {
+		s.event(response{Candidates: []candidate{{Content: outContent{Role: "model", Parts: parts}}}})
 	}
 	return s.err
 }
 
-// End ends the answer: err nil, the last event with the collected calls,
+// piece reads what the service said.
+func (s *StreamWriter) piece(p chat.Piece) {
+	switch p.Kind {
+	case chat.PieceReasoning:
+		if s.meta.Thoughts {
+			s.thought += p.Text
+		}
+	case chat.PieceText:
+		s.text += p.Text
+	case chat.PieceRefusal:
+		if s.text == "" { // the text, when there is some
+			s.text = p.Text
+		}
+	case chat.PieceCallDone:
+		if p.Call.Name != "" { // a call without a name cannot be answered
+			s.calls = append(s.calls, p.Call)
+		}
+	}
+}
+
+// End ends the answer: err nil, the last event with the complete calls,
 // the finish reason and the usage; otherwise Google's error object.
 func (s *StreamWriter) End(err error) error {
-	if s.done {
+	if s.ended {
 		return nil
 	}
-	s.done = true
+	s.ended = true
 	if s.err != nil {
 		return s.err
 	}
 	if err != nil {
+		s.asm.Cut()
 		// @google/genai reads the error object only when it is a read of
 		// its own: what was written before it goes out first.
 		if rw, ok := s.w.(http.ResponseWriter); ok && s.events > 0 {
@@ -115,20 +122,18 @@ func (s *StreamWriter) End(err error) error {
 		_, s.err = s.w.Write(s.buf.Bytes())
 		return s.err
 	}
+	s.asm.End()
 	var parts []outPart
-	for _, k := range s.calls.List {
-		if k.Name == "" {
-			continue // a call without a name cannot be answered
-		}
-		parts = append(parts, callPart(k.ID, k.Name, k.Args.String(), k.Signature, s.ids))
+	for _, k := range s.calls {
+		parts = append(parts, callPart(k.ID, k.Name, k.Args.String(), k.Signature, s.meta.IDs))
 	}
 	if len(parts) == 0 {
 		empty := ""
 		parts = []outPart{{Text: &empty}}
 	}
 	s.event(response{
-		Candidates:    []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(s.finish)}},
-		UsageMetadata: usageOf(s.usage),
+		Candidates:    []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(s.asm.FinishReason)}},
+		UsageMetadata: usageOf(s.asm.Usage()),
 	})
 	return s.err
 }
@@ -161,8 +166,8 @@ func streamError(err error) *tr.Error {
 
 // Ping writes a blank line.
 func (s *StreamWriter) Ping() error {
-	if s.done {
-		return ErrEnded
+	if s.ended {
+		return tr.ErrEnded
 	}
 	if s.err == nil {
 		_, s.err = s.w.Write([]byte("\r\n"))
@@ -171,13 +176,13 @@ func (s *StreamWriter) Ping() error {
 }
 
 // Usage is the usage the service reported so far.
-func (s *StreamWriter) Usage() *chat.Usage { return s.usage }
+func (s *StreamWriter) Usage() *chat.Usage { return s.asm.Usage() }
 
 func (s *StreamWriter) event(r response) {
 	if s.err != nil {
 		return
 	}
-	r.ModelVersion, r.ResponseID = s.meta.Model, s.id
+	r.ModelVersion, r.ResponseID = s.meta.Model, s.meta.ResponseID
 	s.buf.Reset()
 	s.buf.WriteString("data: ")
 	s.buf.Write(encode(r))

@@ -40,7 +40,8 @@ func events(t *testing.T, out string) []response {
 
 func newTestStream(meta Meta) (*StreamWriter, *bytes.Buffer) {
 	var buf bytes.Buffer
-	return NewStreamWriter(&buf, meta, "resp1", fixedEnv().ID), &buf
+	meta.ResponseID, meta.IDs = "resp1", fixedEnv().ID
+	return NewStreamWriter(&buf, meta), &buf
 }
 
 // Text and thoughts stream as they come; a tool call split over chunks is
@@ -187,7 +188,7 @@ func TestStreamServiceError(t *testing.T) {
 
 // A writer that fails (the client went away) stops the stream.
 func TestStreamWriteFailure(t *testing.T) {
-	s := NewStreamWriter(failWriter{}, Meta{Model: "m", Stream: true}, "r", fixedEnv().ID)
+	s := NewStreamWriter(failWriter{}, Meta{Model: "m", Stream: true, ResponseID: "r", IDs: fixedEnv().ID})
 	if err := s.Chunk(chunk(t, `{"choices":[{"index":0,"delta":{"content":"x"}}]}`)); err == nil {
 		t.Fatal("no error from a failed write")
 	}
@@ -205,7 +206,7 @@ func TestWholeAnswer(t *testing.T) {
 		Content: &content, ReasoningContent: "hmm",
 		ToolCalls: []chat.ToolCall{{ID: "c1", Type: "function", Function: chat.FunctionCall{Name: "f", Arguments: `{"a":1}`}, ExtraContent: chat.WithThoughtSignature("U0k=")}},
 	}}}, Usage: &chat.Usage{PromptTokens: 5, CompletionTokens: 7, TotalTokens: 12}}
-	b, err := FromResponse(Meta{Model: "m", Thoughts: true}, r, "id1", fixedEnv().ID)
+	b, err := FromResponse(Meta{Model: "m", Thoughts: true, ResponseID: "id1", IDs: fixedEnv().ID}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestWholeAnswer(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("got\n%s\nwant\n%s", b, want)
 	}
-	if _, err := FromResponse(Meta{}, &chat.Response{}, "id", fixedEnv().ID); err == nil {
+	if _, err := FromResponse(Meta{ResponseID: "id", IDs: fixedEnv().ID}, &chat.Response{}); err == nil {
 		t.Error("an answer without a choice was translated")
 	}
 }
@@ -275,7 +276,7 @@ func TestErrorStatusOfInStreamErrors(t *testing.T) {
 			t.Errorf("%s (classified %s, status %d): answered %d, want %d", body, e.Kind, e.Status, a.Status, want)
 		}
 		var buf bytes.Buffer
-		s := NewStreamWriter(&buf, Meta{Model: "m"}, "r", func(n int) string { return strings.Repeat("a", n) })
+		s := NewStreamWriter(&buf, Meta{Model: "m", ResponseID: "r", IDs: func(n int) string { return strings.Repeat("a", n) }})
 		_ = s.End(e)
 		if !strings.Contains(buf.String(), fmt.Sprintf(`"code":%d`, want)) {
 			t.Errorf("%s mid-stream: %s", body, buf.String())

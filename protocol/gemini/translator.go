@@ -92,7 +92,7 @@ func (x *exchange) Info() tr.Info {
 func (x *exchange) Call() *tr.Call { return &tr.Call{Chat: x.req, Extra: x.meta.Extra} }
 
 func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
-	data, err := FromResponse(x.meta, r, x.responseID(), x.env.ID)
+	data, err := FromResponse(x.answer(), r)
 	if err != nil {
 		return tr.Answer{}, err
 	}
@@ -102,10 +102,15 @@ func (x *exchange) Whole(r *chat.Response) (tr.Answer, error) {
 func (x *exchange) Error(e *api.Error) tr.Answer { return errorAnswer(FromAPIError(e)) }
 
 func (x *exchange) Stream(w io.Writer) tr.Stream {
-	return NewStreamWriter(w, x.meta, x.responseID(), x.env.ID)
+	return NewStreamWriter(w, x.answer())
 }
 
 func (x *exchange) Finished(*chat.Usage, []byte) {}
 
-// responseID is a fresh responseId, in Gemini's length.
-func (x *exchange) responseID() string { return x.env.ID(22) }
+// answer is the Meta of an answer: with a fresh responseId, in Gemini's
+// length.
+func (x *exchange) answer() Meta {
+	m := x.meta
+	m.ResponseID = x.env.ID(22)
+	return m
+}

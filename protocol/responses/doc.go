@@ -4,9 +4,9 @@
 // compaction (POST /v1/responses/compact: Compact).
 //
 // ParseRequest turns the request into a chat request and a Meta (the
-// response's id and time from translate.Env); FromResponse
-// and StreamWriter turn the chat answer, whole or streamed, into the
-// response object or the Responses API's events; FromAPIError and ErrorBody
+// response's id and time from translate.Env); FromResponse and StreamWriter
+// turn the chat answer, whole or streamed (as chat.Assembler reads it), into
+// the response object or the Responses API's events; FromAPIError and ErrorBody
 // give failures OpenAI's error shape with the spec's message first. Protocol
 // puts them together as a translator (protocol/translate), which gw serve's
 // one loop (proxy/relay) drives for /v1/responses; Compact is the

@@ -256,7 +256,7 @@ func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	c := r.Choices[0]
 	resp := meta.newResponse("completed")
 	i := 0
-	if rs, ok := meta.reasoningOf(meta.itemID("rs", i), "", c.Message.ReasoningText(), answerReasoning(c.Message)); ok {
+	if rs, ok := meta.reasoningOf(meta.itemID("rs", i), c.Message); ok {
 		resp.Output = append(resp.Output, rs)
 		i++
 	}

@@ -2,17 +2,14 @@ package responses
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"strconv"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/protocol/chat"
+	"github.com/modelgateway/gw/protocol/translate"
 )
-
-// ErrEnded is returned by a StreamWriter used after End.
-var ErrEnded = errors.New("the response stream has ended")
 
 // StreamWriter turns the chunks of a streamed chat completion into the
 // Responses API's server-sent events, in the order the API defines:
@@ -30,25 +27,26 @@ var ErrEnded = errors.New("the response stream has ended")
 // call a function_call, custom_tool_call or local_shell_call item, whichever
 // the client's tool is. A failed stream ends with response.failed alone:
 // items still open are not marked done, so that a client never runs a tool
-// call whose arguments were cut off.
+// call whose arguments were cut off. A StreamWriter is a translate.Stream.
 type StreamWriter struct {
 	w     io.Writer
 	meta  Meta
+	asm   chat.Assembler
 	seq   int
 	buf   bytes.Buffer
 	enc   *json.Encoder
 	err   error
 	state int // 0 not started, 1 started, 2 ended
 
-	next   int                              // output index of the next item
-	open   *openItem                        // the open message or reasoning item
-	tc     chat.ToolCalls                   // the service's tool calls
-	calls  map[*chat.StreamedCall]*openItem // their items
-	final  map[int]any                      // output index → finished item
-	finish string
-	usage  *chat.Usage
-	done   *responseObject // the response of the terminal event, for Response
+	next     int                              // output index of the next item
+	open     *openItem                        // the open message or reasoning item
+	calls    map[*chat.StreamedCall]*openItem // the tool calls' items
+	complete []*openItem                      // the complete calls, in the order they began
+	final    map[int]any                      // output index → finished item
+	done     *responseObject                  // the response of the terminal event, for Response
 }
+
+var _ translate.Stream = (*StreamWriter)(nil)
 
 // openItem is an output item being streamed.
 type openItem struct {
@@ -61,13 +59,11 @@ type openItem struct {
 	partKind string // text | refusal | "" (no part open)
 	text     strings.Builder
 
-	// reasoning: the summary, the parts started, the structured pieces
+	// reasoning: the summary, the parts started
 	summary        strings.Builder
 	contentStarted bool
 	summaryStarted bool
 	ownSummary     bool // the service sends a summary of its own
-	rc             chat.ReasoningCollector
-	plain          strings.Builder // plain reasoning text not in rc
 
 	// call
 	call   *chat.StreamedCall
@@ -80,6 +76,7 @@ type openItem struct {
 // The caller flushes w.
 func NewStreamWriter(w io.Writer, meta Meta) *StreamWriter {
 	s := &StreamWriter{w: w, meta: meta, calls: map[*chat.StreamedCall]*openItem{}, final: map[int]any{}}
+	s.asm.On, s.asm.Keep = s.piece, meta.encrypted
 	s.enc = json.NewEncoder(&s.buf)
 	s.enc.SetEscapeHTML(false)
 	return s
@@ -289,42 +286,49 @@ func (s *StreamWriter) start() {
 // Chunk translates one chunk of the chat stream.
 func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 	if s.state == 2 {
-		return ErrEnded
+		return translate.ErrEnded
 	}
 	s.start()
-	if c.Usage != nil {
-		s.usage = c.Usage
-	}
-	for _, ch := range c.Choices {
-		if ch.Index != 0 {
-			continue // only one answer is asked for
-		}
-		d := ch.Delta
-		details, blocks, plain := d.ReasoningIn()
-		for _, rd := range details {
-			s.reasoningDetail(rd)
-		}
-		for _, tb := range blocks {
-			s.reasoningBlock(tb)
-		}
-		if plain != "" {
-			s.reasoning(plain)
-			s.open.plain.WriteString(plain)
-		}
-		if d.Content != nil && *d.Content != "" {
-			s.content("text", *d.Content)
-		}
-		if d.Refusal != nil && *d.Refusal != "" {
-			s.content("refusal", *d.Refusal)
-		}
-		for _, tc := range d.ToolCalls {
-			s.toolDelta(tc)
-		}
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			s.finish = *ch.FinishReason
-		}
-	}
+	s.asm.Chunk(c)
 	return s.send()
+}
+
+// Usage is the usage the service reported, nil when it reported none.
+func (s *StreamWriter) Usage() *chat.Usage { return s.asm.Usage() }
+
+// piece writes what the service said.
+func (s *StreamWriter) piece(p chat.Piece) {
+	switch p.Kind {
+	case chat.PieceSegment, chat.PieceSealed:
+		s.reasoningItem()
+	case chat.PieceReasoning:
+		if p.Segment.Dialect != chat.DialectSummary {
+			s.reasoning(p.Text)
+			break
+		}
+		it := s.reasoningItem()
+		it.ownSummary = true
+		s.summaryPiece(it, p.Text)
+	case chat.PieceText:
+		s.content("text", p.Text)
+	case chat.PieceRefusal:
+		s.content("refusal", p.Text)
+	case chat.PieceCall:
+		s.closeOpen()
+		it := &openItem{kind: "call", call: p.Call, index: -1}
+		s.calls[p.Call] = it
+		s.addCall(it)
+	case chat.PieceArgs:
+		if it := s.calls[p.Call]; it.ref.kind == "function" {
+			s.emit("response.function_call_arguments.delta", &callDelta{ItemID: it.id, OutputIndex: it.index, Delta: p.Text})
+		}
+	case chat.PieceCallDone:
+		it := s.calls[p.Call]
+		if it == nil { // a call whose name never came
+			it = &openItem{kind: "call", call: p.Call, index: -1}
+		}
+		s.complete = append(s.complete, it)
+	}
 }
 
 func (s *StreamWriter) newItem(kind, prefix string) *openItem {
@@ -367,55 +371,6 @@ func (s *StreamWriter) summaryPiece(it *openItem, delta string) {
 	}
 	it.summary.WriteString(delta)
 	s.emit("response.reasoning_summary_text.delta", &summaryDelta{ItemID: it.id, OutputIndex: it.index, Delta: delta})
-}
-
-// reasoningDetail streams a piece of OpenRouter's reasoning_details.
-func (s *StreamWriter) reasoningDetail(d chat.ReasoningDetail) {
-	switch d.Type {
-	case chat.DetailText, chat.DetailSummary, chat.DetailEncrypted:
-	default:
-		return
-	}
-	if d.Text == "" && d.Summary == "" && d.Data == "" && d.Signature == "" {
-		return
-	}
-	it := s.reasoningItem()
-	if it.rc.Empty() && it.plain.Len() > 0 && d.Type == chat.DetailText {
-		// The text came plain, the signature structured: it signs that text.
-		it.rc.AddDetail(chat.ReasoningDetail{Type: chat.DetailText, Text: it.plain.String(), Index: d.Index, Format: d.Format})
-	}
-	it.plain.Reset()
-	it.rc.AddDetail(d)
-	switch d.Type {
-	case chat.DetailText:
-		if d.Text != "" {
-			s.reasoning(d.Text)
-		}
-	case chat.DetailSummary:
-		if d.Summary != "" {
-			it.ownSummary = true
-			s.summaryPiece(it, d.Summary)
-		}
-	}
-}
-
-// reasoningBlock streams a piece of LiteLLM's thinking_blocks.
-func (s *StreamWriter) reasoningBlock(b chat.ThinkingBlock) {
-	switch {
-	case b.Type == "thinking" && (b.Thinking != "" || b.Signature != ""):
-	case b.Type == "redacted_thinking" && b.Data != "":
-	default:
-		return
-	}
-	it := s.reasoningItem()
-	if it.rc.Empty() && it.plain.Len() > 0 && b.Type == "thinking" {
-		it.rc.AddBlock(chat.ThinkingBlock{Type: "thinking", Thinking: it.plain.String()}) // as in reasoningDetail
-	}
-	it.plain.Reset()
-	it.rc.AddBlock(b)
-	if b.Thinking != "" {
-		s.reasoning(b.Thinking)
-	}
 }
 
 func (s *StreamWriter) content(kind, delta string) {
@@ -491,33 +446,15 @@ func (s *StreamWriter) closeOpen() {
 			s.emit("response.content_part.done", &partEvent{ItemID: it.id, OutputIndex: it.index, Part: part})
 			rs.Content = append(rs.Content, part)
 		}
-		if s.meta.encrypted && it.rc.Signed() {
-			sealed := sealReasoning(&it.rc)
+		if s.meta.encrypted && s.asm.Reasoning.Signed() {
+			sealed := sealReasoning(&s.asm.Reasoning)
 			rs.EncryptedContent = &sealed
 		}
+		s.asm.Reasoning.Reset()
 		done = rs
 	}
 	s.final[it.index] = done
 	s.emit("response.output_item.done", &itemEvent{OutputIndex: it.index, Item: done})
-}
-
-func (s *StreamWriter) toolDelta(tc chat.ToolCallDelta) {
-	c, began := s.tc.Add(tc)
-	if began {
-		s.closeOpen()
-		s.calls[c] = &openItem{kind: "call", call: c, index: -1}
-	}
-	it := s.calls[c]
-	piece := tc.Function.Arguments
-	if !it.added {
-		if c.Name != "" {
-			s.addCall(it)
-		}
-		return
-	}
-	if piece != "" && it.ref.kind == "function" {
-		s.emit("response.function_call_arguments.delta", &callDelta{ItemID: it.id, OutputIndex: it.index, Delta: piece})
-	}
 }
 
 // addCall starts a tool call's item once its name tells which kind it is.
@@ -591,28 +528,30 @@ func (s *StreamWriter) closeCall(it *openItem) {
 // and the response fails with the error's message.
 func (s *StreamWriter) End(err error) error {
 	if s.state == 2 {
-		return ErrEnded
+		return nil
 	}
 	s.start()
 	s.state = 2
 	if err != nil {
+		s.asm.Cut()
 		r := s.meta.newResponse("failed")
 		code, msg := streamError(err)
 		r.Error = &responseError{Code: code, Message: msg}
 		r.Output = s.outputSoFar()
-		r.Usage = usageOf(s.usage)
+		r.Usage = usageOf(s.asm.Usage())
 		s.done = r
 		s.emit("response.failed", &responseEvent{Response: r})
 		return s.send()
 	}
+	s.asm.End()
 	s.closeOpen()
-	for _, c := range s.tc.List {
-		s.closeCall(s.calls[c])
+	for _, it := range s.complete {
+		s.closeCall(it)
 	}
 	r := s.meta.newResponse("")
-	r.finish(s.finish)
+	r.finish(s.asm.FinishReason)
 	r.Output = s.outputSoFar()
-	r.Usage = usageOf(s.usage)
+	r.Usage = usageOf(s.asm.Usage())
 	s.done = r
 	typ := "response.completed"
 	if r.Status == "incomplete" {
@@ -637,7 +576,7 @@ func (s *StreamWriter) outputSoFar() []any {
 // ignore it.
 func (s *StreamWriter) Ping() error {
 	if s.state == 2 {
-		return ErrEnded
+		return translate.ErrEnded
 	}
 	s.buf.WriteString(": keep-alive\n\n")
 	return s.send()

@@ -86,8 +86,8 @@ func runStream(t testing.TB, meta Meta, chunks []chat.Chunk, end error) []byte {
 	if err := s.End(end); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.End(nil); !errors.Is(err, ErrEnded) {
-		t.Errorf("a second End: %v, want ErrEnded", err)
+	if n := buf.Len(); s.End(nil) != nil || buf.Len() != n {
+		t.Errorf("a second End did something (%d more bytes); want nothing", buf.Len()-n)
 	}
 	return buf.Bytes()
 }
@@ -608,7 +608,7 @@ func TestStream_Ping(t *testing.T) {
 	_ = s.Chunk(&c)
 	_ = s.Ping()
 	_ = s.End(nil)
-	if err := s.Ping(); !errors.Is(err, ErrEnded) {
+	if err := s.Ping(); !errors.Is(err, translate.ErrEnded) {
 		t.Errorf("Ping after End: %v", err)
 	}
 	if n := strings.Count(buf.String(), ": keep-alive\n\n"); n != 2 {

@@ -45,51 +45,40 @@ type summaryText struct {
 	Text string `json:"text"`
 }
 
-// reasoningOf is the reasoning item of an answer's whole reasoning (text is
-// its plain text, c its structured pieces); false when there is none.
-func (m Meta) reasoningOf(id, status, text string, c *chat.ReasoningCollector) (reasoningItem, bool) {
-	raw, summary := text, ""
-	if !c.Empty() {
-		raw, summary = structuredText(c)
+// reasoningOf is the reasoning item of an answer's whole reasoning, read
+// as a stream's (chat.Assembler); false when there is none.
+func (m Meta) reasoningOf(id string, msg chat.ResponseMsg) (reasoningItem, bool) {
+	var text, summary strings.Builder
+	a := chat.Assembler{Keep: m.encrypted, On: func(p chat.Piece) {
+		switch {
+		case p.Kind == chat.PieceReasoning && p.Segment.Dialect == chat.DialectSummary:
+			summary.WriteString(p.Text)
+		case p.Kind == chat.PieceReasoning:
+			text.WriteString(p.Text)
+		}
+	}}
+	d := chat.Delta{ReasoningDetails: msg.ReasoningDetails, ThinkingBlocks: msg.ThinkingBlocks}
+	if s := msg.ReasoningText(); s != "" {
+		d.ReasoningContent = &s
 	}
-	it := reasoningItem{Type: "reasoning", ID: id, Status: status, Summary: []any{}, Content: []reasoningText{}}
+	a.Chunk(&chat.Chunk{Choices: []chat.ChunkChoice{{Delta: d}}})
+	a.End()
+	raw, sum := text.String(), summary.String()
+	it := reasoningItem{Type: "reasoning", ID: id, Summary: []any{}, Content: []reasoningText{}}
 	if raw != "" {
 		it.Content = append(it.Content, reasoningText{Type: "reasoning_text", Text: raw})
 	}
-	if summary == "" {
-		summary = raw
+	if sum == "" {
+		sum = raw
 	}
-	if summary != "" {
-		it.Summary = append(it.Summary, summaryText{Type: "summary_text", Text: summary})
+	if sum != "" {
+		it.Summary = append(it.Summary, summaryText{Type: "summary_text", Text: sum})
 	}
-	if m.encrypted && c.Signed() {
-		s := sealReasoning(c)
+	if a.Reasoning.Signed() {
+		s := sealReasoning(&a.Reasoning)
 		it.EncryptedContent = &s
 	}
-	if raw == "" && summary == "" && it.EncryptedContent == nil {
-		return it, false
-	}
-	return it, true
-}
-
-// structuredText is the readable text of structured reasoning, and its
-// summary.
-func structuredText(c *chat.ReasoningCollector) (text, summary string) {
-	var t, s strings.Builder
-	for _, d := range c.Details {
-		switch d.Type {
-		case chat.DetailText:
-			t.WriteString(d.Text)
-		case chat.DetailSummary:
-			s.WriteString(d.Summary)
-		}
-	}
-	for _, b := range c.Blocks {
-		if b.Type == "thinking" {
-			t.WriteString(b.Thinking)
-		}
-	}
-	return t.String(), s.String()
+	return it, raw != "" || sum != "" || it.EncryptedContent != nil
 }
 
 func sealReasoning(c *chat.ReasoningCollector) string {
@@ -97,22 +86,6 @@ func sealReasoning(c *chat.ReasoningCollector) string {
 		return chat.Seal(chat.DialectOpenRouter, c.Details)
 	}
 	return chat.Seal(chat.DialectLiteLLM, c.Blocks)
-}
-
-// answerReasoning collects a whole answer's structured reasoning.
-func answerReasoning(m chat.ResponseMsg) *chat.ReasoningCollector {
-	var c chat.ReasoningCollector
-	switch {
-	case len(m.ReasoningDetails) > 0:
-		for _, d := range m.ReasoningDetails {
-			c.AddDetail(d)
-		}
-	case len(m.ThinkingBlocks) > 0:
-		for _, b := range m.ThinkingBlocks {
-			c.AddBlock(b)
-		}
-	}
-	return &c
 }
 
 // reasoningBack reads a reasoning item of the input into the reasoning of

@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -109,7 +108,7 @@ func (x *exchange) Error(e *api.Error) translate.Answer {
 
 func (x *exchange) Stream(w io.Writer) translate.Stream {
 	x.sw = NewStreamWriter(w, x.meta)
-	return &stream{sw: x.sw}
+	return x.sw
 }
 
 // Finished keeps the answer in the Store: the response object the client
@@ -122,19 +121,4 @@ func (x *exchange) Finished(_ *chat.Usage, whole []byte) {
 		whole = x.sw.Response()
 	}
 	x.store.Record(x.turn, whole)
-}
-
-// stream is a StreamWriter as a translate.Stream.
-type stream struct{ sw *StreamWriter }
-
-func (s *stream) Chunk(c *chat.Chunk) error { return ended(s.sw.Chunk(c)) }
-func (s *stream) End(err error) error       { return ended(s.sw.End(err)) }
-func (s *stream) Ping() error               { return ended(s.sw.Ping()) }
-func (s *stream) Usage() *chat.Usage        { return s.sw.usage }
-
-func ended(err error) error {
-	if errors.Is(err, ErrEnded) {
-		return translate.ErrEnded
-	}
-	return err
 }

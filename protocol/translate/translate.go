@@ -8,10 +8,11 @@
 // no clock and makes no random ids (Env gives them). Every translator reads a
 // request the same way — ParseRequest(req *Request, env Env) (*chat.Request,
 // Meta, *Error) — and refuses with the one Error, which it says in its
-// protocol's error shape. The loop that drives
-// it — reading the client's request, calling the service, pings, flushes,
-// limits, the client hanging up — is gw serve's (package proxy/relay), the
-// same for every protocol.
+// protocol's error shape; its StreamWriter is a Stream that writes what
+// chat.Assembler reads in the service's chunks. The loop that drives it —
+// reading the client's request, calling the service, pings, flushes, limits,
+// the client hanging up — is gw serve's (package proxy/relay), the same for
+// every protocol.
 package translate
 
 import (
@@ -128,6 +129,7 @@ type Stream interface {
 	// Calls after the first do nothing.
 	End(err error) error
 	// Ping writes traffic that keeps an idle stream open; clients ignore it.
+	// After End it returns ErrEnded.
 	Ping() error
 	// Usage is the usage the service reported so far, nil when none.
 	Usage() *chat.Usage

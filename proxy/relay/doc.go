@@ -30,11 +30,11 @@
 // wait for the answer's header is bounded by the transport (--upstream-header-timeout).
 //
 // Every translated stream is driven the same way: the service's stream is read, decoded and translated in the
-// request's goroutine, with no hand-off per event; what is written goes to the client when chat.Stream is
+// request's goroutine, with no hand-off per event; what is written goes to the client when chat.Reader is
 // about to wait for the network (BeforeWait), so the events of one read leave in one write and none waits;
 // pings (keep-alive comments for Codex) come from a time.AfterFunc timer, serialised with the chunks by the
 // stream's lock; a client that goes away closes the service's answer (context.AfterFunc); after [DONE]
-// the answer is read to its end (Stream.Drain, at most 64 KiB and a quarter second), so that its connection
+// the answer is read to its end (Reader.Drain, at most 64 KiB and a quarter second), so that its connection
 // goes back to the pool instead of being closed. JSON is read and written with encoding/json/v2's
 // implementation under encoding/json's v1 rules (github.com/go-json-experiment/json/v1: the module that is
 // the standard library's encoding/json/v2 from Go 1.27, where it becomes an alias): the same results as

@@ -468,7 +468,7 @@ func idle(d time.Duration) *api.Error {
 // whenever the stream has been idle for the ping interval. The service's
 // stream is read and translated in this goroutine; what is written is
 // flushed when the stream has nothing more to give without waiting
-// (chat.Stream.BeforeWait), so that events which arrived together leave in
+// (chat.Reader.BeforeWait), so that events which arrived together leave in
 // one write. The pings come from a timer, serialised with the chunks by a
 // lock.
 func (l *loop) stream(resp *http.Response) Outcome {
@@ -498,7 +498,7 @@ func (l *loop) stream(resp *http.Response) Outcome {
 	defer timer.Stop()
 
 	body := &capio.Reader{R: resp.Body, N: l.lim.Stream, Err: errStreamTooLarge}
-	st := chat.NewStream(body)
+	st := chat.NewReader(body)
 	defer st.Release()
 	st.BeforeWait = func() {
 		s.mu.Lock()
