@@ -138,7 +138,9 @@ var incomplete = &sdkWant{class: "Error", says: "Incomplete JSON segment"}
 // the protocol gives an overload.
 func aiSDK(provider string, overloaded int, lacks map[string]string) sdkClient {
 	lacks["estimate"] = "the AI SDK gives the usage at the stream's end only"
-	lacks["reasoning events"] = "the AI SDK's reasoning parts are the reasoning's text"
+	if provider == "openai" {
+		lacks["reasoning events"] = "the AI SDK's reasoning parts are the reasoning's text"
+	}
 	wrongKey := 401
 	if provider == "openai" {
 		wrongKey = 400 // see openai's

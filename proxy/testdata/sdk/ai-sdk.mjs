@@ -4,7 +4,8 @@
 // schemas. A turn is streamText (its error part is the result's error, an
 // abort part the error of class "abort"), or generateText with whole.
 // Tools are never run. reasoning.signature is the Anthropic signature in the
-// providerMetadata of the reasoning parts, reasoning.sealed the redacted or
+// providerMetadata of the reasoning parts, reasoning.events the signatures
+// the stream's reasoning deltas reported, reasoning.sealed the redacted or
 // encrypted reasoning; store true leaves the Responses provider to its
 // default, which stores and gives the next turn back as item references.
 // With raw (anthropic, streamed), native is {events: the raw chunks, gw's
@@ -74,8 +75,10 @@ function result(messages, parts, usage, history) {
       case "tool-call":
         out.calls.push({ id: p.toolCallId, name: p.toolName, input: JSON.stringify(p.input) });
         break;
-      case "reasoning":
       case "reasoning-delta":
+        if (meta(p, "anthropic", "signature")) out.reasoning.events.push(meta(p, "anthropic", "signature"));
+      // fall through
+      case "reasoning":
         out.reasoning.text += p.text;
       // fall through
       case "reasoning-start":
