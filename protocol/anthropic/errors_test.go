@@ -112,7 +112,7 @@ func TestErrorAnswerFinal(t *testing.T) {
 // words for an agent's user (the renderer's, Serve).
 func TestStreamError_BrokeOffSaysWhatToDo(t *testing.T) {
 	for err, want := range map[error]string{
-		io.ErrUnexpectedEOF: "unable to connect to API: the service's stream ended before the answer was complete — retry; if it keeps happening, run: gw doctor",
+		io.ErrUnexpectedEOF: "unable to connect to API: the service's stream broke off before the answer was complete — retry; if it keeps happening, run: gw doctor",
 	} {
 		if got := streamError(err); got.Message != want || got.Status != http.StatusBadGateway {
 			t.Errorf("%v: %d %q\nwant 502 %q", err, got.Status, got.Message, want)

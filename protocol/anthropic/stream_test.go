@@ -213,7 +213,7 @@ func TestStreamCutEndsWithErrorEvent(t *testing.T) {
 		typ  string
 		msg  string
 	}{
-		{"cut", io.ErrUnexpectedEOF, TypeAPI, "unable to connect to API: the service's stream ended before the answer was complete"},
+		{"cut", io.ErrUnexpectedEOF, TypeAPI, "unable to connect to API: the service's stream broke off before the answer was complete"},
 		{"reset", &api.Error{Condition: api.ServiceUnreachable, Kind: api.KindReset, Cause: "the connection was reset", Fix: remedy.Remedy{Do: remedy.RetryCut}}, TypeAPI, "unable to connect to API: the connection was reset — retry; if it keeps happening, a firewall or proxy is cutting the connection — run: gw doctor"},
 		{"service error mid-stream", &api.Error{Kind: api.KindRateLimited, Status: 429, Cause: "the service is rate limiting this key (429)", Fix: remedy.Remedy{Do: remedy.Wait}}, TypeRateLimit, "the service is rate limiting this key (429) — wait a minute and retry"},
 		{"other", errors.New("read tcp: boom"), TypeAPI, "unable to connect to API: the service's stream broke off: "},
