@@ -1,13 +1,17 @@
 package anthropic
 
 import (
-	tr "github.com/modelgateway/gw/protocol/translate"
+	"context"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"syscall"
 	"testing"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
+	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
 func TestErrorBodyShape(t *testing.T) {
@@ -116,6 +120,27 @@ func TestStreamError_BrokeOffSaysWhatToDo(t *testing.T) {
 	} {
 		if got := streamError(err); got.Message != want || got.Status != http.StatusBadGateway {
 			t.Errorf("%v: %d %q\nwant 502 %q", err, got.Status, got.Message, want)
+		}
+	}
+}
+
+// Every way a stream can break off is an api_error, which Claude Code retries; a failure the service
+// reported in the stream keeps its own type.
+func TestStreamError_TypeByKind(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		typ  string
+	}{
+		{"ended early", io.ErrUnexpectedEOF, TypeAPI},
+		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, TypeAPI},
+		{"timed out", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, TypeAPI},
+		{"cancelled", context.Canceled, TypeAPI},
+		{"rate limited", &api.Error{Kind: api.KindRateLimited, Status: 429, Cause: "slow down"}, TypeRateLimit},
+		{"overflow", &api.Error{Kind: api.KindContextOverflow, Status: 400, Tokens: 9, Limit: 8}, TypeInvalidRequest},
+	} {
+		if e := streamError(c.err); e.Type != c.typ || e.Message == "" {
+			t.Errorf("%s: %s %q, want %s", c.name, e.Type, e.Message, c.typ)
 		}
 	}
 }

@@ -7,9 +7,13 @@
 // it reads and writes bytes and Go values and does no I/O of its own, reads
 // no clock and makes no random ids (Env gives them). Every translator reads a
 // request the same way — ParseRequest(req *Request, env Env) (*chat.Request,
-// Meta, *Error) — and refuses with the one Error, which it says in its
-// protocol's error shape; its StreamWriter is a Stream that writes what
-// chat.Assembler reads in the service's chunks. The loop that drives it —
+// Meta, *Error) — and refuses with the one Error (Invalid, for a field at
+// fault, makes one), which it says in its protocol's error shape; its StreamWriter is
+// a Stream that writes what chat.Assembler reads in the service's chunks. A
+// failure of the service is told in every protocol in the same words
+// (Message), and what a stream that broke off mid-answer is, is decided here
+// once (StreamFailure): each protocol only chooses its status and type and
+// says it in its shape. The loop that drives it —
 // reading the client's request, calling the service, pings, flushes, limits,
 // the client hanging up — is gw serve's (package proxy/relay), the same for
 // every protocol.
@@ -128,7 +132,8 @@ type Stream interface {
 	// End ends the answer with its one terminal event: err nil, the
 	// service's stream ended normally ([DONE]); otherwise the stream broke
 	// off or failed (an *api.Error, io.ErrUnexpectedEOF, a transport
-	// error), and the client is told so in the protocol's error event.
+	// error), and the client is told so in the protocol's error event
+	// (StreamFailure).
 	// Calls after the first do nothing.
 	End(err error) error
 	// Ping writes traffic that keeps an idle stream open; clients ignore it.
@@ -230,6 +235,8 @@ func Message(e *api.Error) string {
 //     "…: the service's stream broke off: " and its cause;
 //   - one it does not name as the service unreachable (a cancelled read,
 //     its Kind kept): "…: the service's stream failed: " and err.
+//
+// err is not nil.
 func StreamFailure(err error) (e *api.Error, broke bool) {
 	if errors.As(err, &e) {
 		return e, false
