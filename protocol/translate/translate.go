@@ -7,13 +7,14 @@
 // it reads and writes bytes and Go values and does no I/O of its own, reads
 // no clock and makes no random ids (Env gives them). Every translator reads a
 // request the same way — ParseRequest(req *Request, env Env) (*chat.Request,
-// Meta, *Error) — and refuses with the one Error (Invalid, for a field at
-// fault, makes one), which it says in its protocol's error shape; its StreamWriter is
-// a Stream that writes what chat.Assembler reads in the service's chunks. A
-// failure of the service is told in every protocol in the same words
-// (Message), and what a stream that broke off mid-answer is, is decided here
-// once (StreamFailure): each protocol only chooses its status and type and
-// says it in its shape. The loop that drives it —
+// Meta, *Error) — and refuses with the one Error (Invalid makes one for a
+// field at fault), which it says in its protocol's error shape; its
+// StreamWriter is a Stream that writes what chat.Assembler reads in the
+// service's chunks. A failure of the service is told in the same words in
+// every protocol (Message; a context overflow in the protocol's own), and
+// what a stream that broke off mid-answer is told is decided here once
+// (StreamFailure): a protocol only chooses its status and type and says it
+// in its shape. The loop that drives it —
 // reading the client's request, calling the service, pings, flushes, limits,
 // the client hanging up — is gw serve's (package proxy/relay), the same for
 // every protocol.
