@@ -4,13 +4,14 @@ package keychain
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 const secretsName = "org.freedesktop.secrets"
@@ -45,7 +46,7 @@ func ownerOn(conn *dbus.Conn) string {
 		return ""
 	}
 	// cmdline, not comm: comm is cut at 15 bytes ("gnome-keyring-d").
-	cmdline, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(pid), 10) + "/cmdline")
+	cmdline, err := fsutil.ReadHead("/proc/"+strconv.FormatUint(uint64(pid), 10)+"/cmdline", maxSystemFile)
 	if err != nil {
 		return ""
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"runtime"
 
 	"github.com/modelgateway/gw/internal/fsutil"
@@ -120,7 +119,7 @@ func (s *fileStore) Delete(account string) error {
 	}
 	delete(keys, account)
 	if len(keys) == 0 {
-		if err := os.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsutil.Remove(s.path); err != nil {
 			return fmt.Errorf("removing the credentials file: %w", err)
 		}
 		return nil

@@ -2,11 +2,12 @@ package keychain
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 // SetupCommand is, for a failure of the OS keychain, the command that installs the keychain this machine
@@ -26,9 +27,13 @@ func setupCommand(err error, goos string, installed func() bool, release func() 
 	return installCommand(release())
 }
 
+// maxSystemFile caps what is read of the system's own small files (os-release, a D-Bus service file,
+// /proc/PID/cmdline): what gw looks for is at their beginning.
+const maxSystemFile = 64 << 10
+
 func osRelease() string {
 	for _, f := range []string{"/etc/os-release", "/usr/lib/os-release"} {
-		if data, err := os.ReadFile(f); err == nil {
+		if data, err := fsutil.ReadHead(f, maxSystemFile); err == nil {
 			return string(data)
 		}
 	}
@@ -43,12 +48,18 @@ func secretServiceInstalled() bool {
 			return true
 		}
 	}
-	for _, dir := range []string{"/usr/share/dbus-1/services", "/usr/local/share/dbus-1/services"} {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.service"))
-		for _, f := range files {
-			if data, err := os.ReadFile(f); err == nil && strings.Contains(string(data), "Name="+secretsBusName) {
-				return true
-			}
+	return claimsSecrets("/usr/share/dbus-1/services") || claimsSecrets("/usr/local/share/dbus-1/services")
+}
+
+// claimsSecrets: a D-Bus service file in dir claims org.freedesktop.secrets.
+func claimsSecrets(dir string) bool {
+	names, _ := fsutil.ReadDirNames(dir)
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".service") {
+			continue
+		}
+		if data, err := fsutil.ReadHead(filepath.Join(dir, n), maxSystemFile); err == nil && strings.Contains(string(data), "Name="+secretsBusName) {
+			return true
 		}
 	}
 	return false

@@ -2,7 +2,12 @@ package keychain
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/modelgateway/gw/internal/testutil"
 )
 
 // A keychain failure on a Linux machine with no Secret Service installed names what is missing and the
@@ -48,4 +53,29 @@ func TestInstallCommand(t *testing.T) {
 			t.Errorf("os-release %q: %q, want %q", release, got, want)
 		}
 	}
+}
+
+// A Secret Service that D-Bus starts on demand is found by its service file; a named pipe among the
+// service files (or where the directory should be) is passed over at once, never waited on.
+func TestClaimsSecrets(t *testing.T) {
+	dir := t.TempDir()
+	testutil.Mkfifo(t, filepath.Join(dir, "a-pipe.service"))
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("org.freedesktop.Notifications.service", "[D-BUS Service]\nName=org.freedesktop.Notifications\n")
+	testutil.Within(t, 10*time.Second, "reading D-Bus service files", func() {
+		if claimsSecrets(dir) {
+			t.Error("no service file claims org.freedesktop.secrets, but one was found")
+		}
+		write("org.freedesktop.secrets.service", "[D-BUS Service]\nName=org.freedesktop.secrets\nExec=/usr/bin/gnome-keyring-daemon --start --foreground --components=secrets\n")
+		if !claimsSecrets(dir) {
+			t.Error("the service file claiming org.freedesktop.secrets was not found")
+		}
+		if claimsSecrets(filepath.Join(dir, "a-pipe.service")) || claimsSecrets(filepath.Join(dir, "none")) {
+			t.Error("a named pipe or a missing directory claims the Secret Service")
+		}
+	})
 }

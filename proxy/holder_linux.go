@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/modelgateway/gw/internal/fsutil"
 )
 
 // listener is a TCP socket in LISTEN state, as /proc/net/tcp{,6} shows it:
@@ -34,7 +35,7 @@ func listeners(port int) []listener {
 // table at path. A line is "sl local rem st queues timer retr uid timeout
 // inode …"; addresses are hex words in the machine's byte order.
 func appendListeners(out []listener, path string, port int) []listener {
-	f, err := os.Open(path)
+	f, _, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return out
 	}
@@ -112,17 +113,22 @@ func foreignHolder(ip netip.Addr, port int) string {
 // "name (pid N)", or "" when no process gw may inspect holds it.
 func processOf(inode string) string {
 	want := "socket:[" + inode + "]"
-	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
-	for _, fd := range fds {
-		if link, err := os.Readlink(fd); err != nil || link != want {
+	pids, _ := fsutil.ReadDirNames("/proc")
+	for _, pid := range pids {
+		if pid[0] < '0' || pid[0] > '9' {
 			continue
 		}
-		pid := strings.Split(fd, "/")[2]
-		comm, _ := os.ReadFile("/proc/" + pid + "/comm")
-		if name := strings.TrimSpace(string(comm)); name != "" {
-			return fmt.Sprintf("%s (pid %s)", name, pid)
+		fds, _ := fsutil.ReadDirNames("/proc/" + pid + "/fd")
+		for _, fd := range fds {
+			if link, err := os.Readlink("/proc/" + pid + "/fd/" + fd); err != nil || link != want {
+				continue
+			}
+			comm, _ := fsutil.ReadHead("/proc/"+pid+"/comm", 256)
+			if name := strings.TrimSpace(string(comm)); name != "" {
+				return fmt.Sprintf("%s (pid %s)", name, pid)
+			}
+			return "pid " + pid
 		}
-		return "pid " + pid
 	}
 	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 
 	"github.com/modelgateway/gw/config"
@@ -63,7 +62,7 @@ func writeState(stateDir string, s State) (remove func(), err error) {
 		// Only what this gw serve wrote: not a file another one wrote
 		// since, nor a link planted in its place.
 		if now, err := ReadState(stateDir); err == nil && now == s {
-			_ = os.Remove(path)
+			_ = fsutil.Remove(path)
 		}
 	}, nil
 }

@@ -211,7 +211,7 @@ func (f *File) rotate() error {
 		oldest = append(oldest, gzName(oldest[0]))
 	}
 	for _, name := range oldest {
-		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsutil.Remove(name); err != nil {
 			return fmt.Errorf("cannot rotate the request log: %w", fsutil.OSReason(err))
 		}
 	}
@@ -222,7 +222,7 @@ func (f *File) rotate() error {
 				return err
 			}
 		}
-		err := os.Rename(from, to)
+		err := fsutil.Rename(from, to)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot rotate the request log: %w", fsutil.OSReason(err))
 		}
@@ -251,8 +251,8 @@ func (f *File) trim() {
 			continue
 		}
 		for ; i <= n; i++ {
-			_ = os.Remove(gzName(Rotated(f.Path, i)))
-			_ = os.Remove(Rotated(f.Path, i))
+			_ = fsutil.Remove(gzName(Rotated(f.Path, i)))
+			_ = fsutil.Remove(Rotated(f.Path, i))
 		}
 	}
 }
@@ -261,11 +261,11 @@ func (f *File) trim() {
 // a whole copy of it that a crash kept from being removed (see compress):
 // the plain one goes.
 func renameGz(from, to string) error {
-	err := os.Rename(gzName(from), gzName(to))
+	err := fsutil.Rename(gzName(from), gzName(to))
 	switch {
 	case err == nil:
 		if fi, err := os.Lstat(from); err == nil && fi.Mode().IsRegular() {
-			_ = os.Remove(from)
+			_ = fsutil.Remove(from)
 		}
 		return nil
 	case errors.Is(err, fs.ErrNotExist):
@@ -304,7 +304,7 @@ func compress(name string) {
 	if err != nil {
 		return
 	}
-	_ = os.Remove(name)
+	_ = fsutil.Remove(name)
 }
 
 // Rotated is the name of the n-th older file of the log at path: path

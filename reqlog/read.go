@@ -286,13 +286,13 @@ func openRotated(path string, n int) (logFile, error) {
 // above it are still the log's, to read and to count in the disk bound.
 func maxRotated(path string) int {
 	dir, base := filepath.Split(path)
-	entries, err := os.ReadDir(filepath.Clean(dir))
+	names, err := fsutil.ReadDirNames(filepath.Clean(dir))
 	if err != nil {
 		return 0
 	}
 	n := 0
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), base+".")
+	for _, name := range names {
+		rest, ok := strings.CutPrefix(name, base+".")
 		if !ok {
 			continue
 		}

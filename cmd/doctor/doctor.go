@@ -71,7 +71,7 @@ the TCP connection, TLS, the service's answer to GET /models without and with yo
 models your account has, each model id you name or your agents' configs use, the global and
 project configs of the coding agents gw configures (where they send requests, the local token, a
 key written into the file), the local proxy (gw serve) and where the key is kept.
-Agents checked: ` + agentList() + `.
+Agents checked: ` + strings.Join(all.Displays(all.Configurable()), ", ") + `.
 
 Every check runs; one failing does not stop the others (a check that cannot run because of an
 earlier one is skipped, saying why). Each failure names the service's condition (key rejected,
@@ -119,15 +119,6 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 		"an agent config file to check instead of every agent's global and project config (repeatable; named "+strings.Join(all.FileNames(), ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("model", cmdutil.CompleteModelID)
 	return cmd
-}
-
-// agentList names the agents whose configs the agent check reads.
-func agentList() string {
-	var names []string
-	for _, a := range all.Configurable() {
-		names = append(names, a.Info().Display)
-	}
-	return strings.Join(names, ", ")
 }
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {

@@ -13,12 +13,8 @@ import (
 // agentList names the agents gw init agent configures (config/agents/all), in parentheses, wrapped under the
 // description it follows.
 func agentList() string {
-	var names []string
-	for _, a := range all.Configurable() {
-		names = append(names, a.Info().Display)
-	}
 	const indent = "                   "
-	return cmdutil.Wrap(cmdutil.ListWords(names), 100, indent)
+	return cmdutil.Wrap(cmdutil.ListWords(all.Displays(all.Configurable())), 100, indent)
 }
 
 // NewCmdInit attaches the init subcommands.

@@ -338,7 +338,7 @@ func shorten(s string, n int) string {
 // gw knows, so that a followed log keeps its columns when another agent shows up.
 func agentWidth() int {
 	w := len("AGENT")
-	for _, n := range all.Names() {
+	for _, n := range all.Names(all.All()) {
 		w = max(w, len(n))
 	}
 	return w

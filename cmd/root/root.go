@@ -74,11 +74,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) cmdutil.ExitCod
 // toolsLine is the help's first sentence: every agent gw configures or runs (config/agents/all), and Cursor
 // (gw init editor).
 func toolsLine() string {
-	var names []string
-	for _, a := range all.All() {
-		names = append(names, a.Info().Display)
-	}
-	words := append([]string{"gw", "connects", "coding", "tools"}, cmdutil.ListWords(append(names, "Cursor"))...)
+	words := append([]string{"gw", "connects", "coding", "tools"}, cmdutil.ListWords(append(all.Displays(all.All()), "Cursor"))...)
 	return cmdutil.Wrap(append(words, strings.Fields("to the Model Gateway Service.")...), 100, "")
 }
 

@@ -80,7 +80,7 @@ loopback port for as long as the agent runs, writing its request log to gw serve
 usage). gw prints nothing while the agent runs: the terminal is the agent's. Signals (ctrl-c, SIGTERM, SIGHUP, window size changes) reach the agent, and gw
 exits with the agent's status (128+N when signal N ended it). GW_API_KEY is not passed on.
 
-Agents: ` + runList() + `. ` + noRunList() + ` take
+Agents: ` + all.Listed(all.With[agents.Runner]()) + `. ` + cmdutil.AndList(all.Displays(all.Without[agents.Runner]())) + ` take
 gw's settings only from their config files: use gw init agent --agent NAME for them.`,
 		Example: `  gw run opencode
   gw run claude-code -- -p "explain this repository"
@@ -158,32 +158,7 @@ func lookup(name string) (agents.Agent, agents.Runner, error) {
 	return a, r, nil
 }
 
-func runNames() []string {
-	var out []string
-	for _, a := range all.With[agents.Runner]() {
-		out = append(out, a.Info().Name)
-	}
-	return out
-}
-
-// noRunList names the agents gw run cannot start (no agents.Runner).
-func noRunList() string {
-	var out []string
-	for _, a := range all.All() {
-		if _, ok := a.(agents.Runner); !ok {
-			out = append(out, a.Info().Display)
-		}
-	}
-	return cmdutil.AndList(out)
-}
-
-func runList() string {
-	var out []string
-	for _, a := range all.With[agents.Runner]() {
-		out = append(out, a.Info().Display+" ("+a.Info().Name+")")
-	}
-	return strings.Join(out, ", ")
-}
+func runNames() []string { return all.Names(all.With[agents.Runner]()) }
 
 func runRun(ctx context.Context, opts *RunOptions) error {
 	ag, runner, err := lookup(opts.Agent)

@@ -105,7 +105,7 @@ const CrashFile = "serve-crash.log"
 func keepCrashes(stateDir string, log io.Writer) {
 	path := filepath.Join(stateDir, CrashFile)
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-		if os.Rename(path, path+".old") == nil {
+		if fsutil.Rename(path, path+".old") == nil {
 			fmt.Fprintf(log, "gw serve --background: the gw serve before this one crashed; what it said is in %s\n", path+".old")
 		}
 	}

@@ -124,7 +124,7 @@ func Lock(path string) (release func(), err error) {
 	}
 	removeCreated := func() {
 		for _, d := range created { // deepest first; only the empty ones go
-			if os.Remove(d) != nil {
+			if fsutil.Remove(d) != nil {
 				return
 			}
 		}

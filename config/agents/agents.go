@@ -7,8 +7,12 @@
 // own format and files live in a package below this one (opencode,
 // claudecode, codex, qwencode, continuedev, cline, kilo, crush, pi, droid,
 // copilot, gemini; opencodefmt is the format OpenCode and Kilo share), and
-// package all lists them. Reading, locking and writing the files is
-// config/agentfile's, the same for every agent.
+// package all lists them. Reading, locking and writing an agent's config
+// files is config/agentfile's, the same for every agent: a Merge and an
+// Inspect take and return bytes, and Files only looks at which of an agent's
+// files exist. What else an agent's package reads or writes (Gemini CLI's
+// home for one gw run, an agent's installed version) goes through
+// internal/fsutil.
 //
 // Every Merge has the same guarantees: it takes the file's bytes (nil when
 // there is none) and never modifies them; it returns the new bytes with
@@ -21,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -178,6 +183,27 @@ func (d Declaration) IDs() []string {
 	return ids
 }
 
+// CheckMerged checks what a merge made, read back as after (err: reading it back failed), before anything
+// is written: it parses and declares exactly d's models under d's base URL. Else it is an internal error
+// naming what was made ("the merged config") that says nothing was written.
+func (d Declaration) CheckMerged(made string, after Inspection, err error) error {
+	switch {
+	case err != nil:
+		return fmt.Errorf("internal error: %s does not parse (%v); nothing was written", made, err)
+	case after.BaseURL != d.BaseURL || !SameIDs(after.Models, d.IDs()):
+		return fmt.Errorf("internal error: %s does not hold gw's models; nothing was written", made)
+	}
+	return nil
+}
+
+// SameIDs says whether a and b hold the same ids, in any order.
+func SameIDs(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
 // Origin is BaseURL without its /v1: the address Anthropic-style clients
 // take (they add /v1/messages themselves).
 func (d Declaration) Origin() string {
@@ -226,8 +252,8 @@ type Place struct {
 	WorkDir string
 }
 
-// Home is $HOME (or %USERPROFILE%).
-func (e Place) Home() (string, error) {
+// Home is $HOME (or %USERPROFILE%), joined with elem.
+func (e Place) Home(elem ...string) (string, error) {
 	h := e.Getenv("HOME")
 	if h == "" {
 		h = e.Getenv("USERPROFILE")
@@ -235,23 +261,30 @@ func (e Place) Home() (string, error) {
 	if h == "" {
 		return "", errors.New("neither HOME nor USERPROFILE is set")
 	}
-	return h, nil
+	return join(h, elem), nil
 }
 
 // XDGConfig is $XDG_CONFIG_HOME, else ~/.config (on every OS: the agents
-// that use it do so on macOS and Windows too).
-func (e Place) XDGConfig() (string, error) {
+// that use it do so on macOS and Windows too), joined with elem.
+func (e Place) XDGConfig(elem ...string) (string, error) {
 	if x := e.Getenv("XDG_CONFIG_HOME"); x != "" {
 		if !strings.HasPrefix(x, "/") && !(len(x) > 2 && x[1] == ':') {
 			return "", fmt.Errorf("XDG_CONFIG_HOME=%q is not an absolute path; set it to an absolute path or unset it", x)
 		}
-		return x, nil
+		return join(x, elem), nil
 	}
 	h, err := e.Home()
 	if err != nil {
 		return "", err
 	}
-	return h + "/.config", nil
+	return join(h+"/.config", elem), nil
+}
+
+func join(dir string, elem []string) string {
+	if len(elem) == 0 {
+		return dir
+	}
+	return filepath.Join(append([]string{dir}, elem...)...)
 }
 
 // RunSpec is how gw run starts an agent pointed at gw serve with nothing

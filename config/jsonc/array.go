@@ -200,9 +200,17 @@ func (d *Doc) List(o ObjRef, key string) (ArrRef, error) {
 	return ArrRef{Arr: arr, Indent: d.IndentOf(o, i), Path: o.Child(key)}, nil
 }
 
-// Object finds or creates the object member key of o: a new one is empty; a
-// value of another type is a *ConflictError.
-func (d *Doc) Object(o ObjRef, key string) (ObjRef, error) {
+// Object finds or creates the object member key of o, and in it the member of
+// each key of below in turn: a new one is empty; a value of another type is a
+// *ConflictError.
+func (d *Doc) Object(o ObjRef, key string, below ...string) (ObjRef, error) {
+	if len(below) > 0 {
+		parent, err := d.Object(o, key)
+		if err != nil {
+			return ObjRef{}, err
+		}
+		return d.Object(parent, below[0], below[1:]...)
+	}
 	i, err := d.Find(o, key)
 	if err != nil {
 		return ObjRef{}, err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
@@ -310,7 +309,7 @@ func (m Manager) Uninstall(ctx context.Context) (Change, error) {
 		return Change{}, err
 	}
 	if o != Absent {
-		if err := os.Remove(m.Unit.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsutil.Remove(m.Unit.Path); err != nil {
 			return Change{}, fmt.Errorf("cannot remove %s: %w", m.Unit.Path, fsutil.OSReason(err))
 		}
 	}

@@ -4,11 +4,13 @@
 // a file atomically while keeping its owner, group and mode, writing a backup without ever writing
 // through a link, and file locks whose lock file cannot be a planted link.
 //
-// Every file gw reads or writes goes through it: config.json and its lock, the insecure credentials file,
-// every agent's config, their backups, temporary files and locks, the request log and gw serve's address
-// file, gw run's private directories. Only the system's own files (/proc, /etc/os-release, D-Bus's service
-// files) are read, and files and empty directories gw made are removed, with package os. It never writes
-// through a link it did not follow on the user's behalf, and never decides what a file means.
+// Every file gw reads, writes, lists, renames or removes goes through it: config.json and its lock, the
+// insecure credentials file, every agent's config, their backups, temporary files and locks, the request
+// log and gw serve's address file, gw run's private directories, and the system's own files gw reads
+// (/proc, /etc/os-release, D-Bus's service files). Elsewhere package os only looks at a path, sets the
+// times of a file being written and opens the null device; what the standard library reads on its own
+// (the system's TLS roots, the user database behind os/user) is its own. It never writes through a link it did not
+// follow on the user's behalf, and never decides what a file means.
 //
 // # Ownership when run as root
 //

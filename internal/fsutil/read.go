@@ -22,13 +22,15 @@ const (
 	OpLock    = "lock"
 	OpAppend  = "append" // a log gw appends to (OpenAppend)
 	OpState   = "state"  // a small file of gw's own in its state directory (WriteOwn, ReadOwn)
+	OpList    = "list"   // a directory gw lists (ReadDirNames)
 )
 
 // NotRegularError is a path gw refused because it is not a regular file: for reading, after following
 // symlinks (a directory, a named pipe, a device, a socket); for a file gw creates itself (a backup, a
-// lock file), also a symlink, which gw never writes through.
+// lock file), also a symlink, which gw never writes through; for listing (OpList), a path that is not a
+// directory.
 type NotRegularError struct {
-	Op   string      // OpRead, OpReplace, OpBackup, OpLock, OpAppend or OpState
+	Op   string      // OpRead, OpReplace, OpBackup, OpLock, OpAppend, OpState or OpList
 	Path string      // the path as given
 	Link string      // where a symlink at Path points (as written in the link); "" when Path is no link
 	Mode fs.FileMode // the type of what was found (for a followed link: of its target)
@@ -51,6 +53,8 @@ func kindOf(m fs.FileMode) string {
 		return "a block device"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m.IsRegular():
+		return "a regular file"
 	}
 	return "not a regular file"
 }
@@ -75,6 +79,8 @@ func (e *NotRegularError) Error() string {
 		return fmt.Sprintf("refusing to read %s: %s, not a regular file; %s", e.Path, what, fix)
 	case OpReplace:
 		return fmt.Sprintf("cannot replace %s: %s, not a regular file; %s", e.Path, what, fix)
+	case OpList:
+		return fmt.Sprintf("refusing to list %s: %s, not a directory; replace it with a directory, or remove it", e.Path, what)
 	}
 	fix = "remove it (rm " + ShellQuote(e.Path) + ") and run again"
 	if e.Mode.IsDir() {

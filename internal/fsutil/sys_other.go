@@ -10,6 +10,9 @@ import (
 // readFlags: no O_NONBLOCK/O_NOCTTY here; OpenRegular's first look refuses what is not a regular file.
 const readFlags = 0
 
+// dirFlags: none here; ReadDirNames's first look refuses what is not a directory.
+const dirFlags = 0
+
 // noFollow: not available here; callers look at the path with Lstat first.
 const noFollow = 0
 

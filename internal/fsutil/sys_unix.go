@@ -15,6 +15,9 @@ import (
 // becomes the controlling one. Neither changes how a regular file is read.
 const readFlags = unix.O_NONBLOCK | unix.O_NOCTTY
 
+// dirFlags: opening anything but a directory fails at once (ENOTDIR).
+const dirFlags = unix.O_DIRECTORY
+
 // noFollow makes open fail (ELOOP) when the last element of the path is a symlink.
 const noFollow = unix.O_NOFOLLOW
 

@@ -76,7 +76,7 @@ func NewCmdAgent(f *cmdutil.Factory, runF func(context.Context, *AgentOptions) e
 		Use:   "agent",
 		Short: "Point a coding agent's own config at the gateway, with your subscription's models",
 		Long: `Write the gateway and the models of your subscription into a coding agent's own config, in its
-own format and place: ` + agentList() + `.
+own format and place: ` + all.Listed(all.Configurable()) + `.
 On a terminal without --agent, gw lists the agents it finds (on PATH, or by their config files)
 with the state of each config, and you pick one; otherwise --agent is required.
 
@@ -134,7 +134,7 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 			return agentRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent to configure: "+strings.Join(all.ConfigNames(), ", ")+" (default: choose in a picker)")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent to configure: "+strings.Join(all.Names(all.Configurable()), ", ")+" (default: choose in a picker)")
 	cmd.Flags().BoolVar(&opts.Project, "project", false, "write the project's config in the current directory instead of the global one")
 	cmd.Flags().StringVar(&opts.Mode, "mode", ModeProxy, "proxy (through gw serve) or direct (to the service, key from GW_API_KEY)")
 	cmd.Flags().StringSliceVar(&opts.Models, "models", nil, "model ids to add, comma-separated, or \"all\" (default: choose in a picker)")
@@ -159,22 +159,9 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 	return cmd
 }
 
-// agentList names the agents and their --agent values for the help text.
-func agentList() string {
-	var parts []string
-	for _, a := range all.Configurable() {
-		parts = append(parts, a.Info().Display+" ("+a.Info().Name+")")
-	}
-	return strings.Join(parts, ", ")
-}
-
 // directRefusals says, wrapped for the help text, which agents refuse --mode direct (agents.DirectRefuser).
 func directRefusals() string {
-	var names []string
-	for _, a := range all.With[agents.DirectRefuser]() {
-		names = append(names, a.Info().Display)
-	}
-	return cmdutil.Wrap(strings.Fields("never written to the file. Not for "+cmdutil.AndList(names)+", which speak an API the service does not "+
+	return cmdutil.Wrap(strings.Fields("never written to the file. Not for "+cmdutil.AndList(all.Displays(all.With[agents.DirectRefuser]()))+", which speak an API the service does not "+
 		"(gw serve translates) or cannot refer to a variable."), 100, "          ")
 }
 
@@ -191,7 +178,7 @@ type writer struct {
 func lookup(name string) (writer, error) {
 	a, ok := all.Lookup(name)
 	if !ok {
-		return writer{}, cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.ConfigNames(), ", "))
+		return writer{}, cmdutil.FlagErrorf("--agent must be one of %s", strings.Join(all.Names(all.Configurable()), ", "))
 	}
 	cw, ok := a.(agents.ConfigWriter)
 	if !ok {
@@ -248,7 +235,7 @@ func parseIDs(raw []string) ([]string, error) {
 func agentRun(ctx context.Context, opts *AgentOptions) error {
 	ios := opts.IO
 	if opts.Agent == "" && !ios.CanPromptOnStderr() {
-		return cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
+		return cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.Names(all.Configurable()), ", "))
 	}
 	if len(opts.Models) == 0 && opts.Default == "" && !ios.CanPromptOnStderr() {
 		return cmdutil.FlagErrorf("--models required when not running interactively (e.g. --models all, or ids from gw models)")

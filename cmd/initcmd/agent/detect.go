@@ -55,7 +55,7 @@ func chooseAgent(opts *AgentOptions, baseURL string, entries []api.JoinedModel) 
 	}
 	ids, err := opts.Pick(opts.IO, tui.PickOptions{Title: title, Items: items})
 	if errors.Is(err, tui.ErrNoTTY) {
-		return writer{}, cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.ConfigNames(), ", "))
+		return writer{}, cmdutil.FlagErrorf("--agent required when not running interactively: one of %s", strings.Join(all.Names(all.Configurable()), ", "))
 	}
 	if err != nil {
 		return writer{}, err

@@ -183,6 +183,22 @@ func Golden(t testing.TB, name string, data []byte) {
 	}
 }
 
+// FuzzMerge fuzzes merge from the seeds of testdata/corpus: any input is merged with what gw does not own
+// kept (kept checks it) and a second merge a no-op, or refused, the input untouched (MergeOnce).
+func FuzzMerge(f *testing.F, merge Merger, kept func(t *testing.T, src, out []byte)) {
+	Seeds(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if res, err := MergeOnce(t, merge, src, Decl()); err == nil {
+			kept(t, src, res.Data)
+		}
+	})
+}
+
+// JSONOwns is FuzzMerge's check for a JSON(C) file of which gw owns the members at owned (JSONKept).
+func JSONOwns(owned ...string) func(t *testing.T, src, out []byte) {
+	return func(t *testing.T, src, out []byte) { JSONKept(t, src, out, owned...) }
+}
+
 // Seeds adds every file of testdata/corpus (or the directories named) to a
 // fuzz test's seed corpus.
 func Seeds(f *testing.F, dirs ...string) {

@@ -43,13 +43,24 @@ func All() []agents.Agent {
 	}
 }
 
-// Names are the --agent values, in order.
-func Names() []string { return names(All()) }
+// Names are the --agent values of as, in order.
+func Names(as []agents.Agent) []string { return each(as, func(i agents.Info) string { return i.Name }) }
 
-func names(as []agents.Agent) []string {
-	var out []string
-	for _, a := range as {
-		out = append(out, a.Info().Name)
+// Displays are the names of as for people ("Claude Code"), in order.
+func Displays(as []agents.Agent) []string {
+	return each(as, func(i agents.Info) string { return i.Display })
+}
+
+// Listed says as for a help text, each with its --agent value: "OpenCode (opencode), Claude Code
+// (claude-code), …".
+func Listed(as []agents.Agent) string {
+	return strings.Join(each(as, func(i agents.Info) string { return i.Display + " (" + i.Name + ")" }), ", ")
+}
+
+func each(as []agents.Agent, f func(agents.Info) string) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = f(a.Info())
 	}
 	return out
 }
@@ -93,11 +104,13 @@ func With[T any]() []agents.Agent {
 	return slices.DeleteFunc(All(), func(a agents.Agent) bool { _, ok := a.(T); return !ok })
 }
 
+// Without are the agents that do not implement T, in order.
+func Without[T any]() []agents.Agent {
+	return slices.DeleteFunc(All(), func(a agents.Agent) bool { _, ok := a.(T); return ok })
+}
+
 // Configurable are the agents gw init agent writes a config for (all but the ones gw only runs).
 func Configurable() []agents.Agent { return With[agents.ConfigWriter]() }
-
-// ConfigNames are the --agent values of gw init agent, in order.
-func ConfigNames() []string { return names(Configurable()) }
 
 // ForFile finds the agent whose config files have path's name (agents.Info.FileNames), for
 // gw doctor --agent-config.

@@ -18,7 +18,7 @@ func TestNames(t *testing.T) {
 		"copilot",
 		"gemini",
 	}
-	if got := Names(); !slices.Equal(got, want) {
+	if got := Names(All()); !slices.Equal(got, want) {
 		t.Fatalf("got %q", got)
 	}
 	if _, ok := Lookup("cursor"); ok {
@@ -32,8 +32,9 @@ func home(m map[string]string) agents.Place {
 
 // Every agent: a new config written for gw serve reads back as pointing at
 // it with the local token and every model; merging again changes nothing;
-// direct mode is refused with the reason or writes a reference to the key's
-// variable, never a token; gw run keeps the token out of the arguments.
+// direct mode is refused with the reason (by the merge and gw run's route) or
+// writes a reference to the key's variable, never a token; gw run keeps the
+// token out of the arguments.
 func TestEveryAgent(t *testing.T) {
 	for _, ag := range All() {
 		info := ag.Info()
@@ -149,6 +150,12 @@ func runOnly(t *testing.T, a agents.Agent) {
 
 func checkRun(t *testing.T, a agents.Runner, d agents.Declaration) {
 	t.Helper()
+	if dr, ok := a.(agents.DirectRefuser); ok {
+		why := dr.DirectRefusal()
+		if _, err := a.Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), why) {
+			t.Errorf("gw run in direct mode: %v, want it refused for its reason", err)
+		}
+	}
 	spec, err := a.Run(d)
 	if err != nil {
 		t.Fatal(err)

@@ -71,9 +71,8 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
-func (agent) DirectRefusal() string                            { return directRefusal }
-func (agent) ChoosesOwn() (def, small bool)                    { return false, true } // its Haiku tier
+func (agent) DirectRefusal() string         { return directRefusal }
+func (agent) ChoosesOwn() (def, small bool) { return false, true } // its Haiku tier
 
 // RunOverride: a key in the settings' "env" (gw serve's token of another install, or an API key) is what
 // Claude Code sends, whatever gw run puts in its environment.
@@ -94,11 +93,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 		if d := e.Getenv(configDirEnv); d != "" {
 			return filepath.Join(d, settingsFile), nil
 		}
-		h, err := e.Home()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(h, projectDirName, settingsFile), nil
+		return e.Home(projectDirName, settingsFile)
 	case agents.Project:
 		if e.WorkDir == "" {
 			return "", fmt.Errorf("no working directory for the project settings")
@@ -251,7 +246,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 // the ones that are not secret also as --settings, which wins over an env
 // block in the user's settings files. The token stays in the environment:
 // a settings file that sets ANTHROPIC_AUTH_TOKEN itself still wins over it.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if d.Mode == agents.Direct {
 		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
 	}

@@ -37,16 +37,6 @@ func TestMergeKeepsOtherVariables(t *testing.T) {
 	}
 }
 
-func TestDirectModeRefused(t *testing.T) {
-	_, err := Merge(nil, agentstest.DirectDecl())
-	if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "chat completions only") {
-		t.Fatalf("got %v", err)
-	}
-	if _, err := Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
-		t.Fatalf("Run: got %v", err)
-	}
-}
-
 // A comment is refused at its position: Claude Code would reject the file.
 func TestCommentRefusedWithPosition(t *testing.T) {
 	_, err := Merge([]byte("{\n  \"env\": {}, // here\n}\n"), agentstest.Decl())
@@ -58,7 +48,7 @@ func TestCommentRefusedWithPosition(t *testing.T) {
 
 func TestRunTokenOnlyInEnv(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}

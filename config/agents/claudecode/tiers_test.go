@@ -77,7 +77,7 @@ func TestSlotsHoldTheirClass(t *testing.T) {
 			if got := slotIDs(d); got != tc.want {
 				t.Errorf("slots %v, want %v", got, tc.want)
 			}
-			spec, err := Run(d)
+			spec, err := agent{}.Run(d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestMergeWritesTiers(t *testing.T) {
 
 // gw run always names the background model, so that its --settings wins over one a settings file names.
 func TestRunNamesTheBackgroundModel(t *testing.T) {
-	spec, err := Run(decl(t, sonnet46, "", sonnet46, haiku45))
+	spec, err := agent{}.Run(decl(t, sonnet46, "", sonnet46, haiku45))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,15 +59,14 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) DirectRefusal() string                                  { return directRefusal }
-func (agent) Files(s agents.Scope, p agents.Place) ([]string, error) { return Paths(s, p) }
+func (agent) DirectRefusal() string { return directRefusal }
 func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
 	return MergeAt(srcs[0], srcs[1], d, time.Now())
 }
 func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs[0], srcs[1]) }
 
-// Paths are providers.json and models.json.
-func Paths(s agents.Scope, e agents.Place) ([]string, error) {
+// Files are providers.json and models.json.
+func (agent) Files(s agents.Scope, e agents.Place) ([]string, error) {
 	if s == agents.Project {
 		return nil, errors.New("Cline keeps provider settings per user only (~/.cline/data/settings); run without --project")
 	}
@@ -80,11 +79,10 @@ func Paths(s agents.Scope, e agents.Place) ([]string, error) {
 		if data == "" {
 			dir := strings.TrimSpace(e.Getenv("CLINE_DIR"))
 			if dir == "" {
-				h, err := e.Home()
-				if err != nil {
+				var err error
+				if dir, err = e.Home(".cline"); err != nil {
 					return nil, err
 				}
-				dir = filepath.Join(h, ".cline")
 			}
 			data = filepath.Join(dir, "data")
 		}
@@ -122,11 +120,11 @@ func MergeAt(providersSrc, modelsSrc []byte, d agents.Declaration, now time.Time
 	}
 	pres.Created = !before.Configured
 	after, err := Inspect(pres.Data, mres.Data)
-	if err != nil {
-		return nil, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
+	if err := d.CheckMerged("the merged settings", after, err); err != nil {
+		return nil, err
 	}
-	if after.BaseURL != d.BaseURL || after.LocalToken != d.Token || !sameSet(after.Models, d.IDs()) {
-		return nil, errors.New("internal error: the merged settings do not hold gw's provider; nothing was written")
+	if after.LocalToken != d.Token {
+		return nil, errors.New("internal error: the merged settings do not hold gw serve's local token; nothing was written")
 	}
 	return []agents.Result{pres, mres}, nil
 }
@@ -153,11 +151,7 @@ func mergeProviders(src []byte, d agents.Declaration, now time.Time) (agents.Res
 			return agents.Result{}, err
 		}
 	}
-	providers, err := f.Object(top, "providers")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	entry, err := f.Object(providers, ProviderID)
+	entry, err := f.Object(top, "providers", ProviderID)
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -194,15 +188,7 @@ func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
 	if _, err := f.Apply(top, jsonc.Want{Fields: []jsonc.Field{{Key: "version", Val: 1, OnlyIfMissing: true}}}); err != nil {
 		return agents.Result{}, err
 	}
-	providers, err := f.Object(top, "providers")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	entry, err := f.Object(providers, ProviderID)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	models, err := f.Object(entry, "models")
+	models, err := f.Object(top, "providers", ProviderID, "models")
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -251,13 +237,6 @@ func modelFields(m agents.Model) jsonc.Want {
 		{Key: "supportsAttachments", Val: m.Attachment},
 		{Key: "supportsReasoning", Val: m.Reasoning},
 	}}
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 // Inspect reads the openai-compatible provider back from providers.json

@@ -2,7 +2,6 @@ package cline
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -107,13 +106,6 @@ func TestUpdatedAtOnlyOnChange(t *testing.T) {
 	}
 }
 
-func TestDirectModeRefused(t *testing.T) {
-	_, err := MergeAt(nil, nil, agentstest.DirectDecl(), now)
-	if !errors.Is(err, agents.ErrDirectRefused) {
-		t.Fatalf("got %v", err)
-	}
-}
-
 func TestPaths(t *testing.T) {
 	env := func(m map[string]string) agents.Place {
 		return agents.Place{Getenv: func(k string) string { return m[k] }}
@@ -127,12 +119,12 @@ func TestPaths(t *testing.T) {
 		{map[string]string{"HOME": "/h", "CLINE_DATA_DIR": "/d"}, "/d/settings/providers.json"},
 		{map[string]string{"CLINE_PROVIDER_SETTINGS_PATH": "/x/p.json"}, "/x/p.json"},
 	} {
-		ps, err := Paths(agents.Global, env(c.env))
+		ps, err := agent{}.Files(agents.Global, env(c.env))
 		if err != nil || ps[0] != c.want || !strings.HasSuffix(ps[1], "/models.json") {
 			t.Errorf("%v: %q %v", c.env, ps, err)
 		}
 	}
-	if _, err := Paths(agents.Project, env(nil)); err == nil {
+	if _, err := (agent{}).Files(agents.Project, env(nil)); err == nil {
 		t.Error("Cline has no project settings")
 	}
 }

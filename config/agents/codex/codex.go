@@ -57,8 +57,7 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
-func (agent) DirectRefusal() string                            { return directRefusal }
+func (agent) DirectRefusal() string { return directRefusal }
 
 // ServeRoutes: gw serve answers Codex's model catalog (Catalog) itself.
 func (agent) ServeRoutes() []agents.ServeRoute {
@@ -72,11 +71,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 		if h := e.Getenv("CODEX_HOME"); h != "" {
 			return filepath.Join(h, "config.toml"), nil
 		}
-		h, err := e.Home()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(h, ".codex", "config.toml"), nil
+		return e.Home(".codex", "config.toml")
 	case agents.Project:
 		a := Agent().Info().RemedyAgent()
 		return "", remedy.With(errors.New("Codex ignores model_provider and model_providers in a project's .codex/config.toml (it says so when it starts)"),
@@ -201,7 +196,7 @@ const runProvider = "gw-run"
 // Run is gw run's route: -c overrides that define and select a provider of
 // gw run's own, runProvider (nothing secret), with env_key naming
 // GW_LOCAL_TOKEN, which holds the token in Codex's environment.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if d.Mode == agents.Direct {
 		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
 	}

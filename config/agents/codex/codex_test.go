@@ -77,15 +77,6 @@ func TestUnchangedValuesKeepSpelling(t *testing.T) {
 	}
 }
 
-func TestDirectModeRefused(t *testing.T) {
-	if _, err := Merge(nil, agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "responses") {
-		t.Fatalf("got %v", err)
-	}
-	if _, err := Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
-		t.Fatalf("got %v", err)
-	}
-}
-
 func TestParseErrorHasPosition(t *testing.T) {
 	_, err := Merge([]byte("[tui]\nx = 1\nmodel = \n"), agentstest.Decl())
 	var pe *agents.ParseError
@@ -96,7 +87,7 @@ func TestParseErrorHasPosition(t *testing.T) {
 
 func TestRunTokenOnlyInEnv(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,11 +61,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 		if d := e.Getenv("CONTINUE_GLOBAL_DIR"); d != "" {
 			return filepath.Join(d, "config.yaml"), nil
 		}
-		h, err := e.Home()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(h, ".continue", "config.yaml"), nil
+		return e.Home(".continue", "config.yaml")
 	case agents.Project:
 		return "", errors.New("Continue reads its models from ~/.continue/config.yaml only; run without --project")
 	}
@@ -195,8 +191,8 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	}
 	res.Data, res.Changed = out, string(out) != string(src)
 	after, err := Inspect(out)
-	if err != nil || after.BaseURL != d.BaseURL || !sameSet(after.Models, d.IDs()) {
-		return agents.Result{}, fmt.Errorf("internal error: the merged config does not hold gw's models (%v); nothing was written", err)
+	if err := d.CheckMerged("the merged config", after, err); err != nil {
+		return agents.Result{}, err
 	}
 	if w := firstChat(out); w != "" {
 		name := names[def.ID]
@@ -209,13 +205,6 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("Continue reads the key from %s (the environment, or ~/.continue/.env): set it where Continue starts", d.KeyVar()))
 	}
 	return res, nil
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 // Inspect reads gw's entries back from config.yaml.

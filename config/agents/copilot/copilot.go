@@ -38,11 +38,9 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
-
 // Run is gw run's route: the provider and the model in Copilot CLI's environment, the local token as its
 // API key. Nothing in the arguments.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if err := d.Validate(); err != nil {
 		return agents.RunSpec{}, err
 	}

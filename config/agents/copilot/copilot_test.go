@@ -11,7 +11,7 @@ import (
 // (Copilot CLI knows none of the service's ids); the token only in the environment.
 func TestRun(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestRun(t *testing.T) {
 	if !slices.Equal(spec.Env, want) || len(spec.Args) != 0 || len(spec.Files) != 0 {
 		t.Errorf("%+v", spec)
 	}
-	if _, err := Run(agentstest.DirectDecl()); err == nil {
+	if _, err := (agent{}).Run(agentstest.DirectDecl()); err == nil {
 		t.Error("direct mode has no run route")
 	}
 }

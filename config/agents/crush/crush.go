@@ -68,11 +68,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 		if d := e.Getenv("CRUSH_GLOBAL_CONFIG"); d != "" {
 			return filepath.Join(d, "crush.json"), nil
 		}
-		x, err := e.XDGConfig()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(x, "crush", "crush.json"), nil
+		return e.XDGConfig("crush", "crush.json")
 	case agents.Project:
 		if e.WorkDir == "" {
 			return "", errors.New("no working directory for the project config")
@@ -177,11 +173,8 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	res.Data = f.Pack()
 	res.Changed = string(res.Data) != string(src)
 	after, err := Inspect(res.Data)
-	if err != nil {
-		return agents.Result{}, fmt.Errorf("internal error: the merged config does not parse (%v); nothing was written", err)
-	}
-	if after.BaseURL != d.BaseURL || !sameSet(after.Models, d.IDs()) {
-		return agents.Result{}, errors.New("internal error: the merged config does not hold gw's models; nothing was written")
+	if err := d.CheckMerged("the merged config", after, err); err != nil {
+		return agents.Result{}, err
 	}
 	return res, nil
 }
@@ -191,13 +184,6 @@ func slot(id string) jsonc.Want {
 		{Key: "model", Val: id},
 		{Key: "provider", Val: agents.ProviderID},
 	}}
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 var envRef = regexp.MustCompile(`^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$`)

@@ -53,17 +53,11 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
-
 // Path is droid's user settings file; gw writes no project settings for it.
 func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
-		h, err := e.Home()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(h, ".factory", "settings.json"), nil
+		return e.Home(".factory", "settings.json")
 	case agents.Project:
 		return "", remedy.With(errors.New("gw writes Factory droid's custom models into its user settings (~/.factory/settings.json), not a project's"),
 			remedy.Remedy{Do: remedy.InitAgentGlobal, Agent: Agent().Info().RemedyAgent()})
@@ -135,22 +129,13 @@ func merge(src []byte, d agents.Declaration, run bool) (agents.Result, error) {
 	res.Data = f.Pack()
 	res.Changed = string(res.Data) != string(src)
 	after, err := Inspect(res.Data)
-	if err != nil {
-		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
-	}
-	if after.BaseURL != d.BaseURL || !slices.Equal(sorted(after.Models), sorted(d.IDs())) {
-		return agents.Result{}, errors.New("internal error: the merged settings do not hold gw's models; nothing was written")
+	if err := d.CheckMerged("the merged settings", after, err); err != nil {
+		return agents.Result{}, err
 	}
 	if d.Mode == agents.Direct {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("Factory droid reads the key from %s: set it in the environment droid starts in", d.KeyVar()))
 	}
 	return res, nil
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }
 
 var envRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
@@ -199,7 +184,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 
 // Run is gw run's route: gw's entries and default model in a settings file of gw run's directory, merged
 // by droid for this process only (--settings), their apiKey naming GW_LOCAL_TOKEN, set beside it.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if err := d.Validate(); err != nil {
 		return agents.RunSpec{}, err
 	}

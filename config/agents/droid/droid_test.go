@@ -74,7 +74,7 @@ func TestDirectModeNamesTheKeyVariable(t *testing.T) {
 // gw run: a runtime settings file for --settings whose entries name GW_LOCAL_TOKEN, set beside it.
 func TestRun(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestRun(t *testing.T) {
 	if err != nil || in.KeyKind != agents.KeyEnvRef || in.KeyRef != "GW_LOCAL_TOKEN" || len(in.Models) != 3 || in.Default != d.Default {
 		t.Errorf("%+v %v", in, err)
 	}
-	if _, err := Run(agentstest.DirectDecl()); err == nil {
+	if _, err := (agent{}).Run(agentstest.DirectDecl()); err == nil {
 		t.Error("direct mode has no run route")
 	}
 }

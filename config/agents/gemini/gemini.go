@@ -31,7 +31,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -75,17 +74,11 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) DirectRefusal() string                                  { return directRefusal }
-func (agent) Files(s agents.Scope, p agents.Place) ([]string, error) { return Paths(s, p) }
-func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
-	return Merge(srcs, d)
-}
-func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs) }
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
+func (agent) DirectRefusal() string { return directRefusal }
 
-// Paths are settings.json and .env in $GEMINI_CLI_HOME/.gemini (default
+// Files are settings.json and .env in $GEMINI_CLI_HOME/.gemini (default
 // ~/.gemini), or in the project's .gemini.
-func Paths(s agents.Scope, e agents.Place) ([]string, error) {
+func (agent) Files(s agents.Scope, e agents.Place) ([]string, error) {
 	var dir string
 	switch s {
 	case agents.Global:
@@ -110,7 +103,7 @@ func Paths(s agents.Scope, e agents.Place) ([]string, error) {
 
 // Merge writes d into settings.json and .env (srcs in Paths' order; nil: a
 // new file).
-func Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
+func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
 	if d.Mode == agents.Direct {
 		return nil, agents.RefuseDirect(displayName, directRefusal)
 	}
@@ -190,7 +183,7 @@ func InspectSettings(src []byte) (agents.Inspection, error) {
 }
 
 // Inspect reads both files back for doctor.
-func Inspect(srcs [][]byte) (agents.Inspection, error) {
+func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) {
 	if len(srcs) != 2 {
 		return agents.Inspection{}, fmt.Errorf("internal error: Gemini CLI has two files, got %d", len(srcs))
 	}
@@ -330,7 +323,7 @@ func readEnv(src []byte) map[string]string {
 // token) and GEMINI_MODEL in the environment, where they win over .env
 // files (Gemini CLI never overrides a variable already set), and Home for
 // the sign-in.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if d.Mode == agents.Direct {
 		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
 	}
@@ -532,18 +525,18 @@ func mirror(from, to, skip string) error {
 	if _, err := fsutil.MkdirAll(to, 0o700); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(from)
+	names, err := fsutil.ReadDirNames(from)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	for _, en := range entries {
-		if en.Name() == skip {
+	for _, name := range names {
+		if name == skip {
 			continue
 		}
-		if err := fsutil.Symlink(filepath.Join(from, en.Name()), filepath.Join(to, en.Name())); err != nil {
+		if err := fsutil.Symlink(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"errors"
 	"io/fs"
 	"maps"
 	"os"
@@ -70,22 +69,12 @@ func TestMergeSettingsReplacesLogin(t *testing.T) {
 	}
 }
 
-func TestDirectModeRefused(t *testing.T) {
-	_, err := Merge([][]byte{nil, nil}, agentstest.DirectDecl())
-	if !errors.Is(err, agents.ErrDirectRefused) || !strings.Contains(err.Error(), "Gemini API") {
-		t.Fatalf("got %v", err)
-	}
-	if _, err := Run(agentstest.DirectDecl()); !errors.Is(err, agents.ErrDirectRefused) {
-		t.Fatalf("Run: got %v", err)
-	}
-}
-
 // gw run: the environment, the base URL without /v1 (@google/genai adds
 // /v1beta itself), the token in GEMINI_API_KEY and in no argument; Home
 // for the sign-in.
 func TestRunEnvironment(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +152,7 @@ func prepared(t *testing.T, e agents.Place) (spec agents.RunSpec, dir string) {
 
 func preparedFor(t *testing.T, e agents.Place, terminal bool, args ...string) (spec agents.RunSpec, dir string) {
 	t.Helper()
-	spec, err := Run(agentstest.Decl())
+	spec, err := agent{}.Run(agentstest.Decl())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +197,7 @@ func TestHomeOnlyWithoutItsInteractiveInterface(t *testing.T) {
 	}
 	_, e, _ := homeMachine(t, map[string]string{})
 	spec, dir := preparedFor(t, e, true)
-	want, _ := Run(agentstest.Decl())
+	want, _ := agent{}.Run(agentstest.Decl())
 	if entries, _ := os.ReadDir(dir); !slices.Equal(spec.Env, want.Env) || len(spec.Notes)+len(spec.Warnings) != 0 || len(entries) != 0 {
 		t.Errorf("interactively: env %q, notes %q, warnings %q, the run's directory %v", spec.Env, spec.Notes, spec.Warnings, entries)
 	}
@@ -303,7 +292,7 @@ func TestHomeWhenASignInIsChosen(t *testing.T) {
 			home, e, _ := homeMachine(t, c.files)
 			before := snapshot(t, home)
 			spec, dir := prepared(t, e)
-			want, _ := Run(agentstest.Decl())
+			want, _ := agent{}.Run(agentstest.Decl())
 			if !slices.Equal(spec.Env, want.Env) || len(spec.Notes) != 0 {
 				t.Errorf("env %q, notes %q: want Gemini CLI's own home", spec.Env, spec.Notes)
 			}
@@ -323,15 +312,15 @@ func TestHomeWhenASignInIsChosen(t *testing.T) {
 
 func TestPaths(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	p, _ := Paths(agents.Global, agents.Place{Getenv: env(map[string]string{"HOME": "/h"})})
+	p, _ := agent{}.Files(agents.Global, agents.Place{Getenv: env(map[string]string{"HOME": "/h"})})
 	if strings.Join(p, " ") != "/h/.gemini/settings.json /h/.gemini/.env" {
 		t.Error(p)
 	}
-	p, _ = Paths(agents.Global, agents.Place{Getenv: env(map[string]string{"HOME": "/h", "GEMINI_CLI_HOME": "/g"})})
+	p, _ = agent{}.Files(agents.Global, agents.Place{Getenv: env(map[string]string{"HOME": "/h", "GEMINI_CLI_HOME": "/g"})})
 	if strings.Join(p, " ") != "/g/.gemini/settings.json /g/.gemini/.env" {
 		t.Error(p)
 	}
-	p, _ = Paths(agents.Project, agents.Place{Getenv: env(nil), WorkDir: "/w"})
+	p, _ = agent{}.Files(agents.Project, agents.Place{Getenv: env(nil), WorkDir: "/w"})
 	if strings.Join(p, " ") != "/w/.gemini/settings.json /w/.gemini/.env" {
 		t.Error(p)
 	}

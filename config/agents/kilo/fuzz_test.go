@@ -9,11 +9,5 @@ import (
 // FuzzMerge: any input is merged with what gw does not own kept (and a
 // second merge is a no-op), or refused, with the input untouched.
 func FuzzMerge(f *testing.F) {
-	agentstest.Seeds(f)
-	f.Fuzz(func(t *testing.T, src []byte) {
-		res, err := agentstest.MergeOnce(t, Merge, src, agentstest.Decl())
-		if err == nil {
-			agentstest.JSONKept(t, src, res.Data, "/provider/gw", "/model", "/small_model", "/$schema")
-		}
-	})
+	agentstest.FuzzMerge(f, Merge, agentstest.JSONOwns("/provider/gw", "/model", "/small_model", "/$schema"))
 }

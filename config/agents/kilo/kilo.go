@@ -52,8 +52,7 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
-func (agent) PlainKeysRemoved(old, new []byte) string          { return opencodefmt.PlainKeysRemoved(old, new) }
+func (agent) PlainKeysRemoved(old, new []byte) string { return opencodefmt.PlainKeysRemoved(old, new) }
 
 // Path is Kilo's config file for scope: kilo.jsonc in
 // $XDG_CONFIG_HOME/kilo (or ~/.config/kilo), or in the project's .kilo —
@@ -62,11 +61,10 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 	var dir string
 	switch s {
 	case agents.Global:
-		x, err := e.XDGConfig()
-		if err != nil {
+		var err error
+		if dir, err = e.XDGConfig("kilo"); err != nil {
 			return "", err
 		}
-		dir = filepath.Join(x, "kilo")
 	case agents.Project:
 		if e.WorkDir == "" {
 			return "", errors.New("no working directory for the project config")
@@ -106,4 +104,4 @@ func Inspect(src []byte) (agents.Inspection, error) {
 
 // Run is gw run's route: the provider as KILO_CONFIG_CONTENT, whose apiKey
 // refers to GW_LOCAL_TOKEN, set beside it. Nothing in the arguments.
-func Run(d agents.Declaration) (agents.RunSpec, error) { return format.Run(d) }
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return format.Run(d) }

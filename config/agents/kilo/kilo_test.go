@@ -50,7 +50,7 @@ func TestDirectModeWritesEnvReference(t *testing.T) {
 
 func TestRunTokenOnlyInEnv(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,6 @@ func (agent) Info() agents.Info {
 
 func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return format.Run(d) }
 func (agent) PlainKeysRemoved(old, new []byte) string          { return opencodefmt.PlainKeysRemoved(old, new) }
-func (agent) Companion(path string) (agents.Companion, bool)   { return companion(path) }
 func (agent) Providers(src []byte) ([]agents.Provider, error)  { return opencodefmt.Providers(src) }
 
 // Path is the config file for scope: the one OpenCode reads there (see Find).

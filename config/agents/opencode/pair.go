@@ -101,8 +101,8 @@ func (o Other) Note() string {
 	return fmt.Sprintf("OpenCode also reads %s and merges it with %s (where both set a key, %s wins)", o.Path, o.Of, filepath.Base(winner))
 }
 
-// companion is Other as agents.Agent's Companion hook: gw's provider in the file beside path.
-func companion(path string) (agents.Companion, bool) {
+// Companion is Other as an agents.CompanionReader: gw's provider in the file beside path.
+func (agent) Companion(path string) (agents.Companion, bool) {
 	o, ok := ReadOther(path, agents.ProviderID)
 	if !ok {
 		return agents.Companion{}, false

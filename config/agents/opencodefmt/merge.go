@@ -142,11 +142,6 @@ func Merge(src []byte, p Provider, opts MergeOptions) (Result, error) {
 	return res, nil
 }
 
-// parseDoc parses the config (no BOM); see jsonc.ParseValue.
-func parseDoc(body []byte, nl string) (root hujson.Value, fresh, addedNL bool, err error) {
-	return jsonc.ParseValue(body, nl)
-}
-
 func modelFields(m Model) jsonc.Want {
 	input := []string{"text"}
 	if m.Attachment {
@@ -337,19 +332,12 @@ func checkOutput(out []byte, p Provider) error {
 		if pi.ID != p.ID {
 			continue
 		}
-		if pi.BaseURL != p.BaseURL || !sameSet(pi.Models, modelIDs(p)) {
+		if pi.BaseURL != p.BaseURL || !agents.SameIDs(pi.Models, modelIDs(p)) {
 			return fmt.Errorf("internal error: merged config does not hold the expected provider; nothing was written")
 		}
 		return nil
 	}
 	return fmt.Errorf("internal error: merged config lacks provider %q; nothing was written", p.ID)
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 // listWarnings: a hand-written whitelist/blacklist in our provider hides
@@ -384,6 +372,3 @@ func listWarnings(d *jsonc.Doc, top jsonc.ObjRef, p Provider) []string {
 func jsonPointerEscape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
-
-// memberName is the name of an object member (tests use it).
-func memberName(m hujson.ObjectMember) string { return jsonc.MemberName(m) }

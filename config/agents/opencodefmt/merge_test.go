@@ -14,6 +14,8 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/modelgateway/gw/config/agentfile"
+	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/config/jsonc"
 	"github.com/modelgateway/gw/config/textedit"
 )
 
@@ -128,7 +130,7 @@ func checkMerged(t *testing.T, src []byte, res Result, p Provider, opts MergeOpt
 	if ours.BaseURL != p.BaseURL {
 		t.Errorf("baseURL = %q, want %q", ours.BaseURL, p.BaseURL)
 	}
-	if !sameSet(ours.Models, modelIDs(p)) {
+	if !agents.SameIDs(ours.Models, modelIDs(p)) {
 		t.Errorf("models = %v, want %v", ours.Models, modelIDs(p))
 	}
 	if opts.Model != "" && sum.Model != p.ID+"/"+opts.Model {
@@ -165,11 +167,11 @@ func preserved(src, out []byte, id string) error {
 		}
 		return nil
 	}
-	a, _, _, err := parseDoc(bytes.Clone(body), "\n")
+	a, _, _, err := jsonc.ParseValue(bytes.Clone(body), "\n")
 	if err != nil {
 		return fmt.Errorf("source does not parse: %v", err)
 	}
-	b, _, _, err := parseDoc(bytes.Clone(bytes.TrimPrefix(out, []byte(textedit.BOM))), "\n")
+	b, _, _, err := jsonc.ParseValue(bytes.Clone(bytes.TrimPrefix(out, []byte(textedit.BOM))), "\n")
 	if err != nil {
 		return fmt.Errorf("output does not parse: %v\n%s", err, out)
 	}
@@ -228,7 +230,7 @@ func sameMembers(a, b *hujson.Object, owned map[string]bool, where string) error
 	keep := func(o *hujson.Object) []hujson.ObjectMember {
 		var out []hujson.ObjectMember
 		for _, m := range o.Members {
-			if !owned[memberName(m)] {
+			if !owned[jsonc.MemberName(m)] {
 				out = append(out, m)
 			}
 		}
@@ -239,9 +241,9 @@ func sameMembers(a, b *hujson.Object, owned map[string]bool, where string) error
 		return fmt.Errorf("%s: %d members of the user's became %d", where, len(am), len(bm))
 	}
 	for i := range am {
-		name := memberName(am[i])
-		if memberName(bm[i]) != name {
-			return fmt.Errorf("%s%s moved or was renamed to %s", where, name, memberName(bm[i]))
+		name := jsonc.MemberName(am[i])
+		if jsonc.MemberName(bm[i]) != name {
+			return fmt.Errorf("%s%s moved or was renamed to %s", where, name, jsonc.MemberName(bm[i]))
 		}
 		if got, want := packTrimmed(bm[i].Value), packTrimmed(am[i].Value); !bytes.Equal(got, want) {
 			return fmt.Errorf("%s%s changed: %q -> %q", where, name, want, got)

@@ -58,7 +58,7 @@ func ReadModels(src []byte) (Summary, error) {
 	if hujson.Extra(body).IsValid() {
 		return Summary{}, nil // empty or only comments: nothing configured
 	}
-	root, _, _, err := parseDoc(body, "\n")
+	root, _, _, err := jsonc.ParseValue(body, "\n")
 	if err != nil {
 		return Summary{}, err
 	}
@@ -130,24 +130,19 @@ func References(src []byte, id string) ([]string, error) {
 	if hujson.Extra(body).IsValid() {
 		return nil, nil
 	}
-	root, _, _, err := parseDoc(body, "\n")
+	root, _, _, err := jsonc.ParseValue(body, "\n")
 	if err != nil {
 		return nil, err
 	}
 	top, _ := root.Value.(*hujson.Object)
 	var refs []string
-	if member(objOf(member(top, "provider")), id) != nil {
+	if jsonc.Member(jsonc.ObjOf(jsonc.Member(top, "provider")), id) != nil {
 		refs = append(refs, fmt.Sprintf("provider %q", id))
 	}
 	for _, k := range []string{"model", "small_model"} {
-		if v := str(member(top, k)); strings.HasPrefix(v, id+"/") {
+		if v := jsonc.Str(jsonc.Member(top, k)); strings.HasPrefix(v, id+"/") {
 			refs = append(refs, fmt.Sprintf("%q is %q", k, v))
 		}
 	}
 	return refs, nil
 }
-
-// Shorthands for the readers of this package (see jsonc for the editing).
-func member(o *hujson.Object, name string) *hujson.Value { return jsonc.Member(o, name) }
-func objOf(v *hujson.Value) *hujson.Object               { return jsonc.ObjOf(v) }
-func str(v *hujson.Value) string                         { return jsonc.Str(v) }

@@ -67,15 +67,8 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) Files(s agents.Scope, p agents.Place) ([]string, error) { return Files(s, p) }
-func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
-	return Merge(srcs, d)
-}
-func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) { return Inspect(srcs) }
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
-
 // Files are models.json and settings.json of pi's agent directory; pi has no project models.json.
-func Files(s agents.Scope, e agents.Place) ([]string, error) {
+func (agent) Files(s agents.Scope, e agents.Place) ([]string, error) {
 	switch s {
 	case agents.Global:
 	case agents.Project:
@@ -93,11 +86,10 @@ func Files(s agents.Scope, e agents.Place) ([]string, error) {
 		}
 		dir = h + dir[1:]
 	case dir == "":
-		h, err := e.Home()
-		if err != nil {
+		var err error
+		if dir, err = e.Home(".pi", "agent"); err != nil {
 			return nil, err
 		}
-		dir = filepath.Join(h, ".pi", "agent")
 	case !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "/"):
 		return nil, fmt.Errorf("%s=%q is not an absolute path; set it to an absolute path or unset it", dirEnv, dir)
 	}
@@ -145,15 +137,15 @@ func model(m agents.Model, run bool) jsonc.Keyed {
 }
 
 // Merge writes d into models.json and settings.json (srcs in Files' order, nil for a missing file).
-func Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
+func (agent) Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
 	if len(srcs) != 2 {
 		return nil, errors.New("internal error: pi's merge takes models.json and settings.json")
 	}
-	m, err := mergeModels(srcs[0], d)
+	m, err := MergeModels(srcs[0], d)
 	if err != nil {
 		return nil, err
 	}
-	s, err := mergeSettings(srcs[1], d)
+	s, err := MergeSettings(srcs[1], d)
 	if err != nil {
 		return nil, err
 	}
@@ -164,25 +156,14 @@ func Merge(srcs [][]byte, d agents.Declaration) ([]agents.Result, error) {
 	return []agents.Result{m, s}, nil
 }
 
-// MergeModels is Merge's models.json half, for the corpus tests.
-func MergeModels(src []byte, d agents.Declaration) (agents.Result, error) { return mergeModels(src, d) }
-
-// MergeSettings is Merge's settings.json half.
-func MergeSettings(src []byte, d agents.Declaration) (agents.Result, error) {
-	return mergeSettings(src, d)
-}
-
-func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
-	before, f, top, err := agents.OpenJSON(src, d, func(b []byte) (agents.Inspection, error) { return inspectModels(b) }, modelsDialect)
+// MergeModels is Merge's models.json half.
+func MergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
+	before, f, top, err := agents.OpenJSON(src, d, inspectModels, modelsDialect)
 	if err != nil {
 		return agents.Result{}, err
 	}
 	res := agents.Result{Created: !before.Configured}
-	providers, err := f.Object(top, "providers")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	gw, err := f.Object(providers, agents.ProviderID)
+	gw, err := f.Object(top, "providers", agents.ProviderID)
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -207,14 +188,15 @@ func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
 	if err != nil {
 		return agents.Result{}, fmt.Errorf("internal error: the merged models.json does not parse (%v); nothing was written", err)
 	}
-	if !slices.Equal(sorted(after.Models), sorted(d.IDs())) {
+	if !agents.SameIDs(after.Models, d.IDs()) {
 		return agents.Result{}, errors.New("internal error: the merged models.json does not hold gw's models; nothing was written")
 	}
 	return res, nil
 }
 
-func mergeSettings(src []byte, d agents.Declaration) (agents.Result, error) {
-	_, f, top, err := agents.OpenJSON(src, d, func(b []byte) (agents.Inspection, error) { return inspectSettings(b) }, settingsDialect)
+// MergeSettings is Merge's settings.json half.
+func MergeSettings(src []byte, d agents.Declaration) (agents.Result, error) {
+	_, f, top, err := agents.OpenJSON(src, d, inspectSettings, settingsDialect)
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -229,16 +211,10 @@ func mergeSettings(src []byte, d agents.Declaration) (agents.Result, error) {
 	return res, nil
 }
 
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
-}
-
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Inspect reads gw's provider back from models.json and the default model from settings.json.
-func Inspect(srcs [][]byte) (agents.Inspection, error) {
+func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) {
 	if len(srcs) != 2 {
 		return agents.Inspection{}, errors.New("internal error: pi's inspect takes models.json and settings.json")
 	}
@@ -320,7 +296,7 @@ export default function (pi) {
 // Run is gw run's route: an extension (in gw run's directory for this run) that registers gw's provider,
 // loaded with -e, and --provider gw --model. The local token is in GW_LOCAL_TOKEN, which the provider's
 // apiKey names. Nothing of pi's own is written.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if err := d.Validate(); err != nil {
 		return agents.RunSpec{}, err
 	}

@@ -79,7 +79,7 @@ func TestModelsAsPiReadsThem(t *testing.T) {
 // Direct mode: chat completions at the service, the key by its variable's name, and a warning saying what
 // that costs.
 func TestDirectMode(t *testing.T) {
-	rs, err := Merge(make([][]byte, 2), agentstest.DirectDecl())
+	rs, err := agent{}.Merge(make([][]byte, 2), agentstest.DirectDecl())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestDirectMode(t *testing.T) {
 	if !strings.Contains(s, `"api": "openai-completions"`) || !strings.Contains(s, `"apiKey": "GW_API_KEY"`) || strings.Contains(s, "gw-local-") {
 		t.Errorf("%s", s)
 	}
-	in, _ := Inspect([][]byte{rs[0].Data, rs[1].Data})
+	in, _ := agent{}.Inspect([][]byte{rs[0].Data, rs[1].Data})
 	if in.KeyKind != agents.KeyEnvRef || in.KeyRef != "GW_API_KEY" || len(rs[0].Warnings) != 2 || !strings.Contains(rs[0].Warnings[1], "thought signature") {
 		t.Errorf("%+v %+v", in, rs[0])
 	}
@@ -97,7 +97,7 @@ func TestDirectMode(t *testing.T) {
 // registerProvider reads them); the arguments load it and pick gw's default model.
 func TestRun(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestRun(t *testing.T) {
 	if p.APIKey != "GW_LOCAL_TOKEN" || len(p.Models) != 3 || len(p.Models[0].Cost) != 4 || strings.Contains(ext, d.Token) {
 		t.Errorf("%s", ext)
 	}
-	if _, err := Run(agentstest.DirectDecl()); err == nil {
+	if _, err := (agent{}).Run(agentstest.DirectDecl()); err == nil {
 		t.Error("direct mode has no run route")
 	}
 }
@@ -141,12 +141,12 @@ func TestFiles(t *testing.T) {
 		{map[string]string{"HOME": "/home/u", "PI_CODING_AGENT_DIR": "~/pi"}, "/home/u/pi/models.json"},
 		{map[string]string{"HOME": "/home/u", "PI_CODING_AGENT_DIR": "/etc/pi"}, "/etc/pi/models.json"},
 	} {
-		files, err := Files(agents.Global, env(tt.vars))
+		files, err := agent{}.Files(agents.Global, env(tt.vars))
 		if err != nil || files[0] != tt.want || !strings.HasSuffix(files[1], "/settings.json") {
 			t.Errorf("%v: %q %v", tt.vars, files, err)
 		}
 	}
-	if _, err := Files(agents.Global, env(map[string]string{"HOME": "/home/u", "PI_CODING_AGENT_DIR": "pi"})); err == nil {
+	if _, err := (agent{}).Files(agents.Global, env(map[string]string{"HOME": "/home/u", "PI_CODING_AGENT_DIR": "pi"})); err == nil {
 		t.Error("a relative PI_CODING_AGENT_DIR is refused")
 	}
 }

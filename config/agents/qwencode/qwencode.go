@@ -60,8 +60,6 @@ func (agent) Info() agents.Info {
 	}
 }
 
-func (agent) Run(d agents.Declaration) (agents.RunSpec, error) { return Run(d) }
-
 // RunOverride: Qwen Code prefers an entry of modelProviders for a model id to the environment's, so gw's
 // entries under another base URL win over gw run's.
 func (agent) RunOverride(in agents.Inspection, d agents.Declaration) (agents.Override, bool) {
@@ -75,11 +73,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 		if h := e.Getenv(homeEnv); h != "" {
 			return filepath.Join(h, "settings.json"), nil
 		}
-		h, err := e.Home()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(h, ".qwen", "settings.json"), nil
+		return e.Home(".qwen", "settings.json")
 	case agents.Project:
 		if e.WorkDir == "" {
 			return "", errors.New("no working directory for the project settings")
@@ -188,20 +182,11 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	res.Data = f.Pack()
 	res.Changed = string(res.Data) != string(src)
 	after, err := Inspect(res.Data)
-	if err != nil {
-		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not parse (%v); nothing was written", err)
-	}
-	if after.BaseURL != d.BaseURL || !slices.Equal(sorted(after.Models), sorted(d.IDs())) {
-		return agents.Result{}, errors.New("internal error: the merged settings do not hold gw's models; nothing was written")
+	if err := d.CheckMerged("the merged settings", after, err); err != nil {
+		return agents.Result{}, err
 	}
 	res.Warnings = warnings(res.Data, d)
 	return res, nil
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }
 
 // warnings: what would stop Qwen Code from using gw's entries.
@@ -282,7 +267,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 // (checked with 0.15.10): an entry of modelProviders.openai in the user's
 // settings with the same model id and another baseUrl — a stale gw init;
 // Inspect shows it (BaseURL), and gw init agent --agent qwen-code fixes it.
-func Run(d agents.Declaration) (agents.RunSpec, error) {
+func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if err := d.Validate(); err != nil {
 		return agents.RunSpec{}, err
 	}

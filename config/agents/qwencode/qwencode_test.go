@@ -81,7 +81,7 @@ func TestProxyModeTokenInEnvBlock(t *testing.T) {
 
 func TestRun(t *testing.T) {
 	d := agentstest.Decl()
-	spec, err := Run(d)
+	spec, err := agent{}.Run(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestRun(t *testing.T) {
 	if !slices.Equal(spec.Env, want) || !slices.Equal(spec.Args, []string{"--auth-type", "openai", "--model", d.Default, "--openai-base-url", d.BaseURL}) {
 		t.Errorf("%+v", spec)
 	}
-	if _, err := Run(agentstest.DirectDecl()); err == nil {
+	if _, err := (agent{}).Run(agentstest.DirectDecl()); err == nil {
 		t.Error("direct mode has no run route")
 	}
 }
