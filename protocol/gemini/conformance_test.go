@@ -17,9 +17,6 @@ func TestConformance(t *testing.T) {
 	translatetest.Run(t, translatetest.Conformance{
 		Protocol: Protocol{},
 		Carries:  []translatetest.Dialect{translatetest.Plain, translatetest.ThoughtSignature},
-		Known: map[string]string{"Broken/cut": "a stream cut short (io.ErrUnexpectedEOF) is said without the spec's " +
-			"\"unable to connect to API: \" first and without what to do, unlike a connection reset and the other translators",
-		},
 		Client: translatetest.Client{
 			Request: geminiRequest,
 			Whole: func(t testing.TB, a tr.Answer) translatetest.Answer {
