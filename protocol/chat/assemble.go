@@ -19,8 +19,10 @@ import "strings"
 //     text, which is then not read.
 //   - A segment goes on while the same dialect (and OpenRouter's index)
 //     does; a LiteLLM thinking block ends once signed. Anything else in
-//     between — text, a refusal, a sealed entry, another segment, a tool
-//     call beginning — ends it first.
+//     between — text, a refusal, a sealed entry, another segment, the calls
+//     completing — ends it first. A tool call beginning does not: a model
+//     may go on reasoning (and sign it) while the call is collected, and
+//     the signature signs the whole segment.
 //   - Plain text first, then structured reasoning of the same segment (a
 //     service that sent the text alone, then its signature): the signature
 //     signs that text, so the plain segment becomes the structured one.
@@ -290,7 +292,6 @@ type StreamedCall struct {
 func (a *Assembler) call(d *ToolCallDelta) {
 	c := a.byIndex[d.Index]
 	if c == nil || d.ID != "" && c.ID != "" && d.ID != c.ID {
-		a.endSegment()
 		if a.byIndex == nil {
 			a.byIndex = map[int]*StreamedCall{}
 		}

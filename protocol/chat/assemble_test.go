@@ -72,7 +72,8 @@ func samePieces(t *testing.T, got, want []string) {
 // segments — plain text, OpenRouter's entries by index (the signature,
 // format and id said when the entry ends), its summaries, LiteLLM's blocks
 // (a signed one ends) — the plain copy a structured dialect repeats is not
-// read twice, and text, a sealed entry or a call in between ends a segment.
+// read twice, and text or a sealed entry in between ends a segment; a call
+// beginning does not (the calls completing do).
 func TestAssemblerReasoningSegments(t *testing.T) {
 	var a Assembler
 	got := assemble(t, &a, "end",
@@ -103,8 +104,9 @@ func TestAssemblerReasoningSegments(t *testing.T) {
 		"segment lt", "reasoning lt x", "end lt sig=L1 format= id=",
 		"segment lt", "reasoning lt y", "end lt sig= format= id=",
 		"sealed lt data=RED format= id=",
-		"segment plain", "reasoning plain before the call", "end plain sig= format= id=",
+		"segment plain", "reasoning plain before the call",
 		"call 0 c1 Read args={}",
+		"end plain sig= format= id=",
 		"done 0 c1 \"Read\" sig= args={}",
 	})
 }
@@ -202,10 +204,10 @@ func TestAssemblerCut(t *testing.T) {
 	call := delta(`{"reasoning_content":"r","tool_calls":[{"index":0,"id":"c1","function":{"name":"Read","arguments":"{\"pa"}}]}`)
 	other := `{"choices":[{"index":1,"delta":{"content":"second choice","tool_calls":[{"index":0,"id":"x","function":{"name":"X"}}]}}]}`
 	samePieces(t, assemble(t, &Assembler{}, "cut", call, other), []string{
-		"segment plain", "reasoning plain r", "end plain sig= format= id=", `call 0 c1 Read args={"pa`,
+		"segment plain", "reasoning plain r", `call 0 c1 Read args={"pa`, "end plain sig= format= id=",
 	})
 	samePieces(t, assemble(t, &Assembler{}, "end", call, other), []string{
-		"segment plain", "reasoning plain r", "end plain sig= format= id=", `call 0 c1 Read args={"pa`,
+		"segment plain", "reasoning plain r", `call 0 c1 Read args={"pa`, "end plain sig= format= id=",
 		`done 0 c1 "Read" sig= args={"pa`,
 	})
 	var a Assembler
@@ -213,4 +215,21 @@ func TestAssemblerCut(t *testing.T) {
 	if a.Usage() != nil || a.FinishReason != "" {
 		t.Errorf("usage %v, finish %q from a stream that sent neither", a.Usage(), a.FinishReason)
 	}
+}
+
+// TestAssemblerReasoningGoesOnAcrossACall: a model that goes on reasoning in
+// the same entry while a call is collected, and signs it last, signed the
+// whole entry: one segment, ended with its signature when the calls
+// complete.
+func TestAssemblerReasoningGoesOnAcrossACall(t *testing.T) {
+	got := assemble(t, &Assembler{}, "",
+		delta(`{"reasoning_details":[{"type":"reasoning.text","text":"Step one.","index":0}]}`),
+		delta(`{"tool_calls":[{"index":0,"id":"c1","function":{"name":"Read","arguments":"{}"}}]}`),
+		delta(`{"reasoning_details":[{"type":"reasoning.text","text":" Step two.","index":0,"signature":"S"}]}`),
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+	)
+	samePieces(t, got, []string{
+		"segment or", "reasoning or Step one.", "call 0 c1 Read args={}", "reasoning or  Step two.",
+		"end or sig=S format= id=", `done 0 c1 "Read" sig= args={}`,
+	})
 }

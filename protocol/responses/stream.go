@@ -472,7 +472,7 @@ func (s *StreamWriter) addCall(it *openItem) {
 	}
 	it.index = s.next
 	s.next++
-	it.callID = chat.ToolCallID(callIDOf(s.meta, it.call.ID, it.call.Index), it.call.Signature)
+	it.callID = chat.ToolCallID(callIDOf(s.meta, it.call.ID, it.call.N), it.call.Signature)
 	switch ref.kind {
 	case "custom":
 		it.id = s.meta.itemID("ctc", it.index)
@@ -497,7 +497,7 @@ func (s *StreamWriter) closeCall(it *openItem) {
 	if it.index < 0 { // local_shell: started only now
 		it.index = s.next
 		s.next++
-		it.callID = chat.ToolCallID(callIDOf(s.meta, it.call.ID, it.call.Index), it.call.Signature)
+		it.callID = chat.ToolCallID(callIDOf(s.meta, it.call.ID, it.call.N), it.call.Signature)
 	}
 	final := s.meta.toolCallItem(it.index, it.callID, it.call.Name, args, "completed")
 	switch f := final.(type) {

@@ -106,6 +106,19 @@ func streamCases() []streamCase {
 		chunks: []*chat.Chunk{Tool(0, "call_1", "Bash", `{"command":`), Tool(0, "", "Bash", `"ls"}`), Finish("tool_calls")},
 		want:   Answer{Stop: "tool_calls", Calls: []Call{{ID: "call_1", Name: "Bash", Args: `{"command":"ls"}`}}},
 	}, {
+		// The first name wins: a gateway that sends another later does not
+		// rename the call.
+		name:   "name changed in later deltas",
+		chunks: []*chat.Chunk{Tool(0, "call_1", "Bash", `{"command":`), Tool(0, "", "Read", `"ls"}`), Finish("tool_calls")},
+		want:   Answer{Stop: "tool_calls", Calls: []Call{{ID: "call_1", Name: "Bash", Args: `{"command":"ls"}`}}},
+	}, {
+		// A call after the finish reason is another call, even under the
+		// index of one before it, and each gets an id of its own.
+		name: "calls without ids numbered 0 around a finish reason",
+		chunks: []*chat.Chunk{Tool(0, "", "Read", `{"file_path":"a"}`), Finish("tool_calls"),
+			Tool(0, "", "Bash", `{"command":"ls"}`), Finish("tool_calls")},
+		want: Answer{Stop: "tool_calls", Calls: []Call{{Name: "Read", Args: `{"file_path":"a"}`}, {Name: "Bash", Args: `{"command":"ls"}`}}},
+	}, {
 		name:   "call without arguments or id",
 		chunks: []*chat.Chunk{Tool(0, "", "ListAgents", ""), Finish("tool_calls")},
 		want:   Answer{Stop: "tool_calls", Calls: []Call{{Name: "ListAgents", Args: `{}`}}},

@@ -256,6 +256,9 @@ func same(got, want Answer) error {
 			if g.Name != w.Name || compact(g.Args) != compact(w.Args) || w.ID != "" && g.ID != w.ID || g.ID == "" {
 				diffs = append(diffs, fmt.Sprintf("call %d %+v, want %+v", i, g, w))
 			}
+			if slices.ContainsFunc(got.Calls[:i], func(c Call) bool { return c.ID == g.ID }) {
+				diffs = append(diffs, fmt.Sprintf("call %d has the id of an earlier call, %q: the client cannot tell their results apart", i, g.ID))
+			}
 		}
 	}
 	if got.Stop != want.Stop {
