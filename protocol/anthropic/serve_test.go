@@ -191,3 +191,30 @@ func TestServeBadRequests(t *testing.T) {
 		t.Errorf("%d %s", res.StatusCode, e.Type)
 	}
 }
+
+// Some gateways answer an error with 200: it is still an error, never a
+// 200 with an error body, and in a stream it ends the answer.
+func TestServeErrorSentWith200(t *testing.T) {
+	body := `{"error":{"message":"Invalid API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`
+	answer := func(ct, data string) Upstream {
+		return func(context.Context, *tr.Call) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}}, Body: io.NopCloser(strings.NewReader(data))}, nil
+		}
+	}
+	gw := startGateway(t, &Handler{Upstream: answer("application/json", body)})
+	res, raw := post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`)
+	if e := errorOf(t, raw); res.StatusCode != 401 || !strings.HasPrefix(e.Message, "API key invalid or unauthorized: ") {
+		t.Errorf("whole: %d %q", res.StatusCode, e.Message)
+	}
+
+	stream := "data: " + `{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"}}]}` + "\n\ndata: " + body + "\n\n"
+	gw = startGateway(t, &Handler{Upstream: answer("text/event-stream", stream)})
+	_, raw = post(t, gw+"/v1/messages", `{"model":"vendor-a/model-a-sonnet-4.5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	a, err := checkStream(raw)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if a.text() != "Hi" || a.errType != TypeAuthentication || !strings.HasPrefix(a.errMessage, "API key invalid or unauthorized: ") {
+		t.Errorf("stream: %+v", a)
+	}
+}
