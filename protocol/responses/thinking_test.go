@@ -195,3 +195,31 @@ func TestThinkingReasoningBelongsToItsTurn(t *testing.T) {
 		t.Errorf("the reasoning of a turn without an answer went on: %s", s)
 	}
 }
+
+// TestReasoningItemsSealApart: an answer that reasons, writes, then reasons
+// again gives two reasoning items, and each one's encrypted_content holds
+// only its own signed reasoning, so that each goes back with the turn it
+// belongs to.
+func TestReasoningItemsSealApart(t *testing.T) {
+	b := runStream(t, thinkingMeta(t, true), chunksOf(t, []string{
+		`{"reasoning_details":[{"type":"reasoning.text","text":"first","index":0,"signature":"S1"}]}`,
+		`{"content":"Looking."}`,
+		`{"reasoning_details":[{"type":"reasoning.text","text":"second","index":0,"signature":"S2"}]}`,
+	}, "stop"), nil)
+	var sealed [][]chat.ReasoningDetail
+	for _, it := range checkStream(t, b).items {
+		if it["type"] != "reasoning" {
+			continue
+		}
+		enc, _ := it["encrypted_content"].(string)
+		var details []chat.ReasoningDetail
+		if _, err := chat.Unseal(enc, &details); err != nil {
+			t.Fatalf("item %v: %v", it["id"], err)
+		}
+		sealed = append(sealed, details)
+	}
+	if len(sealed) != 2 || len(sealed[0]) != 1 || sealed[0][0].Text != "first" || sealed[0][0].Signature != "S1" ||
+		len(sealed[1]) != 1 || sealed[1][0].Text != "second" || sealed[1][0].Signature != "S2" {
+		t.Errorf("sealed %+v, want [first S1] and [second S2] apart\n%s", sealed, b)
+	}
+}
