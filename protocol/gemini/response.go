@@ -10,32 +10,47 @@ import (
 )
 
 // FromResponse translates the service's whole chat completion into a
-// GenerateContentResponse.
+// GenerateContentResponse, read as a stream's answer is (chat.Assembler):
+// thoughts in every reasoning dialect, the text, then the model's refusal,
+// and the calls that have a name.
 func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	if len(r.Choices) == 0 {
 		return nil, errors.New("the service's answer has no choice")
 	}
-	c := r.Choices[0]
-	m := c.Message
+	var thought, text, refusal strings.Builder
+	var calls []*chat.StreamedCall
+	a := chat.Assembler{On: func(p chat.Piece) {
+		switch p.Kind {
+		case chat.PieceReasoning:
+			thought.WriteString(p.Text)
+		case chat.PieceText:
+			text.WriteString(p.Text)
+		case chat.PieceRefusal:
+			refusal.WriteString(p.Text)
+		case chat.PieceCallDone:
+			if p.Call.Name != "" { // a call without a name cannot be answered
+				calls = append(calls, p.Call)
+			}
+		}
+	}}
+	a.Chunk(chat.ChunkOf(r))
+	a.End()
 	var parts []outPart
-	if s := m.ReasoningText(); s != "" && meta.Thoughts {
-		parts = append(parts, outPart{Text: &s, Thought: true})
+	for _, b := range []*strings.Builder{&thought, &text, &refusal} {
+		if b.Len() > 0 && (b != &thought || meta.Thoughts) {
+			t := b.String()
+			parts = append(parts, outPart{Text: &t, Thought: b == &thought})
+		}
 	}
-	if m.Content != nil && *m.Content != "" {
-		parts = append(parts, outPart{Text: m.Content})
-	}
-	if m.Refusal != nil && *m.Refusal != "" {
-		parts = append(parts, outPart{Text: m.Refusal}) // as the stream shows it, after the text
-	}
-	for _, tc := range m.ToolCalls {
-		parts = append(parts, callPart(tc.ID, tc.Function.Name, tc.Function.Arguments, tc.ExtraContent.ThoughtSignature(), meta.IDs))
+	for _, c := range calls {
+		parts = append(parts, callPart(c.ID, c.Name, c.Args.String(), c.Signature, meta.IDs))
 	}
 	if len(parts) == 0 {
 		empty := ""
 		parts = []outPart{{Text: &empty}}
 	}
 	out := response{
-		Candidates:    []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(c.FinishReason)}},
+		Candidates:    []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(r.Choices[0].FinishReason)}},
 		UsageMetadata: usageOf(r.Usage),
 		ModelVersion:  modelVersion(meta, r.Model),
 		ResponseID:    meta.ResponseID,
