@@ -86,7 +86,7 @@ func marshalNoEscape(v any) ([]byte, error) {
 // body in OpenAI's shape keeps its other fields; any other body becomes
 // one in OpenAI's shape, and header's Content-Type says so.
 func keyRejectedBody(body []byte, e *api.Error, header http.Header) []byte {
-	msg := errorMessage(e)
+	msg := translate.Message(e)
 	if doc, ok := decodeObject(body); ok {
 		if inner, ok := doc["error"].(map[string]any); ok {
 			if _, ok := inner["message"].(string); ok {

@@ -23,6 +23,7 @@ import (
 	"github.com/modelgateway/gw/keychain"
 	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/responses"
+	"github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/reqlog"
 )
@@ -628,7 +629,7 @@ func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error
 	switch {
 	case errors.Is(context.Cause(ctx), ErrShuttingDown):
 		e.status, e.note = http.StatusServiceUnavailable, "aborted=shutting_down"
-		writeError(w, e.status, CodeUnreachable, errorMessage(shuttingDown("gw serve stopped before the service answered")))
+		writeError(w, e.status, CodeUnreachable, translate.Message(shuttingDown("gw serve stopped before the service answered")))
 	case ctx.Err() != nil:
 		// The client went away: nobody to answer. 499 as nginx logs it.
 		e.status, e.note = 499, "aborted=client_gone"
@@ -636,7 +637,7 @@ func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error
 		unreachable := api.ServiceUnreachable.Message()
 		msg := unreachable + ": " + err.Error()
 		if ae := api.ClassifyTransport(err); ae != nil {
-			msg = errorMessage(ae)
+			msg = translate.Message(ae)
 			if !strings.HasPrefix(msg, unreachable) {
 				msg = unreachable + ": " + msg
 			}

@@ -1,7 +1,10 @@
 package proxy
 
 import (
+	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,7 +59,7 @@ var sdkClients = []sdkClient{
 			"wrong key":           {class: "AuthenticationError", status: 401, kind: "authentication_error"},
 			"unreachable":         {class: "InternalServerError", status: 502, kind: "api_error"},
 		},
-		own: anthropicScenarios,
+		own: append(slices.Clone(messagesScenarios), anthropicScenarios...),
 	},
 	{
 		name: "openai Responses", script: "openai.mjs", dir: "openai-sdk", pkgs: []string{"openai"},
@@ -135,7 +138,9 @@ var incomplete = &sdkWant{class: "Error", says: "Incomplete JSON segment"}
 // the protocol gives an overload.
 func aiSDK(provider string, overloaded int, lacks map[string]string) sdkClient {
 	lacks["estimate"] = "the AI SDK gives the usage at the stream's end only"
-	lacks["reasoning events"] = "the AI SDK's reasoning parts are the reasoning's text"
+	if provider == "openai" {
+		lacks["reasoning events"] = "the AI SDK's reasoning parts are the reasoning's text"
+	}
 	wrongKey := 401
 	if provider == "openai" {
 		wrongKey = 400 // see openai's
@@ -163,6 +168,8 @@ func aiSDK(provider string, overloaded int, lacks map[string]string) sdkClient {
 	}
 	if provider == "openai" {
 		c.own = aiSDKOpenAIScenarios
+	} else {
+		c.own = messagesScenarios
 	}
 	return c
 }
@@ -285,3 +292,175 @@ var genaiScenarios = []sdkScenario{
 }
 
 func str(v any) string { s, _ := v.(string); return s }
+
+// messagesScenarios are the Messages API clients' own: @anthropic-ai/sdk, and
+// the AI SDK with its anthropic provider.
+var messagesScenarios = []sdkScenario{
+	// One answer with every signed reasoning dialect at once (the
+	// stand-in's mixed dialect): OpenRouter's signed text and encrypted
+	// entry, LiteLLM's signed thinking block and redacted block, and a tool
+	// call with Gemini's thought signature. The SDK must accept the
+	// signature_delta and redacted_thinking blocks and assemble exactly the
+	// blocks gw's stream meant, report each thinking block's signature, and
+	// its assistant message, sent back as it is with the call's result, must
+	// give the service each piece in the field of the dialect it came in.
+	{"every reasoning dialect in one answer, each given back in its own", func(t *testing.T, x *sdkRun) {
+		c := sdkCase{Model: sdkMixed, User: toolPrompt, Tools: []sdkTool{readTool}, Reasoning: true, Raw: true}
+		res := x.turn(t, c)
+		x.ok(t, res)
+		sent := x.last()
+		if sent.Reasoning != standin.ReasoningMixed || len(sent.Signed) != 5 {
+			t.Fatalf("the service answered in %q with %+v, want the mixed dialect's 5 signatures and encrypted blocks", sent.Reasoning, sent.Signed)
+		}
+		var native struct {
+			Events  []map[string]any `json:"events"`
+			Content []map[string]any `json:"content"`
+		}
+		remarshal(t, res.Native, &native)
+
+		// (a) The blocks, one by one, as gw's stream meant them.
+		meant := messagesBlocks(t, native.Events)
+		if len(native.Content) != len(meant) {
+			t.Fatalf("the SDK assembled %d blocks, gw's stream meant %d:\n%s\n%s", len(native.Content), len(meant), mustJSONText(native.Content), mustJSONText(meant))
+		}
+		var kinds []string
+		for i, b := range native.Content {
+			kinds = append(kinds, str(b["type"]))
+			if !reflect.DeepEqual(b, meant[i]) {
+				t.Errorf("block %d: the SDK assembled %s, gw's stream meant %s", i, mustJSONText(b), mustJSONText(meant[i]))
+			}
+		}
+		wantKinds := []string{"thinking", "redacted_thinking", "thinking", "redacted_thinking", "text", "tool_use"}
+		if !slices.Equal(kinds, wantKinds) {
+			t.Fatalf("blocks %q, want %q", kinds, wantKinds)
+		}
+		b := native.Content
+		for _, pair := range [][2]string{
+			{str(b[0]["thinking"]), str(b[2]["thinking"])}, {str(b[0]["signature"]), str(b[2]["signature"])},
+			{str(b[1]["data"]), str(b[3]["data"])},
+		} {
+			if pair[0] == "" || pair[1] == "" || pair[0] == pair[1] {
+				t.Errorf("the two dialects' blocks must each have their own: %q", pair)
+			}
+		}
+		if len(res.Calls) != 1 || res.Calls[0].Input != wantReads[0] {
+			t.Errorf("calls %+v, want one reading README.md", res.Calls)
+		}
+
+		// (b) The signatures the SDK reported, one a thinking block.
+		if want := []string{str(b[0]["signature"]), str(b[2]["signature"])}; !x.lacks(t, "reasoning events") && !slices.Equal(res.Reasoning.Events, want) {
+			t.Errorf("the SDK reported the signatures %q, want %q", res.Reasoning.Events, want)
+		}
+
+		// (c) Sent back as it is: each piece at the field of its dialect,
+		// exactly as the service sent it (the stand-in refuses a signature
+		// that does not sign its text, data it did not make, and the call
+		// without its thought signature).
+		c.Raw = false
+		x.answered(t, c, res)
+		got := x.last().Received
+		prefix := ""
+		if len(got) > 0 {
+			prefix, _, _ = strings.Cut(got[0].Where, ".")
+		}
+		var want []standin.Received
+		for _, s := range sent.Signed {
+			want = append(want, standin.Received{Where: prefix + "." + s.Where, Value: s.Value})
+		}
+		if !strings.HasPrefix(prefix, "messages[") || !reflect.DeepEqual(got, want) {
+			t.Errorf("the service got back\n%+v\nwant\n%+v", got, want)
+		}
+		var back struct {
+			Messages []struct {
+				Role       string `json:"role"`
+				ToolCallID string `json:"tool_call_id"`
+				ToolCalls  []struct {
+					ID string `json:"id"`
+				} `json:"tool_calls"`
+			} `json:"messages"`
+		}
+		raw := x.f.bodies.last(t).raw
+		if err := json.Unmarshal([]byte(raw), &back); err != nil {
+			t.Fatal(err)
+		}
+		var calls, results []string
+		for _, m := range back.Messages {
+			for _, tc := range m.ToolCalls {
+				calls = append(calls, tc.ID)
+			}
+			if m.Role == "tool" {
+				results = append(results, m.ToolCallID)
+			}
+		}
+		if len(calls) != 1 || !slices.Equal(results, calls) {
+			t.Errorf("the service got the calls %q and results for %q, want one result for the one call: %s", calls, results, raw)
+		}
+	}},
+}
+
+// messagesBlocks assembles the content blocks of a Messages API stream's
+// events, as the API defines them.
+func messagesBlocks(t *testing.T, events []map[string]any) []map[string]any {
+	t.Helper()
+	var blocks []map[string]any
+	inputs := map[int]string{}
+	at := func(ev map[string]any) (int, map[string]any) {
+		i, _ := ev["index"].(float64)
+		if int(i) >= len(blocks) {
+			t.Fatalf("an event of a block not started: %s", mustJSONText(ev))
+		}
+		return int(i), blocks[int(i)]
+	}
+	for _, ev := range events {
+		switch ev["type"] {
+		case "content_block_start":
+			b, _ := ev["content_block"].(map[string]any)
+			if i, _ := ev["index"].(float64); int(i) != len(blocks) {
+				t.Fatalf("block %v started as block %d", i, len(blocks))
+			}
+			blocks = append(blocks, maps.Clone(b))
+		case "content_block_delta":
+			i, b := at(ev)
+			d, _ := ev["delta"].(map[string]any)
+			switch d["type"] {
+			case "text_delta":
+				b["text"] = str(b["text"]) + str(d["text"])
+			case "thinking_delta":
+				b["thinking"] = str(b["thinking"]) + str(d["thinking"])
+			case "signature_delta":
+				b["signature"] = d["signature"]
+			case "input_json_delta":
+				inputs[i] += str(d["partial_json"])
+			default:
+				t.Errorf("an unknown delta: %s", mustJSONText(ev))
+			}
+		case "content_block_stop":
+			i, b := at(ev)
+			if in, ok := inputs[i]; ok {
+				var v any
+				if err := json.Unmarshal([]byte(in), &v); err != nil {
+					t.Errorf("block %d's input %q: %v", i, in, err)
+				}
+				b["input"] = v
+			}
+		}
+	}
+	return blocks
+}
+
+// remarshal decodes v, as decoded from JSON, into out.
+func remarshal(t *testing.T, v, out any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustJSONText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

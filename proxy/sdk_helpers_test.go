@@ -225,6 +225,7 @@ const (
 	sdkSigned    = "vendor-a/model-a-opus-4.5-thinking" // OpenRouter's signed and encrypted reasoning
 	sdkLiteLLM   = "vendor-a/model-a-sonnet-4.5-thinking"
 	sdkGemini    = "vendor-b/model-b-3-pro-preview" // a thought signature on its tool call
+	sdkMixed     = "vendor-a/model-a-haiku-4.5"     // all of them in one answer
 	overflowWant = "prompt is too long: 200001 tokens > 200000 maximum"
 )
 
@@ -235,6 +236,7 @@ func sdkRig(t *testing.T) (*rig, *sdkFaults) {
 		sdkSigned:  standin.ReasoningOpenRouter + "+redacted",
 		sdkLiteLLM: standin.ReasoningLiteLLM + "+redacted",
 		sdkPlain:   standin.ReasoningNone,
+		sdkMixed:   standin.ReasoningMixed + "+redacted",
 	}}})
 	return r, f
 }

@@ -36,6 +36,7 @@ type sdkCase struct {
 	Native      map[string]any  `json:"native,omitempty"`
 	API         string          `json:"api,omitempty"`
 	Base        string          `json:"base,omitempty"` // another gw serve's /v1
+	Raw         bool            `json:"raw,omitempty"`  // the result's native: the stream's events and the blocks assembled
 }
 
 type sdkTool struct {

@@ -295,16 +295,6 @@ func keyWords(key string, from keychain.Source) string {
 	return s
 }
 
-// errorMessage is what an agent is shown of a classified failure: the
-// spec's message, gw's cause, then the fix.
-func errorMessage(e *api.Error) string {
-	msg := e.Error()
-	if fix := serveFix(e.Fix, ""); fix != "" {
-		msg += " — " + fix
-	}
-	return msg
-}
-
 // serveFix is a fix in the words of gw serve's answers to an agent, for a
 // key from the source from ("" when not known).
 func serveFix(r remedy.Remedy, from keychain.Source) string {
@@ -321,7 +311,7 @@ func (h *Handler) geminiModels(w http.ResponseWriter, r *http.Request, c *call) 
 		listed, err := h.modelIDs(r.Context())
 		if err != nil {
 			ae := (&translation{h: h, c: c}).classifyTransport(err)
-			a := gemini.Protocol{}.Refusal(http.StatusBadGateway, CodeUnreachable, errorMessage(ae))
+			a := gemini.Protocol{}.Refusal(http.StatusBadGateway, CodeUnreachable, translate.Message(ae))
 			e.status = writeAnswer(w, a)
 			return
 		}

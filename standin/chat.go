@@ -75,14 +75,13 @@ func (m chatMessage) text() string {
 type answer struct {
 	model     string
 	mode      reasoningMode
-	reasoning []string // reasoning deltas (none in the gemini dialect)
-	// signature signs the reasoning (openrouter, litellm) or the first tool
-	// call, else the message (gemini); redacted is an encrypted block.
-	signature string
-	redacted  string
-	content   []string // the content deltas
-	tools     []toolCall
-	usage     usage
+	reasoning []reasoningPart // the reasoning of each dialect, in the order sent
+	// thought is Gemini's thought signature of the first tool call, else of
+	// the message (gemini, mixed).
+	thought string
+	content []string // the content deltas
+	tools   []toolCall
+	usage   usage
 }
 
 type toolCall struct {
@@ -208,21 +207,32 @@ func (s *Server) compose(req chatRequest, id int, mode reasoningMode, prompt int
 		}
 		text = "Calling " + t.Function.Name + ". " + text
 	}
+	said := "The user wrote " + tokensWord(tokens(last.text())) + "; I answer plainly."
+	part := func(dialect, text, redactedID string) reasoningPart {
+		p := reasoningPart{dialect: dialect, deltas: splitWords(text)}
+		if dialect == ReasoningOpenRouter || dialect == ReasoningLiteLLM {
+			p.signature = reasoningSignature(text)
+			if mode.redacted {
+				p.redacted = redactedData(redactedID)
+			}
+		}
+		return p
+	}
 	switch mode.dialect {
-	case ReasoningNone:
-	case ReasoningGemini:
-		if len(a.tools) > 0 {
-			a.signature = thoughtSignature(a.tools[0].id)
-		} else {
-			a.signature = thoughtSignature(fmt.Sprintf("message_standin%06d", id))
+	case ReasoningNone, ReasoningGemini:
+	case ReasoningMixed:
+		a.reasoning = []reasoningPart{
+			part(ReasoningOpenRouter, said, fmt.Sprintf("standin%06d", id)),
+			part(ReasoningLiteLLM, "Then I check that the answer fits.", fmt.Sprintf("standin%06d.1", id)),
 		}
 	default:
-		a.reasoning = splitWords("The user wrote " + tokensWord(tokens(last.text())) + "; I answer plainly.")
-		if mode.dialect == ReasoningOpenRouter || mode.dialect == ReasoningLiteLLM {
-			a.signature = reasoningSignature(strings.Join(a.reasoning, ""))
-			if mode.redacted {
-				a.redacted = redactedData(fmt.Sprintf("standin%06d", id))
-			}
+		a.reasoning = []reasoningPart{part(mode.dialect, said, fmt.Sprintf("standin%06d", id))}
+	}
+	if mode.dialect == ReasoningGemini || mode.dialect == ReasoningMixed {
+		if len(a.tools) > 0 {
+			a.thought = thoughtSignature(a.tools[0].id)
+		} else {
+			a.thought = thoughtSignature(fmt.Sprintf("message_standin%06d", id))
 		}
 	}
 
@@ -235,7 +245,10 @@ func (s *Server) compose(req chatRequest, id int, mode reasoningMode, prompt int
 		a.content = splitWords(text)
 	}
 
-	completion := tokens(strings.Join(a.content, "")) + tokens(strings.Join(a.reasoning, ""))
+	completion := tokens(strings.Join(a.content, ""))
+	for _, p := range a.reasoning {
+		completion += tokens(p.text())
+	}
 	for _, t := range a.tools {
 		completion += tokens(strings.Join(t.args, "")) + tokens(t.name)
 	}
@@ -327,18 +340,6 @@ func lastResult(msgs []chatMessage) (string, bool) {
 		break
 	}
 	return "", false
-}
-
-// signatures lists the signatures and encrypted blocks of the answer.
-func (a answer) signatures() []string {
-	var out []string
-	if a.signature != "" {
-		out = append(out, a.signature)
-	}
-	if a.redacted != "" {
-		out = append(out, a.redacted)
-	}
-	return out
 }
 
 // containsWord: name is in text with no letter, digit or underscore on either side.
@@ -573,7 +574,11 @@ func (q *request) chat(acct Account) {
 	cacheUsage(&a.usage, use, len(bps) > 0, q.s.opts.Dialect)
 	q.s.update(q.idx, func(sn *Seen) {
 		sn.PromptTokens, sn.CachedTokens, sn.CacheWriteTokens = use.Prompt, use.Read, use.Write
-		sn.Sent = a.signatures()
+		sn.Signed = a.signed()
+		sn.Sent = nil
+		for _, r := range sn.Signed {
+			sn.Sent = append(sn.Sent, r.Value)
+		}
 	})
 	created := time.Now().Unix()
 	chatID := fmt.Sprintf("chatcmpl-standin%08d", q.id)
@@ -605,8 +610,8 @@ func completion(id string, created int64, a answer) map[string]any {
 				"id": t.id, "type": "function",
 				"function": map[string]any{"name": t.name, "arguments": strings.Join(t.args, "")},
 			}
-			if i == 0 && a.mode.dialect == ReasoningGemini {
-				call["extra_content"] = googleExtra(a.signature)
+			if i == 0 && a.thought != "" {
+				call["extra_content"] = googleExtra(a.thought)
 			}
 			calls = append(calls, call)
 		}
@@ -680,16 +685,16 @@ func chatEvents(id string, created int64, a answer, includeUsage bool) [][]byte 
 	}
 	for i, c := range a.content {
 		d := delta{Content: &c}
-		if i == 0 && len(a.tools) == 0 && a.mode.dialect == ReasoningGemini {
-			d.ExtraContent = googleExtra(a.signature)
+		if i == 0 && len(a.tools) == 0 && a.thought != "" {
+			d.ExtraContent = googleExtra(a.thought)
 		}
 		events = append(events, chunk(d, nil))
 	}
 	for i, t := range a.tools {
 		first := toolCallDelta{Index: i, ID: t.id, Type: "function"}
 		first.Function.Name = t.name
-		if i == 0 && a.mode.dialect == ReasoningGemini {
-			first.ExtraContent = googleExtra(a.signature)
+		if i == 0 && a.thought != "" {
+			first.ExtraContent = googleExtra(a.thought)
 		}
 		events = append(events, chunk(delta{ToolCalls: []toolCallDelta{first}}, nil))
 		for _, piece := range t.args {

@@ -86,10 +86,15 @@
 // dialect sends reasoning and reasoning_details (reasoning.text with a
 // signature, reasoning.encrypted with data), litellm reasoning_content and
 // thinking_blocks (thinking with a signature, redacted_thinking with data);
-// "+redacted" adds the encrypted block. Reasoning sent back is checked: a
-// signature must sign its text, encrypted data must be the stand-in's, and
-// in the gemini dialect a function call of the current turn (after the last
-// user message) without its thought_signature is refused with Gemini's 400.
+// "+redacted" adds the encrypted block. The mixed dialect puts them all in
+// one answer, as a client may meet them behind one gateway: OpenRouter's
+// reasoning_details, then LiteLLM's thinking_blocks (another text, signed
+// on its own; "mixed+redacted" adds each one's encrypted block), and
+// Gemini's thought signature on the first tool call. Reasoning sent back is
+// checked: a signature must sign its text, encrypted data must be the
+// stand-in's, and in the gemini and mixed dialects a function call of the
+// current turn (after the last user message) without its thought_signature
+// is refused with Gemini's 400.
 //
 // # Faults
 //
@@ -104,7 +109,8 @@
 //
 // Seen and WaitFor report what arrived (the key presented, the model, whether
 // the client cancelled, the cache breakpoints and prompt_cache_key, the
-// reasoning signatures sent back and those the answer carried, the tokens
+// reasoning signatures sent back and those the answer carried, each with
+// the field that carried it, the tokens
 // billed and cached), for the last 1000 requests; Options.BeforeEvent gates
 // each SSE event.
 //

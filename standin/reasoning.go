@@ -17,13 +17,20 @@ const (
 	ReasoningOpenRouter = "openrouter"        // reasoning plus reasoning_details: reasoning.text with signature, reasoning.encrypted with data
 	ReasoningLiteLLM    = "litellm"           // reasoning_content plus thinking_blocks: thinking with signature, redacted_thinking with data
 	ReasoningGemini     = "gemini"            // extra_content.google.thought_signature on the first tool call (or the message); no text
+	// ReasoningMixed is every signed dialect in one answer, as a client may
+	// meet them behind one gateway: OpenRouter's reasoning_details, then
+	// LiteLLM's thinking_blocks (each its own text, signed), and Gemini's
+	// thought signature on the first tool call (or the message); with
+	// "+redacted" each of the first two adds its encrypted block. What comes
+	// back is checked as each dialect checks it.
+	ReasoningMixed = "mixed"
 )
 
 // ReasoningDialects lists the accepted reasoning dialects. Each may be
-// followed by "+redacted" (openrouter, litellm): the answer also carries an
-// encrypted reasoning block, as Anthropic's redacted_thinking.
+// followed by "+redacted" (openrouter, litellm, mixed): the answer also
+// carries an encrypted reasoning block, as Anthropic's redacted_thinking.
 func ReasoningDialects() []string {
-	return []string{ReasoningNone, ReasoningContent, ReasoningField, ReasoningOpenRouter, ReasoningLiteLLM, ReasoningGemini}
+	return []string{ReasoningNone, ReasoningContent, ReasoningField, ReasoningOpenRouter, ReasoningLiteLLM, ReasoningGemini, ReasoningMixed}
 }
 
 // ReasoningHeader, on a chat request, picks the reasoning dialect of that
@@ -185,7 +192,7 @@ func checkReasoning(req chatRequest, mode reasoningMode) ([]Received, error) {
 			got = append(got, Received{fmt.Sprintf("messages[%d].extra_content.google.thought_signature", i), sig})
 		}
 	}
-	if mode.dialect != ReasoningGemini {
+	if mode.dialect != ReasoningGemini && mode.dialect != ReasoningMixed {
 		return got, nil
 	}
 	// Gemini checks the current turn: everything after the last user message.
@@ -238,32 +245,45 @@ func googleExtra(sig string) *extraContent {
 	return e
 }
 
+// reasoningPart is the reasoning of one dialect in an answer: its text in
+// deltas, the signature of that text (openrouter, litellm) and an encrypted
+// block.
+type reasoningPart struct {
+	dialect   string
+	deltas    []string
+	signature string
+	redacted  string
+}
+
+func (p reasoningPart) text() string { return strings.Join(p.deltas, "") }
+
 // wholeReasoning adds the answer's reasoning to a non-streamed message.
 func (a answer) wholeReasoning(msg map[string]any) {
-	text := strings.Join(a.reasoning, "")
-	switch a.mode.dialect {
-	case ReasoningContent:
-		msg["reasoning_content"] = text
-	case ReasoningField:
-		msg["reasoning"] = text
-	case ReasoningOpenRouter:
-		msg["reasoning"] = text
-		details := []reasoningDetail{{Type: "reasoning.text", Text: &text, Signature: a.signature, Format: reasoningFormat}}
-		if a.redacted != "" {
-			details = append(details, reasoningDetail{Type: "reasoning.encrypted", Data: a.redacted, Format: reasoningFormat, Index: 1})
+	for _, p := range a.reasoning {
+		text := p.text()
+		switch p.dialect {
+		case ReasoningContent:
+			msg["reasoning_content"] = text
+		case ReasoningField:
+			msg["reasoning"] = text
+		case ReasoningOpenRouter:
+			msg["reasoning"] = text
+			details := []reasoningDetail{{Type: "reasoning.text", Text: &text, Signature: p.signature, Format: reasoningFormat}}
+			if p.redacted != "" {
+				details = append(details, reasoningDetail{Type: "reasoning.encrypted", Data: p.redacted, Format: reasoningFormat, Index: 1})
+			}
+			msg["reasoning_details"] = details
+		case ReasoningLiteLLM:
+			msg["reasoning_content"] = text
+			blocks := []thinkingBlock{{Type: "thinking", Thinking: &text, Signature: p.signature}}
+			if p.redacted != "" {
+				blocks = append(blocks, thinkingBlock{Type: "redacted_thinking", Data: p.redacted})
+			}
+			msg["thinking_blocks"] = blocks
 		}
-		msg["reasoning_details"] = details
-	case ReasoningLiteLLM:
-		msg["reasoning_content"] = text
-		blocks := []thinkingBlock{{Type: "thinking", Thinking: &text, Signature: a.signature}}
-		if a.redacted != "" {
-			blocks = append(blocks, thinkingBlock{Type: "redacted_thinking", Data: a.redacted})
-		}
-		msg["thinking_blocks"] = blocks
-	case ReasoningGemini:
-		if len(a.tools) == 0 {
-			msg["extra_content"] = googleExtra(a.signature)
-		}
+	}
+	if a.thought != "" && len(a.tools) == 0 {
+		msg["extra_content"] = googleExtra(a.thought)
 	}
 }
 
@@ -271,31 +291,56 @@ func (a answer) wholeReasoning(msg map[string]any) {
 func (a answer) reasoningDeltas() []delta {
 	var out []delta
 	empty := ""
-	switch a.mode.dialect {
-	case ReasoningContent:
-		for _, r := range a.reasoning {
-			out = append(out, delta{ReasoningContent: &r})
+	for _, p := range a.reasoning {
+		switch p.dialect {
+		case ReasoningContent:
+			for _, r := range p.deltas {
+				out = append(out, delta{ReasoningContent: &r})
+			}
+		case ReasoningField:
+			for _, r := range p.deltas {
+				out = append(out, delta{Reasoning: &r})
+			}
+		case ReasoningOpenRouter:
+			for _, r := range p.deltas {
+				out = append(out, delta{Reasoning: &r, ReasoningDetails: []reasoningDetail{{Type: "reasoning.text", Text: &r, Format: reasoningFormat}}})
+			}
+			out = append(out, delta{ReasoningDetails: []reasoningDetail{{Type: "reasoning.text", Text: &empty, Signature: p.signature, Format: reasoningFormat}}})
+			if p.redacted != "" {
+				out = append(out, delta{ReasoningDetails: []reasoningDetail{{Type: "reasoning.encrypted", Data: p.redacted, Format: reasoningFormat, Index: 1}}})
+			}
+		case ReasoningLiteLLM:
+			for _, r := range p.deltas {
+				out = append(out, delta{ReasoningContent: &r, ThinkingBlocks: []thinkingBlock{{Type: "thinking", Thinking: &r}}})
+			}
+			out = append(out, delta{ThinkingBlocks: []thinkingBlock{{Type: "thinking", Thinking: &empty, Signature: p.signature}}})
+			if p.redacted != "" {
+				out = append(out, delta{ThinkingBlocks: []thinkingBlock{{Type: "redacted_thinking", Data: p.redacted}}})
+			}
 		}
-	case ReasoningField:
-		for _, r := range a.reasoning {
-			out = append(out, delta{Reasoning: &r})
+	}
+	return out
+}
+
+// signed lists the signatures and encrypted blocks of the answer, each with
+// the field of the answer's message that carries it.
+func (a answer) signed() []Received {
+	var out []Received
+	for _, p := range a.reasoning {
+		field := map[string]string{ReasoningOpenRouter: "reasoning_details", ReasoningLiteLLM: "thinking_blocks"}[p.dialect]
+		if p.signature != "" {
+			out = append(out, Received{field + "[0].signature", p.signature})
 		}
-	case ReasoningOpenRouter:
-		for _, r := range a.reasoning {
-			out = append(out, delta{Reasoning: &r, ReasoningDetails: []reasoningDetail{{Type: "reasoning.text", Text: &r, Format: reasoningFormat}}})
+		if p.redacted != "" {
+			out = append(out, Received{field + "[1].data", p.redacted})
 		}
-		out = append(out, delta{ReasoningDetails: []reasoningDetail{{Type: "reasoning.text", Text: &empty, Signature: a.signature, Format: reasoningFormat}}})
-		if a.redacted != "" {
-			out = append(out, delta{ReasoningDetails: []reasoningDetail{{Type: "reasoning.encrypted", Data: a.redacted, Format: reasoningFormat, Index: 1}}})
+	}
+	if a.thought != "" {
+		where := "extra_content.google.thought_signature"
+		if len(a.tools) > 0 {
+			where = "tool_calls[0]." + where
 		}
-	case ReasoningLiteLLM:
-		for _, r := range a.reasoning {
-			out = append(out, delta{ReasoningContent: &r, ThinkingBlocks: []thinkingBlock{{Type: "thinking", Thinking: &r}}})
-		}
-		out = append(out, delta{ThinkingBlocks: []thinkingBlock{{Type: "thinking", Thinking: &empty, Signature: a.signature}}})
-		if a.redacted != "" {
-			out = append(out, delta{ThinkingBlocks: []thinkingBlock{{Type: "redacted_thinking", Data: a.redacted}}})
-		}
+		out = append(out, Received{where, a.thought})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package standin
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -302,6 +303,101 @@ func TestReasoning_StreamedRoundTrip(t *testing.T) {
 		}
 		if len(first.Sent) != 2 || strings.Join(received, " ") != strings.Join(first.Sent, " ") {
 			t.Errorf("%s: the first answer sent %q, the second request carried %+v", field, first.Sent, second.Received)
+		}
+	}
+}
+
+// The mixed dialect carries every signed dialect in one answer, streamed or
+// whole: OpenRouter's reasoning_details and LiteLLM's thinking_blocks, each
+// signing its own text and with its encrypted block, and Gemini's thought
+// signature on the first tool call. Sent back as it came, each in its own
+// field, the next turn is answered; each piece lost or damaged is refused
+// as its dialect refuses it.
+func TestReasoning_MixedCarriesEveryDialect(t *testing.T) {
+	rs := start(t, Options{ReasoningByModel: map[string]string{"vendor-a/model-a-sonnet-4.5": ReasoningMixed + "+redacted"}})
+	for _, stream := range []bool{true, false} {
+		name := map[bool]string{true: "stream", false: "whole"}[stream]
+		body := `{"model":"vendor-a/model-a-sonnet-4.5","stream":` + map[bool]string{true: "true", false: "false"}[stream] + `,` + toolAsk + `}`
+		status, _, raw := post(t, rs, DemoKeyFull, nil, body)
+		if status != 200 {
+			t.Fatalf("%s: %d %s", name, status, raw)
+		}
+		a := answerOf(t, stream, raw)
+		sent := rs.Seen()[len(rs.Seen())-1]
+		if sent.Reasoning != ReasoningMixed {
+			t.Errorf("%s: Seen.Reasoning %q", name, sent.Reasoning)
+		}
+		// Merge the pieces as a client of each dialect does.
+		var detailText, detailSig, detailData, blockText, blockSig, blockData string
+		for _, d := range a.Details {
+			s := func(k string) string { v, _ := d[k].(string); return v }
+			detailText, detailSig, detailData = detailText+s("text"), detailSig+s("signature"), detailData+s("data")
+		}
+		for _, b := range a.Blocks {
+			s := func(k string) string { v, _ := b[k].(string); return v }
+			blockText, blockSig, blockData = blockText+s("thinking"), blockSig+s("signature"), blockData+s("data")
+		}
+		if len(a.Calls) == 0 { // streamed: the first delta of the one call has its id
+			t.Fatalf("%s: no tool call: %s", name, raw)
+		}
+		id, _ := a.Calls[0]["id"].(string)
+		thought := googleSig(a.Calls[0])
+		switch {
+		case detailText == "" || detailText != a.Reasoning || detailSig != reasoningSignature(detailText) || detailData == "":
+			t.Errorf("%s: reasoning %q, reasoning_details text %q signature %q data %q", name, a.Reasoning, detailText, detailSig, detailData)
+		case blockText == "" || blockText != a.ReasoningContent || blockText == detailText || blockSig != reasoningSignature(blockText) || blockData == "" || blockData == detailData:
+			t.Errorf("%s: reasoning_content %q, thinking_blocks text %q signature %q data %q", name, a.ReasoningContent, blockText, blockSig, blockData)
+		case thought != thoughtSignature(id):
+			t.Errorf("%s: the tool call %v lacks its thought_signature", name, a.Calls[0])
+		}
+		wantSigned := []Received{
+			{"reasoning_details[0].signature", detailSig}, {"reasoning_details[1].data", detailData},
+			{"thinking_blocks[0].signature", blockSig}, {"thinking_blocks[1].data", blockData},
+			{"tool_calls[0].extra_content.google.thought_signature", thought},
+		}
+		if !reflect.DeepEqual(sent.Signed, wantSigned) || len(sent.Sent) != len(wantSigned) {
+			t.Errorf("%s: Seen.Signed %+v, Sent %q; want %+v", name, sent.Signed, sent.Sent, wantSigned)
+		}
+
+		back := func(details, blocks []map[string]any, sig string) string {
+			call := map[string]any{"id": id, "type": "function", "function": a.Calls[0]["function"]}
+			if sig != "" {
+				call["extra_content"] = map[string]any{"google": map[string]any{"thought_signature": sig}}
+			}
+			return mustMarshal(t, map[string]any{"model": "vendor-a/model-a-sonnet-4.5", "messages": []any{
+				map[string]any{"role": "user", "content": "use the read tool on `a.txt`"},
+				map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{call},
+					"reasoning_details": details, "thinking_blocks": blocks},
+				map[string]any{"role": "tool", "tool_call_id": id, "content": "file text"},
+			}})
+		}
+		details := []map[string]any{
+			{"type": "reasoning.text", "text": detailText, "signature": detailSig, "format": reasoningFormat, "index": 0},
+			{"type": "reasoning.encrypted", "data": detailData, "format": reasoningFormat, "index": 1},
+		}
+		blocks := []map[string]any{
+			{"type": "thinking", "thinking": blockText, "signature": blockSig},
+			{"type": "redacted_thinking", "data": blockData},
+		}
+		if status, _, got := post(t, rs, DemoKeyFull, nil, back(details, blocks, thought)); status != 200 {
+			t.Fatalf("%s: sent back as it came: %d %s", name, status, got)
+		}
+		var want []Received
+		for _, s := range wantSigned {
+			want = append(want, Received{"messages[1]." + s.Where, s.Value})
+		}
+		if got := rs.Seen()[len(rs.Seen())-1].Received; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: received %+v, want %+v", name, got, want)
+		}
+		damaged := []map[string]any{blocks[0], {"type": "redacted_thinking", "data": "damaged"}}
+		for _, tc := range []struct{ what, body, says string }{
+			{"without the thought signature", back(details, blocks, ""), "Function call is missing a thought_signature"},
+			{"the redacted block damaged", back(details, damaged, thought), "messages[1].thinking_blocks[1].data"},
+			{"the details' signature on other text", back([]map[string]any{{"type": "reasoning.text", "text": blockText, "signature": detailSig}}, blocks, thought), "messages[1].reasoning_details[0].signature"},
+		} {
+			if status, _, got := post(t, rs, DemoKeyFull, nil, tc.body); status != 400 || !strings.Contains(got, tc.says) {
+				t.Errorf("%s: %s: %d %s; want 400 saying %q", name, tc.what, status, got, tc.says)
+			}
 		}
 	}
 }

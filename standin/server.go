@@ -92,7 +92,11 @@ type Seen struct {
 	Reasoning      string     // the reasoning dialect of the answer
 	Received       []Received // signatures and encrypted reasoning sent back in assistant messages
 	Sent           []string   // signatures and encrypted reasoning in the answer
-	PromptTokens   int        // all prompt tokens billed
+	// Signed is Sent, each with the field of the answer's message that
+	// carried it (e.g. "thinking_blocks[1].data"), as Received names a
+	// field of a request's message, without the "messages[i]." before it.
+	Signed       []Received
+	PromptTokens int // all prompt tokens billed
 	// CachedTokens were read from the prompt cache, CacheWriteTokens
 	// written to it (breakpoints only).
 	CachedTokens     int

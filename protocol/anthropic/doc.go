@@ -4,7 +4,8 @@
 // ParseRequest translates a Messages request into one chat request (and the
 // Meta its answer needs); FromResponse and StreamWriter translate the answer
 // back, whole or as server-sent events (from chat.Assembler's pieces); errors (a translate.Error) come in
-// Anthropic's shape with the spec's message first (FromAPIError). Protocol puts them together
+// Anthropic's shape with the spec's message first, in the words the translators share (FromAPIError,
+// translate.Message; a stream that broke off, translate.StreamFailure). Protocol puts them together
 // as a translator (protocol/translate): gw serve routes /v1/messages and
 // /v1/messages/count_tokens to its one loop (proxy/relay), which drives it.
 //

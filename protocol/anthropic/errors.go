@@ -3,14 +3,13 @@ package anthropic
 import (
 	"bytes"
 	"fmt"
-	tr "github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
-	"github.com/modelgateway/gw/internal/remedy/render"
+	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
 // errorBody is e in the Messages API's error shape:
@@ -101,14 +100,7 @@ func FromAPIError(e *api.Error) *tr.Error {
 	case status < 400:
 		status = http.StatusBadGateway
 	}
-	msg := e.Error()
-	if msg == "" {
-		msg = "the service failed"
-	}
-	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
-		msg += " — " + fix
-	}
-	return &tr.Error{Status: status, Type: TypeForStatus(status), Message: msg, Final: e.Condition != ""}
+	return &tr.Error{Status: status, Type: TypeForStatus(status), Message: tr.Message(e), Final: e.Condition != ""}
 }
 
 // PromptTooLong is the message of a context overflow in Anthropic's words,
@@ -153,14 +145,17 @@ func ForClaudeCode(e *api.Error, model string) *api.Error {
 
 // invalid is a 400 naming the field at fault and what to do.
 func invalid(field, format string, args ...any) *tr.Error {
-	msg := fmt.Sprintf(format, args...)
-	if field != "" {
-		msg = field + ": " + msg
-	}
-	return &tr.Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: msg}
+	e := tr.Invalid(field, format, args...)
+	e.Type = TypeInvalidRequest
+	return e
 }
 
-// retryStream is what to do about a stream that broke off, as gw serve's answer says it (render.Serve).
-func retryStream() string {
-	return render.Text(remedy.Remedy{Do: remedy.RetryStream}, render.Context{Where: render.Serve})
+// streamError is the error event for a stream that broke off or failed
+// (translate.StreamFailure). A cut or a failed connection is an api_error,
+// which Claude Code retries (and after a few attempts reports as a server
+// error mid-response); an error the service sent mid-stream keeps its type,
+// and Claude Code shows its message.
+func streamError(err error) *tr.Error {
+	e, _ := tr.StreamFailure(err)
+	return FromAPIError(e)
 }

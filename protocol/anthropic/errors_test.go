@@ -1,13 +1,18 @@
 package anthropic
 
 import (
-	tr "github.com/modelgateway/gw/protocol/translate"
+	"context"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
+	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
 func TestErrorBodyShape(t *testing.T) {
@@ -112,10 +117,45 @@ func TestErrorAnswerFinal(t *testing.T) {
 // words for an agent's user (the renderer's, Serve).
 func TestStreamError_BrokeOffSaysWhatToDo(t *testing.T) {
 	for err, want := range map[error]string{
-		io.ErrUnexpectedEOF: "unable to connect to API: the service's stream ended before the answer was complete — retry; if it keeps happening, run: gw doctor",
+		io.ErrUnexpectedEOF: "unable to connect to API: the service's stream broke off before the answer was complete — retry; if it keeps happening, run: gw doctor",
 	} {
 		if got := streamError(err); got.Message != want || got.Status != http.StatusBadGateway {
 			t.Errorf("%v: %d %q\nwant 502 %q", err, got.Status, got.Message, want)
+		}
+	}
+}
+
+// A Claude Code model id the service does not know is said with the fix
+// for Claude Code's own ids, in the exchange's answer.
+func TestExchangeErrorOfClaudeModel(t *testing.T) {
+	ex, refused := Protocol{}.Translate(&tr.Request{Method: http.MethodPost, Path: "/v1/messages",
+		Body: []byte(`{"model":"claude-opus-5-5","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}`)}, tr.Env{})
+	if refused != nil {
+		t.Fatalf("refused: %s", refused.Body)
+	}
+	a := ex.Error(&api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Status: 404, Cause: "the service does not know the model id", Fix: remedy.Remedy{Do: remedy.ListModels}})
+	if a.Status != 400 || !strings.Contains(string(a.Body), `\"claude-opus-5-5\" is Claude Code's own model id`) || !strings.Contains(string(a.Body), "ANTHROPIC_DEFAULT_OPUS_MODEL") {
+		t.Errorf("%d %s", a.Status, a.Body)
+	}
+}
+
+// Every way a stream can break off is an api_error, which Claude Code retries; a failure the service
+// reported in the stream keeps its own type.
+func TestStreamError_TypeByKind(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		typ  string
+	}{
+		{"ended early", io.ErrUnexpectedEOF, TypeAPI},
+		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, TypeAPI},
+		{"timed out", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, TypeAPI},
+		{"cancelled", context.Canceled, TypeAPI},
+		{"rate limited", &api.Error{Kind: api.KindRateLimited, Status: 429, Cause: "slow down"}, TypeRateLimit},
+		{"overflow", &api.Error{Kind: api.KindContextOverflow, Status: 400, Tokens: 9, Limit: 8}, TypeInvalidRequest},
+	} {
+		if e := streamError(c.err); e.Type != c.typ || e.Message == "" {
+			t.Errorf("%s: %s %q, want %s", c.name, e.Type, e.Message, c.typ)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	tr "github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"io"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func FuzzStreamChunkBoundaries(f *testing.F) {
 			chunks = chunks[:take()%(len(chunks)+1)]
 			end = io.ErrUnexpectedEOF
 		} else {
-			chunks = append(chunks, finishChunk("tool_calls"), usageChunk(10, 3, 0))
+			chunks = append(chunks, translatetest.Finish("tool_calls"), translatetest.UsageChunk(10, 3, 0))
 		}
 
 		var buf bytes.Buffer

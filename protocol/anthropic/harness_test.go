@@ -32,9 +32,6 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request) relay.Outcome {
 	return relaytest.Serve(w, r, Protocol{}, h.Upstream, h.PingInterval, h.MaxBody)
 }
 
-// Outcome is what the loop returns for the log.
-type Outcome = relay.Outcome
-
 // startGateway serves h on loopback: what Claude Code's ANTHROPIC_BASE_URL
 // points at (no /v1: Claude Code adds /v1/messages).
 func startGateway(t *testing.T, h *Handler) string {

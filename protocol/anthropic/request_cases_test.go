@@ -47,10 +47,6 @@ func TestParseRequestTranslates(t *testing.T) {
 		want: []string{`"messages":[{"role":"system","content":"S\n\nfirst"},{"role":"user","content":"u1"},{"role":"system","content":"env"},` +
 			`{"role":"assistant","content":"a1"},{"role":"system","content":"later"},{"role":"user","content":"u2"}]`},
 	}, {
-		name: "stream asks for usage",
-		body: `{"model":"m","max_tokens":1,"stream":true,"messages":[{"role":"user","content":"hi"}]}`,
-		want: []string{`"stream":true,"stream_options":{"include_usage":true}`},
-	}, {
 		name: "images: base64 and url, text kept in order",
 		body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"look"},
 			{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"QUJD"}},

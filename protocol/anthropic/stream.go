@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"net/http"
 	"strconv"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -226,35 +225,6 @@ func (s *StreamWriter) End(err error) error {
 	s.event("message_delta", md)
 	s.event("message_stop", evType{Type: "message_stop"})
 	return s.flush()
-}
-
-// streamError is the error event for a stream that broke off. A cut or a
-// failed connection is an api_error, which Claude Code retries (and after a
-// few attempts reports as a server error mid-response); an error the
-// service sent mid-stream keeps its type, and Claude Code shows its message.
-func streamError(err error) *tr.Error {
-	var pe *tr.Error
-	var ae *api.Error
-	switch {
-	case errors.As(err, &pe):
-		return pe
-	case errors.As(err, &ae):
-		return FromAPIError(ae)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &tr.Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
-			Message: "unable to connect to API: the service's stream ended before the answer was complete — " + retryStream()}
-	}
-	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
-		c := *ae
-		if c.Kind == api.KindReset {
-			// Not "closed before it answered": it had begun to.
-			c.Cause = "the connection was cut before the answer was complete"
-		}
-		c.Cause = "the service's stream broke off: " + c.Cause
-		return FromAPIError(&c)
-	}
-	return &tr.Error{Status: http.StatusBadGateway, Type: TypeAPI, Final: true,
-		Message: "unable to connect to API: the service's stream broke off (" + err.Error() + ") — " + retryStream()}
 }
 
 func (s *StreamWriter) event(name string, v any) {

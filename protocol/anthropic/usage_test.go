@@ -62,29 +62,6 @@ var usageCases = []struct {
 	{"no usage: the estimate", nil, 4321, 0, 0, 0},
 }
 
-func TestUsageStreamed(t *testing.T) {
-	meta := sonnet
-	meta.InputTokens = 4321
-	for _, c := range usageCases {
-		t.Run(c.name, func(t *testing.T) {
-			chunks := []*chat.Chunk{textChunk("Hi."), finishChunk("stop")}
-			if c.usage != nil {
-				chunks = append(chunks, &chat.Chunk{Choices: []chat.ChunkChoice{}, Usage: c.usage})
-			}
-			_, raw := translate(t, meta, chunks, nil)
-			start, delta := usages(t, raw)
-			if start["input_tokens"] != 4321.0 || start["output_tokens"] != 0.0 {
-				t.Errorf("message_start usage %v: want the estimate, 4321 input tokens", start)
-			}
-			want := map[string]any{"input_tokens": c.input, "cache_creation_input_tokens": c.created,
-				"cache_read_input_tokens": c.read, "output_tokens": c.outTk}
-			if !equalJSON(delta, want) {
-				t.Errorf("message_delta usage %v, want %v", delta, want)
-			}
-		})
-	}
-}
-
 func TestUsageWhole(t *testing.T) {
 	meta := sonnet
 	meta.Stream, meta.InputTokens = false, 4321
@@ -108,25 +85,6 @@ func TestUsageWhole(t *testing.T) {
 				t.Errorf("usage %v, want %v", m.Usage, want)
 			}
 		})
-	}
-}
-
-// The usage chunk as gateways send it, decoded as the stream reader does.
-func TestUsageDecodedFromGateways(t *testing.T) {
-	for _, c := range []struct{ name, chunk string }{
-		{"OpenRouter", `{"id":"gen-1","choices":[],"usage":{"prompt_tokens":1200,"completion_tokens":30,"total_tokens":1230,"prompt_tokens_details":{"cached_tokens":100,"cache_write_tokens":900,"audio_tokens":0},"cost":0.01}}`},
-		{"LiteLLM", `{"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":1200,"completion_tokens":30,"total_tokens":1230,"prompt_tokens_details":{"cached_tokens":100},"cache_creation_input_tokens":900,"cache_read_input_tokens":100}}`},
-	} {
-		var ev chat.Event
-		if err := chat.ParseEvent([]byte(c.chunk), &ev); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		_, raw := translate(t, sonnet, []*chat.Chunk{textChunk("Hi."), finishChunk("stop"), &ev.Chunk}, nil)
-		_, delta := usages(t, raw)
-		want := map[string]any{"input_tokens": 200.0, "cache_creation_input_tokens": 900.0, "cache_read_input_tokens": 100.0, "output_tokens": 30.0}
-		if !equalJSON(delta, want) {
-			t.Errorf("%s: message_delta usage %v, want %v", c.name, delta, want)
-		}
 	}
 }
 

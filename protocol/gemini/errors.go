@@ -2,12 +2,10 @@ package gemini
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
-	"github.com/modelgateway/gw/internal/remedy/render"
 	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
@@ -117,21 +115,23 @@ func FromAPIError(e *api.Error) *tr.Error {
 	case code < 400:
 		code = http.StatusBadGateway
 	}
-	msg := e.Error()
-	if msg == "" {
-		msg = "the service failed"
-	}
-	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
-		msg += " — " + fix
-	}
-	return &tr.Error{Status: code, Message: msg, Type: status}
+	return &tr.Error{Status: code, Message: tr.Message(e), Type: status}
 }
 
 // invalid is a 400 naming the field at fault and what to do.
-func invalid(field, format string, args ...any) *tr.Error {
-	msg := fmt.Sprintf(format, args...)
-	if field != "" {
-		msg = field + ": " + msg
+func invalid(field, format string, args ...any) *tr.Error { return tr.Invalid(field, format, args...) }
+
+// streamError is a stream that broke off or failed (translate.StreamFailure)
+// as Google's error. An answer the connection cut (it ended early, was reset,
+// timed out, its read cancelled) is a 502 UNAVAILABLE, which Gemini CLI
+// retries, as Claude Code and Codex retry theirs: a new request usually gets
+// through. A failure the service reported is said as before the answer began
+// (FromAPIError).
+func streamError(err error) *tr.Error {
+	ae, broke := tr.StreamFailure(err)
+	e := FromAPIError(ae)
+	if broke {
+		e.Status, e.Type = http.StatusBadGateway, ""
 	}
-	return &tr.Error{Status: http.StatusBadRequest, Message: msg}
+	return e
 }

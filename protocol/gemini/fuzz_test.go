@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	tr "github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f"},"thoughtSignature":"x"}]},{"parts":[{"functionResponse":{"name":"f","parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}}]}]}`))
 	f.Add([]byte(`{"contents":[{"parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":{"type":"OBJECT","nullable":true}}]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, meta, err := ParseRequest(&tr.Request{Path: Prefix + "/m:streamGenerateContent", Body: body}, fixedEnv())
+		req, meta, err := ParseRequest(&tr.Request{Path: Prefix + "/m:streamGenerateContent", Body: body}, translatetest.Env())
 		if err != nil {
 			if err.Status != 400 || strings.Contains(err.Message, "\n") {
 				t.Fatalf("refused with %d %q", err.Status, err.Message)
@@ -54,7 +55,7 @@ func FuzzStream(f *testing.F) {
 	f.Add(`{"choices":[{"index":3,"delta":{"reasoning":"r"}}],"usage":{"prompt_tokens":-5,"completion_tokens":2,"completion_tokens_details":{"reasoning_tokens":9}}}`, false)
 	f.Fuzz(func(t *testing.T, chunks string, thoughts bool) {
 		var buf bytes.Buffer
-		s := NewStreamWriter(&buf, Meta{Model: "m", Stream: true, Thoughts: thoughts, ResponseID: "r", IDs: fixedEnv().ID})
+		s := NewStreamWriter(&buf, Meta{Model: "m", Stream: true, Thoughts: thoughts, ResponseID: "r", IDs: translatetest.Env().ID})
 		for _, line := range strings.Split(chunks, "\n") {
 			var c chat.Chunk
 			if json.Unmarshal([]byte(line), &c) != nil {

@@ -194,24 +194,6 @@ func runGeminiArgs(t *testing.T, bin, dir string, env []string, args ...string) 
 	return geminiRun{stdout: stdout.String(), stderr: stderr.String(), err: err}
 }
 
-// fixedEnv gives the same clock and ids every time.
-func fixedEnv() tr.Env {
-	n := 0
-	return tr.Env{
-		Now: func() time.Time { return time.Unix(1_700_000_000, 0) },
-		ID: func(k int) string {
-			n++
-			s := strings.Repeat("0", k) + itoa(n)
-			return s[len(s)-k:]
-		},
-	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
 // chunk is a chat chunk from JSON, for the stream tests.
 func chunk(t *testing.T, s string) *chat.Chunk {
 	t.Helper()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -162,7 +163,7 @@ func TestGeminiCLIRequestsGolden(t *testing.T) {
 			method, uri, _ := strings.Cut(rec.Request, " ")
 			path, query, _ := strings.Cut(uri, "?")
 			req := &requestOf{method, path, query, rec.Body}
-			a, handled := (Protocol{}).Local(req.tr(), fixedEnv())
+			a, handled := (Protocol{}).Local(req.tr(), translatetest.Env())
 			if strings.HasSuffix(path, ":countTokens") {
 				// Answered by gw serve itself: an estimate the CLI reads.
 				var n struct {
@@ -176,7 +177,7 @@ func TestGeminiCLIRequestsGolden(t *testing.T) {
 			if handled {
 				t.Fatalf("answered locally: %d %s", a.Status, a.Body)
 			}
-			ex, refused := Protocol{}.Translate(req.tr(), fixedEnv())
+			ex, refused := Protocol{}.Translate(req.tr(), translatetest.Env())
 			if refused != nil {
 				t.Fatalf("refused: %s", refused.Body)
 			}
@@ -186,25 +187,7 @@ func TestGeminiCLIRequestsGolden(t *testing.T) {
 			}
 			call := ex.Call()
 			got, _ := json.MarshalIndent(map[string]any{"chat": call.Chat, "extra": call.Extra, "notes": info.Notes}, "", " ")
-			golden(t, strings.TrimSuffix(f, ".json")+".chat.json", append(got, '\n'))
+			translatetest.Golden(t, strings.TrimSuffix(f, ".json")+".chat.json", append(got, '\n'), *update)
 		})
-	}
-}
-
-// golden compares data with the file at path (-update rewrites it).
-func golden(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the test with -update to create it)", err)
-	}
-	if !bytes.Equal(data, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, data, want)
 	}
 }

@@ -23,8 +23,9 @@ func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	}
 	if m.Content != nil && *m.Content != "" {
 		parts = append(parts, outPart{Text: m.Content})
-	} else if m.Refusal != nil && *m.Refusal != "" {
-		parts = append(parts, outPart{Text: m.Refusal})
+	}
+	if m.Refusal != nil && *m.Refusal != "" {
+		parts = append(parts, outPart{Text: m.Refusal}) // as the stream shows it, after the text
 	}
 	for _, tc := range m.ToolCalls {
 		parts = append(parts, callPart(tc.ID, tc.Function.Name, tc.Function.Arguments, tc.ExtraContent.ThoughtSignature(), meta.IDs))
@@ -87,9 +88,7 @@ func usageOf(u *chat.Usage) *usageMetadata {
 		m.ThoughtsTokenCount = min(d.ReasoningTokens, m.CandidatesTokenCount)
 		m.CandidatesTokenCount -= m.ThoughtsTokenCount
 	}
-	if d := u.PromptTokensDetails; d != nil && d.CachedTokens > 0 {
-		m.CachedContentTokenCount = min(d.CachedTokens, m.PromptTokenCount)
-	}
+	m.CachedContentTokenCount = u.CacheRead() // in every gateway's field
 	m.TotalTokenCount = u.TotalTokens
 	if sum := m.PromptTokenCount + m.CandidatesTokenCount + m.ThoughtsTokenCount; m.TotalTokenCount < sum {
 		m.TotalTokenCount = sum

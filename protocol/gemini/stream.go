@@ -2,12 +2,9 @@ package gemini
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 
-	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
 	tr "github.com/modelgateway/gw/protocol/translate"
 )
@@ -136,32 +133,6 @@ func (s *StreamWriter) End(err error) error {
 		UsageMetadata: usageOf(s.asm.Usage()),
 	})
 	return s.err
-}
-
-// streamError is a broken or failed stream as Google's error.
-func streamError(err error) *tr.Error {
-	var ae *api.Error
-	if errors.As(err, &ae) {
-		return FromAPIError(ae)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return &tr.Error{Status: http.StatusBadGateway, Message: "the service's stream broke off before the answer was complete"}
-	}
-	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
-		// In the other translators' words, not the network's.
-		c := *ae
-		if c.Kind == api.KindReset {
-			c.Cause = "the connection was cut before the answer was complete"
-		}
-		c.Cause = "the service's stream broke off: " + c.Cause
-		ge := FromAPIError(&c)
-		if c.Kind == api.KindReset {
-			// A cut answer: a new request usually gets through, so Gemini CLI may retry it.
-			ge.Status, ge.Type = http.StatusBadGateway, ""
-		}
-		return ge
-	}
-	return &tr.Error{Status: http.StatusBadGateway, Message: fmt.Sprintf("the service's stream failed: %v", err)}
 }
 
 // Ping writes a blank line.

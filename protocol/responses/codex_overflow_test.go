@@ -1,29 +1,11 @@
 package responses
 
 import (
-	"context"
-	"github.com/modelgateway/gw/protocol/translate"
-	"io"
-	"net/http"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"strings"
 	"sync/atomic"
 	"testing"
 )
-
-// overflowUpstream stands in for a service that refuses every request as
-// longer than the model's context window (the stand-in has no such fault
-// yet), whole (a 400) or inside its stream, with body.
-func overflowUpstream(body string, inStream bool, calls *atomic.Int32) Upstream {
-	return func(ctx context.Context, call *translate.Call) (*http.Response, error) {
-		req := call.Chat
-		calls.Add(1)
-		if inStream && req.Stream {
-			sse := "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\ndata: " + body + "\n\n"
-			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(sse))}, nil
-		}
-		return &http.Response{StatusCode: 400, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
-	}
-}
 
 // TestCodex_ContextOverflow: the real Codex CLI takes a context overflow of
 // the service, whole or mid-stream, in the dialects of gateways that do not
@@ -40,7 +22,7 @@ func TestCodex_ContextOverflow(t *testing.T) {
 		name := c.dialect + map[bool]string{false: "/Whole", true: "/InStream"}[c.inStream]
 		t.Run(name, func(t *testing.T) {
 			var calls atomic.Int32
-			h := newHarnessUpstream(t, nil, overflowUpstream(overflowDialects[c.dialect], c.inStream, &calls))
+			h := newHarnessUpstream(t, nil, translatetest.Refusing(overflowDialects[c.dialect], c.inStream, &calls))
 			out, ok := runCodex(t, codex, h.srv.URL+"/v1", "vendor-a/model-a-sonnet-4.5", "say hello")
 			t.Logf("codex (ok %v, %d requests):\n%s", ok, calls.Load(), out)
 			if ok || strings.Contains(out, "Reconnecting") || calls.Load() != 1 {

@@ -7,7 +7,9 @@
 // response's id and time from translate.Env); FromResponse and StreamWriter
 // turn the chat answer, whole or streamed (as chat.Assembler reads it), into
 // the response object or the Responses API's events; FromAPIError and ErrorBody
-// give failures OpenAI's error shape with the spec's message first. Protocol
+// give failures OpenAI's error shape with the spec's message first, in the
+// words the translators share (translate.Message; a stream that broke off,
+// translate.StreamFailure, fails with code server_error). Protocol
 // puts them together as a translator (protocol/translate), which gw serve's
 // one loop (proxy/relay) drives for /v1/responses; Compact is the
 // translator of /v1/responses/compact: the conversation summarised by the

@@ -1,16 +1,12 @@
 package responses
 
 import (
-	"errors"
 	"fmt"
-	"github.com/modelgateway/gw/protocol/translate"
-	"io"
 	"net/http"
 	"strconv"
 
 	"github.com/modelgateway/gw/api"
-	"github.com/modelgateway/gw/internal/remedy"
-	"github.com/modelgateway/gw/internal/remedy/render"
+	"github.com/modelgateway/gw/protocol/translate"
 )
 
 // How Codex (0.169) treats an error answer, which decides the statuses below:
@@ -61,19 +57,14 @@ func typeOf(status int) string {
 	return "invalid_request_error"
 }
 
-// Message is what a client is told of a classified failure: the spec's
-// message for the condition, then gw's cause and fix, said for an agent's user
-// (render.Serve): "API key invalid or unauthorized: the service refused the
-// key … — create a new key on the dashboard and run: gw auth login …".
+// Message is what a client is told of a classified failure: translate.Message
+// (the spec's message for the condition, then gw's cause and fix), or a
+// context overflow in OpenAI's words (ContextExceeded).
 func Message(e *api.Error) string {
 	if e.Kind == api.KindContextOverflow {
 		return ContextExceeded(e)
 	}
-	msg := e.Error()
-	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
-		msg += " — " + fix
-	}
-	return msg
+	return translate.Message(e)
 }
 
 // ContextExceeded is the message of a context overflow, in OpenAI's words
@@ -144,33 +135,14 @@ func classOf(e *api.Error) (status int, typ, code, param string) {
 }
 
 // streamError is the code and message of response.failed for an error that
-// ended a stream. An unknown model gets the code model_not_found, which Codex
-// does not retry; a cut stream one it retries.
+// ended a stream (translate.StreamFailure). A failure reported in the stream
+// keeps its code (an unknown model's model_not_found, which Codex does not
+// retry); a stream that broke off is a server_error, which Codex retries.
 func streamError(err error) (code, message string) {
-	var ae *api.Error
-	switch {
-	case errors.As(err, &ae):
-		_, _, code, _ = classOf(ae)
-		if code == "" {
-			code = "server_error"
-		}
-		return code, Message(ae)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "server_error", api.ServiceUnreachable.Message() + ": the service's stream broke off before the answer was complete — " + retryStream()
+	e, broke := translate.StreamFailure(err)
+	code = "server_error"
+	if _, _, c, _ := classOf(e); c != "" && !broke {
+		code = c
 	}
-	if ae := api.ClassifyTransport(err); ae != nil && ae.Condition != "" {
-		// In the Messages API's words (protocol/anthropic's streamError).
-		c := *ae
-		if c.Kind == api.KindReset {
-			c.Cause = "the connection was cut before the answer was complete" // it had begun to answer
-		}
-		c.Cause = "the service's stream broke off: " + c.Cause
-		return "server_error", Message(&c)
-	}
-	return "server_error", api.ServiceUnreachable.Message() + ": the service's stream failed: " + err.Error() + " — " + retryStream()
-}
-
-// retryStream is what to do about a stream that broke off, as gw serve's answer says it (render.Serve).
-func retryStream() string {
-	return render.Text(remedy.Remedy{Do: remedy.RetryStream}, render.Context{Where: render.Serve})
+	return code, Message(e)
 }

@@ -8,32 +8,6 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 )
 
-// TestStream_ReusedIndex: some gateways number every parallel tool call 0
-// and tell them apart only by id; each call is still its own item with its
-// own arguments, not one call with the arguments run together.
-func TestStream_ReusedIndex(t *testing.T) {
-	meta := codexMeta(t)
-	chunks := append(toolCall(0, "call_a", "exec_command", `{"cmd":"ls"}`, 4),
-		toolCall(0, "call_b", "exec_command", `{"cmd":"pwd"}`, 5)...)
-	chunks = append(chunks, finish("tool_calls"))
-	tr := checkStream(t, runStream(t, meta, chunks, nil))
-	var args []string
-	for _, it := range tr.items {
-		if it["type"] == "function_call" {
-			args = append(args, it["call_id"].(string)+"="+it["arguments"].(string))
-		}
-	}
-	if got := strings.Join(args, " "); got != `call_a={"cmd":"ls"} call_b={"cmd":"pwd"}` {
-		t.Errorf("calls %q, want two calls with their own arguments", got)
-	}
-	// The pieces of a call after its first carry no id; they stay with it.
-	for id, a := range tr.args {
-		if a != `{"cmd":"ls"}` && a != `{"cmd":"pwd"}` {
-			t.Errorf("item %s streamed arguments %q", id, a)
-		}
-	}
-}
-
 // TestReasoningEffort_OnlyForReasoningModels: reasoning.effort becomes
 // reasoning_effort for the catalogue's reasoning models only, as on the
 // Messages route: other models refuse the field.

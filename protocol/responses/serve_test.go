@@ -1,53 +1,31 @@
 package responses
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"github.com/modelgateway/gw/proxy/relay/relaytest"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/modelgateway/gw/api"
-	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/translate"
-	"github.com/modelgateway/gw/proxy/relay"
 	"github.com/modelgateway/gw/standin"
 )
 
 const testKey = "sk-responses-test-key"
 
-// Result is what gw serve's loop returns for the log.
-type Result = relay.Outcome
-
 // Upstream sends a chat request to the service.
 type Upstream = relaytest.Upstream
 
-// Serve answers one request of the Responses API through gw serve's loop
-// (proxy/relay), as gw serve does.
-func Serve(w http.ResponseWriter, r *http.Request, up Upstream) Result {
-	return serve(w, r, up, 0)
-}
-
-// serve is Serve with keep-alives every keepAlive (0: the loop's default).
-func serve(w http.ResponseWriter, r *http.Request, up Upstream, keepAlive time.Duration) Result {
-	return relaytest.Serve(w, r, Protocol{}, up, keepAlive, 0)
-}
-
-// harness is a tiny gw serve for the Responses route only: Serve in front of
-// the stand-in of the service, with the key added upstream.
+// harness is a tiny gw serve for the Responses route only: gw serve's loop
+// (relaytest) in front of the stand-in of the service, with the key added
+// upstream.
 type harness struct {
-	svc     *standin.Running
-	srv     *httptest.Server
-	results chan Result
+	svc *standin.Running
+	srv *httptest.Server
 }
 
 func newHarness(t testing.TB, o standin.Options, key string) *harness {
@@ -62,10 +40,10 @@ func newHarness(t testing.TB, o standin.Options, key string) *harness {
 
 func newHarnessUpstream(t testing.TB, svc *standin.Running, up Upstream) *harness {
 	t.Helper()
-	h := &harness{svc: svc, results: make(chan Result, 100)}
+	h := &harness{svc: svc}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/responses", func(w http.ResponseWriter, r *http.Request) {
-		h.results <- Serve(w, r, up)
+		relaytest.Serve(w, r, Protocol{}, up, 0, 0)
 	})
 	h.srv = httptest.NewServer(mux)
 	t.Cleanup(h.srv.Close)
@@ -99,30 +77,6 @@ func codexBody(t testing.TB, prompt, model string) string {
 	req["model"] = model
 	b, _ := json.Marshal(req)
 	return string(b)
-}
-
-func TestServe_StreamThroughStandin(t *testing.T) {
-	h := newHarness(t, standin.Options{}, testKey)
-	model := "vendor-a/model-a-sonnet-4.5-thinking"
-	res, b := h.post(t, codexBody(t, "say hello", model))
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("%d %s: %s", res.StatusCode, res.Header.Get("Content-Type"), b)
-	}
-	tr := checkStream(t, b)
-	if tr.terminal != "response.completed" || strings.Join(tr.texts, "") != standin.Greeting(model) || len(tr.reasons) != 1 {
-		t.Fatalf("terminal %s, texts %q, reasoning %q", tr.terminal, tr.texts, tr.reasons)
-	}
-	if u := tr.response["usage"].(map[string]any); num(u["input_tokens"]) == 0 || num(u["output_tokens"]) == 0 {
-		t.Errorf("usage %v", u)
-	}
-	r := <-h.results
-	if r.Status != 200 || strings.Contains(r.Note, "aborted=") || r.Model != model || !r.Stream || r.Usage == nil || r.Usage.CompletionTokens == 0 {
-		t.Errorf("result %+v", r)
-	}
-	seen := h.svc.Seen()
-	if len(seen) != 1 || seen[0].Path != "/v1/chat/completions" || seen[0].Key != testKey || !seen[0].Stream {
-		t.Errorf("the stand-in saw %+v", seen)
-	}
 }
 
 // TestServe_ToolCallThroughStandin: the stand-in calls Codex's shell tool
@@ -160,24 +114,6 @@ func TestServe_ToolCallThroughStandin(t *testing.T) {
 	}
 }
 
-func TestServe_NotStreamed(t *testing.T) {
-	h := newHarness(t, standin.Options{}, testKey)
-	res, b := h.post(t, `{"model":"vendor-a/model-a-haiku-4.5","input":"hi","stream":false}`)
-	var r struct {
-		Status string `json:"status"`
-		Output []struct {
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"output"`
-		Usage map[string]any `json:"usage"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil || res.StatusCode != 200 || r.Status != "completed" || len(r.Output) != 1 ||
-		r.Output[0].Content[0].Text != standin.Greeting("vendor-a/model-a-haiku-4.5") || r.Usage == nil {
-		t.Fatalf("%d %s (%v)", res.StatusCode, b, err)
-	}
-}
-
 // errorOf reads an error answer.
 func errorOf(t testing.TB, b []byte) (message, code string) {
 	t.Helper()
@@ -189,104 +125,6 @@ func errorOf(t testing.TB, b []byte) (message, code string) {
 		code = *e.Error.Code
 	}
 	return e.Error.Message, code
-}
-
-// TestServe_Conditions: the service's three failure conditions reach the
-// client with the spec's message first, gw's cause and fix after it, and a
-// status Codex does not retry for a key or model no retry can fix. The
-// stand-in is asked once.
-func TestServe_Conditions(t *testing.T) {
-	t.Run("key rejected", func(t *testing.T) {
-		h := newHarness(t, standin.Options{}, "sk-wrong-key-0123456789")
-		res, b := h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
-		msg, code := errorOf(t, b)
-		if res.StatusCode != 400 || code != "invalid_api_key" || !strings.HasPrefix(msg, "API key invalid or unauthorized: ") || !strings.Contains(msg, "gw auth login") {
-			t.Errorf("%d %s", res.StatusCode, b)
-		}
-		if strings.Contains(string(b), "sk-wrong-key") {
-			t.Errorf("the key is in the answer: %s", b)
-		}
-		if n := len(h.svc.Seen()); n != 1 {
-			t.Errorf("the stand-in got %d requests", n)
-		}
-	})
-	t.Run("no balance", func(t *testing.T) {
-		h := newHarness(t, standin.Options{Accounts: []standin.Account{{Key: testKey}}}, testKey)
-		res, b := h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
-		msg, code := errorOf(t, b)
-		if res.StatusCode != 400 || code != "insufficient_quota" || !strings.HasPrefix(msg, "API key invalid or unauthorized: ") || !strings.Contains(msg, "balance") {
-			t.Errorf("%d %s", res.StatusCode, b)
-		}
-	})
-	t.Run("unknown model", func(t *testing.T) {
-		h := newHarness(t, standin.Options{}, testKey)
-		res, b := h.post(t, `{"model":"vendor-a/model-a-sonet-4.5","input":"hi","stream":true}`)
-		msg, code := errorOf(t, b)
-		if res.StatusCode != 400 || code != "model_not_found" || !strings.HasPrefix(msg, "model not found / invalid model: ") || !strings.Contains(msg, "vendor-a/model-a-sonnet-4.5") {
-			t.Errorf("%d %s", res.StatusCode, b)
-		}
-		if r := <-h.results; r.Model != "vendor-a/model-a-sonet-4.5" || r.Status != 400 {
-			t.Errorf("result %+v", r)
-		}
-	})
-	t.Run("service unreachable", func(t *testing.T) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		h := newHarnessUpstream(t, nil, relaytest.UpstreamTo("http://"+addr+"/v1", testKey, http.DefaultClient))
-		res, b := h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
-		msg, code := errorOf(t, b)
-		if res.StatusCode != 502 || code != "upstream_unreachable" || !strings.HasPrefix(msg, "unable to connect to API: ") {
-			t.Errorf("%d %s", res.StatusCode, b)
-		}
-	})
-	t.Run("gw's own error", func(t *testing.T) {
-		noKey := &api.Error{Condition: api.KeyRejected, Kind: api.KindWrongKey, Cause: "no key stored", Fix: remedy.Remedy{Do: remedy.StoreKey}}
-		h := newHarnessUpstream(t, nil, func(context.Context, *translate.Call) (*http.Response, error) { return nil, noKey })
-		res, b := h.post(t, `{"model":"m","input":"hi"}`)
-		if msg, _ := errorOf(t, b); res.StatusCode != 400 || msg != "API key invalid or unauthorized: no key stored — run: gw auth login" {
-			t.Errorf("%d %s", res.StatusCode, b)
-		}
-	})
-}
-
-// TestServe_UpstreamFailures: a 5xx keeps a 5xx status (not 500, which Codex
-// hides), a stream the service cuts ends with response.failed.
-func TestServe_UpstreamFailures(t *testing.T) {
-	h := newHarness(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultServerError, Status: 500}}, testKey)
-	res, b := h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
-	if _, code := errorOf(t, b); res.StatusCode != 502 || code != "server_error" {
-		t.Errorf("500: %d %s", res.StatusCode, b)
-	}
-
-	h = newHarness(t, standin.Options{Fault: standin.Fault{Kind: standin.FaultReset, After: 3}}, testKey)
-	res, b = h.post(t, `{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`)
-	tr := checkStream(t, b)
-	if res.StatusCode != 200 || tr.terminal != "response.failed" {
-		t.Fatalf("reset: %d %s", res.StatusCode, b)
-	}
-	if r := <-h.results; r.Note != "aborted=upstream_stream_broken" {
-		t.Errorf("the result of a cut stream does not say it broke: %+v", r)
-	}
-}
-
-// TestServe_ErrorInStream: an error the service sends as an event of its
-// stream fails the response with the classified message.
-func TestServe_ErrorInStream(t *testing.T) {
-	up := func(context.Context, *translate.Call) (*http.Response, error) {
-		body := "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
-			"data: {\"error\":{\"message\":\"model overloaded\",\"type\":\"server_error\",\"code\":503}}\n\n"
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
-	}
-	h := newHarnessUpstream(t, nil, up)
-	_, b := h.post(t, `{"model":"m","input":"hi","stream":true}`)
-	tr := checkStream(t, b)
-	if tr.terminal != "response.failed" || !strings.Contains(tr.response["error"].(map[string]any)["message"].(string), "model overloaded") {
-		t.Errorf("%s", b)
-	}
 }
 
 // TestServe_WholeAnswerToStream: a gateway that answers a streamed request
@@ -309,22 +147,10 @@ func TestServe_BadRequests(t *testing.T) {
 		called = true
 		return nil, errors.New("must not be called")
 	})
-	res, b := h.post(t, `{"model":"m","input":[{"type":"input_image"}`)
-	if msg, _ := errorOf(t, b); res.StatusCode != 400 || !strings.Contains(msg, "not valid JSON") {
-		t.Errorf("%d %s", res.StatusCode, b)
-	}
-	res, b = h.post(t, `{"model":"m","previous_response_id":"resp_1","input":"more"}`)
+	res, b := h.post(t, `{"model":"m","previous_response_id":"resp_1","input":"more"}`)
 	// Without a Store nothing is kept: the id is not found, and the words say so.
 	if msg, code := errorOf(t, b); res.StatusCode != 400 || code != "previous_response_not_found" || !strings.HasPrefix(msg, "previous_response_id: ") || !strings.Contains(msg, "keeps no responses") {
 		t.Errorf("%d %s", res.StatusCode, b)
-	}
-	g, err := http.Get(h.srv.URL + "/v1/responses")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Body.Close()
-	if g.StatusCode != 405 || g.Header.Get("Allow") != "POST" {
-		t.Errorf("GET: %d", g.StatusCode)
 	}
 	for enc, want := range map[string]int{"zstd": 400, "gzip": 400} {
 		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/responses", strings.NewReader("(\xb5/\xfd…"))
@@ -341,125 +167,6 @@ func TestServe_BadRequests(t *testing.T) {
 	}
 	if called {
 		t.Error("a bad request was sent upstream")
-	}
-}
-
-// TestServe_Gzip: a gzip-compressed request is read; one that expands past
-// the limit is refused.
-func TestServe_Gzip(t *testing.T) {
-	h := newHarness(t, standin.Options{}, testKey)
-	send := func(body []byte) (*http.Response, []byte) {
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		_, _ = zw.Write(body)
-		_ = zw.Close()
-		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/responses", &buf)
-		req.Header.Set("Content-Encoding", "gzip")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res, b
-	}
-	res, b := send([]byte(`{"model":"vendor-a/model-a-sonnet-4.5","input":"hi"}`))
-	if res.StatusCode != 200 || !strings.Contains(string(b), standin.Greeting("vendor-a/model-a-sonnet-4.5")) {
-		t.Errorf("%d %s", res.StatusCode, b)
-	}
-	res, b = send(bytes.Repeat([]byte(" "), int(relay.DefaultLimits.Request)+10))
-	// 400, which Codex shows, rather than 413, which it would send again five times.
-	if msg, code := errorOf(t, b); res.StatusCode != 400 || code != "request_too_large" || !strings.Contains(msg, "larger than") {
-		t.Errorf("a body expanding past the limit: %d %s", res.StatusCode, b)
-	}
-}
-
-// TestServe_KeepAlive: while the service is silent, the client gets
-// keep-alive comments, and the answer arrives after them.
-// TestServe_KeepAliveAmidChunks: keep-alives come from a timer while the
-// chunks are translated in the request's goroutine; whenever they meet, the
-// stream stays well-formed and whole. The service waits for a keep-alive
-// the client has seen at a few points and sends the other chunks at once,
-// so the timer fires both while the stream is idle and while chunks arrive.
-func TestServe_KeepAliveAmidChunks(t *testing.T) {
-	alive := make(chan struct{}, 1000)
-	svc := standin.Start(standin.Options{Accounts: []standin.Account{{Key: testKey, BalanceCents: 10_000}},
-		ContentChunks: 120, ChunkSize: 8, BeforeEvent: func(ctx context.Context, n int) {
-			if n%30 == 1 {
-				select {
-				case <-alive:
-				case <-ctx.Done():
-				case <-time.After(30 * time.Second): // only a guard against hanging
-				}
-			}
-		}})
-	t.Cleanup(svc.Close)
-	up := relaytest.UpstreamTo(svc.BaseURL, testKey, svc.Client())
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		serve(w, r, up, time.Millisecond)
-	}))
-	defer srv.Close()
-	res, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"model":"vendor-a/model-a-sonnet-4.5","input":"hi","stream":true}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var all bytes.Buffer
-	sc := bufio.NewScanner(res.Body)
-	n := 0
-	for sc.Scan() {
-		all.WriteString(sc.Text() + "\n")
-		if sc.Text() == ": keep-alive" {
-			n++
-			alive <- struct{}{}
-		}
-	}
-	tr := checkStream(t, all.Bytes())
-	if got := strings.Join(tr.texts, ""); n < 4 || len(got) != 120*8 || tr.terminal != "response.completed" {
-		t.Errorf("%d keep-alives, %d bytes of text, %s; want at least 4, 960 bytes, response.completed", n, len(got), tr.terminal)
-	}
-}
-
-func TestServe_KeepAlive(t *testing.T) {
-	release := make(chan struct{})
-	up := func(ctx context.Context, _ *translate.Call) (*http.Response, error) {
-		pr, pw := io.Pipe()
-		go func() {
-			select {
-			case <-release:
-			case <-ctx.Done():
-			}
-			_, _ = io.WriteString(pw, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"late\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
-			pw.Close()
-		}()
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: pr}, nil
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		serve(w, r, up, 10*time.Millisecond)
-	}))
-	defer srv.Close()
-	res, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"model":"m","input":"hi","stream":true}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	buf := make([]byte, 0, 1<<16)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(string(buf), ": keep-alive") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no keep-alive while the service was silent: %s", buf)
-		}
-		tmp := make([]byte, 4096)
-		n, err := res.Body.Read(tmp)
-		buf = append(buf, tmp[:n]...)
-		if err != nil {
-			t.Fatalf("%v: %s", err, buf)
-		}
-	}
-	close(release)
-	rest, _ := io.ReadAll(res.Body)
-	if tr := checkStream(t, append(buf, rest...)); strings.Join(tr.texts, "") != "late" {
-		t.Errorf("texts %q", tr.texts)
 	}
 }
 

@@ -515,7 +515,10 @@ func (s *StreamWriter) closeCall(it *openItem) {
 			added := f
 			added.Status, added.Arguments = "in_progress", ""
 			s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index, Item: added})
-			s.emit("response.function_call_arguments.delta", &callDelta{ItemID: f.ID, OutputIndex: it.index, Delta: args})
+			s.emit("response.function_call_arguments.delta", &callDelta{ItemID: f.ID, OutputIndex: it.index, Delta: f.Arguments})
+		} else if args == "" && f.Arguments != "" {
+			// No piece came ("{}" stands for none): the deltas add up to what done says.
+			s.emit("response.function_call_arguments.delta", &callDelta{ItemID: f.ID, OutputIndex: it.index, Delta: f.Arguments})
 		}
 		s.emit("response.function_call_arguments.done", &argsDone{ItemID: f.ID, OutputIndex: it.index, Name: f.Name, Arguments: f.Arguments})
 	}

@@ -4,18 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/modelgateway/gw/protocol/translate"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"io"
-	"net"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/modelgateway/gw/api"
-	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -353,23 +349,6 @@ func checkStream(t testing.TB, b []byte) transcript {
 	return tr
 }
 
-func TestStream_Text(t *testing.T) {
-	meta := codexMeta(t)
-	b := runStream(t, meta, []chat.Chunk{text(""), text("Hello"), text(" world"), finish("stop"), usageChunk(10, 3)}, nil)
-	tr := checkStream(t, b)
-	if tr.terminal != "response.completed" || strings.Join(tr.texts, "|") != "Hello world" || len(tr.items) != 1 {
-		t.Fatalf("terminal %s, texts %q, items %v", tr.terminal, tr.texts, tr.items)
-	}
-	u := tr.response["usage"].(map[string]any)
-	if num(u["input_tokens"]) != 10 || num(u["output_tokens"]) != 3 || num(u["total_tokens"]) != 13 ||
-		num(u["input_tokens_details"].(map[string]any)["cached_tokens"]) != 2 || num(u["output_tokens_details"].(map[string]any)["reasoning_tokens"]) != 1 {
-		t.Errorf("usage %v", u)
-	}
-	if tr.response["model"] != "vendor-a/model-a-sonnet-4.5" {
-		t.Errorf("model %v", tr.response["model"])
-	}
-}
-
 // TestStream_Golden pins the exact events of a short answer.
 func TestStream_Golden(t *testing.T) {
 	meta := codexMeta(t)
@@ -436,33 +415,7 @@ data: {"type":"response.completed","sequence_number":18,"response":{"id":"resp_t
 
 `
 	if string(b) != want {
-		t.Errorf("the stream differs from the golden:\n%s", firstDiff(string(b), want))
-	}
-}
-
-// TestStream_ToolCallSplitAtEveryByte: a function call's arguments arrive
-// intact whichever byte boundaries the service splits them at.
-func TestStream_ToolCallSplitAtEveryByte(t *testing.T) {
-	meta := codexMeta(t)
-	args := `{"cmd":"cat \"/tmp/a b/notes.txt\" | grep ü"}`
-	// Every boundary between characters: the chunks are decoded JSON, so a
-	// piece is never half a character.
-	for a := 0; a <= len(args); a++ {
-		for b := a; b <= len(args); b += 7 {
-			if !utf8.RuneStart(args[min(a, len(args)-1)]) || !utf8.RuneStart(args[min(b, len(args)-1)]) {
-				continue
-			}
-			chunks := append([]chat.Chunk{text("Calling.")}, toolCall(0, "call_1", "exec_command", args, a, b)...)
-			chunks = append(chunks, finish("tool_calls"), usageChunk(5, 5))
-			tr := checkStream(t, runStream(t, meta, chunks, nil))
-			if len(tr.items) != 2 {
-				t.Fatalf("cut at %d,%d: %d items", a, b, len(tr.items))
-			}
-			call := tr.items[1]
-			if call["type"] != "function_call" || call["arguments"] != args || call["call_id"] != "call_1" || call["name"] != "exec_command" {
-				t.Fatalf("cut at %d,%d: %v", a, b, call)
-			}
-		}
+		t.Errorf("the stream differs from the golden:\n%s", translatetest.Diff(want, string(b)))
 	}
 }
 
@@ -512,123 +465,6 @@ func TestStream_ToolKinds(t *testing.T) {
 		t.Errorf("reasoning %q", tr.reasons)
 	}
 }
-
-// TestStream_Interleaved: some gateways interleave the pieces of parallel
-// calls; every call still gets its own arguments.
-func TestStream_Interleaved(t *testing.T) {
-	meta := codexMeta(t)
-	chunks := []chat.Chunk{
-		callStart(0, "c0", "exec_command", `{"cmd":`), callStart(1, "c1", "exec_command", `{"cmd":`),
-		callArgs(0, `"ls"}`), callArgs(1, `"pwd"}`), text("and text"), finish("tool_calls"),
-	}
-	tr := checkStream(t, runStream(t, meta, chunks, nil))
-	var args []string
-	for _, it := range tr.items {
-		if it["type"] == "function_call" {
-			args = append(args, it["call_id"].(string)+"="+it["arguments"].(string))
-		}
-	}
-	if strings.Join(args, " ") != `c0={"cmd":"ls"} c1={"cmd":"pwd"}` || strings.Join(tr.texts, "") != "and text" {
-		t.Errorf("args %q, texts %q", args, tr.texts)
-	}
-}
-
-func TestStream_RefusalAndLength(t *testing.T) {
-	meta := codexMeta(t)
-	tr := checkStream(t, runStream(t, meta, []chat.Chunk{text("Part"), refusal("No."), text("more"), finish("length")}, nil))
-	if tr.terminal != "response.incomplete" || tr.response["incomplete_details"].(map[string]any)["reason"] != "max_output_tokens" {
-		t.Errorf("terminal %s, %v", tr.terminal, tr.response["incomplete_details"])
-	}
-	if strings.Join(tr.texts, "|") != "Part|No.|more" || len(tr.items) != 1 {
-		t.Errorf("texts %q, items %v", tr.texts, tr.items)
-	}
-	tr = checkStream(t, runStream(t, meta, []chat.Chunk{text("x"), finish("content_filter")}, nil))
-	if tr.terminal != "response.incomplete" || tr.response["incomplete_details"].(map[string]any)["reason"] != "content_filter" {
-		t.Errorf("content filter: %s %v", tr.terminal, tr.response["incomplete_details"])
-	}
-}
-
-// TestStream_Empty: a stream with no content still completes.
-func TestStream_Empty(t *testing.T) {
-	tr := checkStream(t, runStream(t, codexMeta(t), nil, nil))
-	if tr.terminal != "response.completed" || len(tr.items) != 0 || tr.response["usage"] != nil {
-		t.Errorf("%s %v %v", tr.terminal, tr.items, tr.response["usage"])
-	}
-}
-
-// TestStream_Cut: a stream the service cut off ends with response.failed
-// saying so; the cut tool call is not marked done (Codex would run it with
-// half its arguments); what was finished before is in the output.
-func TestStream_Cut(t *testing.T) {
-	meta := codexMeta(t)
-	chunks := append([]chat.Chunk{text("Let me look.")}, toolCall(0, "c1", "exec_command", `{"cmd":"rm -rf /tmp/x/y"}`, 12)[:2]...)
-	b := runStream(t, meta, chunks, io.ErrUnexpectedEOF)
-	tr := checkStream(t, b)
-	if tr.terminal != "response.failed" {
-		t.Fatalf("terminal %s", tr.terminal)
-	}
-	e := tr.response["error"].(map[string]any)
-	if !strings.HasPrefix(e["message"].(string), "unable to connect to API: ") || e["code"] != "server_error" {
-		t.Errorf("error %v", e)
-	}
-	if strings.Contains(string(b), `"arguments":"{\"cmd\":\"rm -rf`) {
-		t.Errorf("the cut call's arguments were marked done:\n%s", b)
-	}
-	if len(tr.items) != 1 || tr.items[0]["type"] != "message" {
-		t.Errorf("items %v", tr.items)
-	}
-
-	// A connection reset mid-answer: said in words, not as Go's read error,
-	// and not as a connection closed before the service answered.
-	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
-	tr = checkStream(t, runStream(t, meta, chunks[:1], reset))
-	e = tr.response["error"].(map[string]any)
-	if e["code"] != "server_error" || !strings.HasPrefix(e["message"].(string),
-		"unable to connect to API: the service's stream broke off: the connection was cut before the answer was complete — retry") {
-		t.Errorf("error %v", e)
-	}
-
-	// An unknown model reported in the stream: model_not_found, which Codex
-	// does not retry.
-	ae := &api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Cause: "the service does not know the model id \"x\"", Fix: remedy.Remedy{Do: remedy.UseID, Value: "y"}}
-	tr = checkStream(t, runStream(t, meta, nil, ae))
-	e = tr.response["error"].(map[string]any)
-	if e["code"] != "model_not_found" || e["message"] != "model not found / invalid model: the service does not know the model id \"x\" — use the exact id: y" {
-		t.Errorf("error %v", e)
-	}
-}
-
-func TestStream_Ping(t *testing.T) {
-	var buf bytes.Buffer
-	s := NewStreamWriter(&buf, codexMeta(t))
-	if err := s.Ping(); err != nil {
-		t.Fatal(err)
-	}
-	c := text("x")
-	_ = s.Chunk(&c)
-	_ = s.Ping()
-	_ = s.End(nil)
-	if err := s.Ping(); !errors.Is(err, translate.ErrEnded) {
-		t.Errorf("Ping after End: %v", err)
-	}
-	if n := strings.Count(buf.String(), ": keep-alive\n\n"); n != 2 {
-		t.Errorf("%d keep-alives", n)
-	}
-	checkStream(t, buf.Bytes())
-}
-
-// TestStream_WriteError: a client that went away stops the writer.
-func TestStream_WriteError(t *testing.T) {
-	s := NewStreamWriter(failWriter{}, codexMeta(t))
-	c := text("x")
-	if err := s.Chunk(&c); err == nil {
-		t.Error("no error from a failing writer")
-	}
-}
-
-type failWriter struct{}
-
-func (failWriter) Write([]byte) (int, error) { return 0, errors.New("gone") }
 
 // FuzzStream cuts a conversation's reasoning, text and tool arguments at
 // fuzzed byte boundaries and in fuzzed order; the events must follow the

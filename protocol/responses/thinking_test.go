@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/modelgateway/gw/protocol/translate"
-	"os"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,90 +13,6 @@ import (
 
 	"github.com/modelgateway/gw/protocol/chat"
 )
-
-// A dialect of reasoning as a service sends it, and what the client and
-// then the service must get of it.
-type dialectCase struct {
-	name      string
-	chunks    []string // the stream's deltas
-	whole     string   // the same answer, not streamed
-	text      string   // the reasoning item's reasoning_text
-	summary   string   // its summary_text
-	sealed    string   // the start of its encrypted_content, "" for none
-	back      chat.Message
-	toolID    string // the service's id of the tool call
-	plainBack string // what goes back when the client did not ask for encrypted_content
-}
-
-var dialectCases = []dialectCase{{
-	name:      "plain-reasoning_content",
-	chunks:    []string{`{"role":"assistant","reasoning_content":"Let me "}`, `{"reasoning_content":"think."}`, `{"content":"Hi"}`},
-	whole:     `{"role":"assistant","content":"Hi","reasoning_content":"Let me think."}`,
-	text:      "Let me think.",
-	summary:   "Let me think.",
-	back:      chat.Message{ReasoningContent: "Let me think."},
-	plainBack: "Let me think.",
-}, {
-	name:   "plain-reasoning-with-a-tool-call",
-	chunks: []string{`{"reasoning":"Read it."}`, `{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"Read","arguments":"{\"file_path\":\"a\"}"}}]}`},
-	whole:  `{"role":"assistant","content":null,"reasoning":"Read it.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"Read","arguments":"{\"file_path\":\"a\"}"}}]}`,
-	text:   "Read it.", summary: "Read it.",
-	back: chat.Message{ReasoningContent: "Read it.", ToolCalls: []chat.ToolCall{{ID: "call_1", Type: "function",
-		Function: chat.FunctionCall{Name: "Read", Arguments: `{"file_path":"a"}`}}}},
-	toolID: "call_1", plainBack: "Read it.",
-}, {
-	name: "openrouter-signed-text",
-	chunks: []string{
-		`{"reasoning":"Plan ","reasoning_details":[{"type":"reasoning.text","text":"Plan ","signature":null,"format":"anthropic-claude-v1","index":0}]}`,
-		`{"reasoning":"it.","reasoning_details":[{"type":"reasoning.text","text":"it.","format":"anthropic-claude-v1","index":0}]}`,
-		`{"reasoning":"","reasoning_details":[{"type":"reasoning.text","text":"","signature":"EqoBCkgIARAB+/sig==","format":"anthropic-claude-v1","index":0}]}`,
-		`{"tool_calls":[{"index":0,"id":"toolu_01","type":"function","function":{"name":"Read","arguments":"{}"}}]}`},
-	whole: `{"role":"assistant","content":null,"reasoning":"Plan it.","reasoning_details":[{"type":"reasoning.text","text":"Plan it.","signature":"EqoBCkgIARAB+/sig==","format":"anthropic-claude-v1","index":0}],
-		"tool_calls":[{"id":"toolu_01","type":"function","function":{"name":"Read","arguments":"{}"}}]}`,
-	text: "Plan it.", summary: "Plan it.", sealed: "gwor1.",
-	back: chat.Message{
-		ReasoningDetails: []chat.ReasoningDetail{{Type: "reasoning.text", Text: "Plan it.", Signature: "EqoBCkgIARAB+/sig==", Format: "anthropic-claude-v1", Index: new(int)}},
-		ToolCalls:        []chat.ToolCall{{ID: "toolu_01", Type: "function", Function: chat.FunctionCall{Name: "Read", Arguments: "{}"}}}},
-	toolID: "toolu_01", plainBack: "Plan it.",
-}, {
-	name: "openrouter-encrypted-and-summary",
-	chunks: []string{
-		`{"reasoning":"Checked.","reasoning_details":[{"type":"reasoning.summary","summary":"Checked.","format":"openai-responses-v1","index":0}]}`,
-		`{"reasoning_details":[{"type":"reasoning.encrypted","data":"gAAAAABo_enc","id":"rs_9","format":"openai-responses-v1","index":1}]}`,
-		`{"content":"Yes."}`},
-	whole: `{"role":"assistant","content":"Yes.","reasoning":"Checked.","reasoning_details":[{"type":"reasoning.summary","summary":"Checked.","format":"openai-responses-v1","index":0},
-		{"type":"reasoning.encrypted","data":"gAAAAABo_enc","id":"rs_9","format":"openai-responses-v1","index":1}]}`,
-	summary: "Checked.", sealed: "gwor1.",
-	back: chat.Message{ReasoningDetails: []chat.ReasoningDetail{
-		{Type: "reasoning.summary", Summary: "Checked.", Format: "openai-responses-v1", Index: new(int)},
-		{Type: "reasoning.encrypted", Data: "gAAAAABo_enc", ID: "rs_9", Format: "openai-responses-v1", Index: ptr(1)}}},
-	plainBack: "Checked.",
-}, {
-	name: "litellm-thinking-blocks",
-	chunks: []string{
-		`{"reasoning_content":"Hmm ","thinking_blocks":[{"type":"thinking","thinking":"Hmm ","signature":null}]}`,
-		`{"reasoning_content":"ok","thinking_blocks":[{"type":"thinking","thinking":"ok"}]}`,
-		`{"reasoning_content":"","thinking_blocks":[{"type":"thinking","thinking":"","signature":"EuYBCkQYAiJA/sig"}]}`,
-		`{"thinking_blocks":[{"type":"redacted_thinking","data":"EmwKAhgBEgy3va"}]}`,
-		`{"content":"A"}`},
-	whole: `{"role":"assistant","content":"A","reasoning_content":"Hmm ok","thinking_blocks":[{"type":"thinking","thinking":"Hmm ok","signature":"EuYBCkQYAiJA/sig"},{"type":"redacted_thinking","data":"EmwKAhgBEgy3va"}]}`,
-	text:  "Hmm ok", summary: "Hmm ok", sealed: "gwlt1.",
-	back: chat.Message{ThinkingBlocks: []chat.ThinkingBlock{{Type: "thinking", Thinking: "Hmm ok", Signature: "EuYBCkQYAiJA/sig"},
-		{Type: "redacted_thinking", Data: "EmwKAhgBEgy3va"}}},
-	plainBack: "Hmm ok",
-}, {
-	name: "gemini-thought-signature",
-	chunks: []string{`{"role":"assistant","tool_calls":[{"index":0,"id":"function-call-4711","type":"function","function":{"name":"Read","arguments":"{\"file_path\":\"a\"}"},` +
-		`"extra_content":{"google":{"thought_signature":"CsgBAdHtim9+/Zx=="}}}]}`},
-	whole: `{"role":"assistant","content":null,"tool_calls":[{"id":"function-call-4711","type":"function","function":{"name":"Read","arguments":"{\"file_path\":\"a\"}"},` +
-		`"extra_content":{"google":{"thought_signature":"CsgBAdHtim9+/Zx=="}}}]}`,
-	back: chat.Message{ToolCalls: []chat.ToolCall{{ID: "function-call-4711", Type: "function",
-		Function:     chat.FunctionCall{Name: "Read", Arguments: `{"file_path":"a"}`},
-		ExtraContent: chat.WithThoughtSignature("CsgBAdHtim9+/Zx==")}}},
-	toolID: "function-call-4711",
-}}
-
-func ptr(i int) *int { return &i }
 
 // thinkingMeta is the Meta of a Codex-like request: a function tool Read,
 // and include asking for encrypted_content when encrypted.
@@ -156,110 +72,46 @@ func reasoningFields(m chat.Message) chat.Message {
 	return chat.Message{ReasoningContent: m.ReasoningContent, ReasoningDetails: m.ReasoningDetails, ThinkingBlocks: m.ThinkingBlocks, ToolCalls: m.ToolCalls}
 }
 
-// TestThinkingDialectsRoundTrip: for every dialect, the streamed and the
-// whole answer give the same reasoning item (raw text, summary, and the
-// service's signed reasoning sealed in encrypted_content when include asks
-// for it), and the client's next input takes the reasoning back to the
-// service in the dialect it came in, on the assistant message of the same
-// turn, with the tool call's own id and thought signature; without
-// encrypted_content the reasoning's text goes back as reasoning_content.
-// The stream and the chat messages sent back are kept in
-// testdata/thinking/<dialect>.golden (-update writes them).
+// TestThinkingDialectsRoundTrip pins, for the reasoning of every dialect
+// the conformance suite checks (translatetest.ReasoningCases), the client's
+// stream with encrypted_content asked for and the chat messages its next
+// input sends, in testdata/thinking/<dialect>.golden (-update writes them).
+// A client that did not ask for encrypted_content gets none and sends the
+// reasoning's text back as reasoning_content.
 func TestThinkingDialectsRoundTrip(t *testing.T) {
-	for _, c := range dialectCases {
-		t.Run(c.name, func(t *testing.T) {
-			finishReason := "stop"
-			if c.toolID != "" {
-				finishReason = "tool_calls"
-			}
-			meta := thinkingMeta(t, true)
-			stream := runStream(t, meta, chunksOf(t, c.chunks, finishReason), nil)
+	for _, c := range translatetest.ReasoningCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			stream := runStream(t, thinkingMeta(t, true), chunksOf(t, c.Deltas, c.Finish), nil)
 			tr := checkStream(t, stream)
-
-			var r chat.Response
-			if err := json.Unmarshal([]byte(`{"id":"chatcmpl-1","choices":[{"index":0,"message":`+c.whole+`,"finish_reason":"`+finishReason+`"}]}`), &r); err != nil {
-				t.Fatal(err)
-			}
-			body, err := FromResponse(meta, &r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var whole struct {
-				Output []map[string]any `json:"output"`
-			}
-			if err := json.Unmarshal(body, &whole); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range tr.items {
-				if it["type"] == "reasoning" {
-					delete(it, "status") // a whole answer's reasoning item has none, as OpenAI's
-				}
-			}
-			if !reflect.DeepEqual(whole.Output, tr.items) {
-				t.Errorf("whole output\n%v\ndiffers from the streamed items\n%v", whole.Output, tr.items)
-			}
-
-			var rs map[string]any
-			for _, it := range tr.items {
-				if it["type"] == "reasoning" {
-					rs = it
-				}
-			}
-			switch {
-			case rs == nil && (c.text != "" || c.summary != "" || c.sealed != ""):
-				t.Fatalf("no reasoning item in %v", tr.items)
-			case rs != nil:
-				var text, summary string
-				for _, p := range rs["content"].([]any) {
-					text += p.(map[string]any)["text"].(string)
-				}
-				for _, p := range rs["summary"].([]any) {
-					summary += p.(map[string]any)["text"].(string)
-				}
-				sealed, _ := rs["encrypted_content"].(string)
-				if text != c.text || summary != c.summary || !strings.HasPrefix(sealed, c.sealed) || (c.sealed == "") != (sealed == "") {
-					t.Errorf("reasoning item: text %q summary %q encrypted_content %.12q…, want %q %q %q…", text, summary, sealed, c.text, c.summary, c.sealed)
-				}
-			}
-
-			req, next, perr := ParseRequest(&translate.Request{Body: nextInput(t, tr.items, `["reasoning.encrypted_content"]`)}, testEnv)
+			req, _, perr := ParseRequest(&translate.Request{Body: nextInput(t, tr.items, `["reasoning.encrypted_content"]`)}, testEnv)
 			if perr != nil {
 				t.Fatalf("the client's next request is refused: %v", perr)
 			}
-			if len(next.Dropped) > 0 {
-				t.Errorf("dropped %v", next.Dropped)
-			}
-			asst := req.Messages[1]
-			if asst.Role != "assistant" {
-				t.Fatalf("message 1 is %s: %s", asst.Role, mustJSONString(t, req.Messages))
-			}
-			if got := reasoningFields(asst); !reflect.DeepEqual(got, c.back) {
-				t.Errorf("sent back\n%s\nwant\n%s", mustJSONString(t, got), mustJSONString(t, c.back))
-			}
-			if c.toolID != "" && (req.Messages[2].Role != "tool" || req.Messages[2].ToolCallID != c.toolID) {
-				t.Errorf("tool message %s, want tool_call_id %q", mustJSONString(t, req.Messages[2]), c.toolID)
-			}
 
-			// A client that did not ask for encrypted_content gets none and
-			// sends the text back.
-			plain := runStream(t, thinkingMeta(t, false), chunksOf(t, c.chunks, finishReason), nil)
-			ptr := checkStream(t, plain)
-			for _, it := range ptr.items {
-				if it["type"] == "reasoning" && it["encrypted_content"] != nil {
+			plain := checkStream(t, runStream(t, thinkingMeta(t, false), chunksOf(t, c.Deltas, c.Finish), nil))
+			summary := ""
+			for _, it := range plain.items {
+				if it["type"] != "reasoning" {
+					continue
+				}
+				if it["encrypted_content"] != nil {
 					t.Errorf("encrypted_content %v without include", it["encrypted_content"])
 				}
+				for _, p := range it["summary"].([]any) {
+					summary += p.(map[string]any)["text"].(string)
+				}
 			}
-			preq, _, perr := ParseRequest(&translate.Request{Body: nextInput(t, ptr.items, `[]`)}, testEnv)
+			preq, _, perr := ParseRequest(&translate.Request{Body: nextInput(t, plain.items, `[]`)}, testEnv)
 			if perr != nil {
 				t.Fatal(perr)
 			}
-			if got := preq.Messages[1].ReasoningContent; got != c.plainBack {
-				t.Errorf("without encrypted_content, reasoning_content %q went back, want %q", got, c.plainBack)
+			if got := preq.Messages[1].ReasoningContent; got != summary {
+				t.Errorf("without encrypted_content, reasoning_content %q went back, want %q", got, summary)
 			}
 
 			doc := fmt.Sprintf("# the service's stream (deltas)\n%s\n\n# the client's stream\n%s\n# the chat messages of the next request\n%s\n",
-				strings.Join(c.chunks, "\n"), stream, mustJSONString(t, req.Messages))
-			checkThinkingGolden(t, filepath.Join("testdata", "thinking", c.name+".golden"), doc)
+				strings.Join(c.Deltas, "\n"), stream, mustJSONString(t, req.Messages))
+			translatetest.Golden(t, filepath.Join("testdata", "thinking", c.Name+".golden"), []byte(doc), *update)
 		})
 	}
 }
@@ -274,26 +126,6 @@ func mustJSONString(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return buf.String()
-}
-
-func checkThinkingGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update once to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("differs from %s (go test -update rewrites it):\n%s", path, firstDiff(got, string(want)))
-	}
 }
 
 // TestThinkingBadInput: reasoning items and call ids a client damaged or
@@ -361,28 +193,5 @@ func TestThinkingReasoningBelongsToItsTurn(t *testing.T) {
 	}
 	if s := mustJSONString(t, req.Messages); strings.Contains(s, "stale") {
 		t.Errorf("the reasoning of a turn without an answer went on: %s", s)
-	}
-}
-
-// TestThinkingSignatureAfterPlainText: a service that streams the text as
-// plain reasoning and only the signature in a structured piece gets the
-// text sealed with the signature.
-func TestThinkingSignatureAfterPlainText(t *testing.T) {
-	stream := runStream(t, thinkingMeta(t, true), chunksOf(t, []string{`{"reasoning_content":"I plan."}`,
-		`{"thinking_blocks":[{"type":"thinking","thinking":"","signature":"EuYB"}]}`, `{"content":"ok"}`}, "stop"), nil)
-	tr := checkStream(t, stream)
-	req, _, perr := ParseRequest(&translate.Request{Body: nextInput(t, tr.items, `["reasoning.encrypted_content"]`)}, testEnv)
-	if perr != nil {
-		t.Fatal(perr)
-	}
-	if got := mustJSONString(t, req.Messages[1].ThinkingBlocks); got != `[
-  {
-    "type": "thinking",
-    "thinking": "I plan.",
-    "signature": "EuYB"
-  }
-]
-` {
-		t.Errorf("sent back %s", got)
 	}
 }

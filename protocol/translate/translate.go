@@ -7,9 +7,14 @@
 // it reads and writes bytes and Go values and does no I/O of its own, reads
 // no clock and makes no random ids (Env gives them). Every translator reads a
 // request the same way — ParseRequest(req *Request, env Env) (*chat.Request,
-// Meta, *Error) — and refuses with the one Error, which it says in its
-// protocol's error shape; its StreamWriter is a Stream that writes what
-// chat.Assembler reads in the service's chunks. The loop that drives it —
+// Meta, *Error) — and refuses with the one Error (Invalid makes one for a
+// field at fault), which it says in its protocol's error shape; its
+// StreamWriter is a Stream that writes what chat.Assembler reads in the
+// service's chunks. A failure of the service is told in the same words in
+// every protocol (Message; a context overflow in the protocol's own), and
+// what a stream that broke off mid-answer is told is decided here once
+// (StreamFailure): a protocol only chooses its status and type and says it
+// in its shape. The loop that drives it —
 // reading the client's request, calling the service, pings, flushes, limits,
 // the client hanging up — is gw serve's (package proxy/relay), the same for
 // every protocol.
@@ -17,12 +22,15 @@ package translate
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/internal/remedy/render"
 	"github.com/modelgateway/gw/protocol/chat"
 )
 
@@ -125,7 +133,8 @@ type Stream interface {
 	// End ends the answer with its one terminal event: err nil, the
 	// service's stream ended normally ([DONE]); otherwise the stream broke
 	// off or failed (an *api.Error, io.ErrUnexpectedEOF, a transport
-	// error), and the client is told so in the protocol's error event.
+	// error), and the client is told so in the protocol's error event
+	// (StreamFailure).
 	// Calls after the first do nothing.
 	End(err error) error
 	// Ping writes traffic that keeps an idle stream open; clients ignore it.
@@ -178,3 +187,74 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Invalid is a 400 naming the field at fault ("" none) and what to do:
+// "messages.0.content: must be a string or an array". A protocol adds its
+// own type and code.
+func Invalid(field, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return &Error{Status: http.StatusBadRequest, Message: msg}
+}
+
+// Message is what a client is told of a classified failure of the service
+// (or of reaching it), in every protocol: the spec's message for the
+// condition, gw's cause, then what to do, said for an agent's user
+// (render.Serve): "API key invalid or unauthorized: the service refused the
+// key … — create a new key on the dashboard and run: gw auth login". A
+// protocol with its own words for a context overflow says that itself.
+func Message(e *api.Error) string {
+	msg := e.Error()
+	if msg == "" {
+		msg = "the service failed"
+	}
+	if fix := render.Text(e.Fix, render.Context{Where: render.Serve}); fix != "" {
+		msg += " — " + fix
+	}
+	return msg
+}
+
+// StreamFailure is the failure that ended a streamed answer after it began
+// (Stream.End's err), decided once for every protocol, which says it in its
+// shape as it says any failure (its FromAPIError, with Message's words).
+//
+// A failure reported in the stream or by gw serve (an *api.Error: the
+// service's error event, one of gw serve's limits, a silent service, gw
+// serve stopping) is itself, and broke is false. Otherwise the service's
+// stream broke off, and broke is true: the service unreachable, the spec's
+// message first, in words that say the answer had begun, and what to do:
+//
+//   - it ended early (io.ErrUnexpectedEOF, Kind reset): "unable to connect
+//     to API: the service's stream broke off before the answer was complete
+//     — retry; …";
+//   - its connection was reset (Kind reset): "…: the service's stream broke
+//     off: the connection was cut before the answer was complete — …", not
+//     "closed before it answered";
+//   - another failure of the connection, as api.ClassifyTransport names it:
+//     "…: the service's stream broke off: " and its cause;
+//   - one it does not name as the service unreachable (a cancelled read,
+//     its Kind kept): "…: the service's stream failed: " and err.
+//
+// err is not nil.
+func StreamFailure(err error) (e *api.Error, broke bool) {
+	if errors.As(err, &e) {
+		return e, false
+	}
+	retry := remedy.Remedy{Do: remedy.RetryStream}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return &api.Error{Condition: api.ServiceUnreachable, Kind: api.KindReset, Err: err, Fix: retry,
+			Cause: "the service's stream broke off before the answer was complete"}, true
+	}
+	c := *api.ClassifyTransport(err)
+	switch {
+	case c.Condition == "":
+		c.Condition, c.Fix, c.Cause = api.ServiceUnreachable, retry, "the service's stream failed: "+err.Error()
+	case c.Kind == api.KindReset:
+		c.Cause = "the service's stream broke off: the connection was cut before the answer was complete"
+	default:
+		c.Cause = "the service's stream broke off: " + c.Cause
+	}
+	return &c, true
+}

@@ -4,9 +4,13 @@
 // schemas. A turn is streamText (its error part is the result's error, an
 // abort part the error of class "abort"), or generateText with whole.
 // Tools are never run. reasoning.signature is the Anthropic signature in the
-// providerMetadata of the reasoning parts, reasoning.sealed the redacted or
+// providerMetadata of the reasoning parts, reasoning.events the signatures
+// the stream's reasoning deltas reported, reasoning.sealed the redacted or
 // encrypted reasoning; store true leaves the Responses provider to its
 // default, which stores and gives the next turn back as item references.
+// With raw (anthropic, streamed), native is {events: the raw chunks, gw's
+// stream's events as the provider read them, content: the parts streamText
+// assembled, as the Messages API blocks they stand for}.
 // Usage: node ai-sdk.mjs SDK_DIR PROVIDER
 import { requireFrom, baseURL, token, serve, retryHeaders } from "./driver.mjs";
 
@@ -71,8 +75,10 @@ function result(messages, parts, usage, history) {
       case "tool-call":
         out.calls.push({ id: p.toolCallId, name: p.toolName, input: JSON.stringify(p.input) });
         break;
-      case "reasoning":
       case "reasoning-delta":
+        if (meta(p, "anthropic", "signature")) out.reasoning.events.push(meta(p, "anthropic", "signature"));
+      // fall through
+      case "reasoning":
         out.reasoning.text += p.text;
       // fall through
       case "reasoning-start":
@@ -111,12 +117,33 @@ await serve(async (c) => {
   }
   const abort = new AbortController();
   const o = options(c, abort.signal);
-  const s = streamText({ ...o, onError: () => {} }); // the error parts say it
+  const s = streamText({ ...o, includeRawChunks: !!c.raw, onError: () => {} }); // the error parts say it
   const parts = [];
+  const events = [];
   for await (const p of s.fullStream) {
+    if (p.type === "raw") {
+      events.push(p.rawValue);
+      continue;
+    }
     parts.push(p);
     if (c.abortOnText && p.type === "text-delta") abort.abort();
   }
   if (parts.some((p) => p.type === "error" || p.type === "abort")) return result(o.messages, parts);
-  return result(o.messages, parts, await s.totalUsage, (await s.response).messages);
+  const out = result(o.messages, parts, await s.totalUsage, (await s.response).messages);
+  if (c.raw) out.native = { events, content: (await s.content).map(messagesBlock) };
+  return out;
 }, describe);
+
+// messagesBlock is the Messages API block a part of the answer stands for.
+function messagesBlock(p) {
+  const a = p.providerMetadata?.anthropic ?? {};
+  switch (p.type) {
+    case "reasoning":
+      return a.redactedData != null ? { type: "redacted_thinking", data: a.redactedData } : { type: "thinking", thinking: p.text, signature: a.signature ?? "" };
+    case "text":
+      return { type: "text", text: p.text };
+    case "tool-call":
+      return { type: "tool_use", id: p.toolCallId, name: p.toolName, input: p.input };
+  }
+  return { type: p.type };
+}

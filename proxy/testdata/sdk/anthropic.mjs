@@ -2,7 +2,9 @@
 // streams with client.messages.stream (MessageStream), which checks every
 // event as it assembles the message, or, with whole, is one
 // client.messages.create. usage.estimate is message_start's input tokens,
-// reasoning.events the signatures the stream reported. A case with api
+// reasoning.events the signatures the stream reported. With raw, native
+// is {events: every event of gw's stream as the SDK read it, content: the
+// blocks the SDK assembled}. A case with api
 // "models" lists the models instead (native.limit a page, the SDK paging on)
 // and retrieves each one listed by its id: native is {models, retrieved}.
 // Usage: node anthropic.mjs SDK_DIR
@@ -63,12 +65,15 @@ await serve(
     const stream = client.messages.stream(p);
     let estimate = null;
     const events = [];
+    const raw = [];
     stream.on("streamEvent", (ev) => {
       if (ev.type === "message_start") estimate = ev.message.usage.input_tokens;
+      if (c.raw) raw.push(structuredClone(ev));
     });
     stream.on("signature", (s) => events.push(s));
     if (c.abortOnText) stream.once("text", () => stream.abort());
-    return result(p, await stream.finalMessage(), estimate, events);
+    const m = await stream.finalMessage();
+    return { ...result(p, m, estimate, events), ...(c.raw ? { native: { events: raw, content: m.content } } : {}) };
   },
   (e) => ({
     class: e?.constructor?.name,

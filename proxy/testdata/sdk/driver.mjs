@@ -4,11 +4,14 @@
 // writes the result as one JSON line on stdout, in the same terms for every
 // SDK (see sdk_test.go). A case is the next turn of a conversation:
 //   {model, system, cache, history, user | results, tools, reasoning, whole,
-//    maxRetries, abortOnText, store, previous, native, api, base}
+//    maxRetries, abortOnText, store, previous, native, api, base, raw}
 // history is the conversation so far in the SDK's own terms (a result's
 // history, sent back as it came), results the outputs of the last turn's
 // tool calls ({id, name, output}), native what the protocol's request
-// takes beside. A result is
+// takes beside; raw (Messages API drivers, streamed) asks for the result's
+// native to be {events, content}: the events of gw's stream as the SDK
+// read them, and the content blocks the SDK assembled, as Messages API
+// blocks. A result is
 //   {text, finish, chunks, calls: [{id, name, input, signed}],
 //    reasoning: {text, signature, sealed, events}, usage: {prompt, output,
 //    cacheRead, cacheWrite, estimate}, history, id, stored, error, native}
