@@ -57,7 +57,7 @@ func requireCodexTools(t *testing.T) {
 		miss("the end-to-end test uses gnome-keyring, which needs Linux, not %s", runtime.GOOS)
 	}
 	if _, err := exec.LookPath("codex"); err != nil {
-		miss("codex is not installed; install: npm install -g @openai/codex@0.169.0")
+		miss("codex is not installed; install: npm install -g @openai/codex@0.171.0")
 	}
 	for _, tool := range []string{"dbus-run-session", "gnome-keyring-daemon"} {
 		if _, err := exec.LookPath(tool); err != nil {

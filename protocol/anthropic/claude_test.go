@@ -15,7 +15,7 @@ import (
 
 // claudeCodeVersion is the Claude Code release the recorded requests come
 // from and the harness runs (scripts/test.sh installs the same).
-const claudeCodeVersion = "2.1.330"
+const claudeCodeVersion = "2.1.332"
 
 // claudeBinary finds the claude CLI: on PATH, else the copy scripts/test.sh
 // keeps in .cache/. Without it the test is skipped, or fails when

@@ -34,9 +34,9 @@ func findCodex(t *testing.T) string {
 		}
 	}
 	if os.Getenv("GW_REQUIRE_CODEX") == "1" {
-		t.Fatal("the Codex CLI is not installed (GW_REQUIRE_CODEX=1); install: npm install -g @openai/codex@0.169.0")
+		t.Fatal("the Codex CLI is not installed (GW_REQUIRE_CODEX=1); install: npm install -g @openai/codex@0.171.0")
 	}
-	t.Skip("the Codex CLI is not installed; install: npm install -g @openai/codex@0.169.0")
+	t.Skip("the Codex CLI is not installed; install: npm install -g @openai/codex@0.171.0")
 	return ""
 }
 

@@ -62,6 +62,6 @@
 // OpenAI's answers, while this package must read every item kind Codex sends (including custom_tool_call,
 // namespace tools and fields the SDK does not know), refuse unknown kinds by name instead of dropping them,
 // and write events field by field in the API's order; a few small structs do that without a large dependency.
-// The goldens in testdata/codex/ are real requests of Codex 0.169.0 (GW_RECORD_CODEX=/path/to/codex go
+// The goldens in testdata/codex/ are real requests of Codex 0.171.0 (GW_RECORD_CODEX=/path/to/codex go
 // test -run TestRecordCodex ./protocol/responses records them again).
 package responses

@@ -219,7 +219,7 @@ func TestParseRequest_CodexImage(t *testing.T) {
 	}
 }
 
-// TestParseRequest_Translations covers what Codex 0.169 did not send in the
+// TestParseRequest_Translations covers what Codex (0.169, 0.171) did not send in the
 // recordings: the short input forms, local_shell, tool outputs with images,
 // text.format and the other settings.
 func TestParseRequest_Translations(t *testing.T) {

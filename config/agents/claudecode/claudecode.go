@@ -7,7 +7,7 @@
 // it refuse the whole file), so this writer refuses comments and trailing
 // commas too, with their line and column.
 //
-// Checked against Claude Code 2.1.330: it reads the env block of
+// Checked against Claude Code 2.1.332 (first against 2.1.330): it reads the env block of
 // $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude/settings.json) and of
 // the project's .claude/settings.json and .claude/settings.local.json; the
 // settings' env wins over the process environment, and --settings wins over
@@ -42,14 +42,14 @@ const (
 	settingsFile   = "settings.json"
 	localSettings  = "settings.local.json"
 	directRefusal  = "Claude Code speaks the Anthropic messages API and the service speaks chat completions only; gw serve translates between them"
-	testedVersion  = "2.1.330"
+	testedVersion  = "2.1.332"
 	configDirEnv   = "CLAUDE_CONFIG_DIR"
 	projectDirName = ".claude"
 )
 
 // dialect: Claude Code reads settings.json as plain JSON (a comment makes it
 // report "Invalid or malformed JSON" and ignore the file); a byte-order mark
-// is fine (checked with 2.1.330).
+// is fine (checked with 2.1.330 and 2.1.332).
 var dialect = jsonc.Dialect{BOM: true, Agent: displayName}
 
 // Agent describes Claude Code for gw.

@@ -10,7 +10,7 @@ import (
 
 // CatalogPath is where gw serve answers Codex's model catalog, under its
 // base URL (…/v1/codex/models). [model_providers.gw]'s model_catalog_url
-// names it: Codex 0.169.0 fetches a provider's model_catalog_url (with the
+// names it: Codex (0.169.0, 0.171.0) fetches a provider's model_catalog_url (with the
 // provider's key and ?client_version=) and takes each model's context
 // window, tools and instructions from it, for that provider only, where
 // model_catalog_json would replace the catalog of every provider. A model
@@ -32,7 +32,7 @@ func CatalogURL(baseURL string) string {
 var instructions string
 
 // catalogEntry is one model of Codex's catalog (ModelInfo), with the fields
-// Codex 0.169.0 requires and those gw sets; Codex fills in the rest.
+// Codex 0.169.0 and 0.171.0 require and those gw sets; Codex fills in the rest.
 type catalogEntry struct {
 	Slug                       string           `json:"slug"`
 	DisplayName                string           `json:"display_name"`
@@ -68,7 +68,7 @@ type truncation struct {
 // Catalog is Codex's model catalog of models: each id with its context
 // window, images where the model takes them, reasoning efforts where it
 // reasons, and the apply_patch tool ("freeform", the only kind Codex
-// 0.169.0 knows: a custom tool with a grammar, which gw serve offers the
+// 0.171.0 knows: a custom tool with a grammar, which gw serve offers the
 // service as a function taking the patch as its one string argument, with
 // the grammar in its description).
 func Catalog(models []agents.Model) ([]byte, error) {

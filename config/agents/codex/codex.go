@@ -8,7 +8,7 @@
 // API, which gw serve translates to the service's chat completions, so it
 // works through gw serve only.
 //
-// Checked against Codex 0.169.0 (@openai/codex): the config is
+// Checked against Codex 0.171.0 (@openai/codex; first against 0.169.0): the config is
 // $CODEX_HOME/config.toml (default ~/.codex/config.toml). A trusted
 // project's .codex/config.toml is read too, but model_provider and
 // model_providers there are ignored ("unsupported project-local config
@@ -32,7 +32,7 @@ import (
 
 const (
 	displayName   = "Codex"
-	testedVersion = "0.169.0"
+	testedVersion = "0.171.0"
 	directRefusal = "Codex speaks the OpenAI responses API and the service speaks chat completions only; gw serve translates between them"
 	wireAPI       = "responses"
 )

@@ -5,11 +5,13 @@
 // token, security.auth.selectedType "openai", model.name and fastModel.
 // This is the shape Qwen Code's own /auth "Custom Provider" flow writes.
 //
-// Checked against Qwen Code 0.15.10 (@qwen-code/qwen-code): settings are
+// Checked against Qwen Code 0.24.4 (@qwen-code/qwen-code; first against 0.15.10): settings are
 // $QWEN_HOME/settings.json (default ~/.qwen/settings.json) and the project's
 // .qwen/settings.json, read with comments stripped (strip-json-comments,
 // then JSON.parse): a trailing comma or a byte-order mark is refused here,
-// as Qwen Code would set the file aside. A file without "$version" (or an older one) is
+// as Qwen Code 0.15.10 would set the file aside (0.24.4 reads past a
+// byte-order mark, and a trailing comma stops it from starting at all).
+// A file without "$version" (or an older one) is
 // rewritten by Qwen Code on its next start, so a new file gets the current
 // version, 4. gw's entries are the ones whose envKey is GW_LOCAL_TOKEN or
 // GW_API_KEY; other entries are the user's.
@@ -31,8 +33,8 @@ import (
 
 const (
 	displayName   = "Qwen Code"
-	testedVersion = "0.15.10"
-	// SettingsVersion is the "$version" Qwen Code 0.15 writes; a file with
+	testedVersion = "0.24.4"
+	// SettingsVersion is the "$version" Qwen Code 0.15 and 0.24 write; a file with
 	// a lower one is migrated (rewritten) when Qwen Code starts.
 	SettingsVersion = 4
 	homeEnv         = "QWEN_HOME"
@@ -41,7 +43,8 @@ const (
 
 // dialect: Qwen Code strips comments and then uses JSON.parse, so a
 // trailing comma or a byte-order mark makes it set the whole file aside
-// (renamed to settings.json.corrupted.*, checked with 0.15.10).
+// (renamed to settings.json.corrupted.*, checked with 0.15.10; 0.24.4
+// leaves it, saves a copy as settings.json.corrupted and refuses to start).
 var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
 
 // Agent describes Qwen Code for gw.
@@ -97,7 +100,7 @@ func ours(o *hujson.Object) bool {
 	return k == agents.TokenEnv || k == agents.DefaultKeyEnv
 }
 
-// generation is an entry's generationConfig. Qwen Code 0.15.10 sends an
+// generation is an entry's generationConfig. Qwen Code (0.15.10, 0.24.4) sends an
 // image to a model only when its generationConfig.modalities says image:
 // true (capabilities.vision alone shows it as a vision model, but the image
 // is replaced by a note saying the model cannot take it); it guesses
@@ -264,7 +267,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 // QWEN_CODE_MAX_OUTPUT_TOKENS; and, as arguments (nothing secret),
 // --auth-type openai, --model and --openai-base-url, so that a settings file
 // choosing another sign-in or model does not win. One thing still does
-// (checked with 0.15.10): an entry of modelProviders.openai in the user's
+// (checked with 0.15.10 and 0.24.4): an entry of modelProviders.openai in the user's
 // settings with the same model id and another baseUrl — a stale gw init;
 // Inspect shows it (BaseURL), and gw init agent --agent qwen-code fixes it.
 func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
