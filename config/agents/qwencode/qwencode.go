@@ -8,9 +8,10 @@
 // Checked against Qwen Code 0.24.4 (@qwen-code/qwen-code; first against 0.15.10): settings are
 // $QWEN_HOME/settings.json (default ~/.qwen/settings.json) and the project's
 // .qwen/settings.json, read with comments stripped (strip-json-comments,
-// then JSON.parse): a trailing comma or a byte-order mark is refused here,
-// as Qwen Code 0.15.10 would set the file aside (0.24.4 reads past a
-// byte-order mark, and a trailing comma stops it from starting at all).
+// then JSON.parse): a trailing comma is refused here, as Qwen Code refuses
+// it (0.15.10 set the file aside; 0.24.4 does not start at all), and a
+// byte-order mark is kept, which 0.24.4 reads past (0.15.10 set such a
+// file aside too).
 // A file without "$version" (or an older one) is
 // rewritten by Qwen Code on its next start, so a new file gets the current
 // version, 4. gw's entries are the ones whose envKey is GW_LOCAL_TOKEN or
@@ -42,10 +43,11 @@ const (
 )
 
 // dialect: Qwen Code strips comments and then uses JSON.parse, so a
-// trailing comma or a byte-order mark makes it set the whole file aside
-// (renamed to settings.json.corrupted.*, checked with 0.15.10; 0.24.4
-// leaves it, saves a copy as settings.json.corrupted and refuses to start).
-var dialect = jsonc.Dialect{Comments: true, Agent: displayName}
+// trailing comma makes it set the whole file aside (renamed to
+// settings.json.corrupted.*, checked with 0.15.10; 0.24.4 leaves it, saves
+// a copy as settings.json.corrupted and refuses to start). It reads past a
+// byte-order mark since 0.24 (checked with 0.24.4).
+var dialect = jsonc.Dialect{Comments: true, BOM: true, Agent: displayName}
 
 // Agent describes Qwen Code for gw.
 func Agent() agents.Agent {

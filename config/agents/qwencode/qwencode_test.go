@@ -1,6 +1,7 @@
 package qwencode
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -134,5 +135,18 @@ func TestModalities(t *testing.T) {
 		if !maps.Equal(e.GenerationConfig.Modalities, want) || (want == nil) != (e.GenerationConfig.Modalities == nil) {
 			t.Errorf("%s: modalities %v, want %v", e.ID, e.GenerationConfig.Modalities, want)
 		}
+	}
+}
+
+// A settings file that starts with a byte-order mark, which Qwen Code 0.24
+// reads past, is merged and keeps its mark.
+func TestMergeKeepsByteOrderMark(t *testing.T) {
+	src := []byte("\ufeff{\n  \"model\": {\"name\": \"mine\"}\n}\n")
+	res, err := agentstest.MergeOnce(t, Merge, src, agentstest.Decl())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(res.Data, []byte("\ufeff{")) || !bytes.Contains(res.Data, []byte("GW_LOCAL_TOKEN")) {
+		t.Errorf("got\n%s", res.Data)
 	}
 }
