@@ -379,7 +379,15 @@ func brokenCases() []brokenCase {
 		{"unknown model", &api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Cause: "the service does not know the model id", Fix: remedy.Remedy{Do: remedy.UseID, Value: "a/b"}},
 			errorCase{retry: no, message: "model not found / invalid model: ", says: "a/b"}},
 		{"context overflow", overflow(200), errorCase{retry: no, overflow: true, says: "201234"}},
+		{"rate limited said with 200", rateLimited200(), errorCase{status: 429, says: "Rate limit exceeded"}},
 	}
+}
+
+// rateLimited200 is a rate limit a gateway reports with 200 or inside its
+// stream, with no status of its own: the client must still read a 429 (not
+// a 502, which some clients retry at once, again and again).
+func rateLimited200() *api.Error {
+	return api.ClassifyResponse(200, nil, []byte(`{"error":{"message":"Rate limit exceeded","type":"rate_limit_error"}}`), model)
 }
 
 type namedError struct {
@@ -402,6 +410,7 @@ func errorCases() []namedError {
 			errorCase{retry: yes}},
 		{"context overflow", overflow(400), errorCase{retry: no, overflow: true, status: 400, says: "201234"}},
 		{"context overflow said with 200", overflow(200), errorCase{retry: no, overflow: true, status: 400, says: "201234"}},
+		{"rate limited said with 200", rateLimited200(), errorCase{status: 429, says: "Rate limit exceeded"}},
 	}
 }
 

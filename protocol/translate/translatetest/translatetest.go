@@ -525,9 +525,9 @@ func (s *suite) broken(t *testing.T) {
 	}
 }
 
-// lifecycle: pings change nothing of the answer; End ends it once; a chunk
-// after it is tr.ErrEnded; the stream tells the usage so far; a client gone
-// stops the stream.
+// lifecycle: a ping writes traffic and changes nothing of the answer; End
+// ends it once; a chunk after it is tr.ErrEnded; the stream tells the usage
+// so far; a client gone stops the stream.
 func (s *suite) lifecycle(t *testing.T) {
 	s.skipKnown(t)
 	chunks := []*chat.Chunk{Text("a"), Finish("stop"), UsageChunk(10, 2, 0)}
@@ -536,16 +536,24 @@ func (s *suite) lifecycle(t *testing.T) {
 	ex := s.exchange(t, Conversation{Stream: true, User: "go"})
 	var buf bytes.Buffer
 	st := ex.Stream(&buf)
-	if err := st.Ping(); err != nil {
-		t.Fatalf("Ping before the answer: %v", err)
+	// A ping is traffic the client sees, which keeps its idle timeout from
+	// giving up on a service still thinking.
+	ping := func(when string) {
+		t.Helper()
+		n := buf.Len()
+		if err := st.Ping(); err != nil {
+			t.Fatalf("Ping %s: %v", when, err)
+		}
+		if buf.Len() == n {
+			t.Errorf("Ping %s wrote nothing", when)
+		}
 	}
+	ping("before the answer")
 	for _, c := range chunks {
 		if err := st.Chunk(c); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Ping(); err != nil {
-			t.Fatalf("Ping: %v", err)
-		}
+		ping("amid the answer")
 	}
 	if u := st.Usage(); u == nil || u.PromptTokens != 10 || u.CompletionTokens != 2 {
 		t.Errorf("Usage %+v, want the service's 10 and 2", u)
