@@ -123,3 +123,49 @@ func TestErrorShape(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamUsageAndNames: the last event counts the thoughts apart from
+// the answer's tokens, as Gemini CLI's /stats shows them (thoughtsTokenCount,
+// candidatesTokenCount without them), with the cached prompt; every event
+// names the answer and the model (responseId, modelVersion).
+func TestStreamUsageAndNames(t *testing.T) {
+	s, buf := newTestStream(Meta{Model: "vendor-b/model-b-3-flash-preview", Stream: true, Thoughts: true})
+	for _, c := range []string{
+		`{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"Let me look."}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"Here."}}]}`,
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+		`{"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":30,"total_tokens":130,"prompt_tokens_details":{"cached_tokens":60},"completion_tokens_details":{"reasoning_tokens":12}}}`,
+	} {
+		if err := s.Chunk(chunk(t, c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.End(nil); err != nil {
+		t.Fatal(err)
+	}
+	ev := events(t, buf.String())
+	u := ev[len(ev)-1].UsageMetadata
+	want := usageMetadata{PromptTokenCount: 100, CandidatesTokenCount: 18, ThoughtsTokenCount: 12, CachedContentTokenCount: 60, TotalTokenCount: 130}
+	if u == nil || *u != want {
+		t.Errorf("usage %+v, want %+v\n%s", u, want, buf)
+	}
+	for i, e := range ev {
+		if e.ResponseID != "resp1" || e.ModelVersion != "vendor-b/model-b-3-flash-preview" {
+			t.Errorf("event %d names answer %q, model %q; want resp1 and the model asked for", i, e.ResponseID, e.ModelVersion)
+		}
+	}
+}
+
+// TestFinishReasons: the service's finish reasons as the Gemini API names
+// them; one it does not know is OTHER, not a normal stop.
+func TestFinishReasons(t *testing.T) {
+	for in, want := range map[string]string{"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY", "": "STOP", "weird": "OTHER"} {
+		s, buf := newTestStream(Meta{Model: "m", Stream: true})
+		_ = s.Chunk(chunk(t, `{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"`+in+`"}]}`))
+		_ = s.End(nil)
+		ev := events(t, buf.String())
+		if got := ev[len(ev)-1].Candidates[0].FinishReason; got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
