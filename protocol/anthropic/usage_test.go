@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/modelgateway/gw/protocol/chat"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 )
 
 // usages returns the usage of a stream's message_start and of its
@@ -83,6 +84,33 @@ func TestUsageWhole(t *testing.T) {
 				"cache_read_input_tokens": c.read, "output_tokens": c.outTk}
 			if !equalJSON(m.Usage, want) {
 				t.Errorf("usage %v, want %v", m.Usage, want)
+			}
+		})
+	}
+}
+
+// TestUsageStreamed: message_start carries the estimate, message_delta the
+// service's counts as TestUsageWhole's; a service that streamed no usage
+// leaves the estimate, so Claude Code's context meter does not drop to an
+// empty context at the end of the answer.
+func TestUsageStreamed(t *testing.T) {
+	meta := sonnet
+	meta.InputTokens = 4321
+	for _, c := range usageCases {
+		t.Run(c.name, func(t *testing.T) {
+			chunks := []*chat.Chunk{translatetest.Text("Hi."), translatetest.Finish("stop")}
+			if c.usage != nil {
+				chunks = append(chunks, &chat.Chunk{Choices: []chat.ChunkChoice{}, Usage: c.usage})
+			}
+			_, raw := translate(t, meta, chunks, nil)
+			start, delta := usages(t, raw)
+			if start["input_tokens"] != 4321.0 || start["output_tokens"] != 0.0 {
+				t.Errorf("message_start usage %v: want the estimate, 4321 input tokens", start)
+			}
+			want := map[string]any{"input_tokens": c.input, "cache_creation_input_tokens": c.created,
+				"cache_read_input_tokens": c.read, "output_tokens": c.outTk}
+			if !equalJSON(delta, want) {
+				t.Errorf("message_delta usage %v, want %v", delta, want)
 			}
 		})
 	}
