@@ -79,6 +79,7 @@ func codexAnswer(terminal string, r map[string]any, items []map[string]any) tran
 	case "response.incomplete":
 		a.Stop = map[string]string{"max_output_tokens": "length", "content_filter": "content_filter"}[r["incomplete_details"].(map[string]any)["reason"].(string)]
 	case "response.failed":
+		a.Stop = "" // a failed response did not stop: it broke
 		e := r["error"].(map[string]any)
 		code := e["code"].(string)
 		status := map[string]int{"rate_limit_exceeded": 429, "context_length_exceeded": 400, "model_not_found": 400, "invalid_api_key": 400, "insufficient_quota": 400}[code]

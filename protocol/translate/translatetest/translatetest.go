@@ -496,8 +496,8 @@ func (s *suite) wholeIsStreamed(t *testing.T) {
 }
 
 // broken: a stream that breaks ends with the protocol's error, which says
-// whether to retry, keeps what was complete and never shows the call it
-// cut.
+// whether to retry, keeps what was complete, never shows the call it cut
+// and never says how the answer stopped, as a whole answer does.
 func (s *suite) broken(t *testing.T) {
 	for _, c := range brokenCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -512,6 +512,9 @@ func (s *suite) broken(t *testing.T) {
 				}
 				if len(got.Calls) > 0 {
 					t.Errorf("the cut call was shown: %+v\n%s", got.Calls, body)
+				}
+				if got.Stop != "" {
+					t.Errorf("the broken stream says the answer stopped (%s), as a whole one does\n%s", got.Stop, body)
 				}
 				if chunks != nil && got.Text != "Hal" {
 					t.Errorf("text %q, want what came before the break\n%s", got.Text, body)
