@@ -1,10 +1,13 @@
 package anthropic
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/protocol/translate/translatetest"
 )
 
 // TestFromAPIError_ContextOverflow: a context overflow reaches Claude Code
@@ -47,6 +50,37 @@ func TestFromAPIError_RateAndOverload(t *testing.T) {
 		e := FromAPIError(api.ClassifyResponse(c.status, nil, []byte(c.body), "m"))
 		if e.Status != c.want || e.Type != c.typ || e.Final {
 			t.Errorf("%s: %d %s final=%v %q", c.name, e.Status, e.Type, e.Final, e.Message)
+		}
+	}
+}
+
+// TestContextOverflowWithoutCountsTakesTheEstimate: an overflow whose words
+// give no prompt size gets the request's own estimate, when that is over
+// the window, so Claude Code reads both numbers it compacts by; before the
+// answer and inside its stream alike.
+func TestContextOverflowWithoutCountsTakesTheEstimate(t *testing.T) {
+	model := "vendor-a/model-a-sonnet-4.5"
+	ae := api.ClassifyResponse(400, nil, []byte(`{"error":{"message":"Your input exceeds the context window of this model.","code":"context_length_exceeded"}}`), model)
+	meta := Meta{Model: model, Stream: true, InputTokens: 250000}
+	var e struct {
+		Error struct{ Type, Message string }
+	}
+	a := (&exchange{meta: meta}).Error(ae)
+	if err := json.Unmarshal(a.Body, &e); err != nil {
+		t.Fatalf("%v: %s", err, a.Body)
+	}
+	var buf bytes.Buffer
+	w := NewStreamWriter(&buf, meta)
+	_ = w.Chunk(translatetest.Text("Hal"))
+	_ = w.End(ae)
+	s, err := checkStream(buf.String())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	for how, got := range map[string][2]string{"answered": {e.Error.Type, e.Error.Message}, "in the stream": {s.errType, s.errMessage}} {
+		m := claudeCodeCounts.FindStringSubmatch(got[1])
+		if got[0] != TypeInvalidRequest || m == nil || m[1] != "250000" || m[2] != "200000" {
+			t.Errorf("%s: %s %q; want Claude Code to read 250000 tokens > 200000", how, got[0], got[1])
 		}
 	}
 }
