@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -157,5 +158,22 @@ func TestStreamError_TypeByKind(t *testing.T) {
 		if e := streamError(c.err); e.Type != c.typ || e.Message == "" {
 			t.Errorf("%s: %s %q, want %s", c.name, e.Type, e.Message, c.typ)
 		}
+	}
+}
+
+// TestStreamUnknownClaudeModel: an unknown model the service reports inside
+// the stream of one of Claude Code's own model ids says, as before the
+// answer, where the id came from and how to set gw's ids.
+func TestStreamUnknownClaudeModel(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewStreamWriter(&buf, Meta{Model: "claude-opus-5-5", Stream: true})
+	_ = w.End(&api.Error{Condition: api.UnknownModel, Kind: api.KindMisspelled, Cause: "the service does not know the model id"})
+	a, err := checkStream(buf.String())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if a.errType != TypeInvalidRequest || !strings.HasPrefix(a.errMessage, `model not found / invalid model: "claude-opus-5-5" is Claude Code's own model id`) ||
+		!strings.Contains(a.errMessage, "ANTHROPIC_MODEL") {
+		t.Errorf("error event %s %q", a.errType, a.errMessage)
 	}
 }
