@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 
@@ -70,16 +71,6 @@ func appendToMessage(doc map[string]any, hint string) bool {
 	return false
 }
 
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 // keyRejectedBody is a key-rejected error body of the service with gw's
 // explanation as its message (the spec's message first, then the cause and
 // the fix), so that an agent that shows the service's message shows it. A
@@ -91,7 +82,7 @@ func keyRejectedBody(body []byte, e *api.Error, header http.Header) []byte {
 		if inner, ok := doc["error"].(map[string]any); ok {
 			if _, ok := inner["message"].(string); ok {
 				inner["message"] = msg
-				if b, err := marshalNoEscape(doc); err == nil {
+				if b, err := chat.Encode(doc); err == nil {
 					return b
 				}
 			}
@@ -104,7 +95,7 @@ func keyRejectedBody(body []byte, e *api.Error, header http.Header) []byte {
 	if e.Code != "" {
 		code = e.Code
 	}
-	b, err := marshalNoEscape(errorBody{Error: errorDetail{Message: msg, Type: typ, Code: code}})
+	b, err := chat.Encode(errorBody{Error: errorDetail{Message: msg, Type: typ, Code: code}})
 	if err != nil {
 		return body
 	}

@@ -1,14 +1,13 @@
 package anthropic
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"strings"
 
-	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/remedy"
+	"github.com/modelgateway/gw/protocol/chat"
 	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
@@ -66,11 +65,8 @@ func ErrorBody(status int, errType, message string) []byte {
 	if errType == "" {
 		errType = TypeForStatus(status)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(errorOut{Type: "error", Error: errorDetail{Type: errType, Message: message}})
-	return buf.Bytes()
+	b, _ := chat.Encode(errorOut{Type: "error", Error: errorDetail{Type: errType, Message: message}})
+	return b
 }
 
 // FromAPIError is gw's classified failure of the service as a Messages API

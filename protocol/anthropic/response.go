@@ -46,13 +46,7 @@ func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 	reason, seq := stopReason(meta, c.FinishReason, c.StopReason, len(m.ToolCalls) > 0)
 	out.StopReason, out.StopSequence = &reason, seq
 	out.Usage = usageOf(r.Usage, meta.InputTokens)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return chat.Encode(out)
 }
 
 // messageID is the answer's id: the service's, marked as a message id.

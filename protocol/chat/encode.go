@@ -1,6 +1,11 @@
 package chat
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
+)
 
 // AppendString appends s to dst as a JSON string, escaped exactly as
 // encoding/json's Encoder with SetEscapeHTML(false) escapes it: quote,
@@ -58,4 +63,17 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// Encode is v as JSON the way every body gw serve writes is: HTML
+// characters (<, >, &) as they are, not escaped, ended by a newline, as
+// encoding/json's Encoder with SetEscapeHTML(false) writes it.
+func Encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := jsonv1.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

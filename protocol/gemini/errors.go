@@ -1,11 +1,10 @@
 package gemini
 
 import (
-	"bytes"
 	"net/http"
 
-	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/protocol/chat"
 	tr "github.com/modelgateway/gw/protocol/translate"
 )
 
@@ -17,11 +16,8 @@ func errorBody(e *tr.Error) []byte {
 	if status == "" {
 		status = StatusOf(e.Status)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(errorOut{Error: errorDetail{Code: e.Status, Message: e.Message, Status: status}})
-	return buf.Bytes()
+	b, _ := chat.Encode(errorOut{Error: errorDetail{Code: e.Status, Message: e.Message, Status: status}})
+	return b
 }
 
 type errorOut struct {

@@ -121,9 +121,6 @@ func modelVersion(meta Meta, served string) string {
 }
 
 func encode(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	b, _ := chat.Encode(v)
+	return bytes.TrimSuffix(b, []byte("\n"))
 }

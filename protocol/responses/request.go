@@ -71,11 +71,9 @@ func errorBody(e *translate.Error) []byte {
 
 // badRequest is a 400 naming the field.
 func badRequest(param, format string, args ...any) *translate.Error {
-	msg := fmt.Sprintf(format, args...)
-	if param != "" {
-		msg = param + ": " + msg
-	}
-	return &translate.Error{Status: 400, Type: "invalid_request_error", Code: "invalid_request", Param: param, Message: msg}
+	e := translate.Invalid(param, format, args...)
+	e.Type, e.Code, e.Param = "invalid_request_error", "invalid_request", param
+	return e
 }
 
 // unsupported is a 400 for a part of the Responses API that gw serve cannot
@@ -862,13 +860,11 @@ func textFormat(raw json.RawMessage, out *chat.Request) *translate.Error {
 }
 
 func mustJSON(v any) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := chat.Encode(v)
+	if err != nil {
 		panic(err)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	return bytes.TrimRight(b, "\n")
 }
 
 // errorOut is OpenAI's error shape, fields in OpenAI's order (Codex shows

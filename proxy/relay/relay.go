@@ -866,21 +866,14 @@ var errTooLarge = errors.New("request body too large")
 // header, which the caller adds. call.Extra's fields join the body's top
 // level where the chat request has none of that name.
 func NewChatRequest(ctx context.Context, url string, call *translate.Call) (*http.Request, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(call.Chat); err != nil {
+	b, err := chat.Encode(call.Chat)
+	if err == nil && len(call.Extra) > 0 {
+		b, err = withExtra(b, call.Extra)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if len(call.Extra) > 0 {
-		b, err := withExtra(buf.Bytes(), call.Extra)
-		if err != nil {
-			return nil, err
-		}
-		buf.Reset()
-		buf.Write(b)
-	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, &buf)
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}

@@ -195,7 +195,11 @@ const runProvider = "gw-run"
 
 // Run is gw run's route: -c overrides that define and select a provider of
 // gw run's own, runProvider (nothing secret), with env_key naming
-// GW_LOCAL_TOKEN, which holds the token in Codex's environment.
+// GW_LOCAL_TOKEN, which holds the token in Codex's environment. Codex 0.171
+// snapshots the shell it runs commands in, exported variables and all, into
+// a file under ~/.codex/shell_snapshots (left behind when it exits while
+// taking one): gw run turns the snapshot off, so that the token is in no
+// file.
 func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 	if d.Mode == agents.Direct {
 		return agents.RunSpec{}, agents.RefuseDirect(displayName, directRefusal)
@@ -217,6 +221,7 @@ func (agent) Run(d agents.Declaration) (agents.RunSpec, error) {
 		{"model_provider", q(runProvider)},
 		{"model", q(m.ID)},
 		{"model_context_window", strconv.Itoa(m.Context)},
+		{"features.shell_snapshot", "false"},
 	} {
 		args = append(args, set(kv[0], kv[1])...)
 	}

@@ -101,7 +101,10 @@ func TestRunTokenOnlyInEnv(t *testing.T) {
 	// A provider of gw run's own: the user's [model_providers.gw] may hold gw's credential command, which
 	// Codex refuses to combine with env_key.
 	for _, want := range []string{`-c model_providers.gw-run.base_url="http://127.0.0.1:8787/v1"`, `-c model_providers.gw-run.wire_api="responses"`, `-c model_providers.gw-run.env_key="GW_LOCAL_TOKEN"`, `-c model_provider="gw-run"`,
-		`-c model_providers.gw-run.supports_websockets=false`, `-c model_providers.gw-run.model_catalog_url="http://127.0.0.1:8787/v1/codex/models"`} {
+		`-c model_providers.gw-run.supports_websockets=false`, `-c model_providers.gw-run.model_catalog_url="http://127.0.0.1:8787/v1/codex/models"`,
+		// Codex 0.171 writes its shell's exported variables, the token among them, to
+		// ~/.codex/shell_snapshots and leaves the file when a run fails.
+		`-c features.shell_snapshot=false`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("args lack %s: %s", want, joined)
 		}
