@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/translate"
 	"net/http"
 
@@ -82,7 +81,7 @@ func keyRejectedBody(body []byte, e *api.Error, header http.Header) []byte {
 		if inner, ok := doc["error"].(map[string]any); ok {
 			if _, ok := inner["message"].(string); ok {
 				inner["message"] = msg
-				if b, err := chat.Encode(doc); err == nil {
+				if b, err := marshalNoEscape(doc); err == nil {
 					return b
 				}
 			}
@@ -95,10 +94,24 @@ func keyRejectedBody(body []byte, e *api.Error, header http.Header) []byte {
 	if e.Code != "" {
 		code = e.Code
 	}
-	b, err := chat.Encode(errorBody{Error: errorDetail{Message: msg, Type: typ, Code: code}})
+	b, err := marshalNoEscape(errorBody{Error: errorDetail{Message: msg, Type: typ, Code: code}})
 	if err != nil {
 		return body
 	}
 	header.Set("Content-Type", "application/json")
 	return b
+}
+
+// marshalNoEscape is v as encoding/json writes it with HTML characters
+// unescaped: the service's own error document, decoded with UseNumber, keeps
+// its numbers as numbers (chat.Encode's encoder does not know
+// encoding/json's Number).
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

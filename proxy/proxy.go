@@ -654,7 +654,7 @@ func addSuggestion(body []byte, contentType, id string) []byte {
 	hint := fmt.Sprintf(" (did you mean %q?)", id)
 	if doc, ok := decodeObject(body); ok {
 		if appendToMessage(doc, hint) {
-			if b, err := chat.Encode(doc); err == nil {
+			if b, err := marshalNoEscape(doc); err == nil {
 				return b
 			}
 		}
