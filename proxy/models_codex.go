@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/config/agents"
+	"github.com/modelgateway/gw/proxy/relay"
 )
 
 // Codex fetches its model catalog from the model_catalog_url of gw's
@@ -41,7 +42,7 @@ func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *c
 		}
 	}
 	if subscribed > maxCodexCatalog {
-		e.note = joinNonEmpty(e.note, fmt.Sprintf("catalog=first_%d_of_%d", maxCodexCatalog, subscribed))
+		e.note = relay.JoinNote(e.note, fmt.Sprintf("catalog=first_%d_of_%d", maxCodexCatalog, subscribed))
 	}
 	b, err := rt.Answer(models)
 	if err != nil {

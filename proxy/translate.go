@@ -59,21 +59,11 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, c *call, tp 
 	o.Retry = t.retry
 	out := relay.Serve(w, r, tp, &o)
 	e.modelID, e.status, e.stream = out.Model, out.Status, out.Stream
-	e.note = joinNonEmpty(e.note, out.Note)
+	e.note = relay.JoinNote(e.note, out.Note)
 	if out.Usage != nil {
 		e.usage = usageOf(out.Usage)
 		e.hasUsage = true
 	}
-}
-
-func joinNonEmpty(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + " " + b
 }
 
 // translation is what a translator is given for one request: the call to
@@ -134,7 +124,7 @@ func (t *translation) upstream(ctx context.Context, call *translate.Call) (*http
 	}
 	if t.retried != "" && res.StatusCode >= 200 && res.StatusCode <= 299 &&
 		t.h.refusals.Remember(call.Chat.Model, t.retried) {
-		t.c.note = joinNonEmpty(t.c.note, reqlog.Note("refused_from_now_on", t.retried))
+		t.c.note = relay.JoinNote(t.c.note, reqlog.Note("refused_from_now_on", t.retried))
 	}
 	res.Body = &upstreamBody{ReadCloser: res.Body, ctx: ctx, release: release}
 	return res, nil
@@ -196,7 +186,7 @@ func (t *translation) classify(status int, header http.Header, body []byte, mode
 		t.c.cond = condition(ae.Condition)
 	}
 	if ae != nil && ae.Condition == api.KeyRejected {
-		t.c.note = joinNonEmpty(t.c.note, "rejected="+string(ae.Kind))
+		t.c.note = relay.JoinNote(t.c.note, "rejected="+string(ae.Kind))
 	}
 	if ae != nil && ae.Condition == api.UnknownModel {
 		ae = t.forAccount(ae, model)

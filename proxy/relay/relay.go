@@ -119,9 +119,10 @@ type Outcome struct {
 	Note string
 }
 
-func (o *Outcome) note(s string) { o.Note = join(o.Note, s) }
+func (o *Outcome) note(s string) { o.Note = JoinNote(o.Note, s) }
 
-func join(a, b string) string {
+// JoinNote joins two log notes with a space, leaving out an empty one.
+func JoinNote(a, b string) string {
 	switch {
 	case a == "":
 		return b
