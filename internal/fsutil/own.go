@@ -3,7 +3,6 @@ package fsutil
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -69,14 +68,7 @@ func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
 // as WriteAtomic does but never through a link: a link or anything else that is not a regular file at
 // path is refused with a *NotRegularError (OpState) and nothing is written.
 func WriteOwn(path string, data []byte, perm fs.FileMode) error {
-	li, err := os.Lstat(path)
-	if err == nil && !li.Mode().IsRegular() {
-		return linkError(OpState, path, li.Mode())
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot inspect %s: %w", path, OSReason(err))
-	}
-	return write(OpState, path, data, perm, nil)
+	return WriteOwnFrom(path, perm, fillWith(data))
 }
 
 // WriteOwnFrom is WriteOwn with the content written by fill into the temporary file (a file too large
@@ -101,14 +93,7 @@ func ReadOwn(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: OSReason(err)}
-	}
-	if int64(len(data)) > max {
-		return nil, &TooLargeError{Path: path, Size: int64(len(data)), Max: max}
-	}
-	return data, nil
+	return readAtMost(f, path, max)
 }
 
 // OpenOwn opens path, a file of gw's own, for reading, never through a link: a symlink or anything else
@@ -130,14 +115,5 @@ func OpenOwn(path string) (*os.File, fs.FileInfo, error) {
 		}
 		return nil, nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, &fs.PathError{Op: "stat", Path: path, Err: OSReason(err)}
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, linkError(OpState, path, fi.Mode())
-	}
-	return f, fi, nil
+	return regularOnly(f, path, func(m fs.FileMode) error { return linkError(OpState, path, m) })
 }

@@ -144,14 +144,23 @@ func ReadRegularInfo(path string, max int64) ([]byte, fs.FileInfo, error) {
 		return nil, nil, &TooLargeError{Path: path, Size: fi.Size(), Max: max}
 	}
 	// The size can change between fstat and the end of the read: the cap holds for what is read.
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	data, err := readAtMost(f, path, max)
 	if err != nil {
-		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: OSReason(err)}
-	}
-	if int64(len(data)) > max {
-		return nil, nil, &TooLargeError{Path: path, Size: int64(len(data)), Max: max}
+		return nil, nil, err
 	}
 	return data, fi, nil
+}
+
+// readAtMost reads f, the file at path, to its end when that is at most max bytes.
+func readAtMost(f *os.File, path string, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: OSReason(err)}
+	}
+	if int64(len(data)) > max {
+		return nil, &TooLargeError{Path: path, Size: int64(len(data)), Max: max}
+	}
+	return data, nil
 }
 
 // OpenRegular opens path for reading, following symlinks, and returns it only when what was opened is a
@@ -173,6 +182,12 @@ func openChecked(path string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return regularOnly(f, path, func(m fs.FileMode) error { return notRegular(OpRead, path, m) })
+}
+
+// regularOnly returns f, opened at path, with what fstat says of it when it is a regular file; else it closes f
+// and returns the error refuse makes of its mode.
+func regularOnly(f *os.File, path string, refuse func(fs.FileMode) error) (*os.File, fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -180,7 +195,7 @@ func openChecked(path string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, notRegular(OpRead, path, fi.Mode())
+		return nil, nil, refuse(fi.Mode())
 	}
 	return f, fi, nil
 }

@@ -33,7 +33,7 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
-	return write(OpReplace, path, data, perm, nil)
+	return writeFrom(OpReplace, path, perm, nil, fillWith(data))
 }
 
 // WriteBackup writes data to path, a backup gw keeps beside a file it changes, atomically as WriteAtomic
@@ -50,18 +50,19 @@ func WriteBackup(path string, data []byte, perm fs.FileMode, like fs.FileInfo) e
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot inspect %s: %w", path, OSReason(err))
 	}
-	return write(OpBackup, path, data, perm, like)
+	return writeFrom(OpBackup, path, perm, like, fillWith(data))
 }
 
-// write replaces path itself (a link at path is replaced, never followed: rename acts on the name).
-func write(op, path string, data []byte, perm fs.FileMode, like fs.FileInfo) error {
-	return writeFrom(op, path, perm, like, func(f *os.File) error {
+// fillWith is the fill of writeFrom that writes data.
+func fillWith(data []byte) func(*os.File) error {
+	return func(f *os.File) error {
 		_, err := f.Write(data)
 		return err
-	})
+	}
 }
 
-// writeFrom is write with the content written by fill into the temporary file.
+// writeFrom replaces path itself (a link at path is replaced, never followed: rename acts on the name) with
+// the content written by fill into the temporary file.
 func writeFrom(op, path string, perm fs.FileMode, like fs.FileInfo, fill func(*os.File) error) error {
 	dir, base := filepath.Split(path)
 	dir = filepath.Clean(dir)
