@@ -115,6 +115,11 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 			in.ProxyAddr, nConfigs(unread)), Fix: remedy.Remedy{Do: remedy.StartServe}}
 	}
 	// Anything but nothing on the port reaches the on-demand agents too: their credential command says it.
+	// Another program on the port fails the agents that use it; with none, it is a warning.
+	failIfUsed := Fail
+	if len(users) == 0 {
+		failIfUsed = Warn
+	}
 	switch {
 	case errors.Is(err, proxy.ErrNotRunning) && len(users) == 0:
 		return Check{ID: IDProxy, Status: Pass, Detail: "gw serve is not running on " + in.ProxyAddr + "; no agent config found here uses it"}
@@ -132,27 +137,18 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 		}
 	case errors.Is(err, proxy.ErrStranger):
 		// Another user's process: it was sent nothing, and an agent that uses the port talks to it.
-		c.Status = Fail
-		if len(users) == 0 {
-			c.Status = Warn
-		}
+		c.Status = failIfUsed
 		c.Fix = remedy.Remedy{Do: remedy.FreePort, Value: in.ProxyAddr}
 	case errors.Is(err, proxy.ErrNotLoopback):
 		c.Status = Fail
 		c.Fix = remedy.Remedy{Do: remedy.RestartServe}
 	case errors.Is(err, proxy.ErrTokenRejected):
-		c.Status = Fail
-		if len(users) == 0 {
-			c.Status = Warn
-		}
+		c.Status = failIfUsed
 		// In words of its own: Probe's error also says what to do, which is the fix.
 		c.Cause = "gw serve refuses the local token on " + in.ProxyAddr + ": it was started with another local token"
 		c.Fix = remedy.Remedy{Do: remedy.RestartServe}
 	case errors.Is(err, proxy.ErrNotGwServe):
-		c.Status = Fail
-		if len(users) == 0 {
-			c.Status = Warn
-		}
+		c.Status = failIfUsed
 		c.Fix = remedy.Remedy{Do: remedy.FreePort, Value: in.ProxyAddr}
 	default:
 		c.Status = Warn

@@ -5,11 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/netip"
 
+	"github.com/modelgateway/gw/protocol/translate"
 	"github.com/modelgateway/gw/reqlog"
 )
 
@@ -75,10 +75,7 @@ func (h *Handler) hello(w http.ResponseWriter, r *http.Request, e *entry) {
 		// each would bury the requests.
 		e.quiet = r.Header.Get(ProbeHeader) == probeQuiet
 	}
-	if ref := h.filter.checkSender(r, false); ref != nil {
-		w.Header().Set("Connection", "close")
-		e.note, e.quiet = "refused="+ref.code, false
-		e.status = writeErrorAs(w, nil, ref.status, ref.code, ref.message)
+	if h.refusedSender(w, r, e, false) {
 		return
 	}
 	nonce, err := hex.DecodeString(r.URL.Query().Get("nonce"))
@@ -90,13 +87,21 @@ func (h *Handler) hello(w http.ResponseWriter, r *http.Request, e *entry) {
 		return
 	}
 	b, _ := json.Marshal(helloAnswer{Service: "gw serve", Proof: hex.EncodeToString(helloProof(h.filter.localToken, nonce, addr))})
-	hd := w.Header()
-	hd.Set("Content-Type", "application/json")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("X-Content-Type-Options", "nosniff")
-	e.status = http.StatusOK
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(b, '\n'))
+	e.status = writeAnswer(w, translate.JSON(http.StatusOK, "application/json", append(b, '\n')))
+}
+
+// refusedSender answers a request the filter refuses for its sender (a web
+// page, a Host that is not this machine's), closing the connection; bare is
+// checkSender's.
+func (h *Handler) refusedSender(w http.ResponseWriter, r *http.Request, e *entry, bare bool) bool {
+	ref := h.filter.checkSender(r, bare)
+	if ref == nil {
+		return false
+	}
+	w.Header().Set("Connection", "close")
+	e.note, e.quiet = "refused="+ref.code, false
+	e.status = writeErrorAs(w, nil, ref.status, ref.code, ref.message)
+	return true
 }
 
 // isClientProbe: a client asking, without a token, whether anything answers
@@ -113,19 +118,12 @@ func isClientProbe(r *http.Request) bool {
 func (h *Handler) answerProbe(w http.ResponseWriter, r *http.Request, e *entry) {
 	e.note = "probe"
 	// Claude Code's base URL has no /v1: a refused Host names it so.
-	if ref := h.filter.checkSender(r, true); ref != nil {
-		w.Header().Set("Connection", "close")
-		e.note = "refused=" + ref.code
-		e.status = writeErrorAs(w, nil, ref.status, ref.code, ref.message)
+	if h.refusedSender(w, r, e, true) {
 		return
 	}
-	hd := w.Header()
-	hd.Set("Content-Type", "text/plain; charset=utf-8")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("X-Content-Type-Options", "nosniff")
-	e.status = http.StatusOK
-	w.WriteHeader(http.StatusOK)
+	var body []byte
 	if r.Method == http.MethodGet {
-		_, _ = io.WriteString(w, "gw serve\n")
+		body = []byte("gw serve\n")
 	}
+	e.status = writeAnswer(w, translate.JSON(http.StatusOK, "text/plain; charset=utf-8", body))
 }

@@ -99,12 +99,7 @@ func (l *asyncLog) Flush(d time.Duration) {
 	default:
 	}
 	l.mu.Unlock()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ch:
-	case <-t.C:
-	}
+	waitFor(ch, d)
 }
 
 // Close writes what is still waiting and stops the writing goroutine.
@@ -126,14 +121,7 @@ func (l *asyncLog) CloseWithin(d time.Duration) bool {
 		<-l.done
 		return true
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-l.done:
-		return true
-	case <-t.C:
-		return false
-	}
+	return waitFor(l.done, d)
 }
 
 func (l *asyncLog) run() {

@@ -133,10 +133,15 @@ func (c *handlers) waitIdle(d time.Duration) bool {
 	}
 	idle := c.idle
 	c.mu.Unlock()
+	return waitFor(idle, d)
+}
+
+// waitFor reports whether ch closed within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-idle:
+	case <-ch:
 		return true
 	case <-t.C:
 		return false
