@@ -69,11 +69,7 @@ func (h *Handler) serveAnthropicModels(w http.ResponseWriter, r *http.Request, c
 		list.FirstID, list.LastID = &page[0].ID, &page[len(page)-1].ID
 	}
 	b, err := json.Marshal(list)
-	if err != nil {
-		e.status = writeErrorAs(w, c.route.proto, http.StatusInternalServerError, "internal", err.Error())
-		return
-	}
-	writeJSON(w, c, b)
+	writeJSON(w, c, b, err)
 }
 
 // serveAnthropicModel answers GET /v1/models/{id}: the model when the
@@ -86,11 +82,7 @@ func (h *Handler) serveAnthropicModel(w http.ResponseWriter, r *http.Request, c 
 	for _, m := range listed {
 		if m.ID == id {
 			b, err := json.Marshal(toAnthropic(m))
-			if err != nil {
-				c.entry.status = writeErrorAs(w, c.route.proto, http.StatusInternalServerError, "internal", err.Error())
-				return
-			}
-			writeJSON(w, c, b)
+			writeJSON(w, c, b, err)
 			return
 		}
 	}
@@ -189,8 +181,12 @@ func (h *Handler) listModels(w http.ResponseWriter, r *http.Request, c *call) (l
 	return nil, false
 }
 
-// writeJSON answers 200 with b.
-func writeJSON(w http.ResponseWriter, c *call, b []byte) {
+// writeJSON answers 200 with b, or 500 with err, the failure to make b.
+func writeJSON(w http.ResponseWriter, c *call, b []byte, err error) {
+	if err != nil {
+		c.entry.status = writeErrorAs(w, c.route.proto, http.StatusInternalServerError, "internal", err.Error())
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)

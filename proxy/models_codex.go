@@ -45,9 +45,5 @@ func (h *Handler) serveCodexCatalog(w http.ResponseWriter, r *http.Request, c *c
 		e.note = relay.JoinNote(e.note, fmt.Sprintf("catalog=first_%d_of_%d", maxCodexCatalog, subscribed))
 	}
 	b, err := rt.Answer(models)
-	if err != nil {
-		e.status = writeErrorAs(w, c.route.proto, http.StatusInternalServerError, "internal", err.Error())
-		return
-	}
-	writeJSON(w, c, b)
+	writeJSON(w, c, b, err)
 }

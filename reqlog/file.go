@@ -170,25 +170,16 @@ func (f *File) closeLog() {
 	}
 }
 
-func (f *File) maxSize() int64 {
-	if f.MaxSize > 0 {
-		return f.MaxSize
-	}
-	return MaxSize
-}
+func (f *File) maxSize() int64 { return orDefault(f.MaxSize, MaxSize) }
+func (f *File) maxDisk() int64 { return orDefault(f.MaxDisk, MaxDisk) }
+func (f *File) keep() int      { return orDefault(f.Keep, Keep) }
 
-func (f *File) maxDisk() int64 {
-	if f.MaxDisk > 0 {
-		return f.MaxDisk
+// orDefault is v when set (above 0), else d.
+func orDefault[T int | int64](v, d T) T {
+	if v > 0 {
+		return v
 	}
-	return MaxDisk
-}
-
-func (f *File) keep() int {
-	if f.Keep > 0 {
-		return f.Keep
-	}
-	return Keep
+	return d
 }
 
 // rotate moves serve.log.N-1 to serve.log.N and so on, serve.log to

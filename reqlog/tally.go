@@ -1,6 +1,7 @@
 package reqlog
 
 import (
+	"cmp"
 	"sort"
 	"strings"
 	"time"
@@ -95,16 +96,8 @@ func (t *Tally) Add(e *Entry) {
 		t.newDay(e.Time)
 	}
 	bucket(&t.days, t.lastDay).add(e)
-	model := e.Model
-	if model == "" {
-		model = "-"
-	}
-	bucket(&t.models, model).add(e)
-	agent := e.Agent
-	if agent == "" {
-		agent = "-"
-	}
-	bucket(&t.agents, agent).add(e)
+	bucket(&t.models, cmp.Or(e.Model, "-")).add(e)
+	bucket(&t.agents, cmp.Or(e.Agent, "-")).add(e)
 }
 
 func (t *Tally) newDay(at time.Time) {
