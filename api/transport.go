@@ -15,6 +15,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/modelgateway/gw/internal/defaults"
 	"github.com/modelgateway/gw/internal/remedy"
 )
 
@@ -71,18 +72,10 @@ func (e *ProxyError) Error() string {
 // held back. Its Conns counts its connections, and can prepare one ahead of
 // need (Conns.Prepare): it opens its TLS connections itself (prepare.go).
 func NewTransport(o TransportOptions) *Transport {
-	if o.DialTimeout <= 0 {
-		o.DialTimeout = DefaultDialTimeout
-	}
-	if o.TLSHandshakeTimeout <= 0 {
-		o.TLSHandshakeTimeout = DefaultTLSHandshakeTimeout
-	}
-	if o.ResponseHeaderTimeout <= 0 {
-		o.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
-	}
-	if o.MaxIdleConnsPerHost <= 0 {
-		o.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
-	}
+	o.DialTimeout = defaults.Positive(o.DialTimeout, DefaultDialTimeout)
+	o.TLSHandshakeTimeout = defaults.Positive(o.TLSHandshakeTimeout, DefaultTLSHandshakeTimeout)
+	o.ResponseHeaderTimeout = defaults.Positive(o.ResponseHeaderTimeout, DefaultResponseHeaderTimeout)
+	o.MaxIdleConnsPerHost = defaults.Positive(o.MaxIdleConnsPerHost, DefaultMaxIdleConnsPerHost)
 	if o.Proxy == nil {
 		o.Proxy = http.ProxyFromEnvironment
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/defaults"
 	"github.com/modelgateway/gw/internal/remedy"
 )
 
@@ -96,12 +97,8 @@ func (r *run) addModelIDs(ids []string) {
 // Run performs every check and returns the report. It returns within in.Timeout (DefaultTimeout when zero):
 // a check still running then is reported as failed with a time-out.
 func Run(ctx context.Context, in Input) Report {
-	if in.Timeout <= 0 {
-		in.Timeout = DefaultTimeout
-	}
-	if in.StepTimeout <= 0 {
-		in.StepTimeout = DefaultStepTimeout
-	}
+	in.Timeout = defaults.Positive(in.Timeout, DefaultTimeout)
+	in.StepTimeout = defaults.Positive(in.StepTimeout, DefaultStepTimeout)
 	if in.Getenv == nil {
 		in.Getenv = func(string) string { return "" }
 	}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelgateway/gw/internal/defaults"
 	"github.com/modelgateway/gw/keychain"
 )
 
@@ -122,10 +123,7 @@ func NewKeyCacheFrom(src KeyFrom, every time.Duration) *KeyCache {
 // updates whenever it stores or removes the key (see KeyCache); a nil stamp
 // watches nothing.
 func NewWatchedKeyCache(src KeyFrom, every time.Duration, stamp KeyStamp) *KeyCache {
-	if every <= 0 {
-		every = DefaultKeyRefresh
-	}
-	return &KeyCache{src: src, every: every, now: time.Now, stamp: stamp}
+	return &KeyCache{src: src, every: defaults.Positive(every, DefaultKeyRefresh), now: time.Now, stamp: stamp}
 }
 
 // Get returns the current key (see KeyCache for when the source is read).

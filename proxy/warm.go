@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/modelgateway/gw/api"
+	"github.com/modelgateway/gw/internal/defaults"
 )
 
 // A new connection to a service tens or hundreds of milliseconds away costs
@@ -138,20 +139,9 @@ func newWarmer(h *Handler, o WarmOptions) *warmer {
 	if o.Off {
 		return &warmer{off: true}
 	}
-	w := &warmer{h: h, conns: api.ConnsOf(h.transport), window: o.Window, max: o.MaxConns, gap: o.gap, grace: o.grace, now: time.Now,
-		startConns: o.StartConns}
-	if w.window <= 0 {
-		w.window = DefaultWarmWindow
-	}
-	if w.max <= 0 {
-		w.max = DefaultWarmConns
-	}
-	if w.gap <= 0 {
-		w.gap = warmGap
-	}
-	if w.grace <= 0 {
-		w.grace = warmGrace
-	}
+	w := &warmer{h: h, conns: api.ConnsOf(h.transport), now: time.Now, startConns: o.StartConns,
+		window: defaults.Positive(o.Window, DefaultWarmWindow), max: defaults.Positive(o.MaxConns, DefaultWarmConns),
+		gap: defaults.Positive(o.gap, warmGap), grace: defaults.Positive(o.grace, warmGrace)}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	if w.conns != nil {
 		w.unhook = w.conns.OnClose(w.check)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/modelgateway/gw/internal/defaults"
 	"github.com/modelgateway/gw/internal/fsutil"
 )
 
@@ -170,17 +171,9 @@ func (f *File) closeLog() {
 	}
 }
 
-func (f *File) maxSize() int64 { return orDefault(f.MaxSize, MaxSize) }
-func (f *File) maxDisk() int64 { return orDefault(f.MaxDisk, MaxDisk) }
-func (f *File) keep() int      { return orDefault(f.Keep, Keep) }
-
-// orDefault is v when set (above 0), else d.
-func orDefault[T int | int64](v, d T) T {
-	if v > 0 {
-		return v
-	}
-	return d
-}
+func (f *File) maxSize() int64 { return defaults.Positive(f.MaxSize, MaxSize) }
+func (f *File) maxDisk() int64 { return defaults.Positive(f.MaxDisk, MaxDisk) }
+func (f *File) keep() int      { return defaults.Positive(f.Keep, Keep) }
 
 // rotate moves serve.log.N-1 to serve.log.N and so on, serve.log to
 // serve.log.1; the oldest goes. serve.log.1 stays plain (gw logs -f may

@@ -19,6 +19,7 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/internal/capio"
+	"github.com/modelgateway/gw/internal/defaults"
 	"github.com/modelgateway/gw/internal/remedy"
 	"github.com/modelgateway/gw/protocol/chat"
 	"github.com/modelgateway/gw/protocol/translate"
@@ -477,10 +478,7 @@ func (l *loop) stream(resp *http.Response) Outcome {
 	s.sw = l.ex.Stream(l.w)
 	// A client that goes away while the service is silent stops the read.
 	defer context.AfterFunc(l.ctx, func() { resp.Body.Close() })()
-	every := l.o.PingInterval
-	if every <= 0 {
-		every = DefaultPingInterval
-	}
+	every := defaults.Positive(l.o.PingInterval, DefaultPingInterval)
 	s.idleLimit = l.idleLimit()
 	if s.idleLimit > 0 && s.idleLimit < every {
 		every = s.idleLimit
