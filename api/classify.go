@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -84,9 +85,7 @@ func (se *serviceError) collect(v any, depth int) {
 	}
 	switch t := v.(type) {
 	case string:
-		if se.message == "" {
-			se.message = t
-		}
+		se.message = cmp.Or(se.message, t)
 	case []any:
 		for _, e := range t {
 			se.collect(e, depth+1)
@@ -115,9 +114,7 @@ func (se *serviceError) collect(v any, depth int) {
 		for _, k := range []string{"message", "msg", "error_msg", "error_message", "detail", "description", "errors", "error_description"} {
 			if m, ok := t[k]; ok && m != nil {
 				if s, ok := m.(string); ok {
-					if se.message == "" {
-						se.message = s
-					}
+					se.message = cmp.Or(se.message, s)
 				} else {
 					se.collect(m, depth+1)
 				}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -97,11 +98,7 @@ type Model struct {
 
 // UserAgent is the User-Agent header the client sends.
 func (c *Client) UserAgent() string {
-	v := c.Version
-	if v == "" {
-		v = "dev"
-	}
-	return "gw/" + v
+	return "gw/" + cmp.Or(c.Version, "dev")
 }
 
 // newRequest builds a request to {base}/path with the key, Accept and

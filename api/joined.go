@@ -1,5 +1,7 @@
 package api
 
+import "cmp"
+
 // JoinedModel is one model as gw shows it (gw models --json, the pickers, gw init): the service's list for
 // the account joined with what the built-in catalogue knows of the id.
 type JoinedModel struct {
@@ -28,9 +30,7 @@ func JoinCatalog(listed []Model) []JoinedModel {
 		if c, ok := LookupModel(m.ID); ok {
 			e.Name, e.Vendor, e.Context, e.Output, e.Reasoning, e.InCatalogue = c.Name, c.Vendor, c.Context, c.Output, c.Reasoning, true
 		}
-		if e.Name == "" {
-			e.Name = m.ID
-		}
+		e.Name = cmp.Or(e.Name, m.ID)
 		out = append(out, e)
 	}
 	for _, c := range Catalog() {

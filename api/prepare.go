@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -85,9 +86,7 @@ func handshake(ctx context.Context, t *http.Transport, network, addr string, onl
 	if cfg == nil {
 		cfg = &tls.Config{}
 	}
-	if cfg.ServerName == "" {
-		cfg.ServerName = host
-	}
+	cfg.ServerName = cmp.Or(cfg.ServerName, host)
 	if onlyH1 {
 		cfg.NextProtos = nil
 	}
@@ -167,10 +166,7 @@ func (c *Conns) prepare(target *url.URL, keep time.Duration, another bool) *Prep
 			return nil
 		}
 	}
-	port := target.Port()
-	if port == "" {
-		port = "443"
-	}
+	port := cmp.Or(target.Port(), "443")
 	addr := net.JoinHostPort(host, port)
 	// net/http sets the protocols it offers (NextProtos) on the first use
 	// of the transport; Clone is one, and changes nothing else.

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -134,9 +135,6 @@ func (r *run) providerBaseURLProblem(path string, p agents.Provider) string {
 	if p.BaseURL == r.in.CanonicalURL || p.BaseURL == r.in.BaseURL {
 		return ""
 	}
-	want := r.in.CanonicalURL
-	if want == "" {
-		want = r.in.BaseURL
-	}
+	want := cmp.Or(r.in.CanonicalURL, r.in.BaseURL)
 	return fmt.Sprintf("%s: provider %q has baseURL %s, but the service's address is %s", path, p.Name, redactURL(p.BaseURL), redactURL(want))
 }

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -184,9 +185,7 @@ func (in *Input) keyStoreRemedy() remedy.Remedy {
 // check says what a missing key means for the service.
 func noKey(id, backend string) (cause string, fix remedy.Remedy) {
 	if id == IDKeychain {
-		if backend == "" {
-			backend = "the OS keychain"
-		}
+		backend = cmp.Or(backend, "the OS keychain")
 		return fmt.Sprintf("no key is stored: %s is not set and %s has no key for gw", keychain.EnvVar, backend), remedy.Remedy{Do: remedy.StoreKey}
 	}
 	return "no API key: " + keychain.EnvVar + " is not set and no key is stored, so the service would refuse every request",

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -64,9 +65,7 @@ type run struct {
 }
 
 func (r *run) set(c Check) {
-	if c.Title == "" {
-		c.Title = title(c.ID)
-	}
+	c.Title = cmp.Or(c.Title, title(c.ID))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

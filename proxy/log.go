@@ -79,10 +79,7 @@ func (l *logger) writeSummary(e *entry, end time.Time, count int) { l.writeLine(
 
 // writeLine writes e's line, which stands for count requests; l.mu is held.
 func (l *logger) writeLine(e *entry, end time.Time, model string, count int) {
-	agent := l.agent
-	if agent == "" {
-		agent = e.agent
-	}
+	agent := cmp.Or(l.agent, e.agent)
 	l.buf = reqlog.Append(l.buf[:0], &reqlog.Entry{
 		Time: end, Method: e.method, Path: e.path, Agent: agent, Model: model,
 		Status: e.status, Condition: e.cond, Dur: end.Sub(e.start),

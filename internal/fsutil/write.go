@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -155,9 +156,7 @@ func createExclusive(name string, perm fs.FileMode) (*os.File, error) {
 // name is left alone, its target untouched. Best effort: errors are ignored.
 func RemoveStaleTemps(path string, age time.Duration) {
 	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
+	dir = cmp.Or(dir, ".")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

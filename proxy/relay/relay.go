@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/rand"
@@ -780,9 +781,7 @@ func (m *meter) add(c *chat.Chunk) (what string, limit int64) {
 				m.calls[tc.Index] = cm
 				m.answer += perCall
 			}
-			if cm.id == "" {
-				cm.id = tc.ID
-			}
+			cm.id = cmp.Or(cm.id, tc.ID)
 			n := int64(len(tc.Function.Arguments) + len(tc.Function.Name) + len(tc.ID))
 			cm.n += n
 			m.answer += n
