@@ -238,10 +238,4 @@ func localPort(r *http.Request) int {
 
 // quoteShort quotes client-provided text for a message, bounded so a hostile
 // header cannot blow up a log line or an error body.
-func quoteShort(s string) string {
-	const max = 100
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return strconv.Quote(s)
-}
+func quoteShort(s string) string { return strconv.Quote(clip(s)) }

@@ -70,9 +70,7 @@ func (l Limits) withDefaults() Limits {
 		{&l.Request, &d.Request}, {&l.ErrorBody, &d.ErrorBody}, {&l.Whole, &d.Whole},
 		{&l.ToolCall, &d.ToolCall}, {&l.Block, &d.Block}, {&l.Answer, &d.Answer}, {&l.Stream, &d.Stream},
 	} {
-		if *f.v <= 0 {
-			*f.v = *f.d
-		}
+		*f.v = defaults.Positive(*f.v, *f.d)
 	}
 	return l
 }
