@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -276,23 +277,12 @@ func (r *run) finishBaseURL(bu baseURL, path []Check) Check {
 // hostPort is the host and port the connection goes to: the proxy's when one applies, else the service's.
 func (r *run) hostPort(u *url.URL) (host, port string, viaProxy *url.URL) {
 	if p, err := proxyFor(r.in.Getenv, u); err == nil && p != nil {
-		port = p.Port()
-		if port == "" {
-			port = map[string]string{"https": "443", "socks5": "1080"}[p.Scheme]
-			if port == "" {
-				port = "80"
-			}
-		}
-		return p.Hostname(), port, p
+		return p.Hostname(), cmp.Or(p.Port(), map[string]string{"https": "443", "socks5": "1080"}[p.Scheme], "80"), p
 	}
-	port = u.Port()
-	if port == "" {
-		port = "443"
-		if u.Scheme == "http" {
-			port = "80"
-		}
+	if u.Scheme == "http" {
+		return u.Hostname(), cmp.Or(u.Port(), "80"), nil
 	}
-	return u.Hostname(), port, nil
+	return u.Hostname(), cmp.Or(u.Port(), "443"), nil
 }
 
 func (r *run) checkDNS(ctx context.Context, u *url.URL) Check {
