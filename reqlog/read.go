@@ -248,10 +248,17 @@ func openFiles(path string) ([]logFile, error) {
 	if lock, err := fsutil.Acquire(fsutil.LockPath(path)); err == nil {
 		defer lock.Release()
 	}
+	return openDown(path, maxRotated(path), true)
+}
+
+// openDown opens the files of the log at path from the n-th older one down
+// to the current one, skipping a missing one when skipMissing; on an error
+// it closes those it opened.
+func openDown(path string, n int, skipMissing bool) ([]logFile, error) {
 	var files []logFile
-	for i := maxRotated(path); i >= 0; i-- {
+	for i := n; i >= 0; i-- {
 		f, err := openRotated(path, i)
-		if errors.Is(err, fs.ErrNotExist) {
+		if skipMissing && errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
@@ -522,15 +529,7 @@ func rotatedSince(path string, old fs.FileInfo, oldFile *os.File) []logFile {
 	if k == 0 {
 		return nil
 	}
-	var files []logFile
-	for i := k - 1; i >= 0; i-- {
-		f, err := openRotated(path, i)
-		if err != nil {
-			closeAll(files)
-			return nil
-		}
-		files = append(files, f)
-	}
+	files, _ := openDown(path, k-1, false)
 	return files
 }
 
