@@ -545,7 +545,7 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 	}
 	text := strings.Join(texts, "\n")
 	if len(images) > 0 {
-		text = joinNonEmpty(text, fmt.Sprintf("(the result's %s %s in the next message)", count(len(images), "attachment"), isAre(len(images))), "\n")
+		text = joinNonEmpty(text, fmt.Sprintf("(the result's %s %s in the next message)", tr.Plural(len(images), "attachment"), isAre(len(images))), "\n")
 		images = append([]chat.Part{{Type: "text", Text: "Attachments of the result of tool call " + b.ToolUseID + ":"}}, images...)
 	}
 	if b.IsError {
@@ -561,13 +561,6 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 		msg.Content = []chat.Part{{Type: "text", Text: text, CacheControl: cc}}
 	}
 	return msg, images, nil
-}
-
-func count(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func isAre(n int) string {
