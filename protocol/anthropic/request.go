@@ -596,7 +596,7 @@ func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message
 			if b.ID == "" || b.Name == "" {
 				return nil, invalid(bf, "a tool_use block needs an id and a name")
 			}
-			id, extra := t.toolCallBack(b.ID, bf+".id")
+			id, extra := chat.ToolCallBack(b.ID, bf+".id", &t.meta.Dropped)
 			args := "{}"
 			if !isNull(b.Input) {
 				var buf bytes.Buffer
@@ -619,7 +619,7 @@ func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message
 			return nil, invalid(bf+".type", "%q cannot be part of an assistant turn sent through gw serve; it passes text, tool_use and thinking blocks there", b.Type)
 		}
 	}
-	settleReasoning(&msg)
+	msg.SettleReasoning()
 	if len(texts) == 0 && len(msg.ToolCalls) == 0 {
 		// Reasoning alone (an answer cut off) is no message a service takes.
 		return nil, nil

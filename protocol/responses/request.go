@@ -692,7 +692,7 @@ func (t *translator) call(param string, it item, name, args string) *translate.E
 	if it.CallID == "" {
 		return badRequest(param+".call_id", "missing; a tool call has the call_id its output refers to")
 	}
-	id, extra := t.callBack(param, it.CallID)
+	id, extra := chat.ToolCallBack(it.CallID, param+".call_id", &t.meta.Dropped)
 	tc := chat.ToolCall{ID: id, Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}, ExtraContent: extra}
 	t.calls[it.CallID] = struct{}{}
 	if n := len(t.msgs); n > 0 && t.msgs[n-1].Role == "assistant" {

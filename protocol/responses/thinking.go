@@ -159,17 +159,5 @@ func (t *translator) takeReasoning(msg *chat.Message) {
 	}
 	msg.AddReasoning(t.reasoning)
 	t.reasoning = nil
-	if len(msg.ReasoningDetails) > 0 || len(msg.ThinkingBlocks) > 0 {
-		msg.ReasoningContent = "" // the plain copy of what the structured reasoning holds
-	}
-}
-
-// callBack splits a client's call_id into the service's id and the
-// thought signature it carries.
-func (t *translator) callBack(param, callID string) (string, *chat.ExtraContent) {
-	id, sig, err := chat.SplitToolCallID(callID)
-	if err != nil {
-		t.meta.Dropped = append(t.meta.Dropped, param+".call_id (damaged thought signature)")
-	}
-	return id, chat.WithThoughtSignature(sig)
+	msg.SettleReasoning()
 }
