@@ -188,15 +188,12 @@ func ParseRequest(req *tr.Request, _ tr.Env) (*chat.Request, Meta, *tr.Error) {
 	if err := responseFormat(r, out); err != nil {
 		return nil, meta, err
 	}
-	if len(t.names) > 0 {
-		meta.ToolNames = map[string]string{}
-		for orig, mapped := range t.names {
-			if orig != mapped {
-				meta.ToolNames[mapped] = orig
+	for orig, mapped := range t.names {
+		if orig != mapped {
+			if meta.ToolNames == nil {
+				meta.ToolNames = map[string]string{}
 			}
-		}
-		if len(meta.ToolNames) == 0 {
-			meta.ToolNames = nil
+			meta.ToolNames[mapped] = orig
 		}
 	}
 	meta.InputTokens = chat.EstimateTokens(out)

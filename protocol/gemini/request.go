@@ -185,18 +185,15 @@ func ParseRequest(req *tr.Request, env tr.Env) (*chat.Request, Meta, *tr.Error) 
 				extra[f.name] = f.raw
 			}
 		}
-		if rf, err := responseFormat(g); err != nil {
+		var err *tr.Error
+		if out.ResponseFormat, err = responseFormat(g); err != nil {
 			return nil, meta, err
-		} else if rf != nil {
-			out.ResponseFormat = rf
 		}
 		if t := g.ThinkingConfig; t != nil {
 			meta.Thoughts = t.IncludeThoughts
-			effort, err := reasoningEffort(t)
-			if err != nil {
+			if out.ReasoningEffort, err = reasoningEffort(t); err != nil {
 				return nil, meta, err
 			}
-			out.ReasoningEffort = effort
 		}
 	}
 	if r.SafetySettings != nil {
