@@ -103,4 +103,3 @@ func peerHost(remoteAddr string) string {
 	}
 	return remoteAddr
 }
-
