@@ -297,16 +297,11 @@ func (st *Store) builtTooLarge(param string) *translate.Error {
 type userItem struct {
 	Type    string     `json:"type"`
 	Role    string     `json:"role"`
-	Content []userPart `json:"content"`
-}
-
-type userPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Content []textPart `json:"content"`
 }
 
 func userText(s string) userItem {
-	return userItem{Type: "message", Role: "user", Content: []userPart{{Type: "input_text", Text: s}}}
+	return userItem{Type: "message", Role: "user", Content: []textPart{{Type: "input_text", Text: s}}}
 }
 
 // notFound is the 400 for a response or item that is not kept.
