@@ -217,10 +217,10 @@ func unreadableFix(a agents.Info, path string, err error) remedy.Remedy {
 	return remedy.Remedy{Do: remedy.FixAgentFile, Value: path, Agent: a.RemedyAgent()}
 }
 
-// nModels is "1 model" or "N models".
-func nModels(n int) string {
+// count is "1 thing" or "N things".
+func count(n int, thing string) string {
 	if n == 1 {
-		return "1 model"
+		return "1 " + thing
 	}
-	return fmt.Sprintf("%d models", n)
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -106,7 +106,7 @@ func (r *run) checkEntry(af AgentFiles, t *agentTally) {
 	if proxied {
 		via = "uses gw serve at " + insp.BaseURL
 	}
-	note := fmt.Sprintf("%s: %s %s with %s", path, what, via, nModels(len(insp.Models)))
+	note := fmt.Sprintf("%s: %s %s with %s", path, what, via, count(len(insp.Models), "model"))
 	if a.Unavailable != "" {
 		note += "; not available through the service: " + a.Unavailable
 	}

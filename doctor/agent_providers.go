@@ -79,7 +79,7 @@ func (r *run) checkProvider(a agents.Info, path string, p agents.Provider, t *ag
 	}
 	if r.isProxy(p.BaseURL) {
 		t.res.proxyUsers = append(t.res.proxyUsers, fmt.Sprintf("%s (provider %q)", path, p.Name))
-		t.notes = append(t.notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %s", path, p.Name, p.BaseURL, nModels(len(p.Declared))))
+		t.notes = append(t.notes, fmt.Sprintf("%s: provider %q uses gw serve at %s with %s", path, p.Name, p.BaseURL, count(len(p.Declared), "model")))
 		return
 	}
 	if prob := r.providerBaseURLProblem(path, p); prob != "" {
@@ -90,7 +90,7 @@ func (r *run) checkProvider(a agents.Info, path string, p agents.Provider, t *ag
 		}
 		return
 	}
-	t.notes = append(t.notes, fmt.Sprintf("%s: provider %q reaches %s with %s", path, p.Name, p.BaseURL, nModels(len(p.Declared))))
+	t.notes = append(t.notes, fmt.Sprintf("%s: provider %q reaches %s with %s", path, p.Name, p.BaseURL, count(len(p.Declared), "model")))
 }
 
 // undeclaredFix: what points "model" and "small_model" back at a model the provider declares.

@@ -113,7 +113,7 @@ func (r *run) checkProxy(ctx context.Context, agentReady <-chan struct{}) Check 
 	if errors.Is(err, proxy.ErrNotRunning) && len(users) == len(onDemand) && unread > 0 {
 		// The configs it could not read may send their requests there: nothing to conclude.
 		return Check{ID: IDProxy, Status: Warn, Cause: fmt.Sprintf("gw serve is not running on %s; %s could not be read (see the coding agent config check) and may use it",
-			in.ProxyAddr, nConfigs(unread)), Fix: remedy.Remedy{Do: remedy.StartServe}}
+			in.ProxyAddr, count(unread, "agent config")), Fix: remedy.Remedy{Do: remedy.StartServe}}
 	}
 	// Anything but nothing on the port reaches the on-demand agents too: their credential command says it.
 	// Another program on the port fails the agents that use it; with none, it is a warning.
@@ -217,12 +217,4 @@ func elsewhereCheck(c Check, configured, running string, users []string) Check {
 	c.Cause = fmt.Sprintf("%s sends requests to gw serve at %s, but gw serve runs on %s (started with --port)", users[0], configured, running)
 	c.Fix = remedy.Remedy{Do: remedy.ServeOnConfiguredPort, Value: cport, Also: rport}
 	return c
-}
-
-// nConfigs is "1 agent config" or "N agent configs".
-func nConfigs(n int) string {
-	if n == 1 {
-		return "1 agent config"
-	}
-	return fmt.Sprintf("%d agent configs", n)
 }
