@@ -107,21 +107,15 @@ type keyFlight struct {
 
 // NewKeyCache caches src for every (DefaultKeyRefresh when zero or negative).
 func NewKeyCache(src KeySource, every time.Duration) *KeyCache {
-	return NewKeyCacheFrom(func(ctx context.Context) (string, keychain.Source, error) {
+	return NewWatchedKeyCache(func(ctx context.Context) (string, keychain.Source, error) {
 		key, err := src(ctx)
 		return key, "", err
-	}, every)
+	}, every, nil)
 }
 
-// NewKeyCacheFrom is NewKeyCache for a source that says where the key came
-// from.
-func NewKeyCacheFrom(src KeyFrom, every time.Duration) *KeyCache {
-	return NewWatchedKeyCache(src, every, nil)
-}
-
-// NewWatchedKeyCache is NewKeyCacheFrom watching stamp, the marker gw
-// updates whenever it stores or removes the key (see KeyCache); a nil stamp
-// watches nothing.
+// NewWatchedKeyCache is NewKeyCache for a source that says where the key came
+// from, watching stamp, the marker gw updates whenever it stores or removes
+// the key (see KeyCache); a nil stamp watches nothing.
 func NewWatchedKeyCache(src KeyFrom, every time.Duration, stamp KeyStamp) *KeyCache {
 	return &KeyCache{src: src, every: defaults.Positive(every, DefaultKeyRefresh), now: time.Now, stamp: stamp}
 }
