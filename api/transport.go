@@ -215,7 +215,7 @@ func ClassifyTransport(err error) *Error {
 
 	case errors.As(err, &invalid), errors.As(err, &verify), errors.As(err, &sysRoots):
 		e.Kind = KindTLS
-		e.Cause = fmt.Sprintf("the TLS certificate presented by %s was rejected: %s", target, tlsDetail(err))
+		e.Cause = fmt.Sprintf("the TLS certificate presented by %s was rejected: %s", target, strings.TrimPrefix(innermost(err), "x509: "))
 		e.Fix = remedy.Remedy{Do: remedy.TrustRoot}
 
 	case errors.As(err, &recErr):
@@ -361,11 +361,6 @@ func certNames(c *x509.Certificate) string {
 		return "no names"
 	}
 	return strings.Join(names, ", ")
-}
-
-func tlsDetail(err error) string {
-	s := innermost(err)
-	return strings.TrimPrefix(s, "x509: ")
 }
 
 // innermost returns the text of the deepest wrapped error, without the URL
