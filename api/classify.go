@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -262,7 +263,7 @@ func classify(httpStatus int, header http.Header, body []byte, model, key, canon
 		switch {
 		case hasAnyCode(se.codes, codeRate):
 			status = http.StatusTooManyRequests
-		case anyOverloaded(se.codes):
+		case slices.ContainsFunc(se.codes, func(c string) bool { return overloadedCodes[c] }):
 			status = 529
 		}
 	}
@@ -444,12 +445,7 @@ func modelErr(e *Error, model, quotedMessage string) *Error {
 }
 
 func hasAnyCode(codes []string, m codeMeaning) bool {
-	for _, c := range codes {
-		if meaningOf(c) == m {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(codes, func(c string) bool { return meaningOf(c) == m })
 }
 
 func retryAfter(v string) string {

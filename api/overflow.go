@@ -148,15 +148,6 @@ func (e *Error) Overloaded() bool {
 	return e.Status == 503 || e.Status == 529 || overloadedCodes[e.Code]
 }
 
-func anyOverloaded(codes []string) bool {
-	for _, c := range codes {
-		if overloadedCodes[c] {
-			return true
-		}
-	}
-	return false
-}
-
 // statusText is http.StatusText, with the names of the statuses it lacks.
 func statusText(status int) string {
 	if status == 529 {
