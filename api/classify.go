@@ -233,14 +233,7 @@ func readTopics(se serviceError, model string) topics {
 	return t
 }
 
-func anyMatch(re *regexp.Regexp, ss []string) bool {
-	for _, s := range ss {
-		if re.MatchString(s) {
-			return true
-		}
-	}
-	return false
-}
+func anyMatch(re *regexp.Regexp, ss []string) bool { return slices.ContainsFunc(ss, re.MatchString) }
 
 // classify is ClassifyResponse with the client's key (scrubbed from the
 // service's message), and the canonical base URL when known.
