@@ -11,7 +11,9 @@ package textedit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/modelgateway/gw/config"
 )
@@ -88,4 +90,33 @@ func (t Text) Close(body []byte) []byte {
 	}
 	out := make([]byte, 0, len(BOM)+len(body))
 	return append(append(out, BOM...), body...)
+}
+
+// Edit replaces Body[Start:End] with Text.
+type Edit struct {
+	Start, End int
+	Text       string
+}
+
+// Apply is body with edits applied (stably in order of Start), checked by
+// valid; lang names the format in the internal errors. body is not modified.
+func Apply(body []byte, edits []Edit, lang string, valid func([]byte) error) ([]byte, error) {
+	es := slices.Clone(edits)
+	slices.SortStableFunc(es, func(a, b Edit) int { return a.Start - b.Start })
+	var out bytes.Buffer
+	at := 0
+	for _, e := range es {
+		if e.Start < at {
+			return nil, errors.New("internal error: overlapping " + lang + " edits")
+		}
+		out.Write(body[at:e.Start])
+		out.WriteString(e.Text)
+		at = e.End
+	}
+	out.Write(body[at:])
+	res := out.Bytes()
+	if err := valid(res); err != nil {
+		return nil, fmt.Errorf("internal error: the edited %s is not valid (%v)", lang, err)
+	}
+	return res, nil
 }
