@@ -264,6 +264,15 @@ func (e Place) Home(elem ...string) (string, error) {
 	return join(h, elem), nil
 }
 
+// HomeOr is file in the directory $env names when it is set, else in ~/dir: an agent's own directory, which
+// the agent lets a variable move.
+func (e Place) HomeOr(env, dir, file string) (string, error) {
+	if d := e.Getenv(env); d != "" {
+		return filepath.Join(d, file), nil
+	}
+	return e.Home(dir, file)
+}
+
 // XDGConfig is $XDG_CONFIG_HOME, else ~/.config (on every OS: the agents
 // that use it do so on macOS and Windows too), joined with elem.
 func (e Place) XDGConfig(elem ...string) (string, error) {
@@ -397,6 +406,15 @@ func Diff(before, after []string) (added, removed []string) {
 		}
 	}
 	return added, removed
+}
+
+// ModelChanges are the model ids added and removed from a config read as before to the same config read
+// as after: all of after's are added when before was not configured.
+func ModelChanges(before, after Inspection) (added, removed []string) {
+	if !before.Configured {
+		return after.Models, nil
+	}
+	return Diff(before.Models, after.Models)
 }
 
 // Agent is one supported agent: Info, and the behaviour it has as the

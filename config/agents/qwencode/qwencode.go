@@ -75,10 +75,7 @@ func (agent) RunOverride(in agents.Inspection, d agents.Declaration) (agents.Ove
 func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
-		if h := e.Getenv(homeEnv); h != "" {
-			return filepath.Join(h, "settings.json"), nil
-		}
-		return e.Home(".qwen", "settings.json")
+		return e.HomeOr(homeEnv, ".qwen", "settings.json")
 	case agents.Project:
 		if e.WorkDir == "" {
 			return "", errors.New("no working directory for the project settings")
