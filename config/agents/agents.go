@@ -29,6 +29,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tailscale/hujson"
+
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/jsonc"
 	"github.com/modelgateway/gw/config/textedit"
@@ -588,6 +590,23 @@ func OpenJSON(src []byte, d Declaration, inspect func([]byte) (Inspection, error
 		return Inspection{}, nil, jsonc.ObjRef{}, err
 	}
 	return before, f, top, nil
+}
+
+// SyncModels makes the array member key of o (created when missing) hold entry(m) for each of d's models,
+// matched by "id", beside the elements ours does not accept (nil: it accepts all): jsonc's SyncList.
+func SyncModels(f *jsonc.File, o jsonc.ObjRef, key string, ours func(*hujson.Object) bool, d Declaration, entry func(Model) jsonc.Keyed) (added, removed, updated []string, err error) {
+	list, err := f.List(o, key)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var wants []jsonc.Keyed
+	for _, m := range d.Models {
+		wants = append(wants, entry(m))
+	}
+	if ours == nil {
+		ours = func(*hujson.Object) bool { return true }
+	}
+	return f.SyncList(list, "id", ours, wants)
 }
 
 // RefuseDirect is the error of an agent that only works through gw serve.

@@ -141,16 +141,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	}, Drop: []string{"disable"}}); err != nil {
 		return agents.Result{}, err
 	}
-	list, err := f.List(gw, "models")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	var wants []jsonc.Keyed
-	for _, m := range d.Models {
-		wants = append(wants, model(m))
-	}
-	all := func(*hujson.Object) bool { return true }
-	res.Added, res.Removed, res.Updated, err = f.SyncList(list, "id", all, wants)
+	res.Added, res.Removed, res.Updated, err = agents.SyncModels(f, gw, "models", nil, d, model)
 	if err != nil {
 		return agents.Result{}, err
 	}

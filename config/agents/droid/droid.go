@@ -104,15 +104,7 @@ func merge(src []byte, d agents.Declaration, run bool) (agents.Result, error) {
 		return agents.Result{}, err
 	}
 	res := agents.Result{Created: !before.Configured}
-	list, err := f.List(top, "customModels")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	var wants []jsonc.Keyed
-	for _, m := range d.Models {
-		wants = append(wants, entry(d, m, run))
-	}
-	res.Added, res.Removed, res.Updated, err = f.SyncList(list, "id", ours, wants)
+	res.Added, res.Removed, res.Updated, err = agents.SyncModels(f, top, "customModels", ours, d, func(m agents.Model) jsonc.Keyed { return entry(d, m, run) })
 	if err != nil {
 		return agents.Result{}, err
 	}

@@ -156,15 +156,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	if err != nil {
 		return agents.Result{}, err
 	}
-	list, err := f.List(providers, authType)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	var wants []jsonc.Keyed
-	for _, m := range d.Models {
-		wants = append(wants, entry(d, m))
-	}
-	res.Added, res.Removed, res.Updated, err = f.SyncList(list, "id", ours, wants)
+	res.Added, res.Removed, res.Updated, err = agents.SyncModels(f, providers, authType, ours, d, func(m agents.Model) jsonc.Keyed { return entry(d, m) })
 	if err != nil {
 		return agents.Result{}, err
 	}
