@@ -572,14 +572,17 @@ func (o OneFile) Merge(srcs [][]byte, d Declaration) ([]Result, error) {
 
 // OpenJSON begins a Merge into a JSON or JSONC config src (nil or empty: a
 // new file): d is checked, what src held before is read with inspect, and
-// src is parsed in dialect, with its top-level object.
+// src is parsed in dialect, with its top-level object. A nil inspect reads nothing before.
 func OpenJSON(src []byte, d Declaration, inspect func([]byte) (Inspection, error), dialect jsonc.Dialect) (Inspection, *jsonc.File, jsonc.ObjRef, error) {
 	if err := d.Validate(); err != nil {
 		return Inspection{}, nil, jsonc.ObjRef{}, err
 	}
-	before, err := inspect(src)
-	if err != nil {
-		return Inspection{}, nil, jsonc.ObjRef{}, err
+	var before Inspection
+	if inspect != nil {
+		var err error
+		if before, err = inspect(src); err != nil {
+			return Inspection{}, nil, jsonc.ObjRef{}, err
+		}
 	}
 	f, err := jsonc.Parse(src, dialect)
 	if err != nil {

@@ -134,11 +134,7 @@ func loopback(u string) bool {
 }
 
 func mergeProviders(src []byte, d agents.Declaration, now time.Time) (agents.Result, error) {
-	f, err := jsonc.Parse(src, dialect)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	top, err := f.Top(displayName)
+	_, f, top, err := agents.OpenJSON(src, d, nil, dialect)
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -177,11 +173,7 @@ func mergeProviders(src []byte, d agents.Declaration, now time.Time) (agents.Res
 }
 
 func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
-	f, err := jsonc.Parse(src, dialect)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	top, err := f.Top(displayName)
+	_, f, top, err := agents.OpenJSON(src, d, nil, dialect)
 	if err != nil {
 		return agents.Result{}, err
 	}
