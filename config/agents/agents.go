@@ -377,6 +377,15 @@ type Inspection struct {
 	Notes []string
 }
 
+// SetKey sets in.KeyKind and in.KeyRef to what key holds (ClassifyKey), and in.LocalToken to key when it is
+// gw serve's local token.
+func (in *Inspection) SetKey(key string, envRef func(string) string) {
+	in.KeyKind, in.KeyRef = ClassifyKey(key, envRef)
+	if in.KeyKind == KeyLocalToken {
+		in.LocalToken = key
+	}
+}
+
 // ClassifyKey says what a key setting holds. envRef extracts the variable
 // of the agent's reference syntax ("" when key is not a reference).
 func ClassifyKey(key string, envRef func(string) string) (KeyKind, string) {

@@ -215,10 +215,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	env := jsonc.ObjOf(jsonc.Member(top, "env"))
 	in := agents.Inspection{BaseURL: jsonc.Str(jsonc.Member(env, EnvBaseURL))}
 	in.Configured = in.BaseURL != ""
-	in.KeyKind, _ = agents.ClassifyKey(jsonc.Str(jsonc.Member(env, EnvAuthToken)), nil)
-	if in.KeyKind == agents.KeyLocalToken {
-		in.LocalToken = jsonc.Str(jsonc.Member(env, EnvAuthToken))
-	}
+	in.SetKey(jsonc.Str(jsonc.Member(env, EnvAuthToken)), nil)
 	if k := jsonc.Str(jsonc.Member(env, EnvAPIKey)); k != "" {
 		in.KeyKind = agents.KeyLiteral
 		in.LocalToken = ""

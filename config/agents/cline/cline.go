@@ -248,10 +248,7 @@ func Inspect(providersSrc, modelsSrc []byte) (agents.Inspection, error) {
 		in.BaseURL = jsonc.Str(jsonc.Member(settings, "baseUrl"))
 		in.Configured = in.BaseURL != ""
 		key := jsonc.Str(jsonc.Member(settings, "apiKey"))
-		in.KeyKind, _ = agents.ClassifyKey(key, nil)
-		if in.KeyKind == agents.KeyLocalToken {
-			in.LocalToken = key
-		}
+		in.SetKey(key, nil)
 		in.Default = jsonc.Str(jsonc.Member(settings, "model"))
 	}
 	if last := jsonc.Str(jsonc.Member(top, "lastUsedProvider")); in.Configured && last != ProviderID {

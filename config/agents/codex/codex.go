@@ -149,10 +149,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	var in agents.Inspection
 	in.BaseURL, in.Configured = doc.Get(append(table, "base_url")...)
 	if tok, ok := doc.Get(append(table, "experimental_bearer_token")...); ok {
-		in.KeyKind, _ = agents.ClassifyKey(tok, nil)
-		if in.KeyKind == agents.KeyLocalToken {
-			in.LocalToken = tok
-		}
+		in.SetKey(tok, nil)
 	} else if env, ok := doc.Get(append(table, "env_key")...); ok && env != "" {
 		in.KeyKind, in.KeyRef = agents.KeyEnvRef, env
 	} else {

@@ -225,15 +225,12 @@ func Inspect(src []byte) (agents.Inspection, error) {
 		if in.BaseURL == "" {
 			in.BaseURL = yamledit.Get(it, "apiBase")
 			key := yamledit.Get(it, "apiKey")
-			in.KeyKind, in.KeyRef = agents.ClassifyKey(key, func(k string) string {
+			in.SetKey(key, func(k string) string {
 				if m := secretRef.FindStringSubmatch(k); m != nil {
 					return m[1]
 				}
 				return ""
 			})
-			if in.KeyKind == agents.KeyLocalToken {
-				in.LocalToken = key
-			}
 			in.Default = modelID(it)
 		}
 		if id := modelID(it); !slices.Contains(in.Models, id) {

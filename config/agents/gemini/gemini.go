@@ -190,10 +190,7 @@ func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) {
 	vars := readEnv(srcs[1])
 	in.BaseURL = vars[EnvBaseURL]
 	in.Configured = in.Configured && in.BaseURL != ""
-	in.KeyKind, _ = agents.ClassifyKey(vars[EnvAPIKey], nil)
-	if in.KeyKind == agents.KeyLocalToken {
-		in.LocalToken = vars[EnvAPIKey]
-	}
+	in.SetKey(vars[EnvAPIKey], nil)
 	if in.KeyKind == agents.KeyLiteral {
 		in.Notes = append(in.Notes, EnvAPIKey+" in .env holds an API key written into the file")
 	}

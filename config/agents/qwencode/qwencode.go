@@ -230,10 +230,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	case "":
 		in.KeyKind = agents.KeyNone
 	case agents.TokenEnv:
-		in.KeyKind, in.KeyRef = agents.ClassifyKey(jsonc.Str(jsonc.Member(env, key)), nil)
-		if in.KeyKind == agents.KeyLocalToken {
-			in.LocalToken = jsonc.Str(jsonc.Member(env, key))
-		}
+		in.SetKey(jsonc.Str(jsonc.Member(env, key)), nil)
 	default:
 		in.KeyKind, in.KeyRef = agents.KeyEnvRef, key
 		if jsonc.Str(jsonc.Member(env, key)) != "" {
