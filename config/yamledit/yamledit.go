@@ -326,28 +326,20 @@ func (d *Doc) SyncList(key string, ours func(*yaml.Node) bool, id func(*yaml.Nod
 		// no key: a new list at the end, at the top level's indentation
 		insertAt = len(d.src) // a missing final newline is added below
 		prefix = top + key + ":" + d.nl
-	case seq.Kind == yaml.ScalarNode && seq.Tag == "!!null":
-		// "models:" with nothing after it
-		keyNode := d.top.Content[ki]
-		insertAt = d.lines[keyNode.Line-1]
-		if keyNode.Line < len(d.lines) {
-			insertAt = d.lines[keyNode.Line]
-		} else {
-			insertAt = len(d.src)
-			prefix = d.nl
+	case seq.Kind == yaml.ScalarNode && seq.Tag == "!!null",
+		seq.Kind == yaml.SequenceNode && seq.Style&yaml.FlowStyle != 0 && len(seq.Content) == 0:
+		// "models:" with nothing after it, or "models: []" (the brackets go): the items follow the key's line
+		if seq.Kind == yaml.SequenceNode {
+			start := d.off(seq.Line, seq.Column)
+			if !bytes.HasPrefix(d.src[start:], []byte("[]")) {
+				return nil, nil, nil, &ConflictError{Msg: fmt.Sprintf("%q at line %d is an empty list gw cannot edit; write it as a block list", key, seq.Line)}
+			}
+			s := start
+			if s > 0 && d.src[s-1] == ' ' {
+				s--
+			}
+			d.edits = append(d.edits, edit{Start: s, End: start + 2, Text: ""})
 		}
-	case seq.Kind == yaml.SequenceNode && seq.Style&yaml.FlowStyle != 0 && len(seq.Content) == 0:
-		// "models: []": the brackets go, the items follow the key's line
-		start := d.off(seq.Line, seq.Column)
-		end := start + 2
-		if !bytes.HasPrefix(d.src[start:], []byte("[]")) {
-			return nil, nil, nil, &ConflictError{Msg: fmt.Sprintf("%q at line %d is an empty list gw cannot edit; write it as a block list", key, seq.Line)}
-		}
-		s := start
-		if s > 0 && d.src[s-1] == ' ' {
-			s--
-		}
-		d.edits = append(d.edits, edit{Start: s, End: end, Text: ""})
 		keyNode := d.top.Content[ki]
 		if keyNode.Line < len(d.lines) {
 			insertAt = d.lines[keyNode.Line]
