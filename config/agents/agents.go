@@ -24,7 +24,9 @@ package agents
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -273,6 +275,17 @@ func (e Place) HomeOr(env, dir, file string) (string, error) {
 		return filepath.Join(d, file), nil
 	}
 	return e.Home(dir, file)
+}
+
+// EitherFile is first, unless only second exists: the file an agent reads of the two names it takes in one
+// directory.
+func EitherFile(first, second string) string {
+	if _, err := os.Lstat(first); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(second); err == nil {
+			return second
+		}
+	}
+	return first
 }
 
 // XDGConfig is $XDG_CONFIG_HOME, else ~/.config (on every OS: the agents
