@@ -157,15 +157,12 @@ func Inspect(src []byte) (agents.Inspection, error) {
 		}
 	}
 	if in.Configured {
-		in.KeyKind, in.KeyRef = agents.ClassifyKey(k, func(s string) string {
+		in.SetKey(strings.TrimSpace(k), func(s string) string {
 			if m := envRef.FindStringSubmatch(s); m != nil {
 				return m[1]
 			}
 			return ""
 		})
-		if in.KeyKind == agents.KeyLocalToken {
-			in.LocalToken = strings.TrimSpace(k)
-		}
 	}
 	def := jsonc.Str(jsonc.Member(jsonc.ObjOf(jsonc.Member(top, "sessionDefaultSettings")), "model"))
 	if id, ok := strings.CutPrefix(def, IDPrefix); ok {

@@ -240,15 +240,12 @@ func inspectModels(src []byte) (agents.Inspection, error) {
 		in.KeyKind, in.KeyCommand = agents.KeyCommand, strings.TrimPrefix(key, "!")
 		in.GwCommand = agents.IsCredentialCommand(in.KeyCommand)
 	default:
-		in.KeyKind, in.KeyRef = agents.ClassifyKey(key, func(k string) string {
+		in.SetKey(strings.TrimSpace(key), func(k string) string {
 			if envName.MatchString(k) {
 				return k
 			}
 			return ""
 		})
-	}
-	if in.KeyKind == agents.KeyLocalToken {
-		in.LocalToken = strings.TrimSpace(key)
 	}
 	if list := jsonc.ArrOf(jsonc.Member(gw, "models")); list != nil {
 		for i := range list.Elements {
