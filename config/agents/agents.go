@@ -417,28 +417,23 @@ func ClassifyKey(key string, envRef func(string) string) (KeyKind, string) {
 	return KeyLiteral, ""
 }
 
-// Diff lists what changed between two model lists: added, removed.
-func Diff(before, after []string) (added, removed []string) {
-	for _, id := range after {
-		if !slices.Contains(before, id) {
-			added = append(added, id)
-		}
-	}
-	for _, id := range before {
-		if !slices.Contains(after, id) {
-			removed = append(removed, id)
-		}
-	}
-	return added, removed
-}
-
 // ModelChanges are the model ids added and removed from a config read as before to the same config read
 // as after: all of after's are added when before was not configured.
 func ModelChanges(before, after Inspection) (added, removed []string) {
 	if !before.Configured {
 		return after.Models, nil
 	}
-	return Diff(before.Models, after.Models)
+	for _, id := range after.Models {
+		if !slices.Contains(before.Models, id) {
+			added = append(added, id)
+		}
+	}
+	for _, id := range before.Models {
+		if !slices.Contains(after.Models, id) {
+			removed = append(removed, id)
+		}
+	}
+	return added, removed
 }
 
 // Agent is one supported agent: Info, and the behaviour it has as the
