@@ -2,7 +2,8 @@
 // config/tomledit, config/yamledit) share: the one error for a file that does
 // not parse, the one error for a file gw will not edit automatically, and the
 // layer that takes a byte-order mark off a file on the way in and learns the
-// line ending it uses, and puts the mark back on the way out.
+// line ending it uses, and puts the mark back on the way out; and Apply, which
+// splices the TOML and YAML editors' edits into the file's text.
 //
 // An editor never rewrites line endings: it keeps the file's bytes as they
 // are and writes every line it adds with the file's prevailing ending (Text.NL),
