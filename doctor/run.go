@@ -77,12 +77,6 @@ func (r *run) set(c Check) {
 	}
 }
 
-func (r *run) get(id string) Check {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.checks[id]
-}
-
 func (r *run) addModelIDs(ids []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

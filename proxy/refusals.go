@@ -3,7 +3,6 @@ package proxy
 import (
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -103,14 +102,4 @@ func peerHost(remoteAddr string) string {
 		return h
 	}
 	return remoteAddr
-}
-
-// appendCount appends " ×count" to a line that stands for more than one
-// refusal.
-func appendCount(b []byte, count int) []byte {
-	if count <= 1 {
-		return b
-	}
-	b = append(b, " ×"...)
-	return strconv.AppendInt(b, int64(count), 10)
 }

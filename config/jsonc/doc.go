@@ -286,22 +286,6 @@ func Str(v *hujson.Value) string {
 	return ""
 }
 
-// Int is v's number as an int, and whether v is an integral number.
-func Int(v *hujson.Value) (int, bool) {
-	if v == nil {
-		return 0, false
-	}
-	l, ok := v.Value.(hujson.Literal)
-	if !ok || l.Kind() != '0' {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(l), 64)
-	if err != nil || f != float64(int(f)) {
-		return 0, false
-	}
-	return int(f), true
-}
-
 // Strs are the strings of an array value (other elements skipped); nil when
 // v is not an array.
 func Strs(v *hujson.Value) []string {

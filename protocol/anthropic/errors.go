@@ -31,27 +31,17 @@ const (
 	TypeOverloaded      = "overloaded_error"
 )
 
+var typeForStatus = map[int]string{
+	http.StatusBadRequest: TypeInvalidRequest, http.StatusUnauthorized: TypeAuthentication,
+	http.StatusPaymentRequired: TypeBilling, http.StatusForbidden: TypePermission,
+	http.StatusNotFound: TypeNotFound, http.StatusRequestEntityTooLarge: TypeRequestTooLarge,
+	http.StatusTooManyRequests: TypeRateLimit, http.StatusGatewayTimeout: TypeTimeout, 529: TypeOverloaded,
+}
+
 // TypeForStatus is the Messages API's error type for an HTTP status.
 func TypeForStatus(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return TypeInvalidRequest
-	case http.StatusUnauthorized:
-		return TypeAuthentication
-	case http.StatusPaymentRequired:
-		return TypeBilling
-	case http.StatusForbidden:
-		return TypePermission
-	case http.StatusNotFound:
-		return TypeNotFound
-	case http.StatusRequestEntityTooLarge:
-		return TypeRequestTooLarge
-	case http.StatusTooManyRequests:
-		return TypeRateLimit
-	case http.StatusGatewayTimeout:
-		return TypeTimeout
-	case 529:
-		return TypeOverloaded
+	if t, ok := typeForStatus[status]; ok {
+		return t
 	}
 	if status >= 400 && status < 500 {
 		return TypeInvalidRequest

@@ -188,15 +188,12 @@ func ParseRequest(req *tr.Request, _ tr.Env) (*chat.Request, Meta, *tr.Error) {
 	if err := responseFormat(r, out); err != nil {
 		return nil, meta, err
 	}
-	if len(t.names) > 0 {
-		meta.ToolNames = map[string]string{}
-		for orig, mapped := range t.names {
-			if orig != mapped {
-				meta.ToolNames[mapped] = orig
+	for orig, mapped := range t.names {
+		if orig != mapped {
+			if meta.ToolNames == nil {
+				meta.ToolNames = map[string]string{}
 			}
-		}
-		if len(meta.ToolNames) == 0 {
-			meta.ToolNames = nil
+			meta.ToolNames[mapped] = orig
 		}
 	}
 	meta.InputTokens = chat.EstimateTokens(out)
@@ -545,7 +542,7 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 	}
 	text := strings.Join(texts, "\n")
 	if len(images) > 0 {
-		text = joinNonEmpty(text, fmt.Sprintf("(the result's %s %s in the next message)", count(len(images), "attachment"), isAre(len(images))), "\n")
+		text = joinNonEmpty(text, fmt.Sprintf("(the result's %s %s in the next message)", tr.Plural(len(images), "attachment"), isAre(len(images))), "\n")
 		images = append([]chat.Part{{Type: "text", Text: "Attachments of the result of tool call " + b.ToolUseID + ":"}}, images...)
 	}
 	if b.IsError {
@@ -561,13 +558,6 @@ func (t *translator) toolResult(b block, field string) (chat.Message, []chat.Par
 		msg.Content = []chat.Part{{Type: "text", Text: text, CacheControl: cc}}
 	}
 	return msg, images, nil
-}
-
-func count(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func isAre(n int) string {
@@ -603,7 +593,7 @@ func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message
 			if b.ID == "" || b.Name == "" {
 				return nil, invalid(bf, "a tool_use block needs an id and a name")
 			}
-			id, extra := t.toolCallBack(b.ID, bf+".id")
+			id, extra := chat.ToolCallBack(b.ID, bf+".id", &t.meta.Dropped)
 			args := "{}"
 			if !isNull(b.Input) {
 				var buf bytes.Buffer
@@ -626,7 +616,7 @@ func (t *translator) assistant(raw json.RawMessage, field string) (*chat.Message
 			return nil, invalid(bf+".type", "%q cannot be part of an assistant turn sent through gw serve; it passes text, tool_use and thinking blocks there", b.Type)
 		}
 	}
-	settleReasoning(&msg)
+	msg.SettleReasoning()
 	if len(texts) == 0 && len(msg.ToolCalls) == 0 {
 		// Reasoning alone (an answer cut off) is no message a service takes.
 		return nil, nil

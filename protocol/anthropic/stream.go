@@ -154,13 +154,9 @@ func (s *StreamWriter) ensure(kind string) {
 		return
 	}
 	s.closeBlock()
-	var b blockOut
-	empty := ""
-	switch kind {
-	case "thinking":
-		b = blockOut{Type: "thinking", Thinking: &empty, Signature: &empty}
-	case "text":
-		b = blockOut{Type: "text", Text: &empty}
+	b := blockOut{Type: "text", Text: new(string)}
+	if kind == "thinking" {
+		b = thinkingBlock("", "")
 	}
 	s.event("content_block_start", evBlockStart{Type: "content_block_start", Index: s.next, ContentBlock: b})
 	s.open = kind

@@ -124,25 +124,6 @@ func (t *translator) thinkingBack(b block, field string, msg *chat.Message) {
 	}
 }
 
-// settleReasoning keeps one dialect on an assistant message: unsigned text
-// next to structured reasoning is what the service sent twice (a summary,
-// or the plain copy), so the structured reasoning alone goes back.
-func settleReasoning(msg *chat.Message) {
-	if len(msg.ReasoningDetails) > 0 || len(msg.ThinkingBlocks) > 0 {
-		msg.ReasoningContent = ""
-	}
-}
-
-// toolCallBack splits a tool_use id into the service's id and the Gemini
-// thought signature it carries.
-func (t *translator) toolCallBack(id, field string) (string, *chat.ExtraContent) {
-	orig, sig, err := chat.SplitToolCallID(id)
-	if err != nil {
-		t.meta.Dropped = append(t.meta.Dropped, field+" (damaged thought signature)")
-	}
-	return orig, chat.WithThoughtSignature(sig)
-}
-
 // toolUseIDOut is the tool_use id of a service's tool call: its id (or one
 // made up when it sent none) with its thought signature.
 func toolUseIDOut(id string, n int, extra *chat.ExtraContent) string {

@@ -215,6 +215,26 @@ func SplitToolCallID(s string) (id, sig string, err error) {
 	return id, sig, nil
 }
 
+// ToolCallBack splits a tool call id a client sent back (ToolCallID) into
+// the service's id and the thought signature it carries, as extra_content;
+// a damaged one is noted in dropped as field's.
+func ToolCallBack(s, field string, dropped *[]string) (string, *ExtraContent) {
+	id, sig, err := SplitToolCallID(s)
+	if err != nil {
+		*dropped = append(*dropped, field+" (damaged thought signature)")
+	}
+	return id, WithThoughtSignature(sig)
+}
+
+// SettleReasoning keeps one dialect on m: unsigned text next to structured
+// reasoning is what the service sent twice (a summary, or the plain copy),
+// so the structured reasoning alone goes back.
+func (m *Message) SettleReasoning() {
+	if len(m.ReasoningDetails) > 0 || len(m.ThinkingBlocks) > 0 {
+		m.ReasoningContent = ""
+	}
+}
+
 // HasReasoning reports whether m carries reasoning in any dialect.
 func (m *Message) HasReasoning() bool {
 	return m.ReasoningContent != "" || len(m.ReasoningDetails) > 0 || len(m.ThinkingBlocks) > 0

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
 
@@ -292,16 +293,7 @@ func refusesPartLists(req *Request, text string) bool {
 		if m.Role == "user" {
 			continue
 		}
-		if parts, ok := m.Content.([]Part); ok && slicesAny(parts, func(p Part) bool { return p.CacheControl != nil }) {
-			return true
-		}
-	}
-	return false
-}
-
-func slicesAny(parts []Part, f func(Part) bool) bool {
-	for _, p := range parts {
-		if f(p) {
+		if parts, ok := m.Content.([]Part); ok && slices.ContainsFunc(parts, cached) {
 			return true
 		}
 	}
@@ -337,7 +329,7 @@ func Without(req *Request, field string) *Request {
 		}
 		out.Messages = make([]Message, len(req.Messages))
 		for i, m := range req.Messages {
-			if parts, ok := m.Content.([]Part); ok && slicesAny(parts, func(p Part) bool { return p.CacheControl != nil }) {
+			if parts, ok := m.Content.([]Part); ok && slices.ContainsFunc(parts, cached) {
 				ps := make([]Part, len(parts))
 				for j, p := range parts {
 					p.CacheControl = strip(p.CacheControl)
@@ -348,7 +340,7 @@ func Without(req *Request, field string) *Request {
 					m.Content = plain(m.Role, ps)
 				}
 			}
-			if slicesAnyCall(m.ToolCalls) {
+			if slices.ContainsFunc(m.ToolCalls, func(c ToolCall) bool { return c.CacheControl != nil }) {
 				calls := make([]ToolCall, len(m.ToolCalls))
 				for j, tc := range m.ToolCalls {
 					tc.CacheControl = strip(tc.CacheControl)
@@ -369,14 +361,8 @@ func Without(req *Request, field string) *Request {
 	return &out
 }
 
-func slicesAnyCall(calls []ToolCall) bool {
-	for _, c := range calls {
-		if c.CacheControl != nil {
-			return true
-		}
-	}
-	return false
-}
+// cached reports whether p carries a breakpoint.
+func cached(p Part) bool { return p.CacheControl != nil }
 
 // plain is a message's content without breakpoints: its text when all its
 // parts are text, else the parts.

@@ -30,33 +30,20 @@ type errorDetail struct {
 	Status  string `json:"status"`
 }
 
+var statusNames = map[int]string{
+	http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusRequestEntityTooLarge: "INVALID_ARGUMENT",
+	http.StatusUnauthorized: "UNAUTHENTICATED", http.StatusPaymentRequired: "FAILED_PRECONDITION",
+	http.StatusForbidden: "PERMISSION_DENIED", http.StatusNotFound: "NOT_FOUND",
+	http.StatusMethodNotAllowed: "UNIMPLEMENTED", http.StatusNotImplemented: "UNIMPLEMENTED",
+	http.StatusConflict: "ABORTED", http.StatusTooManyRequests: "RESOURCE_EXHAUSTED", 499: "CANCELLED",
+	http.StatusServiceUnavailable: "UNAVAILABLE", http.StatusBadGateway: "UNAVAILABLE",
+	http.StatusGatewayTimeout: "DEADLINE_EXCEEDED",
+}
+
 // StatusOf is Google's status name (google.rpc.Code) for an HTTP status.
 func StatusOf(code int) string {
-	switch code {
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
-		return "INVALID_ARGUMENT"
-	case http.StatusUnauthorized:
-		return "UNAUTHENTICATED"
-	case http.StatusPaymentRequired:
-		return "FAILED_PRECONDITION"
-	case http.StatusForbidden:
-		return "PERMISSION_DENIED"
-	case http.StatusNotFound:
-		return "NOT_FOUND"
-	case http.StatusMethodNotAllowed:
-		return "UNIMPLEMENTED"
-	case http.StatusConflict:
-		return "ABORTED"
-	case http.StatusTooManyRequests:
-		return "RESOURCE_EXHAUSTED"
-	case 499:
-		return "CANCELLED"
-	case http.StatusNotImplemented:
-		return "UNIMPLEMENTED"
-	case http.StatusServiceUnavailable, http.StatusBadGateway:
-		return "UNAVAILABLE"
-	case http.StatusGatewayTimeout:
-		return "DEADLINE_EXCEEDED"
+	if s, ok := statusNames[code]; ok {
+		return s
 	}
 	if code >= 400 && code < 500 {
 		return "FAILED_PRECONDITION"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -150,8 +151,8 @@ func ParseRequest(req *tr.Request, env tr.Env) (*chat.Request, Meta, *tr.Error) 
 		}
 		for _, f := range []named{{"googleSearch", t.GoogleSearch}, {"googleSearchRetrieval", t.GoogleSearchRetrieval},
 			{"codeExecution", t.CodeExecution}, {"urlContext", t.URLContext}} {
-			if f.raw != nil {
-				meta.Dropped = appendOnce(meta.Dropped, "tools."+f.name)
+			if f.raw != nil && !slices.Contains(meta.Dropped, "tools."+f.name) {
+				meta.Dropped = append(meta.Dropped, "tools."+f.name)
 			}
 		}
 	}
@@ -184,18 +185,15 @@ func ParseRequest(req *tr.Request, env tr.Env) (*chat.Request, Meta, *tr.Error) 
 				extra[f.name] = f.raw
 			}
 		}
-		if rf, err := responseFormat(g); err != nil {
+		var err *tr.Error
+		if out.ResponseFormat, err = responseFormat(g); err != nil {
 			return nil, meta, err
-		} else if rf != nil {
-			out.ResponseFormat = rf
 		}
 		if t := g.ThinkingConfig; t != nil {
 			meta.Thoughts = t.IncludeThoughts
-			effort, err := reasoningEffort(t)
-			if err != nil {
+			if out.ReasoningEffort, err = reasoningEffort(t); err != nil {
 				return nil, meta, err
 			}
-			out.ReasoningEffort = effort
 		}
 	}
 	if r.SafetySettings != nil {
@@ -257,7 +255,9 @@ func (b *builder) model(i int, c content) *tr.Error {
 		case p.Text != nil:
 			text.WriteString(*p.Text)
 		case p.ExecutableCode != nil || p.CodeExecResult != nil:
-			b.dropped = appendOnce(b.dropped, "executableCode")
+			if !slices.Contains(b.dropped, "executableCode") {
+				b.dropped = append(b.dropped, "executableCode")
+			}
 		case p.InlineData != nil || p.FileData != nil:
 			return invalid(field, "a model turn cannot hold data; only text, thoughts and function calls")
 		default:
@@ -499,15 +499,6 @@ func reasoningEffort(t *thinkingConfig) (string, *tr.Error) {
 		return "medium", nil
 	}
 	return "high", nil
-}
-
-func appendOnce(s []string, v string) []string {
-	for _, e := range s {
-		if e == v {
-			return s
-		}
-	}
-	return append(s, v)
 }
 
 // shortErr is a decoding error's words, cut to one short line.

@@ -42,20 +42,26 @@ func FromResponse(meta Meta, r *chat.Response) ([]byte, error) {
 			parts = append(parts, outPart{Text: &t, Thought: b == &thought})
 		}
 	}
-	for _, c := range calls {
-		parts = append(parts, callPart(c.ID, c.Name, c.Args.String(), c.Signature, meta.IDs))
-	}
-	if len(parts) == 0 {
-		empty := ""
-		parts = []outPart{{Text: &empty}}
-	}
 	out := response{
-		Candidates:    []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(r.Choices[0].FinishReason)}},
+		Candidates:    lastCandidate(parts, calls, r.Choices[0].FinishReason, meta.IDs),
 		UsageMetadata: usageOf(r.Usage),
 		ModelVersion:  modelVersion(meta, r.Model),
 		ResponseID:    meta.ResponseID,
 	}
 	return encode(out), nil
+}
+
+// lastCandidate is the candidate that ends an answer: parts, then the
+// calls, or one empty text part when there is neither, and the finish
+// reason.
+func lastCandidate(parts []outPart, calls []*chat.StreamedCall, finish string, ids func(int) string) []candidate {
+	for _, c := range calls {
+		parts = append(parts, callPart(c.ID, c.Name, c.Args.String(), c.Signature, ids))
+	}
+	if len(parts) == 0 {
+		parts = []outPart{{Text: new(string)}}
+	}
+	return []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(finish)}}
 }
 
 // callPart is a tool call as a functionCall part. Arguments that are not a

@@ -120,16 +120,8 @@ func (s *StreamWriter) End(err error) error {
 		return s.err
 	}
 	s.asm.End()
-	var parts []outPart
-	for _, k := range s.calls {
-		parts = append(parts, callPart(k.ID, k.Name, k.Args.String(), k.Signature, s.meta.IDs))
-	}
-	if len(parts) == 0 {
-		empty := ""
-		parts = []outPart{{Text: &empty}}
-	}
 	s.event(response{
-		Candidates:    []candidate{{Content: outContent{Role: "model", Parts: parts}, FinishReason: finishReason(s.asm.FinishReason)}},
+		Candidates:    lastCandidate(nil, s.calls, s.asm.FinishReason, s.meta.IDs),
 		UsageMetadata: usageOf(s.asm.Usage()),
 	})
 	return s.err

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/modelgateway/gw/api"
 	"github.com/modelgateway/gw/protocol/chat"
@@ -82,11 +81,7 @@ type exchange struct {
 }
 
 func (x *exchange) Info() tr.Info {
-	i := tr.Info{Model: x.meta.Model, Stream: x.meta.Stream}
-	if len(x.meta.Dropped) > 0 {
-		i.Notes = []string{"dropped=" + strings.Join(x.meta.Dropped, ",")}
-	}
-	return i
+	return tr.InfoOf(x.meta.Model, x.meta.Stream, x.meta.Dropped)
 }
 
 func (x *exchange) Call() *tr.Call { return &tr.Call{Chat: x.req, Extra: x.meta.Extra} }

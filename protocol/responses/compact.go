@@ -117,17 +117,6 @@ func userTexts(msgs []chat.Message) []string {
 // errNoSummary: the service answered the compaction without any text.
 var errNoSummary = errors.New("the service's answer to the compaction has no summary")
 
-type compactItem struct {
-	Type    string        `json:"type"`
-	Role    string        `json:"role"`
-	Content []compactPart `json:"content"`
-}
-
-type compactPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
 type compactUsage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
@@ -138,20 +127,17 @@ func (x *compaction) Whole(r *chat.Response) (translate.Answer, error) {
 	if len(r.Choices) == 0 || r.Choices[0].Message.Content == nil || strings.TrimSpace(*r.Choices[0].Message.Content) == "" {
 		return translate.Answer{}, errNoSummary
 	}
-	item := func(text string) compactItem {
-		return compactItem{Type: "message", Role: "user", Content: []compactPart{{Type: "input_text", Text: text}}}
-	}
 	out := struct {
 		ID        string        `json:"id"`
 		Object    string        `json:"object"`
 		CreatedAt int64         `json:"created_at"`
-		Output    []compactItem `json:"output"`
+		Output    []userItem    `json:"output"`
 		Usage     *compactUsage `json:"usage,omitempty"`
-	}{ID: x.meta.ResponseID, Object: "response.compaction", CreatedAt: x.meta.Created, Output: []compactItem{}}
+	}{ID: x.meta.ResponseID, Object: "response.compaction", CreatedAt: x.meta.Created, Output: []userItem{}}
 	for _, u := range x.users {
-		out.Output = append(out.Output, item(u))
+		out.Output = append(out.Output, userText(u))
 	}
-	out.Output = append(out.Output, item(compactPrefix+*r.Choices[0].Message.Content))
+	out.Output = append(out.Output, userText(compactPrefix+*r.Choices[0].Message.Content))
 	if u := r.Usage; u != nil {
 		out.Usage = &compactUsage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.PromptTokens + u.CompletionTokens}
 	}

@@ -692,7 +692,7 @@ func (t *translator) call(param string, it item, name, args string) *translate.E
 	if it.CallID == "" {
 		return badRequest(param+".call_id", "missing; a tool call has the call_id its output refers to")
 	}
-	id, extra := t.callBack(param, it.CallID)
+	id, extra := chat.ToolCallBack(it.CallID, param+".call_id", &t.meta.Dropped)
 	tc := chat.ToolCall{ID: id, Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}, ExtraContent: extra}
 	t.calls[it.CallID] = struct{}{}
 	if n := len(t.msgs); n > 0 && t.msgs[n-1].Role == "assistant" {
@@ -756,7 +756,7 @@ func (t *translator) output(param string, it item) *translate.Error {
 	}
 	if images > 0 {
 		t.imageFrom = append(t.imageFrom, id)
-		texts = append(texts, "(the output's "+plural(images, "image")+" come in the next message)")
+		texts = append(texts, "(the output's "+translate.Plural(images, "image")+" come in the next message)")
 	}
 	t.msgs = append(t.msgs, chat.Message{Role: "tool", ToolCallID: id, Content: strings.Join(texts, "\n\n")})
 	return nil
@@ -771,13 +771,6 @@ func (t *translator) flushImages() {
 	parts := append([]chat.Part{{Type: "text", Text: "The output of tool call " + strings.Join(t.imageFrom, ", ") + " includes these images:"}}, t.images...)
 	t.msgs = append(t.msgs, chat.Message{Role: "user", Content: parts})
 	t.images, t.imageFrom = nil, nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // reasoning carries reasoning.effort over.

@@ -105,16 +105,18 @@ type refusalPart struct {
 }
 
 type reasoningItem struct {
-	Type             string          `json:"type"` // reasoning
-	ID               string          `json:"id"`
-	Status           string          `json:"status,omitempty"`
-	Summary          []any           `json:"summary"`
-	Content          []reasoningText `json:"content"`
-	EncryptedContent *string         `json:"encrypted_content"`
+	Type             string     `json:"type"` // reasoning
+	ID               string     `json:"id"`
+	Status           string     `json:"status,omitempty"`
+	Summary          []any      `json:"summary"`
+	Content          []textPart `json:"content"`
+	EncryptedContent *string    `json:"encrypted_content"`
 }
 
-type reasoningText struct {
-	Type string `json:"type"` // reasoning_text
+// textPart is a part of text: a reasoning item's reasoning_text or
+// summary_text, an input message's input_text.
+type textPart struct {
+	Type string `json:"type"`
 	Text string `json:"text"`
 }
 

@@ -292,17 +292,16 @@ func (st *Store) builtTooLarge(param string) *translate.Error {
 	return e
 }
 
-// userText is the input item of a string input, as the API lists it.
-func userText(s string) any {
-	type part struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	return struct {
-		Type    string `json:"type"`
-		Role    string `json:"role"`
-		Content []part `json:"content"`
-	}{"message", "user", []part{{"input_text", s}}}
+// userItem is a user message input item of text, as the API lists a
+// string input (and a compaction its output).
+type userItem struct {
+	Type    string     `json:"type"`
+	Role    string     `json:"role"`
+	Content []textPart `json:"content"`
+}
+
+func userText(s string) userItem {
+	return userItem{Type: "message", Role: "user", Content: []textPart{{Type: "input_text", Text: s}}}
 }
 
 // notFound is the 400 for a response or item that is not kept.

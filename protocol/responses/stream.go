@@ -138,10 +138,10 @@ type contentDelta struct { // reasoning_text and refusal deltas
 
 type summaryPartEvent struct {
 	head
-	ItemID       string      `json:"item_id"`
-	OutputIndex  int         `json:"output_index"`
-	SummaryIndex int         `json:"summary_index"`
-	Part         summaryText `json:"part"`
+	ItemID       string   `json:"item_id"`
+	OutputIndex  int      `json:"output_index"`
+	SummaryIndex int      `json:"summary_index"`
+	Part         textPart `json:"part"`
 }
 
 type summaryDelta struct {
@@ -344,7 +344,7 @@ func (s *StreamWriter) reasoningItem() *openItem {
 		it := s.newItem("reasoning", "rs")
 		s.open = it
 		s.emit("response.output_item.added", &itemEvent{OutputIndex: it.index,
-			Item: reasoningItem{Type: "reasoning", ID: it.id, Status: "in_progress", Summary: []any{}, Content: []reasoningText{}}})
+			Item: reasoningItem{Type: "reasoning", ID: it.id, Status: "in_progress", Summary: []any{}, Content: []textPart{}}})
 	}
 	return s.open
 }
@@ -355,7 +355,7 @@ func (s *StreamWriter) reasoning(delta string) {
 	it := s.reasoningItem()
 	if !it.contentStarted {
 		it.contentStarted = true
-		s.emit("response.content_part.added", &partEvent{ItemID: it.id, OutputIndex: it.index, Part: reasoningText{Type: "reasoning_text"}})
+		s.emit("response.content_part.added", &partEvent{ItemID: it.id, OutputIndex: it.index, Part: textPart{Type: "reasoning_text"}})
 	}
 	it.text.WriteString(delta)
 	s.emit("response.reasoning_text.delta", &contentDelta{ItemID: it.id, OutputIndex: it.index, Delta: delta})
@@ -367,7 +367,7 @@ func (s *StreamWriter) reasoning(delta string) {
 func (s *StreamWriter) summaryPiece(it *openItem, delta string) {
 	if !it.summaryStarted {
 		it.summaryStarted = true
-		s.emit("response.reasoning_summary_part.added", &summaryPartEvent{ItemID: it.id, OutputIndex: it.index, Part: summaryText{Type: "summary_text"}})
+		s.emit("response.reasoning_summary_part.added", &summaryPartEvent{ItemID: it.id, OutputIndex: it.index, Part: textPart{Type: "summary_text"}})
 	}
 	it.summary.WriteString(delta)
 	s.emit("response.reasoning_summary_text.delta", &summaryDelta{ItemID: it.id, OutputIndex: it.index, Delta: delta})
@@ -432,16 +432,16 @@ func (s *StreamWriter) closeOpen() {
 		s.closePart(it)
 		done = messageItem{Type: "message", ID: it.id, Status: "completed", Role: "assistant", Content: it.parts}
 	case "reasoning":
-		rs := reasoningItem{Type: "reasoning", ID: it.id, Status: "completed", Summary: []any{}, Content: []reasoningText{}}
+		rs := reasoningItem{Type: "reasoning", ID: it.id, Status: "completed", Summary: []any{}, Content: []textPart{}}
 		if it.summaryStarted {
 			text := it.summary.String()
 			s.emit("response.reasoning_summary_text.done", &summaryDone{ItemID: it.id, OutputIndex: it.index, Text: text})
-			s.emit("response.reasoning_summary_part.done", &summaryPartEvent{ItemID: it.id, OutputIndex: it.index, Part: summaryText{Type: "summary_text", Text: text}})
-			rs.Summary = append(rs.Summary, summaryText{Type: "summary_text", Text: text})
+			s.emit("response.reasoning_summary_part.done", &summaryPartEvent{ItemID: it.id, OutputIndex: it.index, Part: textPart{Type: "summary_text", Text: text}})
+			rs.Summary = append(rs.Summary, textPart{Type: "summary_text", Text: text})
 		}
 		if it.contentStarted {
 			text := it.text.String()
-			part := reasoningText{Type: "reasoning_text", Text: text}
+			part := textPart{Type: "reasoning_text", Text: text}
 			s.emit("response.reasoning_text.done", &reasoningDone{ItemID: it.id, OutputIndex: it.index, Text: text})
 			s.emit("response.content_part.done", &partEvent{ItemID: it.id, OutputIndex: it.index, Part: part})
 			rs.Content = append(rs.Content, part)

@@ -39,12 +39,6 @@ func wantsEncrypted(include []string) bool {
 	return slices.Contains(include, encryptedInclude)
 }
 
-// summaryText is a summary part of a reasoning item.
-type summaryText struct {
-	Type string `json:"type"` // summary_text
-	Text string `json:"text"`
-}
-
 // reasoningOf is the reasoning item of an answer's whole reasoning, read
 // as a stream's (chat.Assembler); false when there is none.
 func (m Meta) reasoningOf(id string, msg chat.ResponseMsg) (reasoningItem, bool) {
@@ -64,15 +58,15 @@ func (m Meta) reasoningOf(id string, msg chat.ResponseMsg) (reasoningItem, bool)
 	a.Chunk(&chat.Chunk{Choices: []chat.ChunkChoice{{Delta: d}}})
 	a.End()
 	raw, sum := text.String(), summary.String()
-	it := reasoningItem{Type: "reasoning", ID: id, Summary: []any{}, Content: []reasoningText{}}
+	it := reasoningItem{Type: "reasoning", ID: id, Summary: []any{}, Content: []textPart{}}
 	if raw != "" {
-		it.Content = append(it.Content, reasoningText{Type: "reasoning_text", Text: raw})
+		it.Content = append(it.Content, textPart{Type: "reasoning_text", Text: raw})
 	}
 	if sum == "" {
 		sum = raw
 	}
 	if sum != "" {
-		it.Summary = append(it.Summary, summaryText{Type: "summary_text", Text: sum})
+		it.Summary = append(it.Summary, textPart{Type: "summary_text", Text: sum})
 	}
 	if a.Reasoning.Signed() {
 		s := sealReasoning(&a.Reasoning)
@@ -92,15 +86,9 @@ func sealReasoning(c *chat.ReasoningCollector) string {
 // the assistant message that follows it.
 func (t *translator) reasoningBack(param string, raw json.RawMessage) {
 	var it struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		Summary []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"summary"`
-		EncryptedContent *string `json:"encrypted_content"`
+		Content          []textPart `json:"content"`
+		Summary          []textPart `json:"summary"`
+		EncryptedContent *string    `json:"encrypted_content"`
 	}
 	if json.Unmarshal(raw, &it) != nil {
 		t.meta.Dropped = append(t.meta.Dropped, param+" (a reasoning item gw serve cannot read)")
@@ -159,17 +147,5 @@ func (t *translator) takeReasoning(msg *chat.Message) {
 	}
 	msg.AddReasoning(t.reasoning)
 	t.reasoning = nil
-	if len(msg.ReasoningDetails) > 0 || len(msg.ThinkingBlocks) > 0 {
-		msg.ReasoningContent = "" // the plain copy of what the structured reasoning holds
-	}
-}
-
-// callBack splits a client's call_id into the service's id and the
-// thought signature it carries.
-func (t *translator) callBack(param, callID string) (string, *chat.ExtraContent) {
-	id, sig, err := chat.SplitToolCallID(callID)
-	if err != nil {
-		t.meta.Dropped = append(t.meta.Dropped, param+".call_id (damaged thought signature)")
-	}
-	return id, chat.WithThoughtSignature(sig)
+	msg.SettleReasoning()
 }

@@ -84,11 +84,7 @@ type exchange struct {
 }
 
 func (x *exchange) Info() translate.Info {
-	i := translate.Info{Model: x.meta.Model, Stream: x.meta.Stream}
-	if dropped := append(append([]string(nil), x.meta.DroppedTools...), x.meta.Dropped...); len(dropped) > 0 {
-		i.Notes = []string{"dropped=" + strings.Join(dropped, ",")}
-	}
-	return i
+	return translate.InfoOf(x.meta.Model, x.meta.Stream, append(append([]string(nil), x.meta.DroppedTools...), x.meta.Dropped...))
 }
 
 func (x *exchange) Call() *translate.Call { return &translate.Call{Chat: x.req} }

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	json "github.com/go-json-experiment/json/v1"
@@ -113,6 +114,24 @@ type Info struct {
 	Stream bool   // the client asked for a stream
 	// Notes are log-ready words of what else happened: "dropped=top_k".
 	Notes []string
+}
+
+// InfoOf is the Info of a request for model, the fields it dropped noted as
+// "dropped=a,b".
+func InfoOf(model string, stream bool, dropped []string) Info {
+	i := Info{Model: model, Stream: stream}
+	if len(dropped) > 0 {
+		i.Notes = []string{"dropped=" + strings.Join(dropped, ",")}
+	}
+	return i
+}
+
+// Plural is "1 word" or "n words".
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // Call is the chat-completions request sent to the service.
