@@ -1,6 +1,8 @@
 package cmdutil
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -40,4 +42,17 @@ func FlagWant(fl *pflag.Flag) string {
 		return w[0]
 	}
 	return ""
+}
+
+// RunE is a command's RunE: run, or runF in its place when a flag-parsing test gives one.
+func RunE[O any](runF, run func(context.Context, O) error, opts O) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error { return Run(cmd.Context(), runF, run, opts) }
+}
+
+// Run is run(ctx, opts), or runF's in its place when a flag-parsing test gives one.
+func Run[O any](ctx context.Context, runF, run func(context.Context, O) error, opts O) error {
+	if runF != nil {
+		return runF(ctx, opts)
+	}
+	return run(ctx, opts)
 }

@@ -9,13 +9,19 @@ import (
 // alone), each starting with indent: help text whose lists grow with each agent gw supports. A word may
 // hold spaces ("Claude Code"): lines break only between words.
 func Wrap(words []string, width int, indent string) string {
+	return wrap(words, width, indent, func(w string) int { return len(w) })
+}
+
+// wrap is Wrap with a word's width counted by count.
+func wrap(words []string, width int, indent string, count func(string) int) string {
 	var b strings.Builder
 	b.WriteString(indent)
 	line := len(indent)
 	for i, w := range words {
+		n := count(w)
 		switch {
 		case i == 0:
-		case line+1+len(w) > width:
+		case line+1+n > width:
 			b.WriteString("\n" + indent)
 			line = len(indent)
 		default:
@@ -23,7 +29,7 @@ func Wrap(words []string, width int, indent string) string {
 			line++
 		}
 		b.WriteString(w)
-		line += len(w)
+		line += n
 	}
 	return b.String()
 }
@@ -84,24 +90,7 @@ func Reflow(text string, width int) string {
 
 // wrapRunes is Wrap counting characters rather than bytes.
 func wrapRunes(words []string, width int, indent string) string {
-	var b strings.Builder
-	b.WriteString(indent)
-	line := len(indent)
-	for i, w := range words {
-		n := utf8.RuneCountInString(w)
-		switch {
-		case i == 0:
-		case line+1+n > width:
-			b.WriteString("\n" + indent)
-			line = len(indent)
-		default:
-			b.WriteByte(' ')
-			line++
-		}
-		b.WriteString(w)
-		line += n
-	}
-	return b.String()
+	return wrap(words, width, indent, utf8.RuneCountInString)
 }
 
 // AndList joins names as a sentence lists them: "a, b and c".

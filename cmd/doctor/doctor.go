@@ -105,10 +105,7 @@ Exit status: 0 when nothing failed (warnings allowed), 1 when at least one check
 					return cmdutil.FlagErrorf("--agent-config: gw does not know whose config %s is; it reads a file named %s", filepath.Base(p), strings.Join(all.FileNames(), ", "))
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return doctorRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd.Context(), runF, doctorRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")

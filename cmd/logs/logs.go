@@ -71,10 +71,7 @@ Claude Code does at start, and gw's own checks) are left out unless --probes is 
 					return cmdutil.FlagErrorf("%v", err)
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return logsRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd.Context(), runF, logsRun, opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Follow, "follow", "f", false, "show lines as they are written, until ctrl-c")

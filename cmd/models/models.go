@@ -49,10 +49,7 @@ marked as such. With --pick, an interactive picker prints the chosen id(s) to st
 			if opts.Multi && !opts.Pick {
 				return cmdutil.FlagErrorf("--multi goes with --pick")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return modelsRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd.Context(), runF, modelsRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")

@@ -114,10 +114,7 @@ gw's settings only from their config files: use gw init agent --agent NAME for t
 			if opts.SmallModel != "" && opts.Model == "" {
 				return cmdutil.FlagErrorf("--small-model goes with --model")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd.Context(), runF, runRun, opts)
 		},
 	}
 	cmd.Flags().SetInterspersed(false)

@@ -35,12 +35,7 @@ changes nothing.`,
 		Example: `  gw service install
   gw service install --dry-run`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return installRun(cmd.Context(), opts)
-		},
+		RunE: cmdutil.RunE(runF, installRun, opts),
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the file and the commands, change nothing")
 	return cmd

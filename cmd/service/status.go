@@ -59,12 +59,7 @@ it holds this install's local token). Exits 0 when all three hold, 1 otherwise.`
 		Example: `  gw service status
   gw service status --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return statusRun(cmd.Context(), opts)
-		},
+		RunE: cmdutil.RunE(runF, statusRun, opts),
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the status as JSON")
 	return cmd

@@ -25,12 +25,7 @@ func NewCmdUninstall(f *cmdutil.Factory, runF func(context.Context, *UninstallOp
 not write, or one changed since, is left as it is. Nothing installed is not an error.`,
 		Example: `  gw service uninstall`,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return uninstallRun(cmd.Context(), opts)
-		},
+		RunE:    cmdutil.RunE(runF, uninstallRun, opts),
 	}
 }
 

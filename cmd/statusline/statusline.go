@@ -61,12 +61,7 @@ gw init agent --agent claude-code sets it up where you have no status line of yo
 "statusLine": {"type": "command", "command": "gw statusline"} in ~/.claude/settings.json.`,
 		Example: `  echo '{"model":{"display_name":"Sonnet"}}' | gw statusline`,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return statuslineRun(cmd.Context(), opts)
-		},
+		RunE:    cmdutil.RunE(runF, statuslineRun, opts),
 	}
 	return cmd
 }

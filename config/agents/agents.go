@@ -24,10 +24,14 @@ package agents
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tailscale/hujson"
 
 	"github.com/modelgateway/gw/config"
 	"github.com/modelgateway/gw/config/jsonc"
@@ -264,6 +268,26 @@ func (e Place) Home(elem ...string) (string, error) {
 	return join(h, elem), nil
 }
 
+// HomeOr is file in the directory $env names when it is set, else in ~/dir: an agent's own directory, which
+// the agent lets a variable move.
+func (e Place) HomeOr(env, dir, file string) (string, error) {
+	if d := e.Getenv(env); d != "" {
+		return filepath.Join(d, file), nil
+	}
+	return e.Home(dir, file)
+}
+
+// EitherFile is first, unless only second exists: the file an agent reads of the two names it takes in one
+// directory.
+func EitherFile(first, second string) string {
+	if _, err := os.Lstat(first); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(second); err == nil {
+			return second
+		}
+	}
+	return first
+}
+
 // XDGConfig is $XDG_CONFIG_HOME, else ~/.config (on every OS: the agents
 // that use it do so on macOS and Windows too), joined with elem.
 func (e Place) XDGConfig(elem ...string) (string, error) {
@@ -366,6 +390,15 @@ type Inspection struct {
 	Notes []string
 }
 
+// SetKey sets in.KeyKind and in.KeyRef to what key holds (ClassifyKey), and in.LocalToken to key when it is
+// gw serve's local token.
+func (in *Inspection) SetKey(key string, envRef func(string) string) {
+	in.KeyKind, in.KeyRef = ClassifyKey(key, envRef)
+	if in.KeyKind == KeyLocalToken {
+		in.LocalToken = key
+	}
+}
+
 // ClassifyKey says what a key setting holds. envRef extracts the variable
 // of the agent's reference syntax ("" when key is not a reference).
 func ClassifyKey(key string, envRef func(string) string) (KeyKind, string) {
@@ -384,15 +417,19 @@ func ClassifyKey(key string, envRef func(string) string) (KeyKind, string) {
 	return KeyLiteral, ""
 }
 
-// Diff lists what changed between two model lists: added, removed.
-func Diff(before, after []string) (added, removed []string) {
-	for _, id := range after {
-		if !slices.Contains(before, id) {
+// ModelChanges are the model ids added and removed from a config read as before to the same config read
+// as after: all of after's are added when before was not configured.
+func ModelChanges(before, after Inspection) (added, removed []string) {
+	if !before.Configured {
+		return after.Models, nil
+	}
+	for _, id := range after.Models {
+		if !slices.Contains(before.Models, id) {
 			added = append(added, id)
 		}
 	}
-	for _, id := range before {
-		if !slices.Contains(after, id) {
+	for _, id := range before.Models {
+		if !slices.Contains(after.Models, id) {
 			removed = append(removed, id)
 		}
 	}
@@ -552,14 +589,17 @@ func (o OneFile) Merge(srcs [][]byte, d Declaration) ([]Result, error) {
 
 // OpenJSON begins a Merge into a JSON or JSONC config src (nil or empty: a
 // new file): d is checked, what src held before is read with inspect, and
-// src is parsed in dialect, with its top-level object.
+// src is parsed in dialect, with its top-level object. A nil inspect reads nothing before.
 func OpenJSON(src []byte, d Declaration, inspect func([]byte) (Inspection, error), dialect jsonc.Dialect) (Inspection, *jsonc.File, jsonc.ObjRef, error) {
 	if err := d.Validate(); err != nil {
 		return Inspection{}, nil, jsonc.ObjRef{}, err
 	}
-	before, err := inspect(src)
-	if err != nil {
-		return Inspection{}, nil, jsonc.ObjRef{}, err
+	var before Inspection
+	if inspect != nil {
+		var err error
+		if before, err = inspect(src); err != nil {
+			return Inspection{}, nil, jsonc.ObjRef{}, err
+		}
 	}
 	f, err := jsonc.Parse(src, dialect)
 	if err != nil {
@@ -570,6 +610,23 @@ func OpenJSON(src []byte, d Declaration, inspect func([]byte) (Inspection, error
 		return Inspection{}, nil, jsonc.ObjRef{}, err
 	}
 	return before, f, top, nil
+}
+
+// SyncModels makes the array member key of o (created when missing) hold entry(m) for each of d's models,
+// matched by "id", beside the elements ours does not accept (nil: it accepts all): jsonc's SyncList.
+func SyncModels(f *jsonc.File, o jsonc.ObjRef, key string, ours func(*hujson.Object) bool, d Declaration, entry func(Model) jsonc.Keyed) (added, removed, updated []string, err error) {
+	list, err := f.List(o, key)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var wants []jsonc.Keyed
+	for _, m := range d.Models {
+		wants = append(wants, entry(m))
+	}
+	if ours == nil {
+		ours = func(*hujson.Object) bool { return true }
+	}
+	return f.SyncList(list, "id", ours, wants)
 }
 
 // RefuseDirect is the error of an agent that only works through gw serve.

@@ -1,7 +1,6 @@
 package jsonc
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/tailscale/hujson"
@@ -46,20 +45,7 @@ func (d *Doc) InsertElem(a ArrRef, val any) error {
 	inline := !multi && len(es) > 0 && isInline(val)
 	trailing := hasTrailingCommaArr(a.Arr)
 
-	var before []byte
-	switch {
-	case inline:
-		before = []byte(" ")
-	default:
-		head, tail := splitHead(a.Arr.AfterExtra)
-		if head == nil {
-			before = Cat([]byte(d.NL), []byte(indent))
-			a.Arr.AfterExtra = Cat([]byte(d.NL), []byte(a.Indent), bytes.TrimLeft(tail, " \t"))
-		} else {
-			before = Cat(head, []byte(indent))
-			a.Arr.AfterExtra = Cat([]byte(d.NL), tail)
-		}
-	}
+	before := d.leadIn(&a.Arr.AfterExtra, inline, indent, a.Indent)
 	rendered, err := d.parseRendered(val, indent)
 	if err != nil {
 		return err
@@ -87,15 +73,7 @@ func (d *Doc) RemoveElem(a ArrRef, i int) {
 	if i+1 < len(es) {
 		follower = &a.Arr.Elements[i+1].BeforeExtra
 	}
-	if bytes.IndexByte(removed, '\n') >= 0 {
-		head, _ := splitHead(removed)
-		ind, _ := LineIndent(removed)
-		if fh, ft := splitHead(*follower); fh != nil {
-			*follower = Cat(head, ft)
-		} else {
-			*follower = Cat(head, []byte(ind), bytes.TrimLeft(*follower, " \t"))
-		}
-	} else if i == 0 && i+1 < len(es) {
+	if !closeGap(removed, follower) && i == 0 && i+1 < len(es) {
 		// The first element shared the bracket's line; so does the next.
 		*follower = Cat(removed)
 	}

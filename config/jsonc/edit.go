@@ -184,19 +184,7 @@ func (d *Doc) Insert(o ObjRef, key string, val any) error {
 	trailing := hasTrailingComma(o.Obj)
 	beforeColon, afterColon := colonStyle(o)
 
-	var before []byte
-	if inline {
-		before = []byte(" ")
-	} else {
-		head, tail := splitHead(o.Obj.AfterExtra)
-		if head == nil {
-			before = Cat([]byte(d.NL), []byte(indent))
-			o.Obj.AfterExtra = Cat([]byte(d.NL), []byte(o.Indent), bytes.TrimLeft(tail, " \t"))
-		} else {
-			before = Cat(head, []byte(indent))
-			o.Obj.AfterExtra = Cat([]byte(d.NL), tail)
-		}
-	}
+	before := d.leadIn(&o.Obj.AfterExtra, inline, indent, o.Indent)
 	rendered, err := d.parseRendered(val, indent)
 	if err != nil {
 		return err
@@ -216,6 +204,42 @@ func (d *Doc) Insert(o ObjRef, key string, val any) error {
 	return nil
 }
 
+// leadIn is what goes before a new last member or element: a space on an
+// inline line; else a new line at indent, the comments ending the last line
+// staying before it and the rest of after (what precedes the closing
+// bracket) moved to a line of its own at outer.
+func (d *Doc) leadIn(after *hujson.Extra, inline bool, indent, outer string) []byte {
+	if inline {
+		return []byte(" ")
+	}
+	head, tail := splitHead(*after)
+	if head == nil {
+		*after = Cat([]byte(d.NL), []byte(outer), bytes.TrimLeft(tail, " \t"))
+		return Cat([]byte(d.NL), []byte(indent))
+	}
+	*after = Cat([]byte(d.NL), tail)
+	return Cat(head, []byte(indent))
+}
+
+// closeGap gives follower (what precedes the member or element after a
+// removed one) the start of the removed one's line, when removed (what
+// preceded it) began a line, and reports whether it did.
+func closeGap(removed []byte, follower *hujson.Extra) bool {
+	if bytes.IndexByte(removed, '\n') < 0 {
+		return false
+	}
+	head, _ := splitHead(removed)
+	ind, _ := LineIndent(removed)
+	if fh, ft := splitHead(*follower); fh != nil {
+		*follower = Cat(head, ft)
+	} else {
+		// The follower shared the removed one's line: it takes over that
+		// line's start.
+		*follower = Cat(head, []byte(ind), bytes.TrimLeft(*follower, " \t"))
+	}
+	return true
+}
+
 // remove deletes member i. Comments before it and the same-line comment
 // after its comma go with it; the comment ending the previous line stays.
 func (d *Doc) Remove(o ObjRef, i int) {
@@ -225,19 +249,9 @@ func (d *Doc) Remove(o ObjRef, i int) {
 	if i+1 < len(ms) {
 		follower = &o.Obj.Members[i+1].Name.BeforeExtra
 	}
-	if bytes.IndexByte(removed, '\n') >= 0 {
-		head, _ := splitHead(removed)
-		ind, _ := LineIndent(removed)
-		if fh, ft := splitHead(*follower); fh != nil {
-			*follower = Cat(head, ft)
-		} else {
-			// The follower shared the removed member's line: it takes over
-			// that line's start.
-			*follower = Cat(head, []byte(ind), bytes.TrimLeft(*follower, " \t"))
-		}
-	}
-	// Otherwise the removed member shared the previous member's line and
-	// the follower's spacing is already right.
+	// When the removed member shared the previous member's line, the
+	// follower's spacing is already right.
+	closeGap(removed, follower)
 	if i+1 < len(ms) {
 		o.Obj.Members = append(ms[:i:i], ms[i+1:]...)
 		return

@@ -2,7 +2,8 @@
 // config/tomledit, config/yamledit) share: the one error for a file that does
 // not parse, the one error for a file gw will not edit automatically, and the
 // layer that takes a byte-order mark off a file on the way in and learns the
-// line ending it uses, and puts the mark back on the way out.
+// line ending it uses, and puts the mark back on the way out; and Apply, which
+// splices the TOML and YAML editors' edits into the file's text.
 //
 // An editor never rewrites line endings: it keeps the file's bytes as they
 // are and writes every line it adds with the file's prevailing ending (Text.NL),
@@ -11,7 +12,9 @@ package textedit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/modelgateway/gw/config"
 )
@@ -88,4 +91,33 @@ func (t Text) Close(body []byte) []byte {
 	}
 	out := make([]byte, 0, len(BOM)+len(body))
 	return append(append(out, BOM...), body...)
+}
+
+// Edit replaces Body[Start:End] with Text.
+type Edit struct {
+	Start, End int
+	Text       string
+}
+
+// Apply is body with edits applied (stably in order of Start), checked by
+// valid; lang names the format in the internal errors. body is not modified.
+func Apply(body []byte, edits []Edit, lang string, valid func([]byte) error) ([]byte, error) {
+	es := slices.Clone(edits)
+	slices.SortStableFunc(es, func(a, b Edit) int { return a.Start - b.Start })
+	var out bytes.Buffer
+	at := 0
+	for _, e := range es {
+		if e.Start < at {
+			return nil, errors.New("internal error: overlapping " + lang + " edits")
+		}
+		out.Write(body[at:e.Start])
+		out.WriteString(e.Text)
+		at = e.End
+	}
+	out.Write(body[at:])
+	res := out.Bytes()
+	if err := valid(res); err != nil {
+		return nil, fmt.Errorf("internal error: the edited %s is not valid (%v)", lang, err)
+	}
+	return res, nil
 }

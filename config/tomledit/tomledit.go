@@ -62,10 +62,7 @@ type Doc struct {
 	edits   []edit
 }
 
-type edit struct {
-	start, end int
-	text       string
-}
+type edit = textedit.Edit
 
 // Parse reads src (which it never modifies). An empty document is fine.
 func Parse(src []byte) (*Doc, error) {
@@ -353,7 +350,7 @@ func (d *Doc) SetRoot(fields []Field) (changed bool, err error) {
 				return false, &ConflictError{Msg: fmt.Sprintf("%q at %s is not a plain value; fix or remove it by hand", f.Key, d.pos(kv.lineStart))}
 			}
 			if !f.OnlyIfMissing && !same(kv, f.Val) {
-				d.edits = append(d.edits, edit{kv.valStart, kv.valEnd, render(f.Val)})
+				d.edits = append(d.edits, edit{Start: kv.valStart, End: kv.valEnd, Text: render(f.Val)})
 				changed = true
 			}
 			continue
@@ -380,7 +377,7 @@ func (d *Doc) SetRoot(fields []Field) (changed bool, err error) {
 	if at > 0 && !bytes.HasSuffix(d.src[:at], []byte("\n")) {
 		text = d.nl + text
 	}
-	d.edits = append(d.edits, edit{at, at, text})
+	d.edits = append(d.edits, edit{Start: at, End: at, Text: text})
 	return true, nil
 }
 
@@ -411,8 +408,8 @@ func (d *Doc) SetTable(path []string, fields []Field, drop []string) (created, c
 		// (keys added at its end by SetRoot included).
 		tail := string(d.src)
 		for _, e := range d.edits {
-			if e.start == len(d.src) {
-				tail += e.text
+			if e.Start == len(d.src) {
+				tail += e.Text
 			}
 		}
 		if tail != "" {
@@ -427,7 +424,7 @@ func (d *Doc) SetTable(path []string, fields []Field, drop []string) (created, c
 		for _, f := range fields {
 			b.WriteString(quoteKey(f.Key) + " = " + render(f.Val) + d.nl)
 		}
-		d.edits = append(d.edits, edit{len(d.src), len(d.src), b.String()})
+		d.edits = append(d.edits, edit{Start: len(d.src), End: len(d.src), Text: b.String()})
 		return true, true, nil
 	}
 	h := d.headers[hi]
@@ -449,7 +446,7 @@ func (d *Doc) SetTable(path []string, fields []Field, drop []string) (created, c
 			if _, list := f.Val.([]string); list && kv.kind == unstable.Array && !f.OnlyIfMissing {
 				// An array is rewritten whole (the same text when it holds the same strings).
 				if text := render(f.Val); string(d.src[kv.valStart:kv.valEnd]) != text {
-					d.edits = append(d.edits, edit{kv.valStart, kv.valEnd, text})
+					d.edits = append(d.edits, edit{Start: kv.valStart, End: kv.valEnd, Text: text})
 					changed = true
 				}
 				continue
@@ -458,7 +455,7 @@ func (d *Doc) SetTable(path []string, fields []Field, drop []string) (created, c
 				return false, false, &ConflictError{Msg: fmt.Sprintf("%s.%s at %s is not a plain value; fix or remove it by hand", strings.Join(path, "."), f.Key, d.pos(kv.lineStart))}
 			}
 			if !f.OnlyIfMissing && !same(kv, f.Val) {
-				d.edits = append(d.edits, edit{kv.valStart, kv.valEnd, render(f.Val)})
+				d.edits = append(d.edits, edit{Start: kv.valStart, End: kv.valEnd, Text: render(f.Val)})
 				changed = true
 			}
 			continue
@@ -468,7 +465,7 @@ func (d *Doc) SetTable(path []string, fields []Field, drop []string) (created, c
 	for _, k := range drop {
 		if i, ok := d.find(append(slices.Clone(path), k)); ok {
 			kv := d.keys[i]
-			d.edits = append(d.edits, edit{kv.lineStart, kv.end, ""})
+			d.edits = append(d.edits, edit{Start: kv.lineStart, End: kv.end, Text: ""})
 			changed = true
 		}
 	}
@@ -477,7 +474,7 @@ func (d *Doc) SetTable(path []string, fields []Field, drop []string) (created, c
 		if insertAt > 0 && !bytes.HasSuffix(d.src[:insertAt], []byte("\n")) {
 			text = d.nl + text
 		}
-		d.edits = append(d.edits, edit{insertAt, insertAt, text})
+		d.edits = append(d.edits, edit{Start: insertAt, End: insertAt, Text: text})
 		changed = true
 	}
 	return false, changed, nil
@@ -513,24 +510,7 @@ func quoteKeys(ks []string) []string {
 // Bytes applies the edits and returns the new document, checked to be
 // valid TOML.
 func (d *Doc) Bytes() ([]byte, error) {
-	es := slices.Clone(d.edits)
-	slices.SortStableFunc(es, func(a, b edit) int { return a.start - b.start })
-	var out bytes.Buffer
-	at := 0
-	for _, e := range es {
-		if e.start < at {
-			return nil, errors.New("internal error: overlapping TOML edits")
-		}
-		out.Write(d.src[at:e.start])
-		out.WriteString(e.text)
-		at = e.end
-	}
-	out.Write(d.src[at:])
-	res := out.Bytes()
-	if err := validate(res); err != nil {
-		return nil, fmt.Errorf("internal error: the edited TOML is not valid (%v)", err)
-	}
-	return res, nil
+	return textedit.Apply(d.src, d.edits, "TOML", validate)
 }
 
 // Get returns the decoded scalar at path as a string ("" when absent or

@@ -44,10 +44,7 @@ type Doc struct {
 	edits []edit
 }
 
-type edit struct {
-	start, end int
-	text       string
-}
+type edit = textedit.Edit
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
@@ -233,7 +230,7 @@ func (d *Doc) SetTop(fields []Scalar) error {
 		}
 		start := d.off(v.Line, v.Column)
 		end := start + len(scalarText(d.src[start:]))
-		d.edits = append(d.edits, edit{start, end, scalar(f.Val)})
+		d.edits = append(d.edits, edit{Start: start, End: end, Text: scalar(f.Val)})
 	}
 	if add.Len() == 0 {
 		return nil
@@ -243,14 +240,14 @@ func (d *Doc) SetTop(fields []Scalar) error {
 		k := d.top.Content[0]
 		at := d.off(k.Line, k.Column)
 		indent := string(d.src[d.lines[k.Line-1]:at])
-		d.edits = append(d.edits, edit{at, at, strings.ReplaceAll(add.String(), d.nl, d.nl+indent)})
+		d.edits = append(d.edits, edit{Start: at, End: at, Text: strings.ReplaceAll(add.String(), d.nl, d.nl+indent)})
 		return nil
 	}
 	at := len(d.src)
 	if at > 0 && !bytes.HasSuffix(d.src, []byte("\n")) {
-		d.edits = append(d.edits, edit{at, at, d.nl})
+		d.edits = append(d.edits, edit{Start: at, End: at, Text: d.nl})
 	}
-	d.edits = append(d.edits, edit{at, at, add.String()})
+	d.edits = append(d.edits, edit{Start: at, End: at, Text: add.String()})
 	return nil
 }
 
@@ -329,28 +326,20 @@ func (d *Doc) SyncList(key string, ours func(*yaml.Node) bool, id func(*yaml.Nod
 		// no key: a new list at the end, at the top level's indentation
 		insertAt = len(d.src) // a missing final newline is added below
 		prefix = top + key + ":" + d.nl
-	case seq.Kind == yaml.ScalarNode && seq.Tag == "!!null":
-		// "models:" with nothing after it
-		keyNode := d.top.Content[ki]
-		insertAt = d.lines[keyNode.Line-1]
-		if keyNode.Line < len(d.lines) {
-			insertAt = d.lines[keyNode.Line]
-		} else {
-			insertAt = len(d.src)
-			prefix = d.nl
+	case seq.Kind == yaml.ScalarNode && seq.Tag == "!!null",
+		seq.Kind == yaml.SequenceNode && seq.Style&yaml.FlowStyle != 0 && len(seq.Content) == 0:
+		// "models:" with nothing after it, or "models: []" (the brackets go): the items follow the key's line
+		if seq.Kind == yaml.SequenceNode {
+			start := d.off(seq.Line, seq.Column)
+			if !bytes.HasPrefix(d.src[start:], []byte("[]")) {
+				return nil, nil, nil, &ConflictError{Msg: fmt.Sprintf("%q at line %d is an empty list gw cannot edit; write it as a block list", key, seq.Line)}
+			}
+			s := start
+			if s > 0 && d.src[s-1] == ' ' {
+				s--
+			}
+			d.edits = append(d.edits, edit{Start: s, End: start + 2, Text: ""})
 		}
-	case seq.Kind == yaml.SequenceNode && seq.Style&yaml.FlowStyle != 0 && len(seq.Content) == 0:
-		// "models: []": the brackets go, the items follow the key's line
-		start := d.off(seq.Line, seq.Column)
-		end := start + 2
-		if !bytes.HasPrefix(d.src[start:], []byte("[]")) {
-			return nil, nil, nil, &ConflictError{Msg: fmt.Sprintf("%q at line %d is an empty list gw cannot edit; write it as a block list", key, seq.Line)}
-		}
-		s := start
-		if s > 0 && d.src[s-1] == ' ' {
-			s--
-		}
-		d.edits = append(d.edits, edit{s, end, ""})
 		keyNode := d.top.Content[ki]
 		if keyNode.Line < len(d.lines) {
 			insertAt = d.lines[keyNode.Line]
@@ -405,14 +394,14 @@ func (d *Doc) SyncList(key string, ours func(*yaml.Node) bool, id func(*yaml.Nod
 		w, ok := byID[k]
 		if !ok {
 			removed = append(removed, k)
-			d.edits = append(d.edits, edit{spans[i].start, spans[i].end, ""})
+			d.edits = append(d.edits, edit{Start: spans[i].start, End: spans[i].end, Text: ""})
 			continue
 		}
 		if equal(items[i], w.Node) {
 			continue
 		}
 		updated = append(updated, k)
-		d.edits = append(d.edits, edit{spans[i].start, spans[i].end, d.renderItem(w.Node, seqIndent)})
+		d.edits = append(d.edits, edit{Start: spans[i].start, End: spans[i].end, Text: d.renderItem(w.Node, seqIndent)})
 	}
 	var add strings.Builder
 	add.WriteString(prefix)
@@ -428,7 +417,7 @@ func (d *Doc) SyncList(key string, ours func(*yaml.Node) bool, id func(*yaml.Nod
 		if insertAt > 0 && !bytes.HasSuffix(d.src[:insertAt], []byte("\n")) {
 			text = d.nl + text
 		}
-		d.edits = append(d.edits, edit{insertAt, insertAt, text})
+		d.edits = append(d.edits, edit{Start: insertAt, End: insertAt, Text: text})
 	}
 	return added, removed, updated, nil
 }
@@ -480,23 +469,9 @@ func equal(a, b *yaml.Node) bool {
 // Bytes applies the edits and returns the new document (with the
 // byte-order mark it had), checked to be valid YAML.
 func (d *Doc) Bytes() ([]byte, error) {
-	es := slices.Clone(d.edits)
-	slices.SortStableFunc(es, func(a, b edit) int { return a.start - b.start })
-	var out bytes.Buffer
-	at := 0
-	for _, e := range es {
-		if e.start < at {
-			return nil, errors.New("internal error: overlapping YAML edits")
-		}
-		out.Write(d.src[at:e.start])
-		out.WriteString(e.text)
-		at = e.end
-	}
-	out.Write(d.src[at:])
-	res := out.Bytes()
-	var v any
-	if err := yaml.Unmarshal(res, &v); err != nil {
-		return nil, fmt.Errorf("internal error: the edited YAML is not valid (%v)", err)
+	res, err := textedit.Apply(d.src, d.edits, "YAML", func(b []byte) error { var v any; return yaml.Unmarshal(b, &v) })
+	if err != nil {
+		return nil, err
 	}
 	return d.text.Close(res), nil
 }

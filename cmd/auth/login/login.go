@@ -58,12 +58,7 @@ key in a file readable only by you. gw never falls back to that on its own.`,
 		Example: `  gw auth login --base-url https://gateway.example.com/v1
   gw auth login --with-key < key.txt`,
 		Args: cmdutil.NoArgs(argsHint),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return loginRun(cmd.Context(), opts)
-		},
+		RunE: cmdutil.RunE(runF, loginRun, opts),
 	}
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL, ending in /v1")
 	cmd.Flags().BoolVar(&opts.WithKey, "with-key", false, "read the key from standard input")

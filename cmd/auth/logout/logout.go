@@ -32,12 +32,7 @@ func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions)
 		Short:   "Remove the API key from the OS keychain (and the insecure file)",
 		Example: `  gw auth logout`,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return logoutRun(cmd.Context(), opts)
-		},
+		RunE:    cmdutil.RunE(runF, logoutRun, opts),
 	}
 }
 

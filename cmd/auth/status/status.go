@@ -68,12 +68,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions)
   gw auth status --json
   gw auth status --base-url https://gateway.example.com/v1`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return statusRun(cmd.Context(), opts)
-		},
+		RunE: cmdutil.RunE(runF, statusRun, opts),
 	}
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL, ending in /v1 (default: GW_BASE_URL, then the config file)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the status as JSON")

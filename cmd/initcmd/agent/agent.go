@@ -128,10 +128,7 @@ picker). To run an agent pointed at gw without writing anything, use gw run.`,
 			if opts.SmallModel != "" && opts.Default == "" {
 				return cmdutil.FlagErrorf("--small-model goes with --default")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return agentRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd.Context(), runF, agentRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent to configure: "+strings.Join(all.Names(all.Configurable()), ", ")+" (default: choose in a picker)")

@@ -60,12 +60,7 @@ base URL; gw serve's localhost proxy cannot work for it. The model ids are your 
 		Example: `  gw init editor
   gw init editor --json | jq -r '.models[]'`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return editorRun(cmd.Context(), opts)
-		},
+		RunE: cmdutil.RunE(runF, editorRun, opts),
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the settings as JSON")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the service's base URL (overrides GW_BASE_URL and the config)")

@@ -90,10 +90,7 @@ func (agent) RunOverride(in agents.Inspection, d agents.Declaration) (agents.Ove
 func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
-		if d := e.Getenv(configDirEnv); d != "" {
-			return filepath.Join(d, settingsFile), nil
-		}
-		return e.Home(projectDirName, settingsFile)
+		return e.HomeOr(configDirEnv, projectDirName, settingsFile)
 	case agents.Project:
 		if e.WorkDir == "" {
 			return "", fmt.Errorf("no working directory for the project settings")
@@ -178,11 +175,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 		(helper != "" && (after.KeyKind != agents.KeyCommand || after.KeyCommand != helper)) {
 		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not hold gw's values; nothing was written")
 	}
-	if before.Configured {
-		res.Added, res.Removed = agents.Diff(before.Models, after.Models)
-	} else {
-		res.Added = after.Models
-	}
+	res.Added, res.Removed = agents.ModelChanges(before, after)
 	if before.KeyKind == agents.KeyLiteral {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("removed %s from \"env\": it held an API key in plain text, which Claude Code would have sent instead of gw serve's token", EnvAPIKey))
 	}
@@ -222,10 +215,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	env := jsonc.ObjOf(jsonc.Member(top, "env"))
 	in := agents.Inspection{BaseURL: jsonc.Str(jsonc.Member(env, EnvBaseURL))}
 	in.Configured = in.BaseURL != ""
-	in.KeyKind, _ = agents.ClassifyKey(jsonc.Str(jsonc.Member(env, EnvAuthToken)), nil)
-	if in.KeyKind == agents.KeyLocalToken {
-		in.LocalToken = jsonc.Str(jsonc.Member(env, EnvAuthToken))
-	}
+	in.SetKey(jsonc.Str(jsonc.Member(env, EnvAuthToken)), nil)
 	if k := jsonc.Str(jsonc.Member(env, EnvAPIKey)); k != "" {
 		in.KeyKind = agents.KeyLiteral
 		in.LocalToken = ""

@@ -134,11 +134,7 @@ func loopback(u string) bool {
 }
 
 func mergeProviders(src []byte, d agents.Declaration, now time.Time) (agents.Result, error) {
-	f, err := jsonc.Parse(src, dialect)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	top, err := f.Top(displayName)
+	_, f, top, err := agents.OpenJSON(src, d, nil, dialect)
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -177,11 +173,7 @@ func mergeProviders(src []byte, d agents.Declaration, now time.Time) (agents.Res
 }
 
 func mergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
-	f, err := jsonc.Parse(src, dialect)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	top, err := f.Top(displayName)
+	_, f, top, err := agents.OpenJSON(src, d, nil, dialect)
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -256,10 +248,7 @@ func Inspect(providersSrc, modelsSrc []byte) (agents.Inspection, error) {
 		in.BaseURL = jsonc.Str(jsonc.Member(settings, "baseUrl"))
 		in.Configured = in.BaseURL != ""
 		key := jsonc.Str(jsonc.Member(settings, "apiKey"))
-		in.KeyKind, _ = agents.ClassifyKey(key, nil)
-		if in.KeyKind == agents.KeyLocalToken {
-			in.LocalToken = key
-		}
+		in.SetKey(key, nil)
 		in.Default = jsonc.Str(jsonc.Member(settings, "model"))
 	}
 	if last := jsonc.Str(jsonc.Member(top, "lastUsedProvider")); in.Configured && last != ProviderID {

@@ -22,7 +22,6 @@ package codex
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 
 	"github.com/modelgateway/gw/config/agents"
@@ -68,10 +67,7 @@ func (agent) ServeRoutes() []agents.ServeRoute {
 func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
-		if h := e.Getenv("CODEX_HOME"); h != "" {
-			return filepath.Join(h, "config.toml"), nil
-		}
-		return e.Home(".codex", "config.toml")
+		return e.HomeOr("CODEX_HOME", ".codex", "config.toml")
 	case agents.Project:
 		a := Agent().Info().RemedyAgent()
 		return "", remedy.With(errors.New("Codex ignores model_provider and model_providers in a project's .codex/config.toml (it says so when it starts)"),
@@ -137,11 +133,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	if err != nil || after.BaseURL != d.BaseURL || (d.Credential == nil && after.LocalToken != d.Token) || (d.Credential != nil && !after.GwCommand) {
 		return agents.Result{}, errors.New("internal error: the merged config does not hold gw's provider; nothing was written")
 	}
-	if before.Configured {
-		res.Added, res.Removed = agents.Diff(before.Models, after.Models)
-	} else {
-		res.Added = after.Models
-	}
+	res.Added, res.Removed = agents.ModelChanges(before, after)
 	if before.KeyKind == agents.KeyLiteral {
 		res.Warnings = append(res.Warnings, "[model_providers.gw] held a key in plain text; it now holds gw serve's local token")
 	}
@@ -157,10 +149,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	var in agents.Inspection
 	in.BaseURL, in.Configured = doc.Get(append(table, "base_url")...)
 	if tok, ok := doc.Get(append(table, "experimental_bearer_token")...); ok {
-		in.KeyKind, _ = agents.ClassifyKey(tok, nil)
-		if in.KeyKind == agents.KeyLocalToken {
-			in.LocalToken = tok
-		}
+		in.SetKey(tok, nil)
 	} else if env, ok := doc.Get(append(table, "env_key")...); ok && env != "" {
 		in.KeyKind, in.KeyRef = agents.KeyEnvRef, env
 	} else {

@@ -17,7 +17,6 @@ package continuedev
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -58,10 +57,7 @@ func (agent) ChoosesOwn() (def, small bool) { return true, false }
 func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
-		if d := e.Getenv("CONTINUE_GLOBAL_DIR"); d != "" {
-			return filepath.Join(d, "config.yaml"), nil
-		}
-		return e.Home(".continue", "config.yaml")
+		return e.HomeOr("CONTINUE_GLOBAL_DIR", ".continue", "config.yaml")
 	case agents.Project:
 		return "", errors.New("Continue reads its models from ~/.continue/config.yaml only; run without --project")
 	}
@@ -229,15 +225,12 @@ func Inspect(src []byte) (agents.Inspection, error) {
 		if in.BaseURL == "" {
 			in.BaseURL = yamledit.Get(it, "apiBase")
 			key := yamledit.Get(it, "apiKey")
-			in.KeyKind, in.KeyRef = agents.ClassifyKey(key, func(k string) string {
+			in.SetKey(key, func(k string) string {
 				if m := secretRef.FindStringSubmatch(k); m != nil {
 					return m[1]
 				}
 				return ""
 			})
-			if in.KeyKind == agents.KeyLocalToken {
-				in.LocalToken = key
-			}
 			in.Default = modelID(it)
 		}
 		if id := modelID(it); !slices.Contains(in.Models, id) {

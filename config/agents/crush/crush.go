@@ -19,8 +19,6 @@ package crush
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -73,13 +71,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 		if e.WorkDir == "" {
 			return "", errors.New("no working directory for the project config")
 		}
-		hidden, plain := filepath.Join(e.WorkDir, ".crush.json"), filepath.Join(e.WorkDir, "crush.json")
-		if _, err := os.Lstat(hidden); errors.Is(err, fs.ErrNotExist) {
-			if _, err := os.Lstat(plain); err == nil {
-				return plain, nil
-			}
-		}
-		return hidden, nil
+		return agents.EitherFile(filepath.Join(e.WorkDir, ".crush.json"), filepath.Join(e.WorkDir, "crush.json")), nil
 	}
 	return "", fmt.Errorf("unknown scope %q", s)
 }
@@ -141,16 +133,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	}, Drop: []string{"disable"}}); err != nil {
 		return agents.Result{}, err
 	}
-	list, err := f.List(gw, "models")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	var wants []jsonc.Keyed
-	for _, m := range d.Models {
-		wants = append(wants, model(m))
-	}
-	all := func(*hujson.Object) bool { return true }
-	res.Added, res.Removed, res.Updated, err = f.SyncList(list, "id", all, wants)
+	res.Added, res.Removed, res.Updated, err = agents.SyncModels(f, gw, "models", nil, d, model)
 	if err != nil {
 		return agents.Result{}, err
 	}

@@ -104,15 +104,7 @@ func merge(src []byte, d agents.Declaration, run bool) (agents.Result, error) {
 		return agents.Result{}, err
 	}
 	res := agents.Result{Created: !before.Configured}
-	list, err := f.List(top, "customModels")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	var wants []jsonc.Keyed
-	for _, m := range d.Models {
-		wants = append(wants, entry(d, m, run))
-	}
-	res.Added, res.Removed, res.Updated, err = f.SyncList(list, "id", ours, wants)
+	res.Added, res.Removed, res.Updated, err = agents.SyncModels(f, top, "customModels", ours, d, func(m agents.Model) jsonc.Keyed { return entry(d, m, run) })
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -165,15 +157,12 @@ func Inspect(src []byte) (agents.Inspection, error) {
 		}
 	}
 	if in.Configured {
-		in.KeyKind, in.KeyRef = agents.ClassifyKey(k, func(s string) string {
+		in.SetKey(strings.TrimSpace(k), func(s string) string {
 			if m := envRef.FindStringSubmatch(s); m != nil {
 				return m[1]
 			}
 			return ""
 		})
-		if in.KeyKind == agents.KeyLocalToken {
-			in.LocalToken = strings.TrimSpace(k)
-		}
 	}
 	def := jsonc.Str(jsonc.Member(jsonc.ObjOf(jsonc.Member(top, "sessionDefaultSettings")), "model"))
 	if id, ok := strings.CutPrefix(def, IDPrefix); ok {

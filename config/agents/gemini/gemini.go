@@ -147,11 +147,7 @@ func MergeSettings(src []byte, d agents.Declaration) (agents.Result, error) {
 	if !after.Configured || after.Default != def.ID {
 		return agents.Result{}, fmt.Errorf("internal error: the merged settings do not hold gw's values; nothing was written")
 	}
-	if before.Configured {
-		res.Added, res.Removed = agents.Diff(before.Models, after.Models)
-	} else {
-		res.Added = after.Models
-	}
+	res.Added, res.Removed = agents.ModelChanges(before, after)
 	top2, _ := jsonc.ReadTop(res.Data, dialect)
 	auth := jsonc.ObjOf(jsonc.Member(jsonc.ObjOf(jsonc.Member(top2, "security")), "auth"))
 	if et := jsonc.Str(jsonc.Member(auth, "enforcedType")); et != "" && et != AuthType {
@@ -194,10 +190,7 @@ func (agent) Inspect(srcs [][]byte) (agents.Inspection, error) {
 	vars := readEnv(srcs[1])
 	in.BaseURL = vars[EnvBaseURL]
 	in.Configured = in.Configured && in.BaseURL != ""
-	in.KeyKind, _ = agents.ClassifyKey(vars[EnvAPIKey], nil)
-	if in.KeyKind == agents.KeyLocalToken {
-		in.LocalToken = vars[EnvAPIKey]
-	}
+	in.SetKey(vars[EnvAPIKey], nil)
 	if in.KeyKind == agents.KeyLiteral {
 		in.Notes = append(in.Notes, EnvAPIKey+" in .env holds an API key written into the file")
 	}

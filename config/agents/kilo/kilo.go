@@ -17,8 +17,6 @@ package kilo
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/modelgateway/gw/config/agents"
@@ -73,13 +71,7 @@ func Path(s agents.Scope, e agents.Place) (string, error) {
 	default:
 		return "", fmt.Errorf("unknown scope %q", s)
 	}
-	withComments, plain := filepath.Join(dir, "kilo.jsonc"), filepath.Join(dir, "kilo.json")
-	if _, err := os.Lstat(withComments); errors.Is(err, fs.ErrNotExist) {
-		if _, err := os.Lstat(plain); err == nil {
-			return plain, nil
-		}
-	}
-	return withComments, nil
+	return agents.EitherFile(filepath.Join(dir, "kilo.jsonc"), filepath.Join(dir, "kilo.json")), nil
 }
 
 var format = opencodefmt.Format{Schema: Schema, ContentEnv: ContentEnv}

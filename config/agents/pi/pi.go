@@ -170,15 +170,7 @@ func MergeModels(src []byte, d agents.Declaration) (agents.Result, error) {
 	if _, err := f.Apply(gw, provider(d, false)); err != nil {
 		return agents.Result{}, err
 	}
-	list, err := f.List(gw, "models")
-	if err != nil {
-		return agents.Result{}, err
-	}
-	var wants []jsonc.Keyed
-	for _, m := range d.Models {
-		wants = append(wants, model(m, false))
-	}
-	res.Added, res.Removed, res.Updated, err = f.SyncList(list, "id", func(*hujson.Object) bool { return true }, wants)
+	res.Added, res.Removed, res.Updated, err = agents.SyncModels(f, gw, "models", nil, d, func(m agents.Model) jsonc.Keyed { return model(m, false) })
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -248,15 +240,12 @@ func inspectModels(src []byte) (agents.Inspection, error) {
 		in.KeyKind, in.KeyCommand = agents.KeyCommand, strings.TrimPrefix(key, "!")
 		in.GwCommand = agents.IsCredentialCommand(in.KeyCommand)
 	default:
-		in.KeyKind, in.KeyRef = agents.ClassifyKey(key, func(k string) string {
+		in.SetKey(strings.TrimSpace(key), func(k string) string {
 			if envName.MatchString(k) {
 				return k
 			}
 			return ""
 		})
-	}
-	if in.KeyKind == agents.KeyLocalToken {
-		in.LocalToken = strings.TrimSpace(key)
 	}
 	if list := jsonc.ArrOf(jsonc.Member(gw, "models")); list != nil {
 		for i := range list.Elements {

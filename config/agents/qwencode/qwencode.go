@@ -75,10 +75,7 @@ func (agent) RunOverride(in agents.Inspection, d agents.Declaration) (agents.Ove
 func Path(s agents.Scope, e agents.Place) (string, error) {
 	switch s {
 	case agents.Global:
-		if h := e.Getenv(homeEnv); h != "" {
-			return filepath.Join(h, "settings.json"), nil
-		}
-		return e.Home(".qwen", "settings.json")
+		return e.HomeOr(homeEnv, ".qwen", "settings.json")
 	case agents.Project:
 		if e.WorkDir == "" {
 			return "", errors.New("no working directory for the project settings")
@@ -159,15 +156,7 @@ func Merge(src []byte, d agents.Declaration) (agents.Result, error) {
 	if err != nil {
 		return agents.Result{}, err
 	}
-	list, err := f.List(providers, authType)
-	if err != nil {
-		return agents.Result{}, err
-	}
-	var wants []jsonc.Keyed
-	for _, m := range d.Models {
-		wants = append(wants, entry(d, m))
-	}
-	res.Added, res.Removed, res.Updated, err = f.SyncList(list, "id", ours, wants)
+	res.Added, res.Removed, res.Updated, err = agents.SyncModels(f, providers, authType, ours, d, func(m agents.Model) jsonc.Keyed { return entry(d, m) })
 	if err != nil {
 		return agents.Result{}, err
 	}
@@ -241,10 +230,7 @@ func Inspect(src []byte) (agents.Inspection, error) {
 	case "":
 		in.KeyKind = agents.KeyNone
 	case agents.TokenEnv:
-		in.KeyKind, in.KeyRef = agents.ClassifyKey(jsonc.Str(jsonc.Member(env, key)), nil)
-		if in.KeyKind == agents.KeyLocalToken {
-			in.LocalToken = jsonc.Str(jsonc.Member(env, key))
-		}
+		in.SetKey(jsonc.Str(jsonc.Member(env, key)), nil)
 	default:
 		in.KeyKind, in.KeyRef = agents.KeyEnvRef, key
 		if jsonc.Str(jsonc.Member(env, key)) != "" {
