@@ -39,9 +39,9 @@ type StreamWriter struct {
 	err    error // the first write error
 	events int   // events written
 
-	thought, text string               // of the chunk being read
-	parts         [2]outPart           // its parts
-	calls         []*chat.StreamedCall // the complete calls
+	thought, text, refusal string               // of the chunk being read
+	parts                  [2]outPart           // its parts
+	calls                  []*chat.StreamedCall // the complete calls
 }
 
 var _ tr.Stream = (*StreamWriter)(nil)
@@ -62,7 +62,7 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 	if s.err != nil {
 		return s.err
 	}
-	s.thought, s.text = "", ""
+	s.thought, s.text, s.refusal = "", "", ""
 	s.asm.Chunk(c)
 	parts := s.parts[:0]
 	if s.thought != "" {
@@ -70,6 +70,9 @@ func (s *StreamWriter) Chunk(c *chat.Chunk) error {
 	}
 	if s.text != "" {
 		parts = append(parts, outPart{Text: &s.text})
+	}
+	if s.refusal != "" { // after the text, as a whole answer shows it
+		parts = append(parts, outPart{Text: &s.refusal})
 	}
 	if len(parts) > 0 {
 		s.event(response{Candidates: []candidate{{Content: outContent{Role: "model", Parts: parts}}}})
@@ -87,9 +90,7 @@ func (s *StreamWriter) piece(p chat.Piece) {
 	case chat.PieceText:
 		s.text += p.Text
 	case chat.PieceRefusal:
-		if s.text == "" { // the text, when there is some
-			s.text = p.Text
-		}
+		s.refusal += p.Text
 	case chat.PieceCallDone:
 		if p.Call.Name != "" { // a call without a name cannot be answered
 			s.calls = append(s.calls, p.Call)

@@ -38,10 +38,6 @@ type Conformance struct {
 	// Carries are the reasoning dialects the protocol's client gives back
 	// to the service on its next turn; the others are not checked.
 	Carries []Dialect
-	// Known are checks known to fail, by name below Run's test
-	// ("Stream/call_without_arguments_or_id"), with what is wrong: Run
-	// skips them saying so, until the translator is fixed.
-	Known map[string]string
 }
 
 // Dialect is a way a service carries reasoning (see package chat).
@@ -156,15 +152,6 @@ func Run(t *testing.T, c Conformance) {
 }
 
 type suite struct{ c Conformance }
-
-// skipKnown skips t when it is a known failure.
-func (s *suite) skipKnown(t *testing.T) {
-	t.Helper()
-	_, name, _ := strings.Cut(t.Name(), "/")
-	if why, ok := s.c.Known[name]; ok {
-		t.Skip("known to fail: " + why)
-	}
-}
 
 func (s *suite) carries(d Dialect) bool { return slices.Contains(s.c.Carries, d) }
 
@@ -281,7 +268,6 @@ func same(got, want Answer) error {
 // that is not JSON is refused with the protocol's 400, which no retry fixes,
 // and another method than POST with 405.
 func (s *suite) request(t *testing.T) {
-	s.skipKnown(t)
 	first := Answer{Text: "Reading.", Calls: []Call{{ID: "call_1", Name: "Read", Args: `{"file_path":"a"}`}}, Stop: "tool_calls"}
 	streamed, _ := s.streamed(t, []*chat.Chunk{Text("Reading."), Tool(0, "call_1", "Read", `{"file_path":"a"}`), Finish("tool_calls")}, nil)
 	if err := same(streamed, first); err != nil {
@@ -350,7 +336,6 @@ func (s *suite) request(t *testing.T) {
 func (s *suite) stream(t *testing.T) {
 	for _, c := range streamCases() {
 		t.Run(c.name, func(t *testing.T) {
-			s.skipKnown(t)
 			got, body := s.streamed(t, c.chunks, nil)
 			if err := same(got, c.want); err != nil {
 				t.Errorf("%v\nstream:\n%s", err, body)
@@ -377,11 +362,12 @@ func (s *suite) stream(t *testing.T) {
 // refusal: the model's refusal (the service's refusal field) is shown
 // with the text, and the answer says it was filtered; whole and streamed.
 func (s *suite) refusal(t *testing.T) {
-	s.skipKnown(t)
 	part, no := "Part", "No."
 	streamed, body := s.streamed(t, []*chat.Chunk{Text(part), {Choices: []chat.ChunkChoice{{Delta: chat.Delta{Refusal: &no}}}}, Finish("content_filter")}, nil)
 	whole := s.whole(t, &chat.Response{ID: "x", Choices: []chat.Choice{{Message: chat.ResponseMsg{Role: "assistant", Content: &part, Refusal: &no}, FinishReason: "content_filter"}}})
-	for _, a := range []Answer{streamed, whole} {
+	// The text and the refusal in one chunk: both shown, as the whole answer shows them.
+	oneChunk, _ := s.streamed(t, []*chat.Chunk{{Choices: []chat.ChunkChoice{{Delta: chat.Delta{Content: &part, Refusal: &no}}}}, Finish("content_filter")}, nil)
+	for _, a := range []Answer{streamed, whole, oneChunk} {
 		if !strings.HasPrefix(a.Text, part) || !strings.Contains(a.Text, no) || a.Stop != "content_filter" || len(a.Calls) > 0 || a.Failed != nil {
 			t.Errorf("answer %+v, want the text and the refusal, stopped as filtered\n%s", a, body)
 		}
@@ -394,7 +380,6 @@ func (s *suite) usage(t *testing.T) {
 	ok := "ok"
 	for _, c := range usageCases() {
 		t.Run(c.name, func(t *testing.T) {
-			s.skipKnown(t)
 			var ev chat.Event
 			if err := chat.ParseEvent([]byte(`{"id":"c","choices":[],"usage":`+c.usage+`}`), &ev); err != nil {
 				t.Fatal(err)
@@ -416,7 +401,6 @@ func (s *suite) usage(t *testing.T) {
 func (s *suite) dialects(t *testing.T) {
 	for _, c := range dialectCases() {
 		t.Run(c.name, func(t *testing.T) {
-			s.skipKnown(t)
 			rc := c.exported()
 			streamed, body := s.streamed(t, rc.Chunks(), nil)
 			whole := s.whole(t, rc.Whole)
@@ -462,7 +446,6 @@ func (s *suite) wholeIsStreamed(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s.skipKnown(t)
 			c.r.Usage = &chat.Usage{PromptTokens: 50, CompletionTokens: 9, TotalTokens: 59}
 			c.want.Usage = &Usage{Input: 50, Output: 9}
 			whole := s.whole(t, c.r)
@@ -501,7 +484,6 @@ func (s *suite) wholeIsStreamed(t *testing.T) {
 func (s *suite) broken(t *testing.T) {
 	for _, c := range brokenCases() {
 		t.Run(c.name, func(t *testing.T) {
-			s.skipKnown(t)
 			for _, chunks := range [][]*chat.Chunk{
 				{Text("Hal"), Tool(0, "call_1", "Read", `{"fi`)},
 				nil,
@@ -532,7 +514,6 @@ func (s *suite) broken(t *testing.T) {
 // ends it once; a chunk after it is tr.ErrEnded; the stream tells the usage
 // so far; a client gone stops the stream.
 func (s *suite) lifecycle(t *testing.T) {
-	s.skipKnown(t)
 	chunks := []*chat.Chunk{Text("a"), Finish("stop"), UsageChunk(10, 2, 0)}
 	plain, _ := s.streamed(t, chunks, nil)
 
@@ -602,14 +583,12 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken p
 func (s *suite) errors(t *testing.T) {
 	for _, c := range errorCases() {
 		t.Run(c.name, func(t *testing.T) {
-			s.skipKnown(t)
 			a := s.exchange(t, Conversation{Stream: true, User: "go"}).Error(c.err)
 			s.checkError(t, a, c.errorCase)
 		})
 	}
 	for _, c := range refusalCases() {
 		t.Run("refusal "+c.code, func(t *testing.T) {
-			s.skipKnown(t)
 			s.checkError(t, s.c.Protocol.Refusal(c.status, c.code, c.message), c.errorCase)
 		})
 	}
